@@ -1,0 +1,17 @@
+//! The one reference model of rocenic.
+//!
+//! Every other part of the project — the RTL test benches, the firmware, the host driver and the
+//! `rocenic` CLI — checks against or calls this crate; none of them re-derives a flow label, a
+//! hash or a checksum. The formulas and their sources are in `shared/REFERENCE.md`.
+//!
+//! The crate is `no_std`, allocates nothing and contains no `unsafe`. The `std` feature (on by
+//! default) only adds runtime SIMD detection for CRC-32 and `std::error::Error` impls.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod entropy;
+pub mod rss;
+pub mod toeplitz;
+pub mod tso;
+pub mod wire;

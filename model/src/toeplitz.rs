@@ -1,0 +1,236 @@
+//! The Toeplitz hash of RSS, in its bit-serial definition and a table form, plus the XOR hash
+//! (REFERENCE §2).
+//!
+//! For every input bit, most significant bit of byte 0 first, a set bit XORs into the result the
+//! 32-bit window of the key that starts at that bit's position. A key of `k` bytes therefore
+//! covers inputs of up to `k − 4` bytes: 36 for the usual 40-byte key (IPv6 addresses and ports).
+
+use core::fmt;
+
+/// The key of the public Microsoft/Intel RSS verification suite, also the common default.
+pub const MICROSOFT_KEY: [u8; 40] = [
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+    0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+    0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+];
+
+/// The longest key the table form and the RTL take, in bytes (some NICs use 52).
+pub const MAX_KEY_LEN: usize = 52;
+/// The longest input the table form takes, in bytes.
+pub const MAX_INPUT_LEN: usize = MAX_KEY_LEN - 4;
+
+/// A key that makes the hash symmetric: `0x6d5a` repeated.
+///
+/// Every window of the key then repeats with a period of 16 bits, so swapping the 16-bit-aligned
+/// source and destination fields of a tuple (addresses, ports) yields the same hash
+/// (Woo & Park, 2012).
+pub const fn symmetric_key<const N: usize>() -> [u8; N] {
+    let mut key = [0u8; N];
+    let mut i = 0;
+    while i < N {
+        key[i] = if i % 2 == 0 { 0x6d } else { 0x5a };
+        i += 1;
+    }
+    key
+}
+
+/// Why a hash could not be computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The input has more bytes than the key covers (`key length − 4`).
+    InputTooLong {
+        /// Input length in bytes.
+        input_len: usize,
+        /// The longest input this key covers.
+        max: usize,
+    },
+    /// The key is shorter than one 32-bit window, or longer than [`MAX_KEY_LEN`] for the table.
+    BadKeyLength(usize),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InputTooLong { input_len, max } => write!(
+                f,
+                "input of {input_len} bytes is longer than the {max} bytes the key covers"
+            ),
+            Error::BadKeyLength(len) => write!(
+                f,
+                "a key of {len} bytes is not supported (4..={MAX_KEY_LEN} bytes)"
+            ),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for Error {}
+
+fn check_lengths(key_len: usize, input_len: usize) -> Result<(), Error> {
+    if key_len < 4 {
+        return Err(Error::BadKeyLength(key_len));
+    }
+    if input_len > key_len - 4 {
+        return Err(Error::InputTooLong {
+            input_len,
+            max: key_len - 4,
+        });
+    }
+    Ok(())
+}
+
+fn bit(bytes: &[u8], index: usize) -> u32 {
+    u32::from(bytes[index / 8] >> (7 - index % 8) & 1)
+}
+
+/// The 32 key bits starting at bit `start` (bit 0 = MSB of byte 0), as the most significant first.
+fn key_window(key: &[u8], start: usize) -> u32 {
+    (0..32).fold(0, |w, j| (w << 1) | bit(key, start + j))
+}
+
+/// The bit-serial definition, literally: the specification the other forms are proven against.
+///
+/// Takes any key of 4 bytes or more and any input of up to `key.len() − 4` bytes.
+pub fn hash_bitserial(key: &[u8], input: &[u8]) -> Result<u32, Error> {
+    check_lengths(key.len(), input.len())?;
+    Ok((0..input.len() * 8)
+        .filter(|&i| bit(input, i) == 1)
+        .fold(0, |h, i| h ^ key_window(key, i)))
+}
+
+/// The XOR hash: the input as 32-bit big-endian words (the last one zero-padded), XORed together.
+///
+/// With the usual field order (source address, destination address, source port, destination
+/// port) it is symmetric for the addresses, but not for a port pair packed into one word.
+pub fn hash_xor(input: &[u8]) -> u32 {
+    input.chunks(4).fold(0, |h, chunk| {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h ^ u32::from_be_bytes(word)
+    })
+}
+
+/// The Toeplitz hash with a key precomputed into one 256-entry table per input byte position.
+///
+/// `table[i][v]` is the XOR of the key windows selected by byte value `v` at position `i`, so a
+/// hash is one lookup and one XOR per input byte. The table is 48 KiB for a 52-byte key and
+/// lives wherever the caller puts the struct (no allocation).
+#[derive(Clone)]
+pub struct ToeplitzTable {
+    table: [[u32; 256]; MAX_INPUT_LEN],
+    max_input: usize,
+}
+
+impl ToeplitzTable {
+    /// Precomputes `key` (4..=[`MAX_KEY_LEN`] bytes).
+    pub fn new(key: &[u8]) -> Result<Self, Error> {
+        let mut this = ToeplitzTable {
+            table: [[0; 256]; MAX_INPUT_LEN],
+            max_input: 0,
+        };
+        this.set_key(key)?;
+        Ok(this)
+    }
+
+    /// Replaces the key in place.
+    pub fn set_key(&mut self, key: &[u8]) -> Result<(), Error> {
+        if !(4..=MAX_KEY_LEN).contains(&key.len()) {
+            return Err(Error::BadKeyLength(key.len()));
+        }
+        self.max_input = key.len() - 4;
+        for (pos, row) in self.table.iter_mut().enumerate() {
+            if pos >= self.max_input {
+                *row = [0; 256];
+                continue;
+            }
+            // Windows for the eight bits of this byte position, MSB first.
+            let windows: [u32; 8] = core::array::from_fn(|b| key_window(key, pos * 8 + b));
+            for (value, entry) in row.iter_mut().enumerate() {
+                *entry = (0..8)
+                    .filter(|b| value & (0x80 >> b) != 0)
+                    .fold(0, |h, b| h ^ windows[b]);
+            }
+        }
+        Ok(())
+    }
+
+    /// The longest input this key covers, in bytes.
+    pub fn max_input_len(&self) -> usize {
+        self.max_input
+    }
+
+    /// Hashes `input` (up to [`Self::max_input_len`] bytes).
+    #[inline]
+    pub fn hash(&self, input: &[u8]) -> Result<u32, Error> {
+        if input.len() > self.max_input {
+            return Err(Error::InputTooLong {
+                input_len: input.len(),
+                max: self.max_input,
+            });
+        }
+        Ok(input
+            .iter()
+            .zip(self.table.iter())
+            .fold(0, |h, (&byte, row)| h ^ row[usize::from(byte)]))
+    }
+}
+
+impl fmt::Debug for ToeplitzTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToeplitzTable")
+            .field("max_input", &self.max_input)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_bits_select_key_windows() {
+        let key = MICROSOFT_KEY;
+        // The first input bit selects the first 32 key bits.
+        assert_eq!(hash_bitserial(&key, &[0x80]), Ok(0x6d5a_56da));
+        // The 8th bit selects the window starting at bit 7: 0x6d5a56da25 << 7, top 32 bits.
+        let w = ((0x006d_5a56_da25_u64 << 7) >> 8) as u32;
+        assert_eq!(hash_bitserial(&key, &[0x01]), Ok(w));
+        assert_eq!(hash_bitserial(&key, &[]), Ok(0));
+    }
+
+    #[test]
+    fn input_length_is_bounded_by_key() {
+        let key = [0u8; 40];
+        assert!(hash_bitserial(&key, &[0; 36]).is_ok());
+        assert_eq!(
+            hash_bitserial(&key, &[0; 37]),
+            Err(Error::InputTooLong {
+                input_len: 37,
+                max: 36
+            })
+        );
+        assert_eq!(hash_bitserial(&[0; 3], &[]), Err(Error::BadKeyLength(3)));
+        assert_eq!(
+            ToeplitzTable::new(&[0; 53]).unwrap_err(),
+            Error::BadKeyLength(53)
+        );
+        let t = ToeplitzTable::new(&key).unwrap();
+        assert!(t.hash(&[0; 37]).is_err());
+    }
+
+    #[test]
+    fn xor_hash_by_hand() {
+        assert_eq!(
+            hash_xor(&[1, 2, 3, 4, 5, 6, 7, 8]),
+            0x0102_0304 ^ 0x0506_0708
+        );
+        assert_eq!(hash_xor(&[0xAA]), 0xAA00_0000);
+        assert_eq!(hash_xor(&[]), 0);
+    }
+
+    #[test]
+    fn symmetric_key_pattern() {
+        let k: [u8; 6] = symmetric_key();
+        assert_eq!(k, [0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a]);
+    }
+}

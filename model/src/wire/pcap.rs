@@ -1,0 +1,269 @@
+//! Classic libpcap files, read from a byte slice without allocation.
+//!
+//! Global header (24 bytes): magic (4) | version major (2) | minor (2) | thiszone (4) |
+//! sigfigs (4) | snaplen (4) | link type (4). Record header (16 bytes): ts_sec (4) |
+//! ts_frac (4, µs or ns by the magic) | incl_len (4) | orig_len (4), then `incl_len` bytes.
+//! Magic 0xA1B2C3D4 means microseconds, 0xA1B23C4D nanoseconds; the byte order in which it reads
+//! right is the file's. pcapng (first word 0x0A0D0D0A) is recognised and refused.
+
+use super::{Error, Result};
+
+/// pcap link-layer header types used here.
+#[derive(Debug)]
+pub enum LinkType {}
+
+impl LinkType {
+    /// `LINKTYPE_ETHERNET`: Ethernet II frames.
+    pub const ETHERNET: u32 = 1;
+    /// `LINKTYPE_INFINIBAND`: native InfiniBand packets starting at the LRH.
+    pub const INFINIBAND: u32 = 247;
+}
+
+/// Length of the global header.
+pub const GLOBAL_HEADER_LEN: usize = 24;
+/// Length of a record header.
+pub const RECORD_HEADER_LEN: usize = 16;
+
+const MAGIC_US: u32 = 0xA1B2_C3D4;
+const MAGIC_NS: u32 = 0xA1B2_3C4D;
+const MAGIC_PCAPNG: u32 = 0x0A0D_0D0A;
+
+/// A pcap file over borrowed bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapReader<'a> {
+    data: &'a [u8],
+    big_endian: bool,
+    nanos: bool,
+    version: (u16, u16),
+    snaplen: u32,
+    link_type: u32,
+}
+
+/// One record of a pcap file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapRecord<'a> {
+    /// Seconds since the epoch.
+    pub ts_sec: u32,
+    /// Fraction of the second: microseconds, or nanoseconds when the reader says
+    /// [`PcapReader::is_nanosecond`].
+    pub ts_frac: u32,
+    /// Length of the packet on the wire (may exceed `data.len()` when the capture was cut).
+    pub orig_len: u32,
+    /// The captured bytes (`incl_len` of them).
+    pub data: &'a [u8],
+}
+
+impl<'a> PcapReader<'a> {
+    /// Reads the global header. Errors: [`Error::Unsupported`]`("pcapng")` for a pcapng file,
+    /// [`Error::Malformed`] for an unknown magic, [`Error::Truncated`] for a short header.
+    pub fn new(data: &'a [u8]) -> Result<PcapReader<'a>> {
+        let m = data.get(..4).ok_or(Error::Truncated)?;
+        let le = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
+        let be = u32::from_be_bytes([m[0], m[1], m[2], m[3]]);
+        let (big_endian, nanos) = if le == MAGIC_US {
+            (false, false)
+        } else if le == MAGIC_NS {
+            (false, true)
+        } else if be == MAGIC_US {
+            (true, false)
+        } else if be == MAGIC_NS {
+            (true, true)
+        } else if be == MAGIC_PCAPNG {
+            return Err(Error::Unsupported("pcapng"));
+        } else {
+            return Err(Error::Malformed("not a pcap file (unknown magic)"));
+        };
+        if data.len() < GLOBAL_HEADER_LEN {
+            return Err(Error::Truncated);
+        }
+        let mut r = PcapReader {
+            data,
+            big_endian,
+            nanos,
+            version: (0, 0),
+            snaplen: 0,
+            link_type: 0,
+        };
+        r.version = (r.u16_at(4), r.u16_at(6));
+        r.snaplen = r.u32_at(16);
+        r.link_type = r.u32_at(20);
+        Ok(r)
+    }
+
+    fn u16_at(&self, at: usize) -> u16 {
+        let b = [self.data[at], self.data[at + 1]];
+        if self.big_endian {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    }
+
+    fn u32_at(&self, at: usize) -> u32 {
+        let d = self.data;
+        let b = [d[at], d[at + 1], d[at + 2], d[at + 3]];
+        if self.big_endian {
+            u32::from_be_bytes(b)
+        } else {
+            u32::from_le_bytes(b)
+        }
+    }
+
+    /// Link-layer type: the low 16 bits of the header's link-type field (the upper bits carry
+    /// FCS information in newer writers). See [`LinkType`].
+    pub fn link_type(&self) -> u32 {
+        self.link_type & 0xFFFF
+    }
+
+    /// The link-type field as stored.
+    pub fn link_type_raw(&self) -> u32 {
+        self.link_type
+    }
+
+    /// Snapshot length.
+    pub fn snaplen(&self) -> u32 {
+        self.snaplen
+    }
+
+    /// (major, minor) file format version (2, 4 today).
+    pub fn version(&self) -> (u16, u16) {
+        self.version
+    }
+
+    /// True when timestamps carry nanoseconds (magic 0xA1B23C4D).
+    pub fn is_nanosecond(&self) -> bool {
+        self.nanos
+    }
+
+    /// True when the file was written big-endian.
+    pub fn is_big_endian(&self) -> bool {
+        self.big_endian
+    }
+
+    /// The records, in file order. A record whose header or body is cut short yields one
+    /// [`Error::Truncated`] and ends the iteration.
+    pub fn records(&self) -> PcapRecords<'a> {
+        PcapRecords {
+            reader: *self,
+            pos: GLOBAL_HEADER_LEN,
+            done: false,
+        }
+    }
+}
+
+/// Iterator over the records of a [`PcapReader`].
+#[derive(Debug, Clone)]
+pub struct PcapRecords<'a> {
+    reader: PcapReader<'a>,
+    pos: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for PcapRecords<'a> {
+    type Item = Result<PcapRecord<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let data = self.reader.data;
+        let left = data.len().saturating_sub(self.pos);
+        if left == 0 {
+            self.done = true;
+            return None;
+        }
+        if left < RECORD_HEADER_LEN {
+            self.done = true;
+            return Some(Err(Error::Truncated));
+        }
+        let p = self.pos;
+        let r = &self.reader;
+        let ts_sec = r.u32_at(p);
+        let ts_frac = r.u32_at(p + 4);
+        let incl = r.u32_at(p + 8) as usize;
+        let orig_len = r.u32_at(p + 12);
+        let body = p + RECORD_HEADER_LEN;
+        if data.len() - body < incl {
+            self.done = true;
+            return Some(Err(Error::Truncated));
+        }
+        self.pos = body + incl;
+        Some(Ok(PcapRecord {
+            ts_sec,
+            ts_frac,
+            orig_len,
+            data: &data[body..body + incl],
+        }))
+    }
+}
+
+/// A little-endian, microsecond pcap global header (version 2.4, zone 0, sigfigs 0).
+pub fn write_global_header(link_type: u32, snaplen: u32) -> [u8; GLOBAL_HEADER_LEN] {
+    let mut h = [0u8; GLOBAL_HEADER_LEN];
+    h[0..4].copy_from_slice(&MAGIC_US.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    h[16..20].copy_from_slice(&snaplen.to_le_bytes());
+    h[20..24].copy_from_slice(&link_type.to_le_bytes());
+    h
+}
+
+/// A little-endian record header; `caplen` bytes of packet must follow it.
+pub fn record_header(
+    ts_sec: u32,
+    ts_usec: u32,
+    caplen: u32,
+    orig_len: u32,
+) -> [u8; RECORD_HEADER_LEN] {
+    let mut h = [0u8; RECORD_HEADER_LEN];
+    h[0..4].copy_from_slice(&ts_sec.to_le_bytes());
+    h[4..8].copy_from_slice(&ts_usec.to_le_bytes());
+    h[8..12].copy_from_slice(&caplen.to_le_bytes());
+    h[12..16].copy_from_slice(&orig_len.to_le_bytes());
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_read() {
+        let mut file = [0u8; 24 + 16 + 3 + 16];
+        file[..24].copy_from_slice(&write_global_header(LinkType::INFINIBAND, 65535));
+        file[24..40].copy_from_slice(&record_header(7, 8, 3, 60));
+        file[40..43].copy_from_slice(&[1, 2, 3]);
+        file[43..59].copy_from_slice(&record_header(9, 10, 1, 1));
+        let r = PcapReader::new(&file).unwrap();
+        assert_eq!(r.link_type(), 247);
+        assert_eq!(r.snaplen(), 65535);
+        assert_eq!(r.version(), (2, 4));
+        let mut it = r.records();
+        let rec = it.next().unwrap().unwrap();
+        assert_eq!((rec.ts_sec, rec.ts_frac, rec.orig_len), (7, 8, 60));
+        assert_eq!(rec.data, &[1, 2, 3]);
+        // The second record announces 1 byte that is not there.
+        assert_eq!(it.next(), Some(Err(Error::Truncated)));
+        assert_eq!(it.next(), None);
+    }
+
+    #[test]
+    fn magics() {
+        assert_eq!(
+            PcapReader::new(&[0x0A, 0x0D, 0x0D, 0x0A, 0, 0, 0, 0]).unwrap_err(),
+            Error::Unsupported("pcapng")
+        );
+        assert_eq!(
+            PcapReader::new(&[0xA1, 0xB2]).unwrap_err(),
+            Error::Truncated
+        );
+        let mut be = [0u8; 24];
+        be[..4].copy_from_slice(&[0xA1, 0xB2, 0x3C, 0x4D]);
+        be[20..24].copy_from_slice(&1u32.to_be_bytes());
+        let r = PcapReader::new(&be).unwrap();
+        assert!(r.is_big_endian() && r.is_nanosecond());
+        assert_eq!(r.link_type(), LinkType::ETHERNET);
+        assert_eq!(r.records().next(), None);
+        assert_eq!(PcapReader::new(&be[..23]).unwrap_err(), Error::Truncated);
+    }
+}

@@ -1,0 +1,311 @@
+//! Toeplitz against the public Microsoft/Intel RSS verification suite, and the table form
+//! against the bit-serial definition.
+
+use proptest::prelude::*;
+use rocenic_model::rss::{Context, FlowTuple, Function, HashFields, HashType, IpPair, L4};
+use rocenic_model::toeplitz::{
+    hash_bitserial, hash_xor, symmetric_key, ToeplitzTable, MAX_KEY_LEN, MICROSOFT_KEY,
+};
+
+/// One row of the published table: destination, source, hash of the addresses, hash with ports.
+struct Vector<const N: usize> {
+    dst: [u8; N],
+    dst_port: u16,
+    src: [u8; N],
+    src_port: u16,
+    l3: u32,
+    l3l4: u32,
+}
+
+/// "Verifying the RSS hash calculation" (Microsoft), also the 82599 datasheet 7.1.2.8.3 and DPDK
+/// `app/test/test_thash.c`: every IPv4 row.
+const IPV4: [Vector<4>; 5] = [
+    Vector {
+        dst: [161, 142, 100, 80],
+        dst_port: 1766,
+        src: [66, 9, 149, 187],
+        src_port: 2794,
+        l3: 0x323e8fc2,
+        l3l4: 0x51ccc178,
+    },
+    Vector {
+        dst: [65, 69, 140, 83],
+        dst_port: 4739,
+        src: [199, 92, 111, 2],
+        src_port: 14230,
+        l3: 0xd718262a,
+        l3l4: 0xc626b0ea,
+    },
+    Vector {
+        dst: [12, 22, 207, 184],
+        dst_port: 38024,
+        src: [24, 19, 198, 95],
+        src_port: 12898,
+        l3: 0xd2d0a5de,
+        l3l4: 0x5c2b394a,
+    },
+    Vector {
+        dst: [209, 142, 163, 6],
+        dst_port: 2217,
+        src: [38, 27, 205, 30],
+        src_port: 48228,
+        l3: 0x82989176,
+        l3l4: 0xafc7327f,
+    },
+    Vector {
+        dst: [202, 188, 127, 2],
+        dst_port: 1303,
+        src: [153, 39, 163, 191],
+        src_port: 44251,
+        l3: 0x5d1809c5,
+        l3l4: 0x10e828a2,
+    },
+];
+
+const fn v6(groups: [u16; 8]) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    let mut i = 0;
+    while i < 8 {
+        out[2 * i] = (groups[i] >> 8) as u8;
+        out[2 * i + 1] = groups[i] as u8;
+        i += 1;
+    }
+    out
+}
+
+/// The same suite: every IPv6 row.
+const IPV6: [Vector<16>; 3] = [
+    // 3ffe:2501:200:3::1 :1766 <- 3ffe:2501:200:1fff::7 :2794
+    Vector {
+        dst: v6([0x3ffe, 0x2501, 0x200, 0x3, 0, 0, 0, 1]),
+        dst_port: 1766,
+        src: v6([0x3ffe, 0x2501, 0x200, 0x1fff, 0, 0, 0, 7]),
+        src_port: 2794,
+        l3: 0x2cc18cd5,
+        l3l4: 0x40207d3d,
+    },
+    // ff02::1 :4739 <- 3ffe:501:8::260:97ff:fe40:efab :14230
+    Vector {
+        dst: v6([0xff02, 0, 0, 0, 0, 0, 0, 1]),
+        dst_port: 4739,
+        src: v6([0x3ffe, 0x501, 0x8, 0, 0x260, 0x97ff, 0xfe40, 0xefab]),
+        src_port: 14230,
+        l3: 0x0f0c461c,
+        l3l4: 0xdde51bbf,
+    },
+    // fe80::200:f8ff:fe21:67cf :38024 <- 3ffe:1900:4545:3:200:f8ff:fe21:67cf :44251
+    Vector {
+        dst: v6([0xfe80, 0, 0, 0, 0x200, 0xf8ff, 0xfe21, 0x67cf]),
+        dst_port: 38024,
+        src: v6([0x3ffe, 0x1900, 0x4545, 0x3, 0x200, 0xf8ff, 0xfe21, 0x67cf]),
+        src_port: 44251,
+        l3: 0x4b61e985,
+        l3l4: 0x02d1feef,
+    },
+];
+
+fn tuple_bytes<const N: usize>(v: &Vector<N>, ports: bool) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&v.src);
+    b.extend_from_slice(&v.dst);
+    if ports {
+        b.extend_from_slice(&v.src_port.to_be_bytes());
+        b.extend_from_slice(&v.dst_port.to_be_bytes());
+    }
+    b
+}
+
+fn check_table<const N: usize>(rows: &[Vector<N>]) {
+    let table = ToeplitzTable::new(&MICROSOFT_KEY).unwrap();
+    for (i, v) in rows.iter().enumerate() {
+        for (ports, want) in [(false, v.l3), (true, v.l3l4)] {
+            let input = tuple_bytes(v, ports);
+            assert_eq!(
+                hash_bitserial(&MICROSOFT_KEY, &input),
+                Ok(want),
+                "row {i} ports={ports} (bit-serial)"
+            );
+            assert_eq!(
+                table.hash(&input),
+                Ok(want),
+                "row {i} ports={ports} (table)"
+            );
+        }
+    }
+}
+
+#[test]
+fn verification_suite_ipv4() {
+    check_table(&IPV4);
+}
+
+#[test]
+fn verification_suite_ipv6() {
+    check_table(&IPV6);
+}
+
+/// The same rows through the RSS field selection, as TCP flows.
+#[test]
+fn verification_suite_through_rss_context() {
+    let ctx = Context::new(Function::Toeplitz, HashFields::DEFAULT, &MICROSOFT_KEY).unwrap();
+    let l3 = Context::new(
+        Function::Toeplitz,
+        HashFields::SRC_IPV4 | HashFields::DST_IPV4 | HashFields::SRC_IPV6 | HashFields::DST_IPV6,
+        &MICROSOFT_KEY,
+    )
+    .unwrap();
+    for v in &IPV4 {
+        let t = FlowTuple {
+            ip: IpPair::V4 {
+                src: v.src,
+                dst: v.dst,
+            },
+            l4: L4::Tcp,
+            src_port: v.src_port,
+            dst_port: v.dst_port,
+            fragment: false,
+            bth_dest_qpn: None,
+        };
+        assert_eq!(
+            ctx.hash(&t).unwrap(),
+            (v.l3l4, HashType(HashType::IPV4.0 | HashType::TCP.0))
+        );
+        assert_eq!(l3.hash(&t).unwrap(), (v.l3, HashType::IPV4));
+        // A fragment of the same flow hashes on its addresses only.
+        let frag = FlowTuple {
+            fragment: true,
+            ..t
+        };
+        assert_eq!(ctx.hash(&frag).unwrap(), (v.l3, HashType::IPV4));
+    }
+    for v in &IPV6 {
+        let t = FlowTuple {
+            ip: IpPair::V6 {
+                src: v.src,
+                dst: v.dst,
+            },
+            l4: L4::Udp,
+            src_port: v.src_port,
+            dst_port: v.dst_port,
+            fragment: false,
+            bth_dest_qpn: None,
+        };
+        assert_eq!(
+            ctx.hash(&t).unwrap(),
+            (v.l3l4, HashType(HashType::IPV6.0 | HashType::UDP.0))
+        );
+    }
+}
+
+#[test]
+fn ipv6_ports_and_qpn_need_a_52_byte_key() {
+    let t = FlowTuple {
+        ip: IpPair::V6 {
+            src: [1; 16],
+            dst: [2; 16],
+        },
+        l4: L4::Udp,
+        src_port: 1,
+        dst_port: 4791,
+        fragment: false,
+        bth_dest_qpn: Some(0x11),
+    };
+    let fields = HashFields::DEFAULT | HashFields::BTH_DEST_QPN;
+    assert!(Context::new(Function::Toeplitz, fields, &MICROSOFT_KEY)
+        .unwrap()
+        .hash(&t)
+        .is_err());
+    let key: [u8; 52] = symmetric_key();
+    assert!(Context::new(Function::Toeplitz, fields, &key)
+        .unwrap()
+        .hash(&t)
+        .is_ok());
+}
+
+prop_compose! {
+    fn key_and_input()(key_len in 4usize..=MAX_KEY_LEN)
+        (key in prop::collection::vec(any::<u8>(), key_len),
+         input in prop::collection::vec(any::<u8>(), 0..=key_len - 4)) -> (Vec<u8>, Vec<u8>) {
+        (key, input)
+    }
+}
+
+fn any_tuple() -> impl Strategy<Value = FlowTuple> {
+    let ip = prop_oneof![
+        (any::<[u8; 4]>(), any::<[u8; 4]>()).prop_map(|(src, dst)| IpPair::V4 { src, dst }),
+        (any::<[u8; 16]>(), any::<[u8; 16]>()).prop_map(|(src, dst)| IpPair::V6 { src, dst }),
+    ];
+    let l4 = prop_oneof![Just(L4::Tcp), Just(L4::Udp), Just(L4::None)];
+    (ip, l4, any::<u16>(), any::<u16>(), any::<bool>()).prop_map(
+        |(ip, l4, src_port, dst_port, fragment)| FlowTuple {
+            ip,
+            l4,
+            src_port,
+            dst_port,
+            fragment,
+            bth_dest_qpn: None,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The table form equals the bit-serial definition for every key length and input length.
+    #[test]
+    fn table_equals_bitserial((key, input) in key_and_input()) {
+        let table = ToeplitzTable::new(&key).unwrap();
+        prop_assert_eq!(table.hash(&input), hash_bitserial(&key, &input));
+    }
+
+    /// Toeplitz is linear over GF(2): h(a ^ b) = h(a) ^ h(b).
+    #[test]
+    fn toeplitz_is_linear(a in any::<[u8; 36]>(), b in any::<[u8; 36]>()) {
+        let t = ToeplitzTable::new(&MICROSOFT_KEY).unwrap();
+        let x: Vec<u8> = a.iter().zip(&b).map(|(p, q)| p ^ q).collect();
+        prop_assert_eq!(t.hash(&x).unwrap(), t.hash(&a).unwrap() ^ t.hash(&b).unwrap());
+    }
+
+    /// With the symmetric key, a flow and its reverse hash the same, for every field set.
+    #[test]
+    fn symmetric_key_gives_equal_hashes(t in any_tuple(), fields in 0u32..256, long in any::<bool>()) {
+        let key40: [u8; 40] = symmetric_key();
+        let key52: [u8; 52] = symmetric_key();
+        let key: &[u8] = if long { &key52 } else { &key40 };
+        // Symmetry needs each source field paired with its destination field.
+        let mut f = fields & 0x55;
+        f |= f << 1;
+        let ctx = Context::new(Function::Toeplitz, HashFields(f), key).unwrap();
+        prop_assert_eq!(ctx.hash(&t).unwrap(), ctx.hash(&t.reversed()).unwrap());
+    }
+
+    /// The XOR hash is symmetric in the addresses.
+    #[test]
+    fn xor_symmetric_for_addresses(a in any::<[u8; 16]>(), b in any::<[u8; 16]>()) {
+        let ab: Vec<u8> = a.iter().chain(&b).copied().collect();
+        let ba: Vec<u8> = b.iter().chain(&a).copied().collect();
+        prop_assert_eq!(hash_xor(&ab), hash_xor(&ba));
+    }
+}
+
+/// A key that is not symmetric distinguishes directions (the symmetric test can fail).
+#[test]
+fn microsoft_key_is_not_symmetric() {
+    let v = &IPV4[0];
+    let fwd = tuple_bytes(v, true);
+    let rev = tuple_bytes(
+        &Vector {
+            dst: v.src,
+            dst_port: v.src_port,
+            src: v.dst,
+            src_port: v.dst_port,
+            l3: 0,
+            l3l4: 0,
+        },
+        true,
+    );
+    assert_ne!(
+        hash_bitserial(&MICROSOFT_KEY, &fwd),
+        hash_bitserial(&MICROSOFT_KEY, &rev)
+    );
+}
