@@ -1,0 +1,65 @@
+//! `rocenic`: the user's command line over the reference model (and, as they land, the RTL).
+//!
+//! Every command reads plain files (CSV, pcap), writes plain CSV, and fails with a message that
+//! names the line or frame at fault and a non-zero exit status; it never panics on bad input.
+
+mod csvio;
+mod demo;
+mod entropy;
+mod icrc;
+mod toeplitz;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Open RoCEv2 / IPoIB NIC pipelines: the reference model from the command line.
+#[derive(Parser)]
+#[command(name = "rocenic", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// IPv6 flow label and RoCEv2 UDP source port for QP pairs or CM connections.
+    Entropy(entropy::Args),
+    /// Toeplitz hash of hex inputs under hex keys.
+    Toeplitz(toeplitz::Args),
+    /// Check the ICRC of every RoCEv2 frame in a pcap (exit 1 if any is bad).
+    Icrc(icrc::Args),
+    /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
+    Demo,
+}
+
+/// What a command reports when it cannot do its job: printed once, exit status 2.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+/// A command's result: `Ok(true)` when everything checked out, `Ok(false)` when it ran but found
+/// something bad (exit status 1).
+pub type Outcome = Result<bool, Failure>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Entropy(args) => entropy::run(args),
+        Command::Toeplitz(args) => toeplitz::run(args),
+        Command::Icrc(args) => icrc::run(args),
+        Command::Demo => demo::run(),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(Failure(message)) => {
+            eprintln!("rocenic: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! The `rocenic` CLI contracts, run as a user would: real files, real exit codes.
+
+use rocenic_model::entropy::{Profile, QpType, Request};
+use rocenic_model::wire::{icrc_fill, pcap};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rocenic(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rocenic"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rocenic");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "rocenic panicked: {stderr}");
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Fails with exit status 2 and a message containing `needle`.
+fn fails_with(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    assert!(
+        stderr(o).contains(needle),
+        "expected `{needle}` in: {}",
+        stderr(o)
+    );
+}
+
+#[test]
+fn entropy_qp_csv_matches_model_for_every_profile() {
+    let rows = [
+        (0x12u32, 0x34u32, ""),
+        (0xFF_FFFF, 0xFF_FFFF, ""),
+        (5, 7, "0x100000"),
+        (1, 2, "0xabcde"),
+        (0, 0, "0"),
+    ];
+    let mut input = String::from("lqpn,rqpn,fl,qp_type,note\n");
+    for (l, r, fl) in rows {
+        input += &format!("{l:#x},{r},{fl},ud,\"x,y\"\n");
+    }
+    for p in Profile::ALL {
+        let o = rocenic(&["entropy", "--profile", p.name()], &input);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("lqpn,rqpn,fl,qp_type,note,flow_label,udp_sport")
+        );
+        for ((l, r, fl), line) in rows.iter().zip(lines) {
+            let fl_value = match *fl {
+                "" => 0,
+                s => u32::from_str_radix(
+                    s.trim_start_matches("0x"),
+                    if s.starts_with("0x") { 16 } else { 10 },
+                )
+                .unwrap(),
+            };
+            let e = p.compute(&Request::Qp {
+                lqpn: *l,
+                rqpn: *r,
+                flow_label: fl_value,
+                qp_type: QpType::Ud,
+            });
+            let want = format!(
+                "{l:#x},{r},{fl},ud,\"x,y\",{:#07x},{:#06x}",
+                e.flow_label, e.udp_sport
+            );
+            assert_eq!(line, want, "profile {p}");
+        }
+    }
+}
+
+#[test]
+fn entropy_reference_example_and_single_value() {
+    let o = rocenic(&["entropy", "--lqpn", "0xffffff", "--rqpn", "16777215"], "");
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert!(text.contains("flow_label 0xfff1e"), "{text}");
+    assert!(text.contains("udp_sport  0xff21"), "{text}");
+}
+
+#[test]
+fn entropy_cm_mode() {
+    let input = "src_port,dst_port,fl\n18515,4791,\n1,2,0x12345\n";
+    let o = rocenic(&["entropy", "--mode", "cm"], input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // linux: 18515*31 + 4791 = 0x8d4c4; the sin6_flowinfo label wins on the second row.
+    assert_eq!(stdout(&o), "src_port,dst_port,fl,flow_label,udp_sport\n18515,4791,,0x8d4c4,0xd4e7\n1,2,0x12345,0x12345,0xe341\n");
+}
+
+#[test]
+fn entropy_files_in_and_out() {
+    let dir = std::env::temp_dir().join(format!("rocenic-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (input, output) = (dir.join("in.csv"), dir.join("out.csv"));
+    std::fs::write(&input, "lqpn,rqpn\n0x12,0x34\n").unwrap();
+    let o = rocenic(
+        &[
+            "entropy",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "lqpn,rqpn,flow_label,udp_sport\n0x12,0x34,0x003a8,0xc3a8\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn entropy_bad_input_is_named() {
+    fails_with(&rocenic(&["entropy"], "lqpn\n1\n"), "missing column `rqpn`");
+    fails_with(
+        &rocenic(&["entropy", "--mode", "cm"], "lqpn,rqpn\n1,2\n"),
+        "missing column `src_port`",
+    );
+    fails_with(
+        &rocenic(&["entropy"], "lqpn,rqpn\n1,2\n3,zz\n"),
+        "line 3: column `rqpn`",
+    );
+    fails_with(
+        &rocenic(&["entropy"], "lqpn,rqpn\n0x100000000,2\n"),
+        "line 2: column `lqpn`",
+    );
+    fails_with(
+        &rocenic(&["entropy", "--mode", "cm"], "src_port,dst_port\n65536,1\n"),
+        "line 2: column `src_port`",
+    );
+    fails_with(
+        &rocenic(&["entropy"], "lqpn,rqpn,qp_type\n1,2,xrc\n"),
+        "line 2: column `qp_type`",
+    );
+    fails_with(&rocenic(&["entropy"], ""), "empty");
+    fails_with(
+        &rocenic(&["entropy"], "lqpn,rqpn,flow_label\n1,2,3\n"),
+        "already has a `flow_label` column",
+    );
+    fails_with(
+        &rocenic(&["entropy", "--input", "/nonexistent/x.csv"], ""),
+        "cannot open /nonexistent/x.csv",
+    );
+    // A ragged row is a CSV error that names its line.
+    fails_with(&rocenic(&["entropy"], "lqpn,rqpn\n1,2\n3\n"), "line 3");
+    let o = rocenic(&["entropy", "--profile", "mlx5"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown profile"), "{}", stderr(&o));
+}
+
+#[test]
+fn entropy_missing_column_writes_nothing() {
+    let o = rocenic(&["entropy"], "lqpn\n1\n");
+    assert_eq!(stdout(&o), "");
+}
+
+const KEY: &str =
+    "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa";
+
+#[test]
+fn toeplitz_csv_and_single() {
+    // IPv4 rows 1 and 2 of the verification suite, with and without ports.
+    let input = format!("key_hex,input_hex\n{KEY},420995bba18e64500aea06e6\n{KEY},420995bba18e6450\n{KEY},c75c6f0241458c5337961283\n");
+    let input = input.replace(' ', "");
+    let o = rocenic(&["toeplitz"], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let hashes: Vec<String> = stdout(&o)
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(hashes, ["0x51ccc178", "0x323e8fc2", "0xc626b0ea"]);
+    let o = rocenic(
+        &["toeplitz", "--key", KEY, "--data", "420995bba18e6450"],
+        "",
+    );
+    assert_eq!(stdout(&o), "0x323e8fc2\n");
+}
+
+#[test]
+fn toeplitz_bad_input() {
+    fails_with(
+        &rocenic(&["toeplitz"], "key_hex\n00\n"),
+        "missing column `input_hex`",
+    );
+    fails_with(
+        &rocenic(&["toeplitz"], &format!("key_hex,input_hex\n{KEY},0x00\n")),
+        "line 2: column `input_hex`",
+    );
+    fails_with(
+        &rocenic(&["toeplitz"], "key_hex,input_hex\n001,00\n"),
+        "line 2: column `key_hex`",
+    );
+    fails_with(
+        &rocenic(&["toeplitz", "--key", "0011", "--data", ""], ""),
+        "a key of 2 bytes is not supported",
+    );
+    let long = "00".repeat(37);
+    fails_with(
+        &rocenic(&["toeplitz"], &format!("key_hex,input_hex\n{KEY},{long}\n")),
+        "longer than the 36 bytes",
+    );
+}
+
+/// An Ethernet RoCEv2 frame with a correct ICRC: RC SEND_ONLY over IPv4, or UD over IPv6.
+fn roce_frame(ipv6: bool, payload: usize) -> Vec<u8> {
+    let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
+    let transport = if ipv6 { 12 + 8 } else { 12 };
+    let udp_len = 8 + transport + payload + 4;
+    if ipv6 {
+        f.extend_from_slice(&[0x86, 0xDD, 0x60, 0x01, 0x23, 0x45]);
+        f.extend_from_slice(&(udp_len as u16).to_be_bytes());
+        f.extend_from_slice(&[17, 64]);
+        f.extend_from_slice(&[0xFE; 32]);
+    } else {
+        let total = 20 + udp_len;
+        f.extend_from_slice(&[0x08, 0x00, 0x45, 0x00]);
+        f.extend_from_slice(&(total as u16).to_be_bytes());
+        f.extend_from_slice(&[0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
+    }
+    f.extend_from_slice(&[0xC0, 0x01, 0x12, 0xB7]);
+    f.extend_from_slice(&(udp_len as u16).to_be_bytes());
+    f.extend_from_slice(&[0, 0]);
+    let opcode = if ipv6 { 0x64 } else { 0x04 };
+    f.extend_from_slice(&[opcode, 0, 0xFF, 0xFF, 0, 0, 0, 0x11, 0, 0, 0, 1]);
+    if ipv6 {
+        f.extend_from_slice(&[0x11, 0x11, 0x11, 0x11, 0, 0, 0, 0x22]);
+    }
+    f.extend((0..payload).map(|i| i as u8));
+    f.extend_from_slice(&[0; 4]);
+    icrc_fill(&mut f).expect("a RoCEv2 frame");
+    f
+}
+
+fn pcap_file(name: &str, link: u32, frames: &[Vec<u8>]) -> std::path::PathBuf {
+    let mut bytes = pcap::write_global_header(link, 65535).to_vec();
+    for f in frames {
+        bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
+        bytes.extend_from_slice(f);
+    }
+    let path = std::env::temp_dir().join(format!("rocenic-{}-{name}.pcap", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn icrc_good_and_bad_frames() {
+    let good = pcap_file("good", 1, &[roce_frame(false, 64), roce_frame(true, 13)]);
+    let o = rocenic(&["icrc", good.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "index,stored,computed,status");
+    assert_eq!(lines.len(), 3);
+    for (i, line) in lines[1..].iter().enumerate() {
+        let cols: Vec<&str> = line.split(',').collect();
+        assert_eq!(cols[0], i.to_string());
+        assert_eq!(cols[1], cols[2]);
+        assert_eq!(cols[3], "ok");
+    }
+
+    let mut corrupt = roce_frame(true, 100);
+    corrupt[100] ^= 0x40;
+    let bad = pcap_file("bad", 1, &[roce_frame(false, 8), corrupt]);
+    let o = rocenic(&["icrc", bad.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.lines().nth(1).unwrap().ends_with(",ok"));
+    assert!(text.lines().nth(2).unwrap().ends_with(",bad"));
+    for p in [good, bad] {
+        std::fs::remove_file(p).unwrap();
+    }
+}
+
+#[test]
+fn icrc_bad_input_is_named() {
+    let not_pcap = std::env::temp_dir().join(format!("rocenic-{}-text.pcap", std::process::id()));
+    std::fs::write(&not_pcap, "hello, world\n").unwrap();
+    fails_with(&rocenic(&["icrc", not_pcap.to_str().unwrap()], ""), "magic");
+    let mut arp = vec![0xFF; 12];
+    arp.extend_from_slice(&[0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    let p = pcap_file("arp", 1, &[roce_frame(false, 4), arp]);
+    let o = rocenic(&["icrc", p.to_str().unwrap()], "");
+    fails_with(&o, "not RoCEv2");
+    assert!(stderr(&o).contains("frame 1"), "{}", stderr(&o));
+    let ib = pcap_file("ib", 247, &[]);
+    fails_with(
+        &rocenic(&["icrc", ib.to_str().unwrap()], ""),
+        "link type 247",
+    );
+    // A pcap cut short inside a record.
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&p, bytes).unwrap();
+    fails_with(&rocenic(&["icrc", p.to_str().unwrap()], ""), "frame 1");
+    fails_with(&rocenic(&["icrc", "/nonexistent.pcap"], ""), "cannot read");
+    for f in [not_pcap, p, ib] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
+
+#[test]
+fn demo_runs() {
+    let o = rocenic(&["demo"], "");
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("maps every flow and its reverse to the same queue: true"));
+}
