@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// RoCEv2 entropy: the 20-bit IPv6 flow label and the UDP source port of a QP (REFERENCE §1).
+//
+// Bit-exact with `Profile::compute` in model/src/entropy.rs for 24-bit QPNs (lqpn and rqpn
+// zero-extended to 32 bits):
+//   s_req_mode 0 (QP): Request::Qp { lqpn, rqpn, flow_label: s_req_fl, qp_type }
+//   s_req_mode 1 (CM): Request::Cm { src_port, dst_port, flowinfo: s_req_fl, lqpn, rqpn }
+//   s_req_profile: 0 linux, 1 rfc-v2, 2 rfc-v1, 3 rxe; s_req_qp_type: 0 RC, 1 UD (rfc-v1 only).
+//
+// Timing: LATENCY = 5. A request accepted in clock cycle c (s_req_valid && s_req_ready high at
+// the rising edge that ends cycle c) has its result on m_res_* in cycle c + 5 when m_res_ready
+// has been high; one request per clock is accepted while the sink keeps up.
+//
+// Pipeline (every stage register loads on the one clock enable `adv`):
+//   1  request registered (DSP inputs come from flip-flops, not from the caller's logic)
+//   2  partial products, each at most 18x18 so Yosys maps them onto MULT18X18D; cheap terms
+//      (linux CM hash, rfc-v1 folds and compares, "flow label present" tests)
+//   3  middle partial-product sum, rxe high-part sum, rfc-v2 XOR fold, CM flow label choice
+//   4  48-bit QPN product, rxe port, fallback decision
+//   5  (output register of the skid buffer) XOR fold of the product, final choice, port fold
+//
+// Back-pressure: a stall-all pipeline in front of a skid buffer. `adv` is the skid buffer's
+// registered s_ready; when it is low every stage holds, and when it is high every stage moves
+// one step and stage 4 is offered to the skid buffer, which is guaranteed to take it. So
+// s_req_ready is a flip-flop, m_res_valid is a flip-flop, and nothing is lost or duplicated.
+module entropy_unit (
+    input  wire        clk,
+    input  wire        rst,            // synchronous, active high
+    // request stream
+    input  wire        s_req_valid,
+    output wire        s_req_ready,
+    input  wire        s_req_mode,     // 0 = QP, 1 = CM
+    input  wire [1:0]  s_req_profile,  // 0 linux, 1 rfc-v2, 2 rfc-v1, 3 rxe
+    input  wire        s_req_qp_type,  // 0 RC, 1 UD (rfc-v1 only)
+    input  wire [23:0] s_req_lqpn,
+    input  wire [23:0] s_req_rqpn,
+    input  wire [31:0] s_req_fl,       // QP: address-vector flow label; CM: sin6_flowinfo; 0 = none
+    input  wire [15:0] s_req_src_port, // CM only
+    input  wire [15:0] s_req_dst_port, // CM only
+    // result stream
+    output wire        m_res_valid,
+    input  wire        m_res_ready,
+    output wire [19:0] m_res_flow_label,
+    output wire [15:0] m_res_udp_sport
+);
+
+    // Cycles from acceptance of a request to its result (see the header); fixed by construction.
+    // No logic reads it: it documents the pipeline and is public so a Verilator harness can
+    // read it, hence the one-line waiver.
+    /* verilator lint_off UNUSEDPARAM */
+    localparam int LATENCY /*verilator public*/ = 5;
+    /* verilator lint_on UNUSEDPARAM */
+
+    // Profile codes on s_req_profile.
+    localparam logic [1:0] PROFILE_LINUX = 2'd0;
+    localparam logic [1:0] PROFILE_RXE   = 2'd3;
+    // The UD multicast QPN, which rfc-v1 never XORs into a port.
+    localparam logic [23:0] MULTICAST_QPN = 24'hFF_FFFF;
+    // The kernel's hash_32 multiplier 0x61C88647, split at bit 18 like the QPN. Only the low 14
+    // bits of the cross products reach result bits 31:18, so the low constant is cut to 14 bits
+    // there; the high part (0x1872) is 13 bits wide anyway.
+    localparam logic [17:0] RXE_MUL_LO    = 18'h0_8647;
+    localparam logic [13:0] RXE_MUL_LO_14 = 14'h0647;
+    localparam logic [13:0] RXE_MUL_HI    = 14'h1872;
+
+    // One clock enable for the whole pipeline: the skid buffer's registered s_ready.
+    wire adv;
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 1: the request, registered.
+    logic        s1_valid_q;
+    logic        s1_mode_q;
+    logic [1:0]  s1_profile_q;
+    logic        s1_qp_type_q;
+    logic [23:0] s1_lqpn_q;
+    logic [23:0] s1_rqpn_q;
+    logic [31:0] s1_fl_q;
+    logic [15:0] s1_src_port_q;
+    logic [15:0] s1_dst_port_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s1_valid_q <= 1'b0;
+        end else if (adv) begin
+            s1_valid_q <= s_req_valid;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (adv) begin
+            s1_mode_q     <= s_req_mode;
+            s1_profile_q  <= s_req_profile;
+            s1_qp_type_q  <= s_req_qp_type;
+            s1_lqpn_q     <= s_req_lqpn;
+            s1_rqpn_q     <= s_req_rqpn;
+            s1_fl_q       <= s_req_fl;
+            s1_src_port_q <= s_req_src_port;
+            s1_dst_port_q <= s_req_dst_port;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 2: products and cheap terms.
+    //
+    // lqpn = a_hi * 2^18 + a_lo and rqpn = b_hi * 2^18 + b_lo, so
+    // lqpn * rqpn = a_lo*b_lo + 2^18 (a_lo*b_hi + a_hi*b_lo) + 2^36 a_hi*b_hi,
+    // four products that each fit one 18x18 multiplier.
+    wire [17:0] a_lo = s1_lqpn_q[17:0];
+    wire [5:0]  a_hi = s1_lqpn_q[23:18];
+    wire [17:0] b_lo = s1_rqpn_q[17:0];
+    wire [5:0]  b_hi = s1_rqpn_q[23:18];
+
+    wire [35:0] pp_ll = {18'd0, a_lo} * {18'd0, b_lo};
+    wire [23:0] pp_lh = {6'd0, a_lo} * {18'd0, b_hi};
+    wire [23:0] pp_hl = {18'd0, a_hi} * {6'd0, b_lo};
+    wire [11:0] pp_hh = {6'd0, a_hi} * {6'd0, b_hi};
+
+    // rxe: bits 31:18 of lqpn * 0x61C88647 mod 2^32 are
+    // (a_lo*MUL_LO)[31:18] + (a_lo*MUL_HI)[13:0] + (a_hi*MUL_LO)[13:0] mod 2^14;
+    // the a_hi*MUL_HI term lies wholly above bit 31. The two cross products are taken 14 bits
+    // wide on purpose: they are needed modulo 2^14 only.
+    wire [35:0] rxe_ll = {18'd0, a_lo} * {18'd0, RXE_MUL_LO};
+    wire [13:0] rxe_lh = a_lo[13:0] * RXE_MUL_HI;
+    wire [13:0] rxe_hl = {8'd0, a_hi} * RXE_MUL_LO_14;
+
+    // rfc-v2 CM: the unsigned 32-bit product of the CM ports.
+    wire [31:0] v2_prod = {16'd0, s1_dst_port_q} * {16'd0, s1_src_port_q};
+
+    // linux CM: (src_port * 31 + dst_port) & 0xFFFFF, as a shift and two adds; the arithmetic
+    // is taken modulo 2^20 throughout, which commutes with the final mask.
+    wire [19:0] linux_cm_fl = {s1_src_port_q[14:0], 5'd0} - {4'd0, s1_src_port_q}
+                              + {4'd0, s1_dst_port_q};
+
+    // rfc-v1: fold(qpn) = (qpn & 0xFFFF) ^ ((qpn >> 16) & 0xFF). Only the low 14 bits of the
+    // port are kept from here on: the top two are always set by the final OR with 0xC000.
+    wire [13:0] v1_fold_l = s1_lqpn_q[13:0] ^ {6'd0, s1_lqpn_q[23:16]};
+    wire [13:0] v1_fold_r = s1_rqpn_q[13:0] ^ {6'd0, s1_rqpn_q[23:16]};
+    wire        v1_qpns_differ = s1_lqpn_q != s1_rqpn_q;
+    // RC always mixes in the remote QPN when it differs; UD not for the multicast QPN.
+    wire        v1_mix = v1_qpns_differ && (!s1_qp_type_q || s1_rqpn_q != MULTICAST_QPN);
+    logic [13:0] v1_sport;
+    always_comb begin
+        if (s1_mode_q) begin
+            v1_sport = s1_dst_port_q[13:0] ^ s1_src_port_q[13:0];
+        end else if (v1_mix) begin
+            v1_sport = v1_fold_l ^ v1_fold_r;
+        end else begin
+            v1_sport = v1_fold_l;
+        end
+    end
+
+    // Whether the application supplied a flow label: the QP path tests the whole 32-bit value
+    // (fl = 0x100000 does not fall back), the CM masks sin6_flowinfo to 20 bits first.
+    wire s1_app_fl_set = s1_mode_q ? (s1_fl_q[19:0] != 20'd0) : (s1_fl_q != 32'd0);
+
+    logic        s2_valid_q;
+    logic        s2_cm_q;
+    logic        s2_derived_q;   // linux or rfc-v2: port derived from the flow label
+    logic        s2_linux_q;
+    logic        s2_rxe_q;
+    logic        s2_app_fl_set_q;
+    logic [19:0] s2_app_fl_q;
+    logic [35:0] s2_pp_ll_q;
+    logic [23:0] s2_pp_lh_q;
+    logic [23:0] s2_pp_hl_q;
+    logic [11:0] s2_pp_hh_q;
+    logic [13:0] s2_rxe_ll_q;    // bits 31:18 of the low product
+    logic [13:0] s2_rxe_lh_q;
+    logic [13:0] s2_rxe_hl_q;
+    logic [31:0] s2_v2_prod_q;
+    logic [19:0] s2_linux_cm_fl_q;
+    logic [13:0] s2_v1_sport_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s2_valid_q <= 1'b0;
+        end else if (adv) begin
+            s2_valid_q <= s1_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (adv) begin
+            s2_cm_q          <= s1_mode_q;
+            s2_derived_q     <= !s1_profile_q[1];
+            s2_linux_q       <= s1_profile_q == PROFILE_LINUX;
+            s2_rxe_q         <= s1_profile_q == PROFILE_RXE;
+            s2_app_fl_set_q  <= s1_app_fl_set;
+            s2_app_fl_q      <= s1_fl_q[19:0];
+            s2_pp_ll_q       <= pp_ll;
+            s2_pp_lh_q       <= pp_lh;
+            s2_pp_hl_q       <= pp_hl;
+            s2_pp_hh_q       <= pp_hh;
+            s2_rxe_ll_q      <= rxe_ll[31:18];
+            s2_rxe_lh_q      <= rxe_lh;
+            s2_rxe_hl_q      <= rxe_hl;
+            s2_v2_prod_q     <= v2_prod;
+            s2_linux_cm_fl_q <= linux_cm_fl;
+            s2_v1_sport_q    <= v1_sport;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 3: partial sums and the CM flow label.
+
+    // rfc-v2 CM: hash ^= hash >> 16; hash ^= hash >> 8; & 0xFFFFF.
+    wire [31:0] v2_h1 = s2_v2_prod_q ^ {16'd0, s2_v2_prod_q[31:16]};
+    wire [31:0] v2_h2 = v2_h1 ^ {8'd0, v2_h1[31:8]};
+    wire [19:0] v2_cm_fl = v2_h2[19:0];
+
+    // The flow label before any QPN fallback: the application's when it set one, else (CM, linux
+    // or rfc-v2) the CM hash of the ports. rfc-v1 and rxe pass fl & 0xFFFFF through unchanged.
+    wire [19:0] pre_fl = (s2_derived_q && s2_cm_q && !s2_app_fl_set_q)
+                       ? (s2_linux_q ? s2_linux_cm_fl_q : v2_cm_fl)
+                       : s2_app_fl_q;
+
+    logic        s3_valid_q;
+    logic        s3_cm_q;
+    logic        s3_derived_q;
+    logic        s3_rxe_q;
+    logic        s3_app_fl_set_q;
+    logic [19:0] s3_pre_fl_q;
+    logic [35:0] s3_pp_ll_q;
+    logic [24:0] s3_pp_mid_q;
+    logic [11:0] s3_pp_hh_q;
+    logic [13:0] s3_rxe_ll_q;
+    logic [13:0] s3_rxe_mid_q;
+    logic [13:0] s3_v1_sport_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s3_valid_q <= 1'b0;
+        end else if (adv) begin
+            s3_valid_q <= s2_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (adv) begin
+            s3_cm_q         <= s2_cm_q;
+            s3_derived_q    <= s2_derived_q;
+            s3_rxe_q        <= s2_rxe_q;
+            s3_app_fl_set_q <= s2_app_fl_set_q;
+            s3_pre_fl_q     <= pre_fl;
+            s3_pp_ll_q      <= s2_pp_ll_q;
+            s3_pp_mid_q     <= {1'b0, s2_pp_lh_q} + {1'b0, s2_pp_hl_q};
+            s3_pp_hh_q      <= s2_pp_hh_q;
+            s3_rxe_ll_q     <= s2_rxe_ll_q;
+            s3_rxe_mid_q    <= s2_rxe_lh_q + s2_rxe_hl_q;
+            s3_v1_sport_q   <= s2_v1_sport_q;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 4: the full QPN product and the fallback decision.
+
+    // a_lo*b_lo fills bits 35:0 and a_hi*b_hi bits 47:36, so they concatenate without an add;
+    // one 48-bit add (a 30-bit carry chain from bit 18 up) brings in the middle terms.
+    wire [47:0] qpn_prod = {s3_pp_hh_q, s3_pp_ll_q} + {5'd0, s3_pp_mid_q, 18'd0};
+
+    // linux and rfc-v2 fall back to the QPN product when the application set no flow label (QP)
+    // or when the CM flow label came out 0 (CM).
+    wire use_qpn_fl = s3_derived_q && (s3_cm_q ? (s3_pre_fl_q == 20'd0) : !s3_app_fl_set_q);
+
+    logic        s4_valid_q;
+    logic        s4_derived_q;
+    logic        s4_use_qpn_fl_q;
+    logic [19:0] s4_pre_fl_q;
+    logic [47:0] s4_qpn_prod_q;
+    logic [13:0] s4_other_sport_q;  // rfc-v1 or rxe port, low 14 bits
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s4_valid_q <= 1'b0;
+        end else if (adv) begin
+            s4_valid_q <= s3_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (adv) begin
+            s4_derived_q     <= s3_derived_q;
+            s4_use_qpn_fl_q  <= use_qpn_fl;
+            s4_pre_fl_q      <= s3_pre_fl_q;
+            s4_qpn_prod_q    <= qpn_prod;
+            s4_other_sport_q <= s3_rxe_q ? (s3_rxe_ll_q + s3_rxe_mid_q) : s3_v1_sport_q;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 5 logic, registered by the skid buffer's output register.
+
+    // linux flow_label(): v ^= v >> 20; v ^= v >> 40; & 0xFFFFF. For a 48-bit v the low 20 bits
+    // of the result are v[19:0] ^ v[39:20] ^ v[47:40].
+    wire [19:0] qpn_fl = s4_qpn_prod_q[19:0] ^ s4_qpn_prod_q[39:20]
+                       ^ {12'd0, s4_qpn_prod_q[47:40]};
+    wire [19:0] res_fl = s4_use_qpn_fl_q ? qpn_fl : s4_pre_fl_q;
+    // linux udp_sport(): fold the top 6 of the 20 bits into the low 14, set 0xC000.
+    wire [13:0] res_sport_lo = s4_derived_q ? (res_fl[13:0] ^ {8'd0, res_fl[19:14]})
+                                            : s4_other_sport_q;
+
+    skid_buffer #(
+        .WIDTH(36)
+    ) u_out (
+        .clk    (clk),
+        .rst    (rst),
+        .s_valid(s4_valid_q),
+        .s_ready(adv),
+        .s_data ({res_fl, 2'b11, res_sport_lo}),
+        .m_valid(m_res_valid),
+        .m_ready(m_res_ready),
+        .m_data ({m_res_flow_label, m_res_udp_sport})
+    );
+
+    assign s_req_ready = adv;
+
+    // Bits the formulas never look at: the rxe low product's bits outside 31:18 and the
+    // rfc-v2 hash above the flow label. Named unused_* so lint knows they are dropped on purpose.
+    wire unused_bits = ^{rxe_ll[35:32], rxe_ll[17:0], v2_h2[31:20]};
+
+endmodule
+
+`resetall
