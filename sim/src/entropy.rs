@@ -1,0 +1,266 @@
+//! The entropy unit (`rtl/entropy/entropy_unit.sv`) driven with model requests.
+
+use crate::duts::EntropyUnit;
+use crate::harness::{Hang, Sim};
+use crate::stream::{Sink, Source};
+use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Cycles from a request's acceptance to its result, with an always-ready sink (the RTL's
+/// `LATENCY`; the tests hold the RTL to it).
+pub const LATENCY: u64 = 5;
+
+/// The widest QPN the unit takes: QPNs are 24 bits on the wire.
+pub const MAX_QPN: u32 = 0x00FF_FFFF;
+
+/// Why a batch could not be run through the RTL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A request's QPN does not fit the 24 bits of the wire.
+    QpnTooWide {
+        /// The request's position in the batch.
+        index: usize,
+        /// The QPN.
+        qpn: u32,
+    },
+    /// The unit stopped making progress.
+    Hang(Hang),
+    /// The unit broke the valid/ready protocol (the message says how).
+    Protocol(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::QpnTooWide { index, qpn } => write!(
+                f,
+                "request {index}: QPN {qpn:#x} is wider than the 24 bits of the wire"
+            ),
+            Error::Hang(h) => h.fmt(f),
+            Error::Protocol(m) => write!(f, "protocol violation: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A request as the unit's input ports see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortRequest {
+    mode: u8,
+    profile: u8,
+    qp_type: u8,
+    lqpn: u32,
+    rqpn: u32,
+    fl: u32,
+    src_port: u16,
+    dst_port: u16,
+}
+
+fn profile_code(p: Profile) -> u8 {
+    match p {
+        Profile::Linux => 0,
+        Profile::RfcV2 => 1,
+        Profile::RfcV1 => 2,
+        Profile::Rxe => 3,
+    }
+}
+
+/// Encodes a model request for the unit's ports.
+pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortRequest, Error> {
+    let check = |qpn: u32| {
+        if qpn > MAX_QPN {
+            Err(Error::QpnTooWide { index, qpn })
+        } else {
+            Ok(qpn)
+        }
+    };
+    let profile = profile_code(profile);
+    Ok(match *request {
+        Request::Qp {
+            lqpn,
+            rqpn,
+            flow_label,
+            qp_type,
+        } => PortRequest {
+            mode: 0,
+            profile,
+            qp_type: u8::from(qp_type == QpType::Ud),
+            lqpn: check(lqpn)?,
+            rqpn: check(rqpn)?,
+            fl: flow_label,
+            src_port: 0,
+            dst_port: 0,
+        },
+        Request::Cm {
+            src_port,
+            dst_port,
+            flowinfo,
+            lqpn,
+            rqpn,
+        } => PortRequest {
+            mode: 1,
+            profile,
+            qp_type: 0,
+            lqpn: check(lqpn)?,
+            rqpn: check(rqpn)?,
+            fl: flowinfo,
+            src_port,
+            dst_port,
+        },
+    })
+}
+
+/// How the stimulus treats the unit: probability of an idle source cycle, of a stalled sink
+/// cycle, and the seed of both.
+#[derive(Clone, Copy, Debug)]
+pub struct Traffic {
+    /// Probability per cycle that the source waits before offering the next request.
+    pub idle: f64,
+    /// Probability per cycle that the sink holds `ready` low.
+    pub stall: f64,
+    /// The seed of both.
+    pub seed: u64,
+}
+
+impl Traffic {
+    /// Back-to-back requests and an always-ready sink.
+    pub const FULL_RATE: Traffic = Traffic {
+        idle: 0.0,
+        stall: 0.0,
+        seed: 0,
+    };
+}
+
+/// What a batch measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Cycles from the first acceptance to the last result handshake, inclusive of both.
+    pub busy_cycles: u64,
+    /// Results whose handshake was exactly [`LATENCY`] cycles after their request's acceptance.
+    pub on_time: u64,
+    /// Results that took longer (only possible under back-pressure).
+    pub late: u64,
+}
+
+/// The co-simulated entropy unit.
+pub struct EntropyRtl {
+    sim: Sim<EntropyUnit>,
+}
+
+impl EntropyRtl {
+    /// A unit out of reset; `run` names its VCD when `ROCENIC_VCD` is set.
+    pub fn new(run: &str) -> Self {
+        let mut sim: Sim<EntropyUnit> = Sim::new(run);
+        sim.dut.set_s_req_valid(0);
+        sim.dut.set_m_res_ready(0);
+        sim.reset(4);
+        EntropyRtl { sim }
+    }
+
+    /// The simulation, for tests that drive the ports themselves.
+    pub fn sim(&mut self) -> &mut Sim<EntropyUnit> {
+        &mut self.sim
+    }
+
+    /// Runs a batch; `on_result(i, e)` sees result `i` at its handshake. Checks on every cycle
+    /// that a stalled result stays valid and unchanged.
+    pub fn run(
+        &mut self,
+        requests: &[(Profile, Request)],
+        traffic: Traffic,
+        mut on_result: impl FnMut(usize, Entropy),
+    ) -> Result<Stats, Error> {
+        let mut source = Source::new(traffic.seed, traffic.idle);
+        for (i, (p, r)) in requests.iter().enumerate() {
+            source.push(encode(i, *p, r)?);
+        }
+        let mut sink = Sink::new(traffic.seed, traffic.stall);
+        let limit = 64 * requests.len() as u64 + 1000;
+        let start = self.sim.cycle();
+        let mut accepted_at: VecDeque<u64> = VecDeque::new();
+        let (mut done, mut first_accept) = (0usize, None);
+        let mut stats = Stats::default();
+        let mut held: Option<Entropy> = None;
+        let dut_result = |d: &EntropyUnit| Entropy {
+            flow_label: d.m_res_flow_label(),
+            udp_sport: d.m_res_udp_sport(),
+        };
+        while done < requests.len() {
+            if self.sim.cycle() - start > limit {
+                return Err(Error::Hang(self.sim.hang("entropy batch")));
+            }
+            let offer = source.offer().copied();
+            let ready = sink.ready();
+            let now = self.sim.cycle();
+            let d = &mut self.sim.dut;
+            d.set_s_req_valid(u8::from(offer.is_some()));
+            if let Some(r) = offer {
+                d.set_s_req_mode(r.mode);
+                d.set_s_req_profile(r.profile);
+                d.set_s_req_qp_type(r.qp_type);
+                d.set_s_req_lqpn(r.lqpn);
+                d.set_s_req_rqpn(r.rqpn);
+                d.set_s_req_fl(r.fl);
+                d.set_s_req_src_port(r.src_port);
+                d.set_s_req_dst_port(r.dst_port);
+            }
+            d.set_m_res_ready(u8::from(ready));
+            // Outputs are registered: what is visible now is this cycle's, before the edge.
+            let valid = d.m_res_valid() == 1;
+            if let Some(prev) = held.take() {
+                if !valid || dut_result(d) != prev {
+                    return Err(Error::Protocol(format!(
+                        "cycle {now}: result {done} changed or vanished while stalled"
+                    )));
+                }
+            }
+            if source.accepted(d.s_req_ready() == 1).is_some() {
+                accepted_at.push_back(now);
+                first_accept.get_or_insert(now);
+            }
+            if valid {
+                let e = dut_result(d);
+                if ready {
+                    let Some(at) = accepted_at.pop_front() else {
+                        return Err(Error::Protocol(format!(
+                            "cycle {now}: a result with no request outstanding"
+                        )));
+                    };
+                    if now - at == LATENCY {
+                        stats.on_time += 1;
+                    } else {
+                        stats.late += 1;
+                    }
+                    on_result(done, e);
+                    done += 1;
+                    if done == requests.len() {
+                        stats.busy_cycles = now - first_accept.unwrap_or(now) + 1;
+                    }
+                } else {
+                    held = Some(e);
+                }
+            }
+            self.sim.step();
+        }
+        // Drain: nothing more may come out.
+        self.sim.dut.set_s_req_valid(0);
+        self.sim.dut.set_m_res_ready(1);
+        for _ in 0..LATENCY + 2 {
+            if self.sim.dut.m_res_valid() == 1 {
+                return Err(Error::Protocol("a result beyond the last request".into()));
+            }
+            self.sim.step();
+        }
+        Ok(stats)
+    }
+
+    /// Runs a batch at full rate and returns the results in order (what `rocenic entropy
+    /// --engine rtl` uses).
+    pub fn compute(&mut self, requests: &[(Profile, Request)]) -> Result<Vec<Entropy>, Error> {
+        let mut out = Vec::with_capacity(requests.len());
+        self.run(requests, Traffic::FULL_RATE, |_, e| out.push(e))?;
+        Ok(out)
+    }
+}

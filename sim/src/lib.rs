@@ -1,0 +1,21 @@
+//! Cycle-accurate co-simulation of rocenic's RTL from Rust.
+//!
+//! The build script verilates every DUT under `rtl/` and generates a typed wrapper per DUT in
+//! [`duts`]: a struct whose methods are its ports. On top of them:
+//! - [`harness`]: clock and reset, cycle-limited runs that fail with the cycle count and VCD path
+//!   instead of hanging, VCD tracing per test or via `ROCENIC_VCD=1`;
+//! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
+//!   with random back-pressure) that print their seed;
+//! - [`scoreboard`]: in-order comparison with the reference model, item by item;
+//! - one driver per pipeline ([`entropy`]) that the tests, benches and the CLI share.
+
+pub mod entropy;
+pub mod harness;
+pub mod scoreboard;
+pub mod stream;
+
+/// The generated wrappers, one per DUT (see `sim/build.rs`).
+#[allow(missing_docs, clippy::all)]
+pub mod duts {
+    include!(concat!(env!("OUT_DIR"), "/duts.rs"));
+}

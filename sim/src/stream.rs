@@ -1,0 +1,109 @@
+//! Valid/ready bus-functional models with seeded randomness.
+//!
+//! Both sides follow the AXI-Stream rules the RTL must obey: a source never drops `valid` or
+//! changes its data before the handshake; a sink may change `ready` freely.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::collections::VecDeque;
+
+/// A seed for a test's randomness: `$ROCENIC_SEED` if set, else fresh. Printed to standard error
+/// (shown by the test runner when the test fails) so that any run can be replayed.
+pub fn seed(test: &str) -> u64 {
+    let seed = std::env::var("ROCENIC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(fresh_seed);
+    eprintln!("{test}: seed {seed} (replay with ROCENIC_SEED={seed})");
+    seed
+}
+
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Threads of one test binary start within the same clock tick: mix in the thread.
+    let thread = std::thread::current().id();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(&(nanos, thread, std::process::id()), &mut h);
+    std::hash::Hasher::finish(&h)
+}
+
+/// A seeded generator.
+pub fn rng(seed: u64) -> SmallRng {
+    SmallRng::seed_from_u64(seed)
+}
+
+/// Drives items into a valid/ready input with random idle cycles.
+pub struct Source<T> {
+    items: VecDeque<T>,
+    idle: f64,
+    presenting: bool,
+    rng: SmallRng,
+}
+
+impl<T> Source<T> {
+    /// A source that, when free to start an item, idles with probability `idle` per cycle.
+    pub fn new(seed: u64, idle: f64) -> Self {
+        Source {
+            items: VecDeque::new(),
+            idle,
+            presenting: false,
+            rng: SmallRng::seed_from_u64(seed ^ 0x5EED_0001),
+        }
+    }
+
+    /// Queues an item.
+    pub fn push(&mut self, item: T) {
+        self.items.push_back(item);
+    }
+
+    /// Items not yet accepted.
+    pub fn remaining(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The item to present this cycle (`valid` high), or `None` (`valid` low). Once an item is
+    /// presented it stays until accepted.
+    pub fn offer(&mut self) -> Option<&T> {
+        if !self.presenting && !self.items.is_empty() {
+            self.presenting = self.idle <= 0.0 || !self.rng.gen_bool(self.idle.min(1.0));
+        }
+        if self.presenting {
+            self.items.front()
+        } else {
+            None
+        }
+    }
+
+    /// Reports this cycle's `ready` (sampled before the edge); returns the accepted item.
+    pub fn accepted(&mut self, ready: bool) -> Option<T> {
+        if self.presenting && ready {
+            self.presenting = false;
+            self.items.pop_front()
+        } else {
+            None
+        }
+    }
+}
+
+/// Drives a valid/ready output's `ready` with random back-pressure.
+pub struct Sink {
+    stall: f64,
+    rng: SmallRng,
+}
+
+impl Sink {
+    /// A sink that holds `ready` low with probability `stall` per cycle.
+    pub fn new(seed: u64, stall: f64) -> Self {
+        Sink {
+            stall,
+            rng: SmallRng::seed_from_u64(seed ^ 0x5EED_0002),
+        }
+    }
+
+    /// This cycle's `ready`.
+    pub fn ready(&mut self) -> bool {
+        self.stall <= 0.0 || !self.rng.gen_bool(self.stall.min(1.0))
+    }
+}

@@ -1,0 +1,342 @@
+//! The entropy unit (rtl/entropy/entropy_unit.sv) against the reference model, cycle by cycle.
+
+use rand::Rng;
+use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MULTICAST_QPN};
+use rocenic_sim::entropy::{EntropyRtl, Error, Traffic, LATENCY, MAX_QPN};
+use rocenic_sim::harness::Sim;
+use rocenic_sim::scoreboard::Scoreboard;
+use rocenic_sim::stream;
+
+/// A random request that hits the edges often: QPNs 0, 1, max, equal pairs, the multicast QPN,
+/// flow labels 0, with bits above 19, CM ports 0 and 65535.
+fn random_request(rng: &mut impl Rng) -> Request {
+    let qpn = |rng: &mut dyn rand::RngCore| match rng.gen_range(0..8) {
+        0 => 0,
+        1 => 1,
+        2 => MAX_QPN,
+        3 => 1 << rng.gen_range(0..24),
+        _ => rng.gen_range(0..=MAX_QPN),
+    };
+    let lqpn = qpn(rng);
+    let rqpn = match rng.gen_range(0..6) {
+        0 => lqpn,
+        1 => MULTICAST_QPN,
+        _ => qpn(rng),
+    };
+    let fl = match rng.gen_range(0..6) {
+        0..=2 => 0,
+        3 => rng.gen_range(1..=0xF_FFFF),
+        4 => rng.gen_range(1..=0xFFF) << 20, // only bits above the flow label
+        _ => rng.gen(),
+    };
+    if rng.gen_bool(0.7) {
+        let qp_type = if rng.gen_bool(0.5) {
+            QpType::Rc
+        } else {
+            QpType::Ud
+        };
+        Request::Qp {
+            lqpn,
+            rqpn,
+            flow_label: fl,
+            qp_type,
+        }
+    } else {
+        let mut port = || match rng.gen_range(0..5) {
+            0 => 0,
+            1 => 65535,
+            _ => rng.gen(),
+        };
+        let (src_port, dst_port) = (port(), port());
+        Request::Cm {
+            src_port,
+            dst_port,
+            flowinfo: fl,
+            lqpn,
+            rqpn,
+        }
+    }
+}
+
+/// Runs `requests` with random gaps and back-pressure; every result is checked against the model.
+fn check_against_model(name: &str, requests: &[(Profile, Request)], idle: f64, stall: f64) {
+    let seed = stream::seed(name);
+    let mut board = Scoreboard::new(name);
+    for (p, r) in requests {
+        board.expect(p.compute(r));
+    }
+    let mut rtl = EntropyRtl::new(name);
+    let mut first_error = None;
+    rtl.run(requests, Traffic { idle, stall, seed }, |i, e| {
+        if let Err(m) = board.observe(e) {
+            first_error.get_or_insert(format!("{m} (request {:?})", requests[i]));
+        }
+    })
+    .unwrap_or_else(|e| panic!("{name}: {e} (seed {seed})"));
+    if let Some(m) = first_error {
+        panic!("{m} (seed {seed})");
+    }
+    assert_eq!(board.pending(), 0);
+    assert_eq!(board.matched(), requests.len() as u64);
+}
+
+fn random_batch(profile: Profile, n: usize, seed: u64) -> Vec<(Profile, Request)> {
+    let mut rng = stream::rng(seed);
+    (0..n)
+        .map(|_| (profile, random_request(&mut rng)))
+        .collect()
+}
+
+#[test]
+fn linux_100k_random_under_back_pressure() {
+    let seed = stream::seed("linux stimulus");
+    check_against_model(
+        "entropy_linux",
+        &random_batch(Profile::Linux, 100_000, seed),
+        0.3,
+        0.3,
+    );
+}
+
+#[test]
+fn rfc_v2_100k_random_under_back_pressure() {
+    let seed = stream::seed("rfc-v2 stimulus");
+    check_against_model(
+        "entropy_rfc_v2",
+        &random_batch(Profile::RfcV2, 100_000, seed),
+        0.2,
+        0.5,
+    );
+}
+
+#[test]
+fn rfc_v1_100k_random_under_back_pressure() {
+    let seed = stream::seed("rfc-v1 stimulus");
+    check_against_model(
+        "entropy_rfc_v1",
+        &random_batch(Profile::RfcV1, 100_000, seed),
+        0.5,
+        0.2,
+    );
+}
+
+#[test]
+fn rxe_100k_random_under_back_pressure() {
+    let seed = stream::seed("rxe stimulus");
+    check_against_model(
+        "entropy_rxe",
+        &random_batch(Profile::Rxe, 100_000, seed),
+        0.1,
+        0.7,
+    );
+}
+
+#[test]
+fn edge_cases_every_profile() {
+    let qpns = [0, 1, 2, 0x12, 0xFF_FFFE, MAX_QPN];
+    let fls = [0, 1, 0xF_FFFF, 0x10_0000, 0xFFF0_0000, u32::MAX];
+    let mut requests = Vec::new();
+    for p in Profile::ALL {
+        for &l in &qpns {
+            for &r in &qpns {
+                for &fl in &fls {
+                    for qp_type in [QpType::Rc, QpType::Ud] {
+                        requests.push((
+                            p,
+                            Request::Qp {
+                                lqpn: l,
+                                rqpn: r,
+                                flow_label: fl,
+                                qp_type,
+                            },
+                        ));
+                    }
+                }
+                for (s, d) in [
+                    (0, 0),
+                    (0, 65535),
+                    (65535, 0),
+                    (65535, 65535),
+                    (18515, 4791),
+                ] {
+                    requests.push((
+                        p,
+                        Request::Cm {
+                            src_port: s,
+                            dst_port: d,
+                            flowinfo: 0,
+                            lqpn: l,
+                            rqpn: r,
+                        },
+                    ));
+                    requests.push((
+                        p,
+                        Request::Cm {
+                            src_port: s,
+                            dst_port: d,
+                            flowinfo: 0xF000_0000,
+                            lqpn: l,
+                            rqpn: r,
+                        },
+                    ));
+                    requests.push((
+                        p,
+                        Request::Cm {
+                            src_port: s,
+                            dst_port: d,
+                            flowinfo: 0xABCDE,
+                            lqpn: l,
+                            rqpn: r,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    check_against_model("entropy_edges", &requests, 0.25, 0.25);
+}
+
+#[test]
+fn mixed_profiles_back_to_back() {
+    let seed = stream::seed("mixed stimulus");
+    let mut rng = stream::rng(seed);
+    let requests: Vec<_> = (0..20_000)
+        .map(|i| (Profile::ALL[i % 4], random_request(&mut rng)))
+        .collect();
+    check_against_model("entropy_mixed", &requests, 0.0, 0.0);
+}
+
+/// N results in N + LATENCY cycles with an always-ready sink, each exactly LATENCY after its
+/// request.
+#[test]
+fn one_per_clock_at_fixed_latency() {
+    let requests = random_batch(Profile::Linux, 1000, 7);
+    let mut rtl = EntropyRtl::new("entropy_throughput");
+    let mut n = 0;
+    let stats = rtl
+        .run(&requests, Traffic::FULL_RATE, |_, _| n += 1)
+        .unwrap();
+    assert_eq!(n, 1000);
+    assert_eq!(stats.busy_cycles, 1000 + LATENCY);
+    assert_eq!((stats.on_time, stats.late), (1000, 0));
+}
+
+/// The comparison can fail: results of one profile do not pass for another's.
+#[test]
+fn scoreboard_catches_a_wrong_model() {
+    let requests = random_batch(Profile::Linux, 200, 11);
+    let mut board = Scoreboard::new("wrong model");
+    for (_, r) in &requests {
+        board.expect(Profile::RfcV1.compute(r));
+    }
+    let mut rtl = EntropyRtl::new("entropy_wrong_model");
+    let mut mismatches = 0;
+    rtl.run(&requests, Traffic::FULL_RATE, |_, e| {
+        mismatches += usize::from(board.observe(e).is_err())
+    })
+    .unwrap();
+    assert!(mismatches > 150, "only {mismatches} mismatches");
+}
+
+#[test]
+fn wide_qpns_are_refused() {
+    let mut rtl = EntropyRtl::new("entropy_wide");
+    let requests = [
+        (
+            Profile::Linux,
+            Request::Qp {
+                lqpn: 1,
+                rqpn: 2,
+                flow_label: 0,
+                qp_type: QpType::Rc,
+            },
+        ),
+        (
+            Profile::Linux,
+            Request::Qp {
+                lqpn: 0x100_0000,
+                rqpn: 2,
+                flow_label: 0,
+                qp_type: QpType::Rc,
+            },
+        ),
+    ];
+    assert_eq!(
+        rtl.compute(&requests),
+        Err(Error::QpnTooWide {
+            index: 1,
+            qpn: 0x100_0000
+        })
+    );
+}
+
+/// A stuck sink is reported as a hang with its cycle count, never a blocked test.
+#[test]
+fn a_stuck_sink_is_a_hang_not_a_block() {
+    let mut sim: Sim<rocenic_sim::duts::EntropyUnit> = Sim::new("entropy_stuck");
+    sim.reset(2);
+    sim.dut.set_m_res_ready(0);
+    sim.run_until("ready after reset", 10, |d| d.s_req_ready() == 1)
+        .unwrap();
+    sim.dut.set_s_req_valid(1);
+    // Requests flow in until the pipeline and the output buffer are full.
+    let filled = sim
+        .run_until("the pipeline to fill", 100, |d| d.s_req_ready() == 0)
+        .unwrap();
+    assert!(filled > LATENCY, "filled after {filled} cycles");
+    let hang = sim
+        .run_until("the unit to accept again", 50, |d| d.s_req_ready() == 1)
+        .expect_err("a full pipeline with a stuck sink must not accept");
+    assert_eq!(sim.dut.m_res_valid(), 1);
+    assert!(hang.cycle > 0);
+    assert!(hang.to_string().contains("not done after"), "{hang}");
+}
+
+/// The VCD switch writes a trace that holds the clock and the handshake.
+#[test]
+fn vcd_trace_records_the_run() {
+    let dir = std::env::temp_dir().join(format!("rocenic-vcd-{}", std::process::id()));
+    std::env::set_var("ROCENIC_VCD_DIR", &dir);
+    let path = {
+        let mut sim: Sim<rocenic_sim::duts::EntropyUnit> = Sim::with_trace("entropy_vcd", true);
+        sim.reset(2);
+        sim.dut.set_m_res_ready(1);
+        sim.dut.set_s_req_valid(1);
+        sim.dut.set_s_req_lqpn(0xFF_FFFF);
+        sim.dut.set_s_req_rqpn(0xFF_FFFF);
+        sim.run_until("a result", 20, |d| d.m_res_valid() == 1)
+            .unwrap();
+        assert_eq!(
+            Entropy {
+                flow_label: sim.dut.m_res_flow_label(),
+                udp_sport: sim.dut.m_res_udp_sport()
+            },
+            Entropy {
+                flow_label: 0xF_FF1E,
+                udp_sport: 0xFF21
+            }
+        );
+        sim.step();
+        sim.vcd().unwrap().to_path_buf()
+    };
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = parser.parse_header().unwrap();
+    let clk = header
+        .find_var(&["TOP", "clk"])
+        .expect("clk in the VCD")
+        .code;
+    let valid = header
+        .find_var(&["TOP", "m_res_valid"])
+        .expect("m_res_valid in the VCD")
+        .code;
+    let (mut clk_edges, mut valid_rose) = (0, false);
+    for cmd in parser {
+        if let vcd::Command::ChangeScalar(code, value) = cmd.unwrap() {
+            clk_edges += usize::from(code == clk && value == vcd::Value::V1);
+            valid_rose |= code == valid && value == vcd::Value::V1;
+        }
+    }
+    assert!(clk_edges >= 8, "{clk_edges} rising clock edges");
+    assert!(valid_rose);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
