@@ -9,16 +9,27 @@ NO_STD_TARGET := riscv32imc-unknown-none-elf
 BUILD := build
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps run demo test lint bench fmt clean
+# Every RTL file; lint covers them all (board tops excepted: they need vendor primitives).
+RTL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
+# Packages from Debian that the build needs: Verilator 5 for co-simulation.
+APT_PACKAGES := verilator
+
+.PHONY: all deps run demo test lint lint-rtl sim bench fmt clean
 
 all: test
 
-## deps: install what is missing (Rust components and the no_std target).
+## deps: install what is missing (Verilator from apt, Rust components and the no_std target).
 deps: $(DEPS_STAMP)
 
-$(DEPS_STAMP):
+$(DEPS_STAMP): Makefile
 	@mkdir -p $(BUILD)
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required: install Rust (rustup) first" >&2; exit 1; }
+	@missing=""; for p in $(APT_PACKAGES); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 	@if command -v rustup >/dev/null; then \
 	  rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt; \
 	  rustup component list --installed | grep -q '^clippy' || rustup component add clippy; \
@@ -30,7 +41,7 @@ $(DEPS_STAMP):
 run: deps
 	$(CARGO) run --release -q -p rocenic -- demo
 
-## test: lint, the no_std builds, and every test in the workspace.
+## test: lint, the no_std builds, and every test in the workspace (model, co-simulation, CLI).
 test: deps lint
 	$(CARGO) build -q -p rocenic-model --no-default-features
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
@@ -38,14 +49,26 @@ test: deps lint
 	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
 	$(CARGO) test --workspace
 
-## lint: formatting and clippy with warnings denied.
-lint: deps
+## lint: Verilator lint of all RTL, rustfmt check, clippy with warnings denied.
+lint: deps lint-rtl
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 
-## bench: criterion benchmarks of the model (figures in target/criterion).
+# Each module is linted as the top, so that unused ports and parameters of leaves show too.
+lint-rtl: deps
+	@for f in $(RTL); do \
+	  verilator --lint-only -Wall --no-timing $(RTL) --top-module $$(basename $${f%.*}) || exit 1; \
+	done
+	@echo "verilator lint: clean ($(words $(RTL)) files)"
+
+## sim: the co-simulation test benches only (RTL against the model).
+sim: deps
+	$(CARGO) test -p rocenic-sim
+
+## bench: criterion benchmarks of the model, and co-simulation speed against native C++.
 bench: deps
 	$(CARGO) bench -p rocenic-model --bench model
+	$(CARGO) bench -p rocenic-sim --bench cosim
 
 fmt:
 	$(CARGO) fmt --all

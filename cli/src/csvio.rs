@@ -124,35 +124,64 @@ impl Row<'_> {
     }
 }
 
-/// Calls `each` for every data record, with its line number; `each` returns the values to append.
+/// One data record, owned, with its line number.
+pub struct OwnedRow {
+    pub record: csv::StringRecord,
+    pub line: u64,
+}
+
+impl OwnedRow {
+    fn row(&self) -> Row<'_> {
+        Row {
+            record: &self.record,
+            line: self.line,
+        }
+    }
+}
+
+/// Reads records in chunks of up to `chunk`; `each` returns, per record of the chunk, the values
+/// to append, and the records are written out with them.
+pub fn for_each_chunk(
+    rdr: &mut csv::Reader<Box<dyn Read>>,
+    out: &mut csv::Writer<Box<dyn Write>>,
+    chunk: usize,
+    mut each: impl FnMut(&[Row]) -> Result<Vec<Vec<String>>, Failure>,
+) -> Result<(), Failure> {
+    let mut records = rdr.records();
+    loop {
+        let mut owned = Vec::new();
+        for result in records.by_ref().take(chunk) {
+            let record = result.map_err(|e| {
+                let line = e.position().map_or(0, |p| p.line());
+                Failure(format!("line {line}: {e}"))
+            })?;
+            let line = record.position().map_or(0, |p| p.line());
+            owned.push(OwnedRow { record, line });
+        }
+        if owned.is_empty() {
+            break;
+        }
+        let rows: Vec<Row> = owned.iter().map(OwnedRow::row).collect();
+        let extra = each(&rows)?;
+        for (row, values) in owned.iter().zip(extra) {
+            let mut full = row.record.clone();
+            for v in &values {
+                full.push_field(v);
+            }
+            out.write_record(&full)?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Calls `each` for every data record, one at a time.
 pub fn for_each_row(
     rdr: &mut csv::Reader<Box<dyn Read>>,
     out: &mut csv::Writer<Box<dyn Write>>,
     mut each: impl FnMut(&Row) -> Result<Vec<String>, Failure>,
 ) -> Result<(), Failure> {
-    let mut record = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
-                return Err(Failure(format!("line {line}: {e}")));
-            }
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        let extra = each(&Row {
-            record: &record,
-            line,
-        })?;
-        let mut full = record.clone();
-        for v in &extra {
-            full.push_field(v);
-        }
-        out.write_record(&full)?;
-    }
-    out.flush()?;
-    Ok(())
+    for_each_chunk(rdr, out, 1, |rows| rows.iter().map(&mut each).collect())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ use crate::csvio::{self, Columns};
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
+use rocenic_sim::entropy::{EntropyRtl, Error as RtlError};
 use std::path::PathBuf;
 
 /// Which implementation computes the results.
@@ -11,6 +12,39 @@ use std::path::PathBuf;
 pub enum Engine {
     /// The reference model.
     Model,
+    /// The RTL entropy unit, co-simulated cycle by cycle (QPNs of at most 24 bits).
+    Rtl,
+}
+
+/// Rows per batch handed to an engine: bounds memory on large inputs.
+const CHUNK: usize = 1 << 16;
+
+/// Computes a batch of requests with the chosen engine.
+struct Computer {
+    profile: Profile,
+    rtl: Option<EntropyRtl>,
+}
+
+impl Computer {
+    fn new(engine: Engine, profile: Profile) -> Self {
+        let rtl = (engine == Engine::Rtl).then(|| EntropyRtl::new("rocenic_entropy"));
+        Computer { profile, rtl }
+    }
+
+    /// Results for `batch`; `lines[i]` names request `i` in messages.
+    fn compute(&mut self, batch: &[Request], lines: &[u64]) -> Result<Vec<Entropy>, Failure> {
+        let Some(rtl) = &mut self.rtl else {
+            return Ok(batch.iter().map(|r| self.profile.compute(r)).collect());
+        };
+        let requests: Vec<(Profile, Request)> = batch.iter().map(|r| (self.profile, *r)).collect();
+        rtl.compute(&requests).map_err(|e| match e {
+            RtlError::QpnTooWide { index, qpn } => Failure(format!(
+                "line {}: QPN {qpn:#x} is wider than the 24 bits of the wire (the RTL takes 24-bit QPNs)",
+                lines[index]
+            )),
+            other => Failure(format!("RTL engine: {other}")),
+        })
+    }
 }
 
 /// How the entropy is keyed.
@@ -83,7 +117,6 @@ pub fn format(e: &Entropy) -> [String; 2] {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let Engine::Model = args.engine;
     let single_qp = args.lqpn.zip(args.rqpn);
     let single_cm = args.src_port.zip(args.dst_port);
     if single_qp.is_some() || single_cm.is_some() {
@@ -115,7 +148,7 @@ pub fn run(args: Args) -> Outcome {
                 return Err(Failure("CM mode needs --src-port and --dst-port".into()))
             }
         };
-        let e = args.profile.compute(&request);
+        let e = Computer::new(args.engine, args.profile).compute(&[request], &[1])?[0];
         println!("profile    {} ({:?} mode)", args.profile, args.mode);
         println!("flow_label {:#07x} ({})", e.flow_label, e.flow_label);
         println!("udp_sport  {:#06x} ({})", e.udp_sport, e.udp_sport);
@@ -149,12 +182,15 @@ pub fn run(args: Args) -> Outcome {
     header.push_field("udp_sport");
     out.write_record(&header)?;
     const U32: u64 = 0xFFFF_FFFF;
-    match args.mode {
-        Mode::Qp => {
-            let (l, r) = keys;
-            let t = columns.find("qp_type");
-            csvio::for_each_row(&mut rdr, &mut out, |row| {
-                let qp_type = match t.map(|i| row.text(i)) {
+    let qp_type = columns.find("qp_type");
+    let (l, r) = (columns.find("lqpn"), columns.find("rqpn"));
+    let parse = |row: &csvio::Row| -> Result<Request, Failure> {
+        Ok(match args.mode {
+            Mode::Qp => Request::Qp {
+                lqpn: row.number(keys.0, "lqpn", U32)? as u32,
+                rqpn: row.number(keys.1, "rqpn", U32)? as u32,
+                flow_label: row.number_or(fl, "fl", U32, 0)? as u32,
+                qp_type: match qp_type.map(|i| row.text(i)) {
                     None | Some("") => QpType::Rc,
                     Some(text) => text.parse().map_err(|_| {
                         Failure(format!(
@@ -162,30 +198,23 @@ pub fn run(args: Args) -> Outcome {
                             row.line
                         ))
                     })?,
-                };
-                let request = Request::Qp {
-                    lqpn: row.number(l, "lqpn", U32)? as u32,
-                    rqpn: row.number(r, "rqpn", U32)? as u32,
-                    flow_label: row.number_or(fl, "fl", U32, 0)? as u32,
-                    qp_type,
-                };
-                Ok(format(&args.profile.compute(&request)).to_vec())
-            })?;
-        }
-        Mode::Cm => {
-            let (s, d) = keys;
-            let (l, r) = (columns.find("lqpn"), columns.find("rqpn"));
-            csvio::for_each_row(&mut rdr, &mut out, |row| {
-                let request = Request::Cm {
-                    src_port: row.number(s, "src_port", 0xFFFF)? as u16,
-                    dst_port: row.number(d, "dst_port", 0xFFFF)? as u16,
-                    flowinfo: row.number_or(fl, "fl", U32, 0)? as u32,
-                    lqpn: row.number_or(l, "lqpn", U32, 0)? as u32,
-                    rqpn: row.number_or(r, "rqpn", U32, 0)? as u32,
-                };
-                Ok(format(&args.profile.compute(&request)).to_vec())
-            })?;
-        }
-    }
+                },
+            },
+            Mode::Cm => Request::Cm {
+                src_port: row.number(keys.0, "src_port", 0xFFFF)? as u16,
+                dst_port: row.number(keys.1, "dst_port", 0xFFFF)? as u16,
+                flowinfo: row.number_or(fl, "fl", U32, 0)? as u32,
+                lqpn: row.number_or(l, "lqpn", U32, 0)? as u32,
+                rqpn: row.number_or(r, "rqpn", U32, 0)? as u32,
+            },
+        })
+    };
+    let mut computer = Computer::new(args.engine, args.profile);
+    csvio::for_each_chunk(&mut rdr, &mut out, CHUNK, |rows| {
+        let requests = rows.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
+        let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();
+        let results = computer.compute(&requests, &lines)?;
+        Ok(results.iter().map(|e| format(e).to_vec()).collect())
+    })?;
     Ok(true)
 }

@@ -1374,29 +1374,3 @@ proptest! {
         exercise_all(&file, nh);
     }
 }
-
-/// Throughput of the ICRC over 4 KiB payloads. Run with
-/// `cargo test -p rocenic-model --release --test wire -- --ignored --nocapture icrc_throughput`.
-#[test]
-#[ignore]
-fn icrc_throughput() {
-    let mut spec = rc_send_only_v4();
-    spec.payload = vec![0xA5; 4096];
-    let mut f = build(&spec);
-    icrc_fill(&mut f).unwrap();
-    let iters = 200_000u32;
-    let at = f.len() - 100;
-    let t = std::time::Instant::now();
-    let mut acc = 0u32;
-    for i in 0..iters {
-        f[at] = i as u8;
-        let r = RoceFrame::parse(std::hint::black_box(&f)).unwrap();
-        acc = acc.wrapping_add(r.computed());
-    }
-    let dt = t.elapsed().as_secs_f64();
-    let gbs = (f64::from(iters) * f.len() as f64) / dt / 1e9;
-    println!(
-        "ICRC over {} B frames: {gbs:.1} GB/s (acc {acc:#x})",
-        f.len()
-    );
-}
