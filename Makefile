@@ -47,7 +47,8 @@ test: deps lint
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
 	  $(CARGO) build -q -p rocenic-model --no-default-features --target $(NO_STD_TARGET); \
 	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
-	$(CARGO) test --workspace
+	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
+	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 
 ## lint: Verilator lint of all RTL, rustfmt check, clippy with warnings denied.
 lint: deps lint-rtl

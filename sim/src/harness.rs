@@ -17,6 +17,8 @@ pub trait Dut {
     fn set_clk(&mut self, high: bool);
     /// Drives the synchronous reset.
     fn set_rst(&mut self, high: bool);
+    /// One untraced clock cycle (settle, rising edge, falling edge), in one call.
+    fn tick(&mut self);
     /// Opens a VCD file.
     fn trace_open(&mut self, path: &Path) -> std::io::Result<()>;
     /// Writes the current values to the VCD.
@@ -117,19 +119,18 @@ impl<D: Dut> Sim<D> {
     /// One clock cycle: rising edge, then falling edge.
     #[inline]
     pub fn step(&mut self) {
-        let t = self.cycle * 2;
-        let traced = self.vcd.is_some();
-        self.dut.eval();
-        if traced {
+        if self.vcd.is_none() {
+            self.dut.tick();
+        } else {
+            let t = self.cycle * 2;
+            self.dut.eval();
             self.dut.trace_dump(t);
-        }
-        self.dut.set_clk(true);
-        self.dut.eval();
-        if traced {
+            self.dut.set_clk(true);
+            self.dut.eval();
             self.dut.trace_dump(t + 1);
+            self.dut.set_clk(false);
+            self.dut.eval();
         }
-        self.dut.set_clk(false);
-        self.dut.eval();
         self.cycle += 1;
     }
 
