@@ -1,14 +1,17 @@
 // A plain C++ Verilator harness for the entropy unit, linked into the co-simulation bench so
 // that the Rust harness can be compared with native C++ on the same model in the same run.
 // It drives the same stimulus shape as the Rust bench: back-to-back QP requests, always-ready
-// sink, one result read per cycle.
+// sink, one result read per cycle. Context and model are heap-allocated as in Verilator's own
+// example harnesses (and as the Rust shim does).
 #include "Ventropy_unit.h"
 #include "verilated.h"
 #include <cstdint>
+#include <memory>
 
 extern "C" uint64_t entropy_unit_native_bench(uint64_t cycles) {
-    VerilatedContext ctx;
-    Ventropy_unit top{&ctx, "TOP"};
+    const std::unique_ptr<VerilatedContext> ctx{new VerilatedContext};
+    const std::unique_ptr<Ventropy_unit> model{new Ventropy_unit{ctx.get(), "TOP"}};
+    Ventropy_unit& top = *model;
     top.clk = 0;
     top.rst = 1;
     for (int i = 0; i < 4; ++i) {
