@@ -7,6 +7,7 @@ mod csvio;
 mod demo;
 mod entropy;
 mod icrc;
+mod rss;
 mod toeplitz;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ enum Command {
     Toeplitz(toeplitz::Args),
     /// Check the ICRC of every RoCEv2 frame in a pcap (exit 1 if any is bad).
     Icrc(icrc::Args),
+    /// RSS hash, queue and parse flags of every packet in a pcap; per-queue counts on stderr.
+    Rss(rss::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
     Demo,
 }
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::Entropy(args) => entropy::run(args),
         Command::Toeplitz(args) => toeplitz::run(args),
         Command::Icrc(args) => icrc::run(args),
+        Command::Rss(args) => rss::run(args),
         Command::Demo => demo::run(),
     };
     match outcome {

@@ -405,3 +405,188 @@ fn entropy_rtl_engine_refuses_wide_qpns_by_line() {
         .status
         .success());
 }
+
+/// An Ethernet + IPv4 + TCP frame.
+fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
+    let mut f = vec![
+        0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6,
+        0, 0,
+    ];
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&sport.to_be_bytes());
+    f.extend_from_slice(&dport.to_be_bytes());
+    f.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0]);
+    f
+}
+
+#[test]
+fn rss_verification_suite_from_a_pcap() {
+    // Microsoft/Intel suite, IPv4 with TCP.
+    let rows = [
+        (
+            [66, 9, 149, 187],
+            2794,
+            [161, 142, 100, 80],
+            1766,
+            0x51ccc178u32,
+        ),
+        (
+            [199, 92, 111, 2],
+            14230,
+            [65, 69, 140, 83],
+            4739,
+            0xc626b0ea,
+        ),
+        (
+            [24, 19, 198, 95],
+            12898,
+            [12, 22, 207, 184],
+            38024,
+            0x5c2b394a,
+        ),
+        (
+            [38, 27, 205, 30],
+            48228,
+            [209, 142, 163, 6],
+            2217,
+            0xafc7327f,
+        ),
+        (
+            [153, 39, 163, 191],
+            44251,
+            [202, 188, 127, 2],
+            1303,
+            0x10e828a2,
+        ),
+    ];
+    let frames: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|&(s, sp, d, dp, _)| tcp4_frame(s, sp, d, dp))
+        .collect();
+    let p = pcap_file("rss", 1, &frames);
+    let o = rocenic(&["rss", "--pcap", p.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("index,hash,queue,flags"));
+    for (i, ((.., want), line)) in rows.iter().zip(lines).enumerate() {
+        // 128 entries filled round-robin over 4 queues: queue = (hash mod 128) mod 4.
+        assert_eq!(
+            line,
+            format!("{i},{want:#010x},{},ipv4|tcp", (want & 127) % 4)
+        );
+    }
+    assert!(
+        stderr(&o).starts_with("queue,packets,share\n"),
+        "{}",
+        stderr(&o)
+    );
+    let counted: u64 = stderr(&o)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(counted, 5);
+    std::fs::remove_file(p).unwrap();
+}
+
+#[test]
+fn rss_symmetric_key_keeps_both_directions_together() {
+    let mut frames = Vec::new();
+    for i in 0..50u8 {
+        let (a, b) = ([10, 0, i, 1], [192, 168, 1, i]);
+        frames.push(tcp4_frame(a, 1000 + u16::from(i), b, 443));
+        frames.push(tcp4_frame(b, 443, a, 1000 + u16::from(i)));
+    }
+    let p = pcap_file("rss-sym", 1, &frames);
+    let queues = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "rss",
+            "--pcap",
+            p.to_str().unwrap(),
+            "--queues",
+            "16",
+            "--table-size",
+            "256",
+        ];
+        args.extend_from_slice(extra);
+        let o = rocenic(&args, "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(2).unwrap().to_string())
+            .collect()
+    };
+    let sym = queues(&["--symmetric-key"]);
+    assert!(sym.chunks(2).all(|pair| pair[0] == pair[1]));
+    // The default key separates directions of most flows: the property is the key's.
+    let asym = queues(&[]);
+    assert!(asym.chunks(2).filter(|pair| pair[0] != pair[1]).count() > 25);
+    std::fs::remove_file(p).unwrap();
+}
+
+#[test]
+fn rss_bad_input_is_named() {
+    let p = pcap_file(
+        "rss-bad",
+        1,
+        &[tcp4_frame([1, 2, 3, 4], 1, [5, 6, 7, 8], 2)],
+    );
+    let path = p.to_str().unwrap();
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--fields", "src-ipv4,nope"], ""),
+        "unknown field `nope`",
+    );
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--table-size", "100"], ""),
+        "not a power of two",
+    );
+    fails_with(
+        &rocenic(
+            &[
+                "rss",
+                "--pcap",
+                path,
+                "--fields",
+                "src-ipv6,dst-ipv6,src-port-udp,dst-port-udp,bth-qpn",
+            ],
+            "",
+        ),
+        "use a 52-byte key",
+    );
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--key", "00112233"], ""),
+        "covers 0",
+    );
+    assert_eq!(
+        rocenic(&["rss", "--pcap", path, "--queues", "0"], "")
+            .status
+            .code(),
+        Some(2)
+    );
+    let other = pcap_file("rss-link", 105, &[]);
+    fails_with(
+        &rocenic(&["rss", "--pcap", other.to_str().unwrap()], ""),
+        "link type 105",
+    );
+    // XOR needs no key coverage.
+    assert!(rocenic(
+        &[
+            "rss",
+            "--pcap",
+            path,
+            "--function",
+            "xor",
+            "--key",
+            "00112233"
+        ],
+        ""
+    )
+    .status
+    .success());
+    for f in [p, other] {
+        std::fs::remove_file(f).unwrap();
+    }
+}

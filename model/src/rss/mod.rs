@@ -7,6 +7,9 @@
 use crate::toeplitz::{self, ToeplitzTable};
 use core::fmt;
 
+pub mod parse;
+pub use parse::{classify, Link, ParseFlags, Parsed};
+
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH
 /// destination QP (DPDK's `RTE_ETH_RSS_IB_BTH`), which verbs has no bit for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -1,0 +1,405 @@
+//! The RSS parser and hash over real frames (REFERENCE §2, §4).
+
+use proptest::prelude::*;
+use rocenic_model::rss::{
+    classify, Context, Function, HashFields, HashType, IpPair, Link, ParseFlags, L4,
+};
+use rocenic_model::toeplitz::MICROSOFT_KEY;
+
+/// Frame builder for the tests: link header, IP header, transport header.
+struct Frame {
+    tags: usize,
+    ipv6: bool,
+    src: Vec<u8>,
+    dst: Vec<u8>,
+    ip_options: usize,
+    v6_ext: Vec<u8>,
+    fragment: bool,
+    protocol: u8,
+    l4: Vec<u8>,
+}
+
+impl Frame {
+    fn tcp(src: &[u8], dst: &[u8], sport: u16, dport: u16) -> Frame {
+        let mut l4 = vec![0u8; 20];
+        l4[0..2].copy_from_slice(&sport.to_be_bytes());
+        l4[2..4].copy_from_slice(&dport.to_be_bytes());
+        l4[12] = 0x50;
+        Frame {
+            tags: 0,
+            ipv6: src.len() == 16,
+            src: src.into(),
+            dst: dst.into(),
+            ip_options: 0,
+            v6_ext: vec![],
+            fragment: false,
+            protocol: 6,
+            l4,
+        }
+    }
+
+    fn udp(src: &[u8], dst: &[u8], sport: u16, dport: u16, payload: &[u8]) -> Frame {
+        let mut l4 = vec![0u8; 8];
+        l4[0..2].copy_from_slice(&sport.to_be_bytes());
+        l4[2..4].copy_from_slice(&dport.to_be_bytes());
+        l4[4..6].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+        l4.extend_from_slice(payload);
+        Frame {
+            protocol: 17,
+            l4,
+            ..Frame::tcp(src, dst, 0, 0)
+        }
+    }
+
+    /// The IP packet (no link header).
+    fn ip(&self) -> Vec<u8> {
+        let mut p = Vec::new();
+        if self.ipv6 {
+            let next = if self.v6_ext.is_empty() {
+                self.protocol
+            } else {
+                self.v6_ext[0]
+            };
+            p.extend_from_slice(&[0x60, 0, 0, 0]);
+            let len = self.v6_ext.len() - usize::from(!self.v6_ext.is_empty()) + self.l4.len();
+            p.extend_from_slice(&(len as u16).to_be_bytes());
+            p.extend_from_slice(&[next, 64]);
+            p.extend_from_slice(&self.src);
+            p.extend_from_slice(&self.dst);
+            if !self.v6_ext.is_empty() {
+                p.extend_from_slice(&self.v6_ext[1..]);
+            }
+        } else {
+            let ihl = 5 + self.ip_options / 4;
+            let total = ihl * 4 + self.l4.len();
+            p.push(0x40 | ihl as u8);
+            p.push(0);
+            p.extend_from_slice(&(total as u16).to_be_bytes());
+            p.extend_from_slice(&[0, 1]);
+            p.extend_from_slice(if self.fragment {
+                &[0x20, 0]
+            } else {
+                &[0x40, 0]
+            });
+            p.extend_from_slice(&[64, self.protocol, 0, 0]);
+            p.extend_from_slice(&self.src);
+            p.extend_from_slice(&self.dst);
+            p.extend(std::iter::repeat_n(1u8, self.ip_options)); // NOP options
+        }
+        p.extend_from_slice(&self.l4);
+        p
+    }
+
+    fn ethernet(&self) -> Vec<u8> {
+        let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
+        for t in 0..self.tags {
+            f.extend_from_slice(if t == 0 {
+                &[0x88, 0xA8, 0, 5]
+            } else {
+                &[0x81, 0x00, 0, 7]
+            });
+        }
+        f.extend_from_slice(if self.ipv6 {
+            &[0x86, 0xDD]
+        } else {
+            &[0x08, 0x00]
+        });
+        f.extend(self.ip());
+        f
+    }
+
+    /// Native InfiniBand: LRH (+GRH) + BTH (UD SEND Only) + DETH + IPoIB + IP + ICRC + VCRC.
+    fn infiniband(&self, grh: bool, dest_qpn: u32) -> Vec<u8> {
+        let mut f = vec![
+            0x00,
+            if grh { 0x03 } else { 0x02 },
+            0x00,
+            0x05,
+            0,
+            0,
+            0x00,
+            0x09,
+        ];
+        if grh {
+            f.extend_from_slice(&[0x60, 0, 0, 0, 0, 0, 0x1B, 64]);
+            f.extend_from_slice(&[0xFE; 32]);
+        }
+        let q = dest_qpn.to_be_bytes();
+        f.extend_from_slice(&[0x64, 0, 0xFF, 0xFF, 0, q[1], q[2], q[3], 0, 0, 0, 1]);
+        f.extend_from_slice(&[0, 0, 0, 0x0B, 0, 0, 0, 0x48]);
+        f.extend_from_slice(if self.ipv6 {
+            &[0x86, 0xDD, 0, 0]
+        } else {
+            &[0x08, 0x00, 0, 0]
+        });
+        f.extend(self.ip());
+        f.extend_from_slice(&[0xAA; 6]);
+        f
+    }
+}
+
+/// Microsoft/Intel verification suite rows: (src, sport, dst, dport, hash L3, hash L3+L4).
+const V4: [([u8; 4], u16, [u8; 4], u16, u32, u32); 5] = [
+    (
+        [66, 9, 149, 187],
+        2794,
+        [161, 142, 100, 80],
+        1766,
+        0x323e8fc2,
+        0x51ccc178,
+    ),
+    (
+        [199, 92, 111, 2],
+        14230,
+        [65, 69, 140, 83],
+        4739,
+        0xd718262a,
+        0xc626b0ea,
+    ),
+    (
+        [24, 19, 198, 95],
+        12898,
+        [12, 22, 207, 184],
+        38024,
+        0xd2d0a5de,
+        0x5c2b394a,
+    ),
+    (
+        [38, 27, 205, 30],
+        48228,
+        [209, 142, 163, 6],
+        2217,
+        0x82989176,
+        0xafc7327f,
+    ),
+    (
+        [153, 39, 163, 191],
+        44251,
+        [202, 188, 127, 2],
+        1303,
+        0x5d1809c5,
+        0x10e828a2,
+    ),
+];
+
+fn v6(s: &str) -> [u8; 16] {
+    s.parse::<std::net::Ipv6Addr>().unwrap().octets()
+}
+
+fn v6_rows() -> [([u8; 16], u16, [u8; 16], u16, u32, u32); 3] {
+    [
+        (
+            v6("3ffe:2501:200:1fff::7"),
+            2794,
+            v6("3ffe:2501:200:3::1"),
+            1766,
+            0x2cc18cd5,
+            0x40207d3d,
+        ),
+        (
+            v6("3ffe:501:8::260:97ff:fe40:efab"),
+            14230,
+            v6("ff02::1"),
+            4739,
+            0x0f0c461c,
+            0xdde51bbf,
+        ),
+        (
+            v6("3ffe:1900:4545:3:200:f8ff:fe21:67cf"),
+            44251,
+            v6("fe80::200:f8ff:fe21:67cf"),
+            38024,
+            0x4b61e985,
+            0x02d1feef,
+        ),
+    ]
+}
+
+fn ctx(fields: HashFields) -> Context {
+    Context::new(Function::Toeplitz, fields, &MICROSOFT_KEY).unwrap()
+}
+
+#[test]
+fn verification_suite_as_real_packets() {
+    let l3 = ctx(HashFields(0x0F));
+    let l4 = ctx(HashFields::DEFAULT);
+    for (s, sp, d, dp, h3, h4) in V4 {
+        for tags in 0..=2 {
+            let mut f = Frame::tcp(&s, &d, sp, dp);
+            f.tags = tags;
+            f.ip_options = 4 * tags; // options must not move the fields
+            let parsed = classify(Link::Ethernet, &f.ethernet());
+            assert_eq!(parsed.flags.contains(ParseFlags::TCP), true);
+            assert_eq!(
+                l4.hash(&parsed.tuple).unwrap(),
+                (h4, HashType(HashType::IPV4.0 | HashType::TCP.0))
+            );
+            assert_eq!(l3.hash(&parsed.tuple).unwrap().0, h3);
+            // The same flow over IPoIB on native InfiniBand hashes the same.
+            let ib = classify(Link::Infiniband, &f.infiniband(tags == 1, 0x48));
+            assert_eq!(
+                ib.flags,
+                ParseFlags(
+                    ParseFlags::IPOIB.0
+                        | ParseFlags::IPV4.0
+                        | ParseFlags::TCP.0
+                        | ParseFlags::BTH.0
+                )
+            );
+            assert_eq!(l4.hash(&ib.tuple).unwrap().0, h4);
+        }
+    }
+    for (s, sp, d, dp, h3, h4) in v6_rows() {
+        let f = Frame::tcp(&s, &d, sp, dp);
+        let parsed = classify(Link::Ethernet, &f.ethernet());
+        assert_eq!(l4.hash(&parsed.tuple).unwrap().0, h4);
+        assert_eq!(l3.hash(&parsed.tuple).unwrap().0, h3);
+        // Hop-by-hop and destination options are skipped to reach the ports.
+        let mut g = Frame::tcp(&s, &d, sp, dp);
+        g.v6_ext = vec![0, 60, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0];
+        let parsed = classify(Link::Ethernet, &g.ethernet());
+        assert_eq!(
+            parsed.flags,
+            ParseFlags(ParseFlags::IPV6.0 | ParseFlags::TCP.0),
+            "{}",
+            parsed.flags
+        );
+        assert_eq!(l4.hash(&parsed.tuple).unwrap().0, h4);
+    }
+}
+
+#[test]
+fn fragments_and_unskipped_extensions_hash_l3_only() {
+    let (s, sp, d, dp, h3, _) = V4[0];
+    let mut f = Frame::tcp(&s, &d, sp, dp);
+    f.fragment = true;
+    let parsed = classify(Link::Ethernet, &f.ethernet());
+    assert!(parsed.flags.contains(ParseFlags::FRAGMENT));
+    assert_eq!(
+        ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap(),
+        (h3, HashType::IPV4)
+    );
+
+    let (s, sp, d, dp, h3, _) = v6_rows()[0];
+    let mut g = Frame::tcp(&s, &d, sp, dp);
+    // A fragment header with M set.
+    g.v6_ext = vec![44, 6, 0, 0, 1, 0, 0, 0, 9];
+    let parsed = classify(Link::Ethernet, &g.ethernet());
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV6.0 | ParseFlags::FRAGMENT.0)
+    );
+    assert_eq!(ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap().0, h3);
+    // An AH header: not skipped, L3 only, and said so.
+    g.v6_ext = vec![51, 6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let parsed = classify(Link::Ethernet, &g.ethernet());
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV6.0 | ParseFlags::L3_ONLY.0)
+    );
+    assert_eq!(ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap().0, h3);
+}
+
+#[test]
+fn rocev2_bth_destination_qp() {
+    let mut bth = vec![0x04, 0, 0xFF, 0xFF, 0, 0x12, 0x34, 0x56, 0, 0, 0, 1];
+    bth.extend_from_slice(&[0; 8]);
+    let f = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4791, &bth);
+    let parsed = classify(Link::Ethernet, &f.ethernet());
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV4.0 | ParseFlags::UDP.0 | ParseFlags::BTH.0)
+    );
+    assert_eq!(parsed.tuple.bth_dest_qpn, Some(0x12_3456));
+    assert_eq!(parsed.tuple.l4, L4::Udp);
+    // UDP on another port carries no BTH.
+    let g = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4792, &bth);
+    assert_eq!(
+        classify(Link::Ethernet, &g.ethernet()).tuple.bth_dest_qpn,
+        None
+    );
+    // A RoCEv2 packet cut inside the BTH is malformed but keeps its UDP ports.
+    let h = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4791, &bth[..6]);
+    let parsed = classify(Link::Ethernet, &h.ethernet());
+    assert!(parsed.flags.contains(ParseFlags::MALFORMED));
+    assert_eq!(parsed.tuple.dst_port, 4791);
+}
+
+#[test]
+fn malformed_frames_hash_what_was_valid() {
+    let (s, sp, d, dp, h3, _) = V4[1];
+    let good = Frame::tcp(&s, &d, sp, dp).ethernet();
+    // Cut inside the TCP header: the IP total length now runs past the frame.
+    let parsed = classify(Link::Ethernet, &good[..14 + 20 + 10]);
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV4.0 | ParseFlags::MALFORMED.0)
+    );
+    assert_eq!(ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap().0, h3);
+    // IHL below 5.
+    let mut bad = good.clone();
+    bad[14] = 0x44;
+    let parsed = classify(Link::Ethernet, &bad);
+    assert!(parsed.flags.contains(ParseFlags::MALFORMED));
+    assert_eq!(parsed.tuple.l4, L4::None);
+    // A runt.
+    assert_eq!(
+        classify(Link::Ethernet, &good[..10]).flags,
+        ParseFlags::MALFORMED
+    );
+    // Ethernet padding after the IP packet is fine.
+    let mut padded = good.clone();
+    padded.extend_from_slice(&[0; 10]);
+    assert!(!classify(Link::Ethernet, &padded)
+        .flags
+        .contains(ParseFlags::MALFORMED));
+    // Non-IP frames are not malformed, just not hashable.
+    let mut arp = good[..12].to_vec();
+    arp.extend_from_slice(&[0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    let parsed = classify(Link::Ethernet, &arp);
+    assert_eq!(
+        (parsed.flags, parsed.ethertype, parsed.tuple.ip),
+        (ParseFlags::default(), 0x0806, IpPair::None)
+    );
+}
+
+#[test]
+fn flag_names() {
+    assert_eq!(
+        ParseFlags(ParseFlags::IPV4.0 | ParseFlags::TCP.0 | ParseFlags::VLAN.0).to_string(),
+        "vlan|ipv4|tcp"
+    );
+    assert_eq!(ParseFlags::default().to_string(), "none");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// No bytes make the parser panic, on either link.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        static CTX: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
+        let ctx = CTX.get_or_init(|| ctx(HashFields(0x10FF)));
+        for link in [Link::Ethernet, Link::Infiniband] {
+            let parsed = classify(link, &bytes);
+            let _ = ctx.hash(&parsed.tuple);
+        }
+    }
+
+    /// Every cut of a valid frame parses without panic, and a cut inside the headers is flagged.
+    #[test]
+    fn truncation_is_flagged(cut in 0usize..80, ipv6 in any::<bool>(), tags in 0usize..=2) {
+        let f = if ipv6 { Frame::tcp(&[1; 16], &[2; 16], 1, 2) } else { Frame::tcp(&[1; 4], &[2; 4], 1, 2) };
+        let mut f = f;
+        f.tags = tags;
+        let frame = f.ethernet();
+        let cut = cut.min(frame.len());
+        let parsed = classify(Link::Ethernet, &frame[..cut]);
+        if cut < frame.len() {
+            prop_assert!(parsed.flags.contains(ParseFlags::MALFORMED), "cut {} of {}: {}", cut, frame.len(), parsed.flags);
+        } else {
+            prop_assert!(parsed.flags.contains(ParseFlags::TCP));
+        }
+    }
+}
