@@ -138,8 +138,11 @@ impl Frame {
     }
 }
 
-/// Microsoft/Intel verification suite rows: (src, sport, dst, dport, hash L3, hash L3+L4).
-const V4: [([u8; 4], u16, [u8; 4], u16, u32, u32); 5] = [
+/// A verification suite row: (src, sport, dst, dport, hash L3, hash L3+L4).
+type Row<const N: usize> = ([u8; N], u16, [u8; N], u16, u32, u32);
+
+/// Microsoft/Intel verification suite, IPv4 rows.
+const V4: [Row<4>; 5] = [
     (
         [66, 9, 149, 187],
         2794,
@@ -186,7 +189,7 @@ fn v6(s: &str) -> [u8; 16] {
     s.parse::<std::net::Ipv6Addr>().unwrap().octets()
 }
 
-fn v6_rows() -> [([u8; 16], u16, [u8; 16], u16, u32, u32); 3] {
+fn v6_rows() -> [Row<16>; 3] {
     [
         (
             v6("3ffe:2501:200:1fff::7"),
@@ -229,7 +232,7 @@ fn verification_suite_as_real_packets() {
             f.tags = tags;
             f.ip_options = 4 * tags; // options must not move the fields
             let parsed = classify(Link::Ethernet, &f.ethernet());
-            assert_eq!(parsed.flags.contains(ParseFlags::TCP), true);
+            assert!(parsed.flags.contains(ParseFlags::TCP));
             assert_eq!(
                 l4.hash(&parsed.tuple).unwrap(),
                 (h4, HashType(HashType::IPV4.0 | HashType::TCP.0))
