@@ -20,6 +20,8 @@ struct DutSpec {
     name: &'static str,
     top: &'static str,
     sources: &'static [&'static str],
+    /// Parameter overrides (`-G<name>=<value>`): one RTL module can be several DUTs.
+    params: &'static [(&'static str, &'static str)],
     /// Extra C++ compiled with this DUT (native benchmark harnesses).
     extra_cpp: &'static [&'static str],
 }
@@ -28,6 +30,7 @@ const DUTS: &[DutSpec] = &[DutSpec {
     name: "entropy_unit",
     top: "entropy_unit",
     sources: &["rtl/common/skid_buffer.sv", "rtl/entropy/entropy_unit.sv"],
+    params: &[],
     extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
 }];
 
@@ -108,6 +111,7 @@ fn main() {
                 .arg(dut.top)
                 .arg("-Mdir")
                 .arg(&mdir)
+                .args(dut.params.iter().map(|(k, v)| format!("-G{k}={v}")))
                 .args(dut.sources.iter().map(|s| root.join(s)))
                 .status()
                 .expect("run verilator");
