@@ -26,13 +26,30 @@ struct DutSpec {
     extra_cpp: &'static [&'static str],
 }
 
-const DUTS: &[DutSpec] = &[DutSpec {
-    name: "entropy_unit",
-    top: "entropy_unit",
-    sources: &["rtl/common/skid_buffer.sv", "rtl/entropy/entropy_unit.sv"],
-    params: &[],
-    extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
-}];
+const DUTS: &[DutSpec] = &[
+    DutSpec {
+        name: "entropy_unit",
+        top: "entropy_unit",
+        sources: &["rtl/common/skid_buffer.sv", "rtl/entropy/entropy_unit.sv"],
+        params: &[],
+        extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
+    },
+    // The RSS hash core at both key lengths: 40-byte (36-byte inputs) and 52-byte (48).
+    DutSpec {
+        name: "rss_hash_36",
+        top: "rss_hash",
+        sources: &["rtl/common/skid_buffer.sv", "rtl/rss/rss_hash.sv"],
+        params: &[("MAX_INPUT", "36")],
+        extra_cpp: &[],
+    },
+    DutSpec {
+        name: "rss_hash_48",
+        top: "rss_hash",
+        sources: &["rtl/common/skid_buffer.sv", "rtl/rss/rss_hash.sv"],
+        params: &[("MAX_INPUT", "48")],
+        extra_cpp: &[],
+    },
+];
 
 /// Runtime sources that must be linked once per binary.
 const RUNTIME: &[&str] = &[
