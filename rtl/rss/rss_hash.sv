@@ -31,9 +31,10 @@
 // same cycle as a key handshake, or later, is hashed with the new key; a request accepted in an
 // earlier cycle with the key that was current when it was accepted. No request ever sees a mix.
 // To keep that exact, s_key_ready is low while stage 1 holds a request that is not moving on at
-// this clock (s_key_ready = adv || !stage-1-valid, both flip-flops); while the sink keeps up the
-// key is taken at once. The key register has no reset: it keeps its value through rst (a key
-// written during reset is kept), and is undefined until the first write after power-up.
+// this clock (s_key_ready = adv || !s1_valid_q: one gate on two flip-flops, no path from any
+// input); while the sink keeps up the key is taken at once. The key register has no reset: it
+// keeps its value through rst (a key written during reset is kept), and is undefined until the
+// first write after power-up.
 //
 // Back-pressure: a stall-all pipeline in front of a skid buffer. `adv` is the skid buffer's
 // registered s_ready; when it is low every stage holds, and when it is high every stage moves
