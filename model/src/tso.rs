@@ -11,6 +11,7 @@
 //! encapsulation header (IPoIB on a UD QP). Nothing here allocates: segments are written into a
 //! caller's buffer one at a time.
 
+use crate::wire::be16;
 use crate::wire::checksum::{self, IpPseudo};
 use crate::wire::{Ipv4Address, Ipv6Address};
 use core::fmt;
@@ -118,10 +119,6 @@ pub struct HeaderLayout {
     pub header_len: usize,
     /// IPv4 (else IPv6).
     pub ipv4: bool,
-}
-
-fn be16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
 }
 
 impl HeaderLayout {

@@ -12,6 +12,7 @@
 //! RoCEv2 (UDP destination port 4791) with its BTH destination QP.
 
 use super::{FlowTuple, IpPair, L4};
+use crate::wire::{be16, be24};
 use core::fmt;
 
 /// The link layer a frame starts with (its pcap link type).
@@ -127,14 +128,6 @@ const ROCEV2_PORT: u16 = 4791;
 /// IPv6 extension headers that end the walk with an L3-only hash: ESP, AH, mobility, HIP,
 /// shim6 and the two experimental values (RFC 7045's list, less the four the walk skips).
 const UNSKIPPED_EXTENSIONS: [u8; 7] = [50, 51, 135, 139, 140, 253, 254];
-
-fn be16(b: &[u8], at: usize) -> u16 {
-    u16::from_be_bytes([b[at], b[at + 1]])
-}
-
-fn be24(b: &[u8], at: usize) -> u32 {
-    u32::from_be_bytes([0, b[at], b[at + 1], b[at + 2]])
-}
 
 /// Parses a frame for RSS.
 pub fn classify(link: Link, frame: &[u8]) -> Parsed {
