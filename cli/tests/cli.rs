@@ -422,47 +422,10 @@ fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
 
 #[test]
 fn rss_verification_suite_from_a_pcap() {
-    // Microsoft/Intel suite, IPv4 with TCP.
-    let rows = [
-        (
-            [66, 9, 149, 187],
-            2794,
-            [161, 142, 100, 80],
-            1766,
-            0x51ccc178u32,
-        ),
-        (
-            [199, 92, 111, 2],
-            14230,
-            [65, 69, 140, 83],
-            4739,
-            0xc626b0ea,
-        ),
-        (
-            [24, 19, 198, 95],
-            12898,
-            [12, 22, 207, 184],
-            38024,
-            0x5c2b394a,
-        ),
-        (
-            [38, 27, 205, 30],
-            48228,
-            [209, 142, 163, 6],
-            2217,
-            0xafc7327f,
-        ),
-        (
-            [153, 39, 163, 191],
-            44251,
-            [202, 188, 127, 2],
-            1303,
-            0x10e828a2,
-        ),
-    ];
+    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
     let frames: Vec<Vec<u8>> = rows
         .iter()
-        .map(|&(s, sp, d, dp, _)| tcp4_frame(s, sp, d, dp))
+        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
         .collect();
     let p = pcap_file("rss", 1, &frames);
     let o = rocenic(&["rss", "--pcap", p.to_str().unwrap()], "");
@@ -470,7 +433,8 @@ fn rss_verification_suite_from_a_pcap() {
     let text = stdout(&o);
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some("index,hash,queue,flags"));
-    for (i, ((.., want), line)) in rows.iter().zip(lines).enumerate() {
+    for (i, (v, line)) in rows.iter().zip(lines).enumerate() {
+        let want = v.hash_l3l4;
         // 128 entries filled round-robin over 4 queues: queue = (hash mod 128) mod 4.
         assert_eq!(
             line,

@@ -14,6 +14,146 @@ pub const MICROSOFT_KEY: [u8; 40] = [
     0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 ];
 
+/// One row of the public RSS verification suite (Microsoft "Verifying the RSS hash
+/// calculation", the 82599 datasheet §7.1.2.8.3, DPDK `app/test/test_thash.c`), for
+/// [`MICROSOFT_KEY`]. Addresses of `N` bytes (4 or 16), ports in host order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VerificationVector<const N: usize> {
+    /// Source address.
+    pub src: [u8; N],
+    /// Source port.
+    pub src_port: u16,
+    /// Destination address.
+    pub dst: [u8; N],
+    /// Destination port.
+    pub dst_port: u16,
+    /// The hash of source and destination address.
+    pub hash_l3: u32,
+    /// The hash of both addresses and both ports.
+    pub hash_l3l4: u32,
+}
+
+const fn v4(
+    src: [u8; 4],
+    src_port: u16,
+    dst: [u8; 4],
+    dst_port: u16,
+    l3: u32,
+    l3l4: u32,
+) -> VerificationVector<4> {
+    VerificationVector {
+        src,
+        src_port,
+        dst,
+        dst_port,
+        hash_l3: l3,
+        hash_l3l4: l3l4,
+    }
+}
+
+const fn v6(
+    src: [u16; 8],
+    src_port: u16,
+    dst: [u16; 8],
+    dst_port: u16,
+    l3: u32,
+    l3l4: u32,
+) -> VerificationVector<16> {
+    const fn bytes(g: [u16; 8]) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        let mut i = 0;
+        while i < 8 {
+            out[2 * i] = (g[i] >> 8) as u8;
+            out[2 * i + 1] = g[i] as u8;
+            i += 1;
+        }
+        out
+    }
+    VerificationVector {
+        src: bytes(src),
+        src_port,
+        dst: bytes(dst),
+        dst_port,
+        hash_l3: l3,
+        hash_l3l4: l3l4,
+    }
+}
+
+/// The suite's IPv4 rows.
+pub const VERIFICATION_IPV4: [VerificationVector<4>; 5] = [
+    v4(
+        [66, 9, 149, 187],
+        2794,
+        [161, 142, 100, 80],
+        1766,
+        0x323e_8fc2,
+        0x51cc_c178,
+    ),
+    v4(
+        [199, 92, 111, 2],
+        14230,
+        [65, 69, 140, 83],
+        4739,
+        0xd718_262a,
+        0xc626_b0ea,
+    ),
+    v4(
+        [24, 19, 198, 95],
+        12898,
+        [12, 22, 207, 184],
+        38024,
+        0xd2d0_a5de,
+        0x5c2b_394a,
+    ),
+    v4(
+        [38, 27, 205, 30],
+        48228,
+        [209, 142, 163, 6],
+        2217,
+        0x8298_9176,
+        0xafc7_327f,
+    ),
+    v4(
+        [153, 39, 163, 191],
+        44251,
+        [202, 188, 127, 2],
+        1303,
+        0x5d18_09c5,
+        0x10e8_28a2,
+    ),
+];
+
+/// The suite's IPv6 rows.
+pub const VERIFICATION_IPV6: [VerificationVector<16>; 3] = [
+    // 3ffe:2501:200:1fff::7 :2794 -> 3ffe:2501:200:3::1 :1766
+    v6(
+        [0x3ffe, 0x2501, 0x200, 0x1fff, 0, 0, 0, 7],
+        2794,
+        [0x3ffe, 0x2501, 0x200, 0x3, 0, 0, 0, 1],
+        1766,
+        0x2cc1_8cd5,
+        0x4020_7d3d,
+    ),
+    // 3ffe:501:8::260:97ff:fe40:efab :14230 -> ff02::1 :4739
+    v6(
+        [0x3ffe, 0x501, 0x8, 0, 0x260, 0x97ff, 0xfe40, 0xefab],
+        14230,
+        [0xff02, 0, 0, 0, 0, 0, 0, 1],
+        4739,
+        0x0f0c_461c,
+        0xdde5_1bbf,
+    ),
+    // 3ffe:1900:4545:3:200:f8ff:fe21:67cf :44251 -> fe80::200:f8ff:fe21:67cf :38024
+    v6(
+        [0x3ffe, 0x1900, 0x4545, 0x3, 0x200, 0xf8ff, 0xfe21, 0x67cf],
+        44251,
+        [0xfe80, 0, 0, 0, 0x200, 0xf8ff, 0xfe21, 0x67cf],
+        38024,
+        0x4b61_e985,
+        0x02d1_feef,
+    ),
+];
+
 /// The longest key the table form and the RTL take, in bytes (some NICs use 52).
 pub const MAX_KEY_LEN: usize = 52;
 /// The longest input the table form takes, in bytes.

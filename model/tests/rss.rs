@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use rocenic_model::rss::{
     classify, Context, Function, HashFields, HashType, IpPair, Link, ParseFlags, L4,
 };
-use rocenic_model::toeplitz::MICROSOFT_KEY;
+use rocenic_model::toeplitz::{MICROSOFT_KEY, VERIFICATION_IPV4 as V4, VERIFICATION_IPV6};
 
 /// Frame builder for the tests: link header, IP header, transport header.
 struct Frame {
@@ -138,86 +138,6 @@ impl Frame {
     }
 }
 
-/// A verification suite row: (src, sport, dst, dport, hash L3, hash L3+L4).
-type Row<const N: usize> = ([u8; N], u16, [u8; N], u16, u32, u32);
-
-/// Microsoft/Intel verification suite, IPv4 rows.
-const V4: [Row<4>; 5] = [
-    (
-        [66, 9, 149, 187],
-        2794,
-        [161, 142, 100, 80],
-        1766,
-        0x323e8fc2,
-        0x51ccc178,
-    ),
-    (
-        [199, 92, 111, 2],
-        14230,
-        [65, 69, 140, 83],
-        4739,
-        0xd718262a,
-        0xc626b0ea,
-    ),
-    (
-        [24, 19, 198, 95],
-        12898,
-        [12, 22, 207, 184],
-        38024,
-        0xd2d0a5de,
-        0x5c2b394a,
-    ),
-    (
-        [38, 27, 205, 30],
-        48228,
-        [209, 142, 163, 6],
-        2217,
-        0x82989176,
-        0xafc7327f,
-    ),
-    (
-        [153, 39, 163, 191],
-        44251,
-        [202, 188, 127, 2],
-        1303,
-        0x5d1809c5,
-        0x10e828a2,
-    ),
-];
-
-fn v6(s: &str) -> [u8; 16] {
-    s.parse::<std::net::Ipv6Addr>().unwrap().octets()
-}
-
-fn v6_rows() -> [Row<16>; 3] {
-    [
-        (
-            v6("3ffe:2501:200:1fff::7"),
-            2794,
-            v6("3ffe:2501:200:3::1"),
-            1766,
-            0x2cc18cd5,
-            0x40207d3d,
-        ),
-        (
-            v6("3ffe:501:8::260:97ff:fe40:efab"),
-            14230,
-            v6("ff02::1"),
-            4739,
-            0x0f0c461c,
-            0xdde51bbf,
-        ),
-        (
-            v6("3ffe:1900:4545:3:200:f8ff:fe21:67cf"),
-            44251,
-            v6("fe80::200:f8ff:fe21:67cf"),
-            38024,
-            0x4b61e985,
-            0x02d1feef,
-        ),
-    ]
-}
-
 fn ctx(fields: HashFields) -> Context {
     Context::new(Function::Toeplitz, fields, &MICROSOFT_KEY).unwrap()
 }
@@ -226,7 +146,8 @@ fn ctx(fields: HashFields) -> Context {
 fn verification_suite_as_real_packets() {
     let l3 = ctx(HashFields(0x0F));
     let l4 = ctx(HashFields::DEFAULT);
-    for (s, sp, d, dp, h3, h4) in V4 {
+    for v in V4 {
+        let (s, sp, d, dp, h3, h4) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3, v.hash_l3l4);
         for tags in 0..=2 {
             let mut f = Frame::tcp(&s, &d, sp, dp);
             f.tags = tags;
@@ -252,7 +173,8 @@ fn verification_suite_as_real_packets() {
             assert_eq!(l4.hash(&ib.tuple).unwrap().0, h4);
         }
     }
-    for (s, sp, d, dp, h3, h4) in v6_rows() {
+    for v in VERIFICATION_IPV6 {
+        let (s, sp, d, dp, h3, h4) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3, v.hash_l3l4);
         let f = Frame::tcp(&s, &d, sp, dp);
         let parsed = classify(Link::Ethernet, &f.ethernet());
         assert_eq!(l4.hash(&parsed.tuple).unwrap().0, h4);
@@ -273,7 +195,8 @@ fn verification_suite_as_real_packets() {
 
 #[test]
 fn fragments_and_unskipped_extensions_hash_l3_only() {
-    let (s, sp, d, dp, h3, _) = V4[0];
+    let v = V4[0];
+    let (s, sp, d, dp, h3) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3);
     let mut f = Frame::tcp(&s, &d, sp, dp);
     f.fragment = true;
     let parsed = classify(Link::Ethernet, &f.ethernet());
@@ -283,7 +206,8 @@ fn fragments_and_unskipped_extensions_hash_l3_only() {
         (h3, HashType::IPV4)
     );
 
-    let (s, sp, d, dp, h3, _) = v6_rows()[0];
+    let v = VERIFICATION_IPV6[0];
+    let (s, sp, d, dp, h3) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3);
     let mut g = Frame::tcp(&s, &d, sp, dp);
     // A fragment header with M set.
     g.v6_ext = vec![44, 6, 0, 0, 1, 0, 0, 0, 9];
@@ -330,7 +254,8 @@ fn rocev2_bth_destination_qp() {
 
 #[test]
 fn malformed_frames_hash_what_was_valid() {
-    let (s, sp, d, dp, h3, _) = V4[1];
+    let v = V4[1];
+    let (s, sp, d, dp, h3) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3);
     let good = Frame::tcp(&s, &d, sp, dp).ethernet();
     // Cut inside the TCP header: the IP total length now runs past the frame.
     let parsed = classify(Link::Ethernet, &good[..14 + 20 + 10]);
