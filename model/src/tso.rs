@@ -11,8 +11,8 @@
 //! encapsulation header (IPoIB on a UD QP). Nothing here allocates: segments are written into a
 //! caller's buffer one at a time.
 
-use crate::wire::be16;
 use crate::wire::checksum::{self, IpPseudo};
+use crate::wire::{be16, EtherType, IpProtocol};
 use crate::wire::{Ipv4Address, Ipv6Address};
 use core::fmt;
 
@@ -101,9 +101,6 @@ impl fmt::Display for Error {
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
 
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_IPV6: u16 = 0x86DD;
-const TCP: u8 = 6;
 const TCP_FIN: u8 = 0x01;
 const TCP_PSH: u8 = 0x08;
 const TCP_CWR: u8 = 0x80;
@@ -141,7 +138,7 @@ impl HeaderLayout {
         };
         let ip = bytes.get(ip_offset..).ok_or(truncated)?;
         let (ipv4, tcp_offset) = match ethertype {
-            ETHERTYPE_IPV4 => {
+            EtherType::IPV4 => {
                 let first = *ip.first().ok_or(truncated)?;
                 if first >> 4 != 4 {
                     return Err(Error::Malformed("IPv4 EtherType but IP version is not 4"));
@@ -151,7 +148,7 @@ impl HeaderLayout {
                     return Err(Error::Malformed("IPv4 header length below 20 bytes"));
                 }
                 let hdr = ip.get(..ihl).ok_or(truncated)?;
-                if hdr[9] != TCP {
+                if hdr[9] != IpProtocol::TCP {
                     return Err(Error::NotTcp("IPv4 protocol is not TCP"));
                 }
                 if be16(hdr, 6) & 0x3FFF != 0 {
@@ -159,12 +156,12 @@ impl HeaderLayout {
                 }
                 (true, ip_offset + ihl)
             }
-            ETHERTYPE_IPV6 => {
+            EtherType::IPV6 => {
                 let hdr = ip.get(..40).ok_or(truncated)?;
                 if hdr[0] >> 4 != 6 {
                     return Err(Error::Malformed("IPv6 EtherType but IP version is not 6"));
                 }
-                if hdr[6] != TCP {
+                if hdr[6] != IpProtocol::TCP {
                     return Err(Error::NotTcp("IPv6 next header is not TCP"));
                 }
                 (false, ip_offset + 40)
@@ -306,14 +303,14 @@ impl<'a> Segmenter<'a> {
             IpPseudo::V4 {
                 src: Ipv4Address(out[ip + 12..ip + 16].try_into().expect("4 bytes")),
                 dst: Ipv4Address(out[ip + 16..ip + 20].try_into().expect("4 bytes")),
-                protocol: TCP,
+                protocol: IpProtocol::TCP,
             }
         } else {
             out[ip + 4..ip + 6].copy_from_slice(&(tcp_len as u16).to_be_bytes());
             IpPseudo::V6 {
                 src: Ipv6Address(out[ip + 8..ip + 24].try_into().expect("16 bytes")),
                 dst: Ipv6Address(out[ip + 24..ip + 40].try_into().expect("16 bytes")),
-                next_header: TCP,
+                next_header: IpProtocol::TCP,
             }
         };
 
@@ -366,7 +363,7 @@ pub fn verify_segment(link: LinkType, frame: &[u8]) -> Result<SegmentInfo<'_>, &
         let pseudo = IpPseudo::V4 {
             src: p.src_addr(),
             dst: p.dst_addr(),
-            protocol: TCP,
+            protocol: IpProtocol::TCP,
         };
         (pseudo, &ip[p.header_len()..end], Some(ident))
     } else {
@@ -374,7 +371,7 @@ pub fn verify_segment(link: LinkType, frame: &[u8]) -> Result<SegmentInfo<'_>, &
         let pseudo = IpPseudo::V6 {
             src: p.src_addr(),
             dst: p.dst_addr(),
-            next_header: TCP,
+            next_header: IpProtocol::TCP,
         };
         (pseudo, &ip[40..40 + usize::from(p.payload_len())], None)
     };
@@ -397,11 +394,11 @@ mod tests {
     /// IPoIB + IPv4 + TCP, the seed's 44-byte template; seq 1000, ID 7, flags PSH|ACK|FIN|CWR.
     fn ipoib_v4() -> [u8; 44] {
         let mut h = [0u8; 44];
-        h[0..2].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+        h[0..2].copy_from_slice(&EtherType::IPV4.to_be_bytes());
         h[4] = 0x45;
         h[8..10].copy_from_slice(&7u16.to_be_bytes());
         h[12] = 64;
-        h[13] = TCP;
+        h[13] = IpProtocol::TCP;
         h[16..20].copy_from_slice(&[10, 0, 0, 1]);
         h[20..24].copy_from_slice(&[10, 0, 0, 2]);
         h[24..26].copy_from_slice(&1234u16.to_be_bytes());

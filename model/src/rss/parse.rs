@@ -12,7 +12,7 @@
 //! RoCEv2 (UDP destination port 4791) with its BTH destination QP.
 
 use super::{FlowTuple, IpPair, L4};
-use crate::wire::{be16, be24};
+use crate::wire::{be16, be24, EtherType, IpProtocol, ROCEV2_PORT};
 use core::fmt;
 
 /// The link layer a frame starts with (its pcap link type).
@@ -118,13 +118,6 @@ pub struct Parsed {
     pub l4_protocol: u8,
 }
 
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_IPV6: u16 = 0x86DD;
-const TPID_8021Q: u16 = 0x8100;
-const TPID_8021AD: u16 = 0x88A8;
-const PROTO_TCP: u8 = 6;
-const PROTO_UDP: u8 = 17;
-const ROCEV2_PORT: u16 = 4791;
 /// IPv6 extension headers that end the walk with an L3-only hash: ESP, AH, mobility, HIP,
 /// shim6 and the two experimental values (RFC 7045's list, less the four the walk skips).
 const UNSKIPPED_EXTENSIONS: [u8; 7] = [50, 51, 135, 139, 140, 253, 254];
@@ -151,7 +144,7 @@ fn ethernet(p: &mut Parsed, frame: &[u8]) {
     };
     let mut at = 14;
     for _ in 0..2 {
-        if ethertype != TPID_8021Q && ethertype != TPID_8021AD {
+        if ethertype != EtherType::VLAN && ethertype != EtherType::QINQ {
             break;
         }
         p.flags.set(ParseFlags::VLAN);
@@ -196,7 +189,7 @@ fn infiniband(p: &mut Parsed, frame: &[u8]) {
         return;
     };
     let ethertype = be16(encap, 0);
-    if ethertype != ETHERTYPE_IPV4 && ethertype != ETHERTYPE_IPV6 {
+    if ethertype != EtherType::IPV4 && ethertype != EtherType::IPV6 {
         return;
     }
     p.flags.set(ParseFlags::IPOIB);
@@ -206,8 +199,8 @@ fn infiniband(p: &mut Parsed, frame: &[u8]) {
 
 fn ip(p: &mut Parsed, ethertype: u16, packet: &[u8]) {
     match ethertype {
-        ETHERTYPE_IPV4 => ipv4(p, packet),
-        ETHERTYPE_IPV6 => ipv6(p, packet),
+        EtherType::IPV4 => ipv4(p, packet),
+        EtherType::IPV6 => ipv6(p, packet),
         _ => {}
     }
 }
@@ -274,7 +267,7 @@ fn ipv6(p: &mut Parsed, packet: &[u8]) {
 /// TCP or UDP (and RoCEv2's BTH) inside an IP payload bounded by the IP length.
 fn transport(p: &mut Parsed, protocol: u8, segment: &[u8]) {
     match protocol {
-        PROTO_TCP => {
+        IpProtocol::TCP => {
             let Some(hdr) = segment.get(..20) else {
                 p.flags.set(ParseFlags::MALFORMED);
                 return;
@@ -289,7 +282,7 @@ fn transport(p: &mut Parsed, protocol: u8, segment: &[u8]) {
             p.tuple.src_port = be16(hdr, 0);
             p.tuple.dst_port = be16(hdr, 2);
         }
-        PROTO_UDP => {
+        IpProtocol::UDP => {
             let Some(hdr) = segment.get(..8) else {
                 p.flags.set(ParseFlags::MALFORMED);
                 return;
