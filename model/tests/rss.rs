@@ -331,3 +331,134 @@ proptest! {
         }
     }
 }
+
+/// `n` hop-by-hop/destination-options headers of `len8` 8-byte units each, then TCP.
+fn v6_chain(n: usize, len8: u8) -> Vec<u8> {
+    let mut ext = vec![if n == 0 { 6 } else { 0 }];
+    for i in 0..n {
+        let next = if i + 1 == n { 6 } else { 60 };
+        let mut h = vec![0u8; usize::from(len8) * 8];
+        h[0] = next;
+        h[1] = len8 - 1;
+        ext.extend(h);
+    }
+    ext
+}
+
+#[test]
+fn parse_limits_fall_back_to_l3_and_say_deep() {
+    use rocenic_model::rss::parse::{MAX_EXTENSION_HEADERS, PARSE_WINDOW};
+    let v = VERIFICATION_IPV6[0];
+    let (s, sp, d, dp) = (v.src, v.src_port, v.dst, v.dst_port);
+    let mut f = Frame::tcp(&s, &d, sp, dp);
+    // As many extension headers as the walk takes: the ports are still found.
+    f.v6_ext = v6_chain(MAX_EXTENSION_HEADERS, 1);
+    let parsed = classify(Link::Ethernet, &f.ethernet());
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV6.0 | ParseFlags::TCP.0)
+    );
+    // One more: L3 only, flagged deep, and the unread header's type is reported.
+    f.v6_ext = v6_chain(MAX_EXTENSION_HEADERS + 1, 1);
+    let parsed = classify(Link::Ethernet, &f.ethernet());
+    assert_eq!(
+        parsed.flags,
+        ParseFlags(ParseFlags::IPV6.0 | ParseFlags::L3_ONLY.0 | ParseFlags::DEEP.0)
+    );
+    assert_eq!(parsed.l4_protocol, 60);
+    assert_eq!(parsed.tuple.l4, L4::None);
+    assert_eq!(
+        ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap().0,
+        v.hash_l3
+    );
+    // A TCP header that ends exactly at the window is read; one byte further, it is not.
+    for tags in 0..=2 {
+        for len8 in 1..=8u8 {
+            f.tags = tags;
+            f.v6_ext = v6_chain(1, len8);
+            let tcp_at = 14 + 4 * tags + 40 + usize::from(len8) * 8;
+            let parsed = classify(Link::Ethernet, &f.ethernet());
+            let inside = tcp_at + 20 <= PARSE_WINDOW;
+            assert_eq!(parsed.flags.contains(ParseFlags::TCP), inside, "{tcp_at}");
+            assert_eq!(parsed.flags.contains(ParseFlags::DEEP), !inside, "{tcp_at}");
+        }
+    }
+    // A truncated extension header past the window is still malformed, not deep.
+    f.tags = 0;
+    f.v6_ext = v6_chain(1, 12);
+    let mut frame = f.ethernet();
+    frame.truncate(14 + 40 + 50);
+    assert!(classify(Link::Ethernet, &frame)
+        .flags
+        .contains(ParseFlags::MALFORMED));
+}
+
+mod steering {
+    use super::*;
+    use rocenic_model::rss::steer::v4_mapped;
+    use rocenic_model::rss::{distribute, Action, ContextView, Rule, SteeringKey};
+
+    fn rocev2(qpn: u32) -> Vec<u8> {
+        let q = qpn.to_be_bytes();
+        let mut bth = vec![0x04, 0, 0xFF, 0xFF, 0, q[1], q[2], q[3], 0, 0, 0, 1];
+        bth.extend_from_slice(&[0; 8]);
+        Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4791, &bth).ethernet()
+    }
+
+    #[test]
+    fn key_carries_what_the_parser_found() {
+        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let key = SteeringKey::of(&parsed);
+        assert_eq!(key.ethertype, 0x0800);
+        assert_eq!(key.l4_protocol, 17);
+        assert_eq!(key.src, v4_mapped([10, 0, 0, 1]));
+        assert_eq!(
+            (key.src_port, key.dst_port, key.qpn),
+            (0xC123, 4791, 0x12_3456)
+        );
+    }
+
+    #[test]
+    fn first_enabled_match_wins_and_queue_actions_skip_the_hash() {
+        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let context = ctx(HashFields::DEFAULT);
+        let table: Vec<u16> = (0..8).collect();
+        let contexts = [ContextView {
+            context: &context,
+            table: &table,
+        }];
+        let mut by_qpn = Rule {
+            enabled: true,
+            action: Action::Queue(77),
+            ..Rule::default()
+        };
+        by_qpn.value.qpn = 0x12_3456;
+        by_qpn.mask.qpn = 0xFF_FFFF;
+        let mut other_port = Rule {
+            enabled: true,
+            action: Action::Queue(5),
+            ..Rule::default()
+        };
+        other_port.value.dst_port = 4792;
+        other_port.mask.dst_port = 0xFFFF;
+        let disabled_catch_all = Rule {
+            enabled: false,
+            action: Action::Queue(9),
+            ..Rule::default()
+        };
+
+        // No rule: RSS context 0.
+        let meta = distribute(&parsed, &[], &contexts);
+        let (hash, ty) = context.hash(&parsed.tuple).unwrap();
+        assert_eq!((meta.rule, meta.hash, meta.hash_type), (None, hash, ty));
+        assert_eq!(meta.queue, table[hash as usize & 7]);
+
+        let rules = [disabled_catch_all, other_port, by_qpn];
+        let meta = distribute(&parsed, &rules, &contexts);
+        assert_eq!((meta.rule, meta.queue, meta.hash), (Some(2), 77, 0));
+
+        // A QPN that differs in one masked bit no longer matches.
+        let parsed = classify(Link::Ethernet, &rocev2(0x12_3457));
+        assert_eq!(distribute(&parsed, &rules, &contexts).rule, None);
+    }
+}

@@ -8,7 +8,10 @@ use crate::toeplitz::{self, ToeplitzTable};
 use core::fmt;
 
 pub mod parse;
+pub mod regs;
+pub mod steer;
 pub use parse::{classify, Link, ParseFlags, Parsed};
+pub use steer::{distribute, steer, Action, ContextView, Meta, Rule, SteeringKey};
 
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH
 /// destination QP (DPDK's `RTE_ETH_RSS_IB_BTH`), which verbs has no bit for.

@@ -10,6 +10,13 @@
 //! IPv4 with options and fragments; IPv6 with hop-by-hop, routing, destination-options and
 //! fragment headers skipped, other extension headers falling back to an L3-only hash; TCP; UDP;
 //! RoCEv2 (UDP destination port 4791) with its BTH destination QP.
+//!
+//! Like a NIC's parser, it reads only the first [`PARSE_WINDOW`] bytes of a frame and walks at
+//! most [`MAX_EXTENSION_HEADERS`] IPv6 extension headers; the RTL parser has the same limits,
+//! so the two agree bit for bit. A transport header or extension header that lies past either
+//! limit is not an error: the packet is hashed on its L3 fields and flagged
+//! [`ParseFlags::L3_ONLY`] and [`ParseFlags::DEEP`] (a BTH past the window only loses its QPN).
+//! Lengths are still checked against the whole frame.
 
 use super::{FlowTuple, IpPair, L4};
 use crate::wire::{be16, be24, EtherType, IpProtocol, ROCEV2_PORT};
@@ -60,9 +67,12 @@ impl ParseFlags {
     pub const MALFORMED: Self = Self(1 << 8);
     /// The frame carried at least one VLAN tag.
     pub const VLAN: Self = Self(1 << 9);
+    /// A header lay past [`PARSE_WINDOW`] or [`MAX_EXTENSION_HEADERS`]: hashed on what came
+    /// before it.
+    pub const DEEP: Self = Self(1 << 10);
 
     /// Every flag with its name, in report order.
-    pub const NAMES: [(&'static str, Self); 10] = [
+    pub const NAMES: [(&'static str, Self); 11] = [
         ("vlan", Self::VLAN),
         ("ipoib", Self::IPOIB),
         ("ipv4", Self::IPV4),
@@ -73,6 +83,7 @@ impl ParseFlags {
         ("frag", Self::FRAGMENT),
         ("l3only", Self::L3_ONLY),
         ("malformed", Self::MALFORMED),
+        ("deep", Self::DEEP),
     ];
 
     /// Whether every bit of `other` is set.
@@ -118,6 +129,12 @@ pub struct Parsed {
     pub l4_protocol: u8,
 }
 
+/// How many leading bytes of a frame the parser reads (the RTL parser's window).
+pub const PARSE_WINDOW: usize = 128;
+
+/// How many IPv6 extension headers the parser skips before it gives up on the transport.
+pub const MAX_EXTENSION_HEADERS: usize = 4;
+
 /// IPv6 extension headers that end the walk with an L3-only hash: ESP, AH, mobility, HIP,
 /// shim6 and the two experimental values (RFC 7045's list, less the four the walk skips).
 const UNSKIPPED_EXTENSIONS: [u8; 7] = [50, 51, 135, 139, 140, 253, 254];
@@ -156,7 +173,7 @@ fn ethernet(p: &mut Parsed, frame: &[u8]) {
         at += 4;
     }
     p.ethertype = ethertype;
-    ip(p, ethertype, &frame[at.min(frame.len())..]);
+    ip(p, ethertype, frame, at.min(frame.len()));
 }
 
 /// LRH [+ GRH] + BTH [+ DETH [+ ImmDt]] + IPoIB header + IP.
@@ -194,18 +211,20 @@ fn infiniband(p: &mut Parsed, frame: &[u8]) {
     }
     p.flags.set(ParseFlags::IPOIB);
     p.ethertype = ethertype;
-    ip(p, ethertype, &frame[payload_at + 4..]);
+    ip(p, ethertype, frame, payload_at + 4);
 }
 
-fn ip(p: &mut Parsed, ethertype: u16, packet: &[u8]) {
+/// The IP packet at offset `at` of `frame`. Offsets stay absolute so that the window limit can
+/// be checked; the fixed IPv4 and IPv6 headers always lie inside it.
+fn ip(p: &mut Parsed, ethertype: u16, frame: &[u8], at: usize) {
     match ethertype {
-        EtherType::IPV4 => ipv4(p, packet),
-        EtherType::IPV6 => ipv6(p, packet),
+        EtherType::IPV4 => ipv4(p, &frame[at..], at),
+        EtherType::IPV6 => ipv6(p, &frame[at..], at),
         _ => {}
     }
 }
 
-fn ipv4(p: &mut Parsed, packet: &[u8]) {
+fn ipv4(p: &mut Parsed, packet: &[u8], at: usize) {
     let Some(hdr) = packet.get(..20).filter(|h| h[0] >> 4 == 4) else {
         p.flags.set(ParseFlags::MALFORMED);
         return;
@@ -228,10 +247,10 @@ fn ipv4(p: &mut Parsed, packet: &[u8]) {
         p.tuple.fragment = true;
         return;
     }
-    transport(p, hdr[9], &packet[ihl..total]);
+    transport(p, hdr[9], &packet[ihl..total], at + ihl);
 }
 
-fn ipv6(p: &mut Parsed, packet: &[u8]) {
+fn ipv6(p: &mut Parsed, packet: &[u8], at: usize) {
     let Some(hdr) = packet.get(..40).filter(|h| h[0] >> 4 == 6) else {
         p.flags.set(ParseFlags::MALFORMED);
         return;
@@ -247,31 +266,83 @@ fn ipv6(p: &mut Parsed, packet: &[u8]) {
         p.flags.set(ParseFlags::MALFORMED);
         return;
     };
-    let Ok(chain) = crate::wire::skip_extension_headers(hdr[6], payload) else {
-        p.flags.set(ParseFlags::MALFORMED);
-        return;
-    };
-    p.l4_protocol = chain.next_header;
-    if chain.is_fragment {
+    let payload_at = at + 40;
+    let mut next_header = hdr[6];
+    let mut offset = 0;
+    let mut fragment = false;
+    for hops in 0.. {
+        let fixed_len = match next_header {
+            IpProtocol::HOP_BY_HOP | IpProtocol::IPV6_ROUTE | IpProtocol::IPV6_OPTS => 2,
+            IpProtocol::IPV6_FRAG => 8,
+            _ => break,
+        };
+        // Order matters for agreement with the RTL: the hop limit, then truncation against the
+        // IPv6 payload, then the window.
+        if hops == MAX_EXTENSION_HEADERS {
+            p.l4_protocol = next_header;
+            p.flags
+                .set(ParseFlags(ParseFlags::L3_ONLY.0 | ParseFlags::DEEP.0));
+            return;
+        }
+        if offset + fixed_len > payload_len {
+            p.flags.set(ParseFlags::MALFORMED);
+            return;
+        }
+        if payload_at + offset + fixed_len > PARSE_WINDOW {
+            p.l4_protocol = next_header;
+            p.flags
+                .set(ParseFlags(ParseFlags::L3_ONLY.0 | ParseFlags::DEEP.0));
+            return;
+        }
+        let ext = &payload[offset..];
+        if next_header == IpProtocol::IPV6_FRAG {
+            let frag = be16(ext, 2);
+            next_header = ext[0];
+            offset += 8;
+            fragment |= frag & 0xFFF9 != 0;
+            if frag >> 3 != 0 {
+                break;
+            }
+        } else {
+            let len = (usize::from(ext[1]) + 1) * 8;
+            if offset + len > payload_len {
+                p.flags.set(ParseFlags::MALFORMED);
+                return;
+            }
+            next_header = ext[0];
+            offset += len;
+        }
+    }
+    p.l4_protocol = next_header;
+    if fragment {
         p.flags.set(ParseFlags::FRAGMENT);
         p.tuple.fragment = true;
         return;
     }
-    if UNSKIPPED_EXTENSIONS.contains(&chain.next_header) {
+    if UNSKIPPED_EXTENSIONS.contains(&next_header) {
         p.flags.set(ParseFlags::L3_ONLY);
         return;
     }
-    transport(p, chain.next_header, &payload[chain.offset..]);
+    transport(p, next_header, &payload[offset..], payload_at + offset);
 }
 
-/// TCP or UDP (and RoCEv2's BTH) inside an IP payload bounded by the IP length.
-fn transport(p: &mut Parsed, protocol: u8, segment: &[u8]) {
+/// TCP or UDP (and RoCEv2's BTH) inside an IP payload bounded by the IP length; `at` is the
+/// segment's offset in the frame.
+fn transport(p: &mut Parsed, protocol: u8, segment: &[u8], at: usize) {
+    let deep = |p: &mut Parsed| {
+        p.flags
+            .set(ParseFlags(ParseFlags::L3_ONLY.0 | ParseFlags::DEEP.0))
+    };
     match protocol {
         IpProtocol::TCP => {
             let Some(hdr) = segment.get(..20) else {
                 p.flags.set(ParseFlags::MALFORMED);
                 return;
             };
+            if at + 20 > PARSE_WINDOW {
+                deep(p);
+                return;
+            }
             let doff = usize::from(hdr[12] >> 4) * 4;
             if doff < 20 || doff > segment.len() {
                 p.flags.set(ParseFlags::MALFORMED);
@@ -287,6 +358,10 @@ fn transport(p: &mut Parsed, protocol: u8, segment: &[u8]) {
                 p.flags.set(ParseFlags::MALFORMED);
                 return;
             };
+            if at + 8 > PARSE_WINDOW {
+                deep(p);
+                return;
+            }
             let len = usize::from(be16(hdr, 4));
             if len < 8 || len > segment.len() {
                 p.flags.set(ParseFlags::MALFORMED);
@@ -298,6 +373,7 @@ fn transport(p: &mut Parsed, protocol: u8, segment: &[u8]) {
             p.tuple.dst_port = be16(hdr, 2);
             if p.tuple.dst_port == ROCEV2_PORT {
                 match segment.get(8..20).filter(|_| len >= 20) {
+                    Some(_) if at + 20 > PARSE_WINDOW => p.flags.set(ParseFlags::DEEP),
                     Some(bth) => {
                         p.flags.set(ParseFlags::BTH);
                         p.tuple.bth_dest_qpn = Some(be24(bth, 5));
