@@ -10,7 +10,11 @@ BUILD := build
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 # Every RTL file; lint covers them all (board tops excepted: they need vendor primitives).
-RTL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
+RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
+# Packages first: modules import them. Packages are not tops.
+RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
+RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))
+RTL := $(RTL_PKG) $(RTL_MODULES)
 # Packages from Debian that the build needs: Verilator 5 for co-simulation.
 APT_PACKAGES := verilator
 
@@ -57,7 +61,7 @@ lint: deps lint-rtl
 
 # Each module is linted as the top, so that unused ports and parameters of leaves show too.
 lint-rtl: deps
-	@for f in $(RTL); do \
+	@for f in $(RTL_MODULES); do \
 	  verilator --lint-only -Wall --no-timing $(RTL) --top-module $$(basename $${f%.*}) || exit 1; \
 	done
 	@echo "verilator lint: clean ($(words $(RTL)) files)"

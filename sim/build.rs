@@ -49,6 +49,13 @@ const DUTS: &[DutSpec] = &[
         params: &[("MAX_INPUT", "48")],
         extra_cpp: &[],
     },
+    DutSpec {
+        name: "rss_parser",
+        top: "rss_parser",
+        sources: &["rtl/rss/rss_regs_pkg.sv", "rtl/rss/rss_parser.sv"],
+        params: &[],
+        extra_cpp: &[],
+    },
 ];
 
 /// Runtime sources that must be linked once per binary.

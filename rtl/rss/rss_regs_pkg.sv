@@ -6,11 +6,45 @@
 `default_nettype none
 
 // The RSS pipeline's AXI4-Lite register map (docs/rss-registers.md).
+// A package of constants: a module uses some of them.
+/* verilator lint_off UNUSEDPARAM */
 package rss_regs_pkg;
     localparam int unsigned RSS_ID_VALUE = 32'h52535331;
     localparam int unsigned RSS_KEY_BYTES = 52;
     localparam int unsigned RSS_PARSE_WINDOW = 128;
     localparam int unsigned RSS_MAX_EXTENSION_HEADERS = 4;
+
+    // Bit positions of the parse flags (model::rss::ParseFlags).
+    localparam int unsigned RSS_FLAG_VLAN = 9;
+    localparam int unsigned RSS_FLAG_IPOIB = 5;
+    localparam int unsigned RSS_FLAG_IPV4 = 0;
+    localparam int unsigned RSS_FLAG_IPV6 = 1;
+    localparam int unsigned RSS_FLAG_TCP = 2;
+    localparam int unsigned RSS_FLAG_UDP = 3;
+    localparam int unsigned RSS_FLAG_BTH = 4;
+    localparam int unsigned RSS_FLAG_FRAG = 6;
+    localparam int unsigned RSS_FLAG_L3ONLY = 7;
+    localparam int unsigned RSS_FLAG_MALFORMED = 8;
+    localparam int unsigned RSS_FLAG_DEEP = 10;
+    localparam int unsigned RSS_FLAGS_W = 11;
+
+    // Bit positions of the hash fields (model::rss::HashFields).
+    localparam int unsigned RSS_FIELD_SRC_IPV4 = 0;
+    localparam int unsigned RSS_FIELD_DST_IPV4 = 1;
+    localparam int unsigned RSS_FIELD_SRC_IPV6 = 2;
+    localparam int unsigned RSS_FIELD_DST_IPV6 = 3;
+    localparam int unsigned RSS_FIELD_SRC_PORT_TCP = 4;
+    localparam int unsigned RSS_FIELD_DST_PORT_TCP = 5;
+    localparam int unsigned RSS_FIELD_SRC_PORT_UDP = 6;
+    localparam int unsigned RSS_FIELD_DST_PORT_UDP = 7;
+    localparam int unsigned RSS_FIELD_BTH_QPN = 12;
+
+    // Bit positions of the hash type (model::rss::HashType).
+    localparam int unsigned RSS_HASH_TYPE_IPV4 = 0;
+    localparam int unsigned RSS_HASH_TYPE_IPV6 = 1;
+    localparam int unsigned RSS_HASH_TYPE_TCP = 2;
+    localparam int unsigned RSS_HASH_TYPE_UDP = 3;
+    localparam int unsigned RSS_HASH_TYPE_BTH = 4;
 
     // ID: identifies the block: 0x52535331 ("RSS1")
     localparam logic [11:0] RSS_ID = 12'h000;
@@ -130,5 +164,6 @@ package rss_regs_pkg;
     // TABLE_DATA: writes one indirection table entry (a queue number) at TABLE_SELECT, which then advances
     localparam logic [11:0] RSS_TABLE_DATA = 12'h104;
 endpackage
+/* verilator lint_on UNUSEDPARAM */
 
 `resetall

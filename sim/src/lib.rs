@@ -11,6 +11,7 @@
 
 pub mod entropy;
 pub mod harness;
+pub mod rss;
 pub mod scoreboard;
 pub mod stream;
 

@@ -548,6 +548,11 @@ pub fn render_sv_package(out: &mut impl Write) -> fmt::Result {
         out,
         "// The RSS pipeline's AXI4-Lite register map (docs/rss-registers.md)."
     )?;
+    writeln!(
+        out,
+        "// A package of constants: a module uses some of them."
+    )?;
+    writeln!(out, "/* verilator lint_off UNUSEDPARAM */")?;
     writeln!(out, "package rss_regs_pkg;")?;
     writeln!(
         out,
@@ -567,6 +572,55 @@ pub fn render_sv_package(out: &mut impl Write) -> fmt::Result {
         "    localparam int unsigned RSS_MAX_EXTENSION_HEADERS = {};",
         super::parse::MAX_EXTENSION_HEADERS
     )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "    // Bit positions of the parse flags (model::rss::ParseFlags)."
+    )?;
+    for (name, flag) in super::ParseFlags::NAMES {
+        writeln!(
+            out,
+            "    localparam int unsigned RSS_FLAG_{} = {};",
+            upper(name),
+            flag.0.trailing_zeros()
+        )?;
+    }
+    writeln!(
+        out,
+        "    localparam int unsigned RSS_FLAGS_W = {};",
+        super::ParseFlags::NAMES.len()
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "    // Bit positions of the hash fields (model::rss::HashFields)."
+    )?;
+    for (name, field) in HashFields::NAMES {
+        writeln!(
+            out,
+            "    localparam int unsigned RSS_FIELD_{} = {};",
+            upper(name),
+            field.0.trailing_zeros()
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "    // Bit positions of the hash type (model::rss::HashType)."
+    )?;
+    for (name, ty) in [
+        ("IPV4", super::HashType::IPV4),
+        ("IPV6", super::HashType::IPV6),
+        ("TCP", super::HashType::TCP),
+        ("UDP", super::HashType::UDP),
+        ("BTH", super::HashType::BTH),
+    ] {
+        writeln!(
+            out,
+            "    localparam int unsigned RSS_HASH_TYPE_{name} = {};",
+            ty.0.trailing_zeros()
+        )?;
+    }
     for r in MAP {
         writeln!(out)?;
         writeln!(out, "    // {}: {}", r.name, r.doc)?;
@@ -596,8 +650,27 @@ pub fn render_sv_package(out: &mut impl Write) -> fmt::Result {
         }
     }
     writeln!(out, "endpackage")?;
+    writeln!(out, "/* verilator lint_on UNUSEDPARAM */")?;
     writeln!(out)?;
     writeln!(out, "`resetall")
+}
+
+/// `src-port-tcp` -> `SRC_PORT_TCP`, without allocating.
+fn upper(name: &str) -> impl fmt::Display + '_ {
+    struct Upper<'a>(&'a str);
+    impl fmt::Display for Upper<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            for c in self.0.chars() {
+                f.write_char(if c == '-' {
+                    '_'
+                } else {
+                    c.to_ascii_uppercase()
+                })?;
+            }
+            Ok(())
+        }
+    }
+    Upper(name)
 }
 
 /// Renders the register map as Markdown (`docs/rss-registers.md`).
