@@ -11,7 +11,8 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 
 # Every RTL file; lint covers them all (board tops excepted: they need vendor primitives).
 RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
-# Packages first: modules import them. Packages are not tops.
+# Packages first (rss_pkg does not import rss_regs_pkg, so name order works): modules import
+# them. Packages are not tops.
 RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
 RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))
 RTL := $(RTL_PKG) $(RTL_MODULES)

@@ -38,14 +38,22 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "rss_hash_36",
         top: "rss_hash",
-        sources: &["rtl/common/skid_buffer.sv", "rtl/rss/rss_hash.sv"],
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/rss/rss_hash_core.sv",
+            "rtl/rss/rss_hash.sv",
+        ],
         params: &[("MAX_INPUT", "36")],
         extra_cpp: &[],
     },
     DutSpec {
         name: "rss_hash_48",
         top: "rss_hash",
-        sources: &["rtl/common/skid_buffer.sv", "rtl/rss/rss_hash.sv"],
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/rss/rss_hash_core.sv",
+            "rtl/rss/rss_hash.sv",
+        ],
         params: &[("MAX_INPUT", "48")],
         extra_cpp: &[],
     },
@@ -56,6 +64,34 @@ const DUTS: &[DutSpec] = &[
         params: &[],
         extra_cpp: &[],
     },
+    // The whole RSS pipeline at 64 and 512 bits per beat.
+    DutSpec {
+        name: "rss_pipeline_64",
+        top: "rss_pipeline",
+        sources: RSS_PIPELINE,
+        params: &[("DATA_BYTES", "8")],
+        extra_cpp: &[],
+    },
+    DutSpec {
+        name: "rss_pipeline_512",
+        top: "rss_pipeline",
+        sources: RSS_PIPELINE,
+        params: &[("DATA_BYTES", "64")],
+        extra_cpp: &[],
+    },
+];
+
+const RSS_PIPELINE: &[&str] = &[
+    "rtl/rss/rss_pkg.sv",
+    "rtl/rss/rss_regs_pkg.sv",
+    "rtl/common/stream_fifo.sv",
+    "rtl/rss/rss_hash_core.sv",
+    "rtl/rss/rss_parser.sv",
+    "rtl/rss/rss_steering.sv",
+    "rtl/rss/rss_hash_input.sv",
+    "rtl/rss/rss_indirection.sv",
+    "rtl/rss/rss_regs.sv",
+    "rtl/rss/rss_pipeline.sv",
 ];
 
 /// Runtime sources that must be linked once per binary.

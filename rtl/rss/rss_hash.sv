@@ -18,7 +18,8 @@
 // the rising edge that ends cycle c) has its result on m_res_* in cycle c + 3 when m_res_ready
 // has been high; one request per clock is accepted while the sink keeps up.
 //
-// Pipeline (every stage register loads on the one clock enable `adv`):
+// Pipeline (every stage register loads on the one clock enable `adv`; stages 1 and 2 are
+// rss_hash_core, which rss_pipeline shares):
 //   1  request registered, bytes at or past s_req_len cleared on the way in
 //   2  Toeplitz is linear: hash = XOR over input bits i of (bit i ? window(i) : 0). For each
 //      32-bit input word and each hash bit, the XOR of that word's 32 AND terms (64 inputs,
@@ -77,23 +78,18 @@ module rss_hash #(
     localparam int LATENCY /*verilator public*/ = 3;
     /* verilator lint_on UNUSEDPARAM */
 
-    localparam int DATA_BITS = MAX_INPUT * 8;
-    localparam int KEY_BITS  = KEY_BYTES * 8;
-    // The input as 32-bit words, the last one zero-padded; the Toeplitz sum is split per word.
-    localparam int WORDS     = (MAX_INPUT + 3) / 4;
-    localparam int PAD_BITS  = WORDS * 32;
+    localparam int KEY_BITS = KEY_BYTES * 8;
 
     // One clock enable for the whole pipeline: the skid buffer's registered s_ready.
     wire adv;
 
     // ------------------------------------------------------------------------------------------
     // Key register. Each bit feeds the AND gates of up to 32 windows directly from a flip-flop.
-    // The last key bit lies in no window (the last input bit's window ends one bit before it),
-    // so it is not stored.
+    // The last key bit lies in no window, so it is not stored.
     logic [KEY_BITS-2:0] key_q;
-    logic                s1_valid_q;
+    logic                s1_valid;
 
-    assign s_key_ready = adv || !s1_valid_q;
+    assign s_key_ready = adv || !s1_valid;
 
     always_ff @(posedge clk) begin
         if (s_key_valid && s_key_ready) begin
@@ -102,119 +98,43 @@ module rss_hash #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 1: the request, registered, with the bytes past the length cleared.
+    // Stages 1 and 2, and the last XOR level.
+    logic        s2_valid;
+    logic [31:0] res_hash;
+    logic [15:0] res_tag;
 
-    // len > c for a constant c, spelled as gates (a comparison operator would become a carry
-    // chain on ECP5): from the LSB up, len[b:0] > c[b:0] is len[b] | (len[b-1:0] > c[b-1:0])
-    // where c[b] is 0, and len[b] & (len[b-1:0] > c[b-1:0]) where c[b] is 1.
-    function automatic logic len_above(input logic [LEN_W-1:0] len, input int c);
-        len_above = 1'b0;
-        for (int b = 0; b < LEN_W; b++) begin
-            len_above = c[b] ? (len[b] & len_above) : (len[b] | len_above);
-        end
-    endfunction
-
-    logic [DATA_BITS-1:0] len_mask;
-    for (genvar p = 0; p < MAX_INPUT; p++) begin : g_len_mask
-        assign len_mask[DATA_BITS-1-8*p -: 8] = {8{len_above(s_req_len, p)}};
-    end
-
-    logic [DATA_BITS-1:0] s1_data_q;
-    logic                 s1_xor_q;
-    logic [15:0]          s1_tag_q;
-
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            s1_valid_q <= 1'b0;
-        end else if (adv) begin
-            s1_valid_q <= s_req_valid;
-        end
-    end
-
-    always_ff @(posedge clk) begin
-        if (adv) begin
-            s1_data_q <= s_req_data & len_mask;
-            s1_xor_q  <= s_req_xor;
-            s1_tag_q  <= s_req_tag;
-        end
-    end
+    rss_hash_core #(
+        .MAX_INPUT(MAX_INPUT),
+        .TAG_W    (16)
+    ) u_core (
+        .clk      (clk),
+        .rst      (rst),
+        .en       (adv),
+        .in_valid (s_req_valid),
+        .in_data  (s_req_data),
+        .in_len   (s_req_len),
+        .in_xor   (s_req_xor),
+        .in_tag   (s_req_tag),
+        .s1_valid (s1_valid),
+        /* verilator lint_off PINCONNECTEMPTY */
+        .s1_tag   (),
+        /* verilator lint_on PINCONNECTEMPTY */
+        .key      (key_q),
+        .out_valid(s2_valid),
+        .out_hash (res_hash),
+        .out_tag  (res_tag)
+    );
 
     // ------------------------------------------------------------------------------------------
-    // Stage 2: per-word partial Toeplitz sums and the XOR hash.
-
-    // Data and key padded at the bottom to whole words; the padding is zero, so it adds nothing.
-    // Bit position t (0 = MSB of byte 0) is data_pad[PAD_BITS-1-t] and key_pad[PAD_BITS+30-t]:
-    // the last window, of input bit PAD_BITS-1, covers key bits PAD_BITS-1 .. PAD_BITS+30.
-    logic [PAD_BITS-1:0]  data_pad;
-    logic [PAD_BITS+30:0] key_pad;
-    always_comb begin
-        data_pad                            = '0;
-        data_pad[PAD_BITS-1 -: DATA_BITS]   = s1_data_q;
-        key_pad                             = '0;
-        key_pad[PAD_BITS+30 -: KEY_BITS-1]  = key_q;
-    end
-
-    // Hash bit 31-j is the XOR over input bits t of bit(t) & key bit t+j. For word g, the 32
-    // input bits t = 32g..32g+31 and the key bits t+j are two aligned 32-bit slices.
-    logic [WORDS*32-1:0] part;
-    for (genvar g = 0; g < WORDS; g++) begin : g_word
-        for (genvar j = 0; j < 32; j++) begin : g_bit
-            assign part[32*g+31-j] = ^(data_pad[PAD_BITS-1-32*g -: 32]
-                                       & key_pad[PAD_BITS+30-32*g-j -: 32]);
-        end
-    end
-
-    logic [31:0] xor_hash;
-    always_comb begin
-        xor_hash = '0;
-        for (int g = 0; g < WORDS; g++) begin
-            xor_hash = xor_hash ^ data_pad[PAD_BITS-1-32*g -: 32];
-        end
-    end
-
-    logic                s2_valid_q;
-    logic                s2_xor_q;
-    logic [15:0]         s2_tag_q;
-    logic [WORDS*32-1:0] s2_part_q;
-    logic [31:0]         s2_xor_hash_q;
-
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            s2_valid_q <= 1'b0;
-        end else if (adv) begin
-            s2_valid_q <= s1_valid_q;
-        end
-    end
-
-    always_ff @(posedge clk) begin
-        if (adv) begin
-            s2_xor_q      <= s1_xor_q;
-            s2_tag_q      <= s1_tag_q;
-            s2_part_q     <= part;
-            s2_xor_hash_q <= xor_hash;
-        end
-    end
-
-    // ------------------------------------------------------------------------------------------
-    // Stage 3 logic, registered by the skid buffer's output register.
-    logic [31:0] toeplitz_hash;
-    always_comb begin
-        toeplitz_hash = '0;
-        for (int g = 0; g < WORDS; g++) begin
-            toeplitz_hash = toeplitz_hash ^ s2_part_q[32*g +: 32];
-        end
-    end
-
-    wire [31:0] res_hash = s2_xor_q ? s2_xor_hash_q : toeplitz_hash;
-
+    // Stage 3: the skid buffer's output register.
     skid_buffer #(
         .WIDTH(48)
     ) u_out (
         .clk    (clk),
         .rst    (rst),
-        .s_valid(s2_valid_q),
+        .s_valid(s2_valid),
         .s_ready(adv),
-        .s_data ({res_hash, s2_tag_q}),
+        .s_data ({res_hash, res_tag}),
         .m_valid(m_res_valid),
         .m_ready(m_res_ready),
         .m_data ({m_res_hash, m_res_tag})

@@ -227,3 +227,25 @@ fn transport(rng: &mut impl Rng, proto: u8) -> Vec<u8> {
         _ => (0..payload).map(|_| rng.gen()).collect(),
     }
 }
+
+/// An untagged Ethernet frame with an IPv4 (4-byte addresses) or IPv6 (16-byte) TCP segment.
+pub fn tcp_frame(src: &[u8], dst: &[u8], src_port: u16, dst_port: u16) -> Vec<u8> {
+    let mut tcp = vec![0u8; 20];
+    tcp[0..2].copy_from_slice(&src_port.to_be_bytes());
+    tcp[2..4].copy_from_slice(&dst_port.to_be_bytes());
+    tcp[12] = 0x50;
+    let mut f = vec![0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2];
+    if src.len() == 4 {
+        f.extend_from_slice(&[0x08, 0x00, 0x45, 0]);
+        f.extend_from_slice(&40u16.to_be_bytes());
+        f.extend_from_slice(&[0, 1, 0x40, 0, 64, 6, 0, 0]);
+    } else {
+        f.extend_from_slice(&[0x86, 0xDD, 0x60, 0, 0, 0]);
+        f.extend_from_slice(&20u16.to_be_bytes());
+        f.extend_from_slice(&[6, 64]);
+    }
+    f.extend_from_slice(src);
+    f.extend_from_slice(dst);
+    f.extend(tcp);
+    f
+}

@@ -1,6 +1,7 @@
 //! The RSS pipeline from Rust: frame generators and the drivers that the tests and the CLI share.
 
 pub mod frames;
+pub mod pipeline;
 
 use rocenic_model::rss::parse::PARSE_WINDOW;
 

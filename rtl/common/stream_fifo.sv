@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Synchronous valid/ready FIFO: 2^DEPTH_LOG2 entries in a RAM with a registered read (block RAM
+// on FPGAs), plus an output register, so the head is presented first-word-fall-through.
+//
+// s_ready and m_valid are flip-flops; nothing combinational runs from m_ready to s_ready or from
+// s_valid to m_valid. An entry written in cycle c is on m_data in cycle c + 2 at the earliest;
+// one entry per clock in and out while neither side stalls.
+module stream_fifo #(
+    parameter int WIDTH      = 8,   // Entry width in bits
+    parameter int DEPTH_LOG2 = 4    // log2 of the RAM entries (the output register adds one)
+) (
+    input  wire              clk,
+    input  wire              rst,      // synchronous, active high
+    input  wire              s_valid,
+    output logic             s_ready,
+    input  wire [WIDTH-1:0]  s_data,
+    output logic             m_valid,
+    input  wire              m_ready,
+    output logic [WIDTH-1:0] m_data
+);
+
+    localparam int DEPTH = 2 ** DEPTH_LOG2;
+
+    logic [WIDTH-1:0]    mem [DEPTH];
+    logic [DEPTH_LOG2:0] wr_ptr_q, rd_ptr_q;   // one extra bit tells full from empty
+
+    wire push     = s_valid && s_ready;
+    wire ram_some = wr_ptr_q != rd_ptr_q;
+    // Move the RAM's head to the output register when that is empty or being emptied.
+    wire pop      = ram_some && (!m_valid || m_ready);
+
+    always_ff @(posedge clk) begin
+        if (push) begin
+            mem[wr_ptr_q[DEPTH_LOG2-1:0]] <= s_data;
+        end
+        if (pop) begin
+            m_data <= mem[rd_ptr_q[DEPTH_LOG2-1:0]];
+        end
+    end
+
+    wire [DEPTH_LOG2:0] wr_ptr_d = wr_ptr_q + (DEPTH_LOG2 + 1)'(push);
+    wire [DEPTH_LOG2:0] rd_ptr_d = rd_ptr_q + (DEPTH_LOG2 + 1)'(pop);
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            wr_ptr_q <= '0;
+            rd_ptr_q <= '0;
+            m_valid  <= 1'b0;
+            s_ready  <= 1'b0;
+        end else begin
+            wr_ptr_q <= wr_ptr_d;
+            rd_ptr_q <= rd_ptr_d;
+            m_valid  <= pop || (m_valid && !m_ready);
+            // Full when the pointers differ only in their extra bit.
+            s_ready  <= (wr_ptr_d ^ rd_ptr_d) != {1'b1, {DEPTH_LOG2{1'b0}}};
+        end
+    end
+
+endmodule
+
+`resetall

@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The RSS pipeline: "classify first, distribute after" (seed 004, REFERENCE §2).
+//
+// Packets in on s_axis, the same packets out on m_axis, unmodified, with their metadata on
+// m_meta_* valid in the beat that carries tlast: parse flags, steering rule, RSS hash and hash
+// type, destination queue. Bit-exact with model::rss::{classify, distribute}.
+//
+// Datapath:
+//   capture    the first RSS_PARSE_WINDOW bytes of each packet are collected as it streams by,
+//              and its length counted; at tlast the window is launched into the metadata
+//              pipeline. Meanwhile the beats wait in the data FIFO.
+//   parse      rss_parser, 5 cycles
+//   steer      rss_steering, 2 cycles: first matching rule, action queue or RSS context
+//   hash       the context's fields select the input (rss_hash_input), rss_hash_core hashes it
+//              with the context's function and key, 2 cycles
+//   indirect   hash & (2^k - 1) indexes the context's table bank in block RAM, 1 cycle
+//   join       a packet's last beat leaves only with its metadata
+// The metadata pipeline never stalls: each launched packet's metadata reaches the metadata FIFO
+// 10 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one
+// beat per clock flows in and out while m_axis keeps up, whatever the packet sizes: back-to-back
+// 64-byte packets run without a bubble at 8 bytes per beat (8 beats each) and at 64 (1 beat).
+//
+// Metadata is attached to the last beat rather than the first so that the data never waits for
+// a whole packet: only the last beat of a packet shorter than the pipeline latency waits.
+//
+// Configuration (rss_regs, AXI4-Lite): a commit holds back the next launch, waits until the
+// metadata pipeline is empty, then applies in one clock, so every packet sees the whole old or
+// the whole new configuration. The input stalls only if a second packet completes during those
+// few cycles.
+//
+// Streams: AXI-Stream with byte enables; only the last beat of a packet may have null bytes,
+// which must be the high lanes (tkeep contiguous from lane 0). s_axis_tuser is the link layer of
+// the packet (1: InfiniBand starting at the LRH, 0: Ethernet), sampled on its first beat and
+// carried to m_axis_tuser. s_axis_tready and m_axis_tvalid are functions of flip-flops only.
+module rss_pipeline
+    import rss_pkg::*;
+    import rss_regs_pkg::*;
+#(
+    parameter  int DATA_BYTES   = 8,    // Bytes per beat: 8 (64-bit) to 128, a power of two
+    parameter  int NUM_RULES    = 16,   // Steering rules
+    parameter  int NUM_CONTEXTS = 4,    // RSS contexts, a power of two
+    parameter  int TABLE_LOG2   = 12,   // log2 of the largest indirection table (1..16)
+    parameter  int QUEUE_W      = 16,   // Queue number width (1..16)
+    parameter  int FIFO_LOG2    = 5,    // log2 of the data FIFO's RAM entries (beats)
+    localparam int FLAGS        = RSS_FLAGS_W,
+    localparam int RULE_W       = NUM_RULES > 1 ? $clog2(NUM_RULES) : 1,
+    localparam int DATA_W       = DATA_BYTES * 8
+) (
+    input  wire                   clk,
+    input  wire                   rst,               // synchronous, active high
+    // packets in
+    input  wire                   s_axis_tvalid,
+    output logic                  s_axis_tready,
+    input  wire [DATA_W-1:0]      s_axis_tdata,      // byte lane i in bits [8i +: 8]
+    input  wire [DATA_BYTES-1:0]  s_axis_tkeep,
+    input  wire                   s_axis_tlast,
+    input  wire                   s_axis_tuser,      // 1: InfiniBand, 0: Ethernet
+    // packets out, metadata with tlast
+    output logic                  m_axis_tvalid,
+    input  wire                   m_axis_tready,
+    output logic [DATA_W-1:0]     m_axis_tdata,
+    output logic [DATA_BYTES-1:0] m_axis_tkeep,
+    output logic                  m_axis_tlast,
+    output logic                  m_axis_tuser,
+    output logic [FLAGS-1:0]      m_meta_flags,      // model::rss::ParseFlags
+    output logic [31:0]           m_meta_hash,       // 0 when a rule chose a queue
+    output logic [4:0]            m_meta_hash_type,  // model::rss::HashType
+    output logic                  m_meta_rule_hit,   // a steering rule matched...
+    output logic [RULE_W-1:0]     m_meta_rule,       // ...this one
+    output logic [QUEUE_W-1:0]    m_meta_queue,
+    // AXI4-Lite registers (docs/rss-registers.md)
+    input  wire                   s_axil_awvalid,
+    output logic                  s_axil_awready,
+    input  wire [11:0]            s_axil_awaddr,
+    input  wire                   s_axil_wvalid,
+    output logic                  s_axil_wready,
+    input  wire [31:0]            s_axil_wdata,
+    input  wire [3:0]             s_axil_wstrb,
+    output logic                  s_axil_bvalid,
+    input  wire                   s_axil_bready,
+    output logic [1:0]            s_axil_bresp,
+    input  wire                   s_axil_arvalid,
+    output logic                  s_axil_arready,
+    input  wire [11:0]            s_axil_araddr,
+    output logic                  s_axil_rvalid,
+    input  wire                   s_axil_rready,
+    output logic [31:0]           s_axil_rdata,
+    output logic [1:0]            s_axil_rresp
+);
+
+    localparam int WIN        = RSS_PARSE_WINDOW;
+    localparam int WIN_BEATS  = WIN / DATA_BYTES;
+    localparam int BEAT_W     = $clog2(WIN_BEATS + 1);
+    localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
+    localparam int CTX_W      = NUM_CONTEXTS > 1 ? $clog2(NUM_CONTEXTS) : 1;
+    localparam int TBL_ADDR_W = CTX_W + 1 + TABLE_LOG2;
+    // Launch to metadata FIFO: parser 5, steering 2, hash 2, table 1. Public for the harness.
+    /* verilator lint_off UNUSEDPARAM */
+    localparam int META_LATENCY /*verilator public*/ = 10;
+    /* verilator lint_on UNUSEDPARAM */
+
+    if (DATA_BYTES < 8 || DATA_BYTES > WIN || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
+    begin : g_bad_width
+        $error("rss_pipeline: DATA_BYTES must be a power of two from 8 to the parse window");
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Configuration.
+    rule_t [NUM_RULES-1:0]       rules;
+    context_t [NUM_CONTEXTS-1:0] contexts;
+    logic                        pending;
+    logic                        drained;
+    logic                        launch;
+    logic                        tbl_wr_en;
+    logic [TBL_ADDR_W-1:0]       tbl_wr_addr;
+    logic [QUEUE_W-1:0]          tbl_wr_data;
+
+    rss_regs #(
+        .NUM_RULES   (NUM_RULES),
+        .NUM_CONTEXTS(NUM_CONTEXTS),
+        .TABLE_LOG2  (TABLE_LOG2),
+        .QUEUE_W     (QUEUE_W)
+    ) u_regs (
+        .clk           (clk),
+        .rst           (rst),
+        .s_axil_awvalid(s_axil_awvalid),
+        .s_axil_awready(s_axil_awready),
+        .s_axil_awaddr (s_axil_awaddr),
+        .s_axil_wvalid (s_axil_wvalid),
+        .s_axil_wready (s_axil_wready),
+        .s_axil_wdata  (s_axil_wdata),
+        .s_axil_wstrb  (s_axil_wstrb),
+        .s_axil_bvalid (s_axil_bvalid),
+        .s_axil_bready (s_axil_bready),
+        .s_axil_bresp  (s_axil_bresp),
+        .s_axil_arvalid(s_axil_arvalid),
+        .s_axil_arready(s_axil_arready),
+        .s_axil_araddr (s_axil_araddr),
+        .s_axil_rvalid (s_axil_rvalid),
+        .s_axil_rready (s_axil_rready),
+        .s_axil_rdata  (s_axil_rdata),
+        .s_axil_rresp  (s_axil_rresp),
+        .rules         (rules),
+        .contexts      (contexts),
+        .pending       (pending),
+        .drained       (drained),
+        .packet        (launch),
+        .tbl_wr_en     (tbl_wr_en),
+        .tbl_wr_addr   (tbl_wr_addr),
+        .tbl_wr_data   (tbl_wr_data)
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // Capture: the window and the length of the packet streaming in.
+    logic [WIN*8-1:0]  win_q;
+    logic [LEN_W-1:0]  len_q;
+    logic              ib_q;
+    logic [BEAT_W-1:0] beat_q;
+    logic              first_q;     // the next beat starts a packet
+    logic              snap_q;      // win_q/len_q hold a whole packet not yet launched
+    logic              fifo_s_ready;
+
+    // A completed packet waits while a commit is pending; the next beat must not overwrite it.
+    wire capture_free = !(snap_q && pending);
+    assign s_axis_tready = fifo_s_ready && capture_free;
+    wire accept = s_axis_tvalid && s_axis_tready;
+    assign launch = snap_q && !pending;
+
+    logic [DATA_W-1:0] beat_bytes;
+    logic [LEN_W-1:0]  beat_len;
+    always_comb begin
+        beat_len = '0;
+        for (int i = 0; i < DATA_BYTES; i++) begin
+            beat_bytes[8*i +: 8] = s_axis_tkeep[i] ? s_axis_tdata[8*i +: 8] : 8'h0;
+            beat_len             = beat_len + LEN_W'(s_axis_tkeep[i]);
+        end
+    end
+
+    // len + beat, saturating: the parser compares lengths up to 65535 + 76.
+    wire [LEN_W:0] len_sum = {1'b0, len_q} + {1'b0, beat_len};
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            first_q <= 1'b1;
+            snap_q  <= 1'b0;
+            beat_q  <= '0;
+            len_q   <= '0;
+        end else begin
+            if (accept) begin
+                first_q <= s_axis_tlast;
+                if (first_q) begin
+                    beat_q <= BEAT_W'(1);
+                    len_q  <= beat_len;
+                end else begin
+                    if (beat_q < BEAT_W'(WIN_BEATS)) begin
+                        beat_q <= beat_q + BEAT_W'(1);
+                    end
+                    len_q <= len_sum[LEN_W] ? {LEN_W{1'b1}} : len_sum[LEN_W-1:0];
+                end
+            end
+            if (accept && s_axis_tlast) begin
+                snap_q <= 1'b1;
+            end else if (launch) begin
+                snap_q <= 1'b0;
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (accept) begin
+            if (first_q) begin
+                // Clear the rest of the window: a short packet must not show the last one's bytes.
+                win_q <= {{(WIN - DATA_BYTES) * 8{1'b0}}, beat_bytes};
+                ib_q  <= s_axis_tuser;
+            end else if (beat_q < BEAT_W'(WIN_BEATS)) begin
+                win_q[DATA_W * beat_q +: DATA_W] <= beat_bytes;
+            end
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Parse.
+    logic             p_valid;
+    logic [FLAGS-1:0] p_flags;
+    steer_key_t       p_key;
+
+    rss_parser #(
+        .LEN_W(LEN_W)
+    ) u_parser (
+        .clk            (clk),
+        .rst            (rst),
+        .in_valid       (launch),
+        .in_win         (win_q),
+        .in_len         (len_q),
+        .in_ib          (ib_q),
+        .out_valid      (p_valid),
+        .out_flags      (p_flags),
+        .out_ethertype  (p_key.ethertype),
+        .out_l4_protocol(p_key.l4_protocol),
+        .out_src        (p_key.src),
+        .out_dst        (p_key.dst),
+        .out_src_port   (p_key.src_port),
+        .out_dst_port   (p_key.dst_port),
+        .out_qpn        (p_key.qpn)
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // Steer.
+    logic              st_valid, st_hit, st_to_queue;
+    logic [RULE_W-1:0] st_rule;
+    logic [15:0]       st_target;
+    logic [FLAGS-1:0]  st_flags;
+    // Records passed from stage to stage: each stage reads the members it needs.
+    /* verilator lint_off UNUSEDSIGNAL */
+    steer_key_t        st_key;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    rss_steering #(
+        .NUM_RULES(NUM_RULES),
+        .PASS_W   (FLAGS + $bits(steer_key_t))
+    ) u_steering (
+        .clk         (clk),
+        .rst         (rst),
+        .rules       (rules),
+        .in_valid    (p_valid),
+        .in_key      (p_key),
+        .in_pass     ({p_flags, p_key}),
+        .out_valid   (st_valid),
+        .out_hit     (st_hit),
+        .out_rule    (st_rule),
+        .out_to_queue(st_to_queue),
+        .out_target  (st_target),
+        .out_pass    ({st_flags, st_key})
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // Hash: the context's fields and function now, its key one stage later (rss_hash_core).
+    typedef struct packed {
+        logic [CTX_W-1:0]  ctx;
+        logic [4:0]        table_log2;
+        logic              bank;
+        logic [4:0]        hash_type;
+        logic [FLAGS-1:0]  flags;
+        logic              hit;
+        logic [RULE_W-1:0] rule;
+        logic              to_queue;
+        logic [15:0]       target;
+    } tag_t;
+
+    // A queue action hashes nothing; no match and a context action use the context.
+    wire [CTX_W-1:0] st_ctx = st_to_queue ? '0 : st_target[CTX_W-1:0];
+    /* verilator lint_off UNUSEDSIGNAL */
+    context_t        st_cfg;   // the key is read one stage later
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign st_cfg = contexts[st_ctx];
+
+    logic [48*8-1:0] hin_data;
+    logic [5:0]      hin_len;
+    logic [4:0]      hin_type;
+
+    rss_hash_input u_hash_input (
+        .flags    (st_flags),
+        .fields   (st_cfg.fields),
+        .src      (st_key.src),
+        .dst      (st_key.dst),
+        .src_port (st_key.src_port),
+        .dst_port (st_key.dst_port),
+        .qpn      (st_key.qpn),
+        .data     (hin_data),
+        .len      (hin_len),
+        .hash_type(hin_type)
+    );
+
+    tag_t st_tag, h2_tag;
+    /* verilator lint_off UNUSEDSIGNAL */
+    tag_t h1_tag;              // only its context selects the key
+    /* verilator lint_on UNUSEDSIGNAL */
+    always_comb begin
+        st_tag.ctx        = st_ctx;
+        st_tag.table_log2 = st_cfg.table_log2;
+        st_tag.bank       = st_cfg.bank;
+        st_tag.hash_type  = st_to_queue ? 5'h0 : hin_type;
+        st_tag.flags      = st_flags;
+        st_tag.hit        = st_hit;
+        st_tag.rule       = st_rule;
+        st_tag.to_queue   = st_to_queue;
+        st_tag.target     = st_target;
+    end
+
+    logic        h2_valid;
+    logic [31:0] h2_hash;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic        h1_valid;   // the key is chosen by h1_tag alone
+    /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */
+    context_t    h1_cfg;       // only the key is read here
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign h1_cfg = contexts[h1_tag.ctx];
+
+    rss_hash_core #(
+        .MAX_INPUT(48),
+        .TAG_W    ($bits(tag_t))
+    ) u_hash (
+        .clk      (clk),
+        .rst      (rst),
+        .en       (1'b1),
+        .in_valid (st_valid),
+        .in_data  (hin_data),
+        .in_len   (hin_len),
+        .in_xor   (st_cfg.xor_hash),
+        .in_tag   (st_tag),
+        .s1_valid (h1_valid),
+        .s1_tag   (h1_tag),
+        .key      (h1_cfg.key[415:1]),
+        .out_valid(h2_valid),
+        .out_hash (h2_hash),
+        .out_tag  (h2_tag)
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // Indirect: the table read and the metadata register in the same clock.
+    logic [4:0]            eff_log2;
+    logic [TABLE_LOG2-1:0] index_mask;
+    always_comb begin
+        eff_log2   = h2_tag.table_log2 > 5'(TABLE_LOG2) ? 5'(TABLE_LOG2) : h2_tag.table_log2;
+        index_mask = TABLE_LOG2'((17'd1 << eff_log2) - 17'd1);
+    end
+
+    logic [QUEUE_W-1:0] tbl_rd_data;
+    rss_indirection #(
+        .NUM_CONTEXTS(NUM_CONTEXTS),
+        .TABLE_LOG2  (TABLE_LOG2),
+        .QUEUE_W     (QUEUE_W)
+    ) u_table (
+        .clk    (clk),
+        .wr_en  (tbl_wr_en),
+        .wr_addr(tbl_wr_addr),
+        .wr_data(tbl_wr_data),
+        .rd_en  (h2_valid),
+        .rd_addr({h2_tag.ctx, h2_tag.bank, h2_hash[TABLE_LOG2-1:0] & index_mask}),
+        .rd_data(tbl_rd_data)
+    );
+
+    logic        h3_valid;
+    /* verilator lint_off UNUSEDSIGNAL */
+    tag_t        h3_tag;       // the table address members are spent
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [31:0] h3_hash;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            h3_valid <= 1'b0;
+        end else begin
+            h3_valid <= h2_valid;
+        end
+    end
+    always_ff @(posedge clk) begin
+        h3_tag  <= h2_tag;
+        h3_hash <= h2_tag.to_queue ? 32'h0 : h2_hash;
+    end
+
+    // In flight between launch and the metadata FIFO: the commit waits for zero.
+    logic [4:0] inflight_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            inflight_q <= '0;
+        end else begin
+            inflight_q <= inflight_q + 5'(launch) - 5'(h3_valid);
+        end
+    end
+    assign drained = inflight_q == 5'd0;
+
+    // ------------------------------------------------------------------------------------------
+    // The FIFOs and the join.
+    typedef struct packed {
+        logic [FLAGS-1:0]   flags;
+        logic [31:0]        hash;
+        logic [4:0]         hash_type;
+        logic               hit;
+        logic [RULE_W-1:0]  rule;
+        logic [QUEUE_W-1:0] dest_queue;
+    } meta_t;
+
+    meta_t h3_meta, out_meta;
+    always_comb begin
+        h3_meta.flags     = h3_tag.flags;
+        h3_meta.hash      = h3_hash;
+        h3_meta.hash_type = h3_tag.hash_type;
+        h3_meta.hit       = h3_tag.hit;
+        h3_meta.rule      = h3_tag.rule;
+        h3_meta.dest_queue = h3_tag.to_queue ? h3_tag.target[QUEUE_W-1:0] : tbl_rd_data;
+    end
+
+    logic                  d_valid, d_ready, d_last, d_user;
+    logic [DATA_W-1:0]     d_data;
+    logic [DATA_BYTES-1:0] d_keep;
+    logic                  mf_valid, mf_ready;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic                  mf_s_ready;  // always high when h3_valid: the FIFO is big enough
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    stream_fifo #(
+        .WIDTH     (DATA_W + DATA_BYTES + 2),
+        .DEPTH_LOG2(FIFO_LOG2)
+    ) u_data_fifo (
+        .clk    (clk),
+        .rst    (rst),
+        .s_valid(s_axis_tvalid && capture_free),
+        .s_ready(fifo_s_ready),
+        .s_data ({s_axis_tdata, s_axis_tkeep, s_axis_tlast, s_axis_tuser}),
+        .m_valid(d_valid),
+        .m_ready(d_ready),
+        .m_data ({d_data, d_keep, d_last, d_user})
+    );
+
+    // Every packet with metadata pending has its last beat in the data FIFO (2^FIFO_LOG2 + 1
+    // beats with the output register), so twice that many entries never overflow.
+    stream_fifo #(
+        .WIDTH     ($bits(meta_t)),
+        .DEPTH_LOG2(FIFO_LOG2 + 1)
+    ) u_meta_fifo (
+        .clk    (clk),
+        .rst    (rst),
+        .s_valid(h3_valid),
+        .s_ready(mf_s_ready),
+        .s_data (h3_meta),
+        .m_valid(mf_valid),
+        .m_ready(mf_ready),
+        .m_data (out_meta)
+    );
+
+    // A last beat leaves only together with its metadata.
+    assign m_axis_tvalid = d_valid && (!d_last || mf_valid);
+    assign d_ready       = m_axis_tready && (!d_last || mf_valid);
+    assign mf_ready      = m_axis_tready && d_valid && d_last;
+
+    assign m_axis_tdata     = d_data;
+    assign m_axis_tkeep     = d_keep;
+    assign m_axis_tlast     = d_last;
+    assign m_axis_tuser     = d_user;
+    assign m_meta_flags     = out_meta.flags;
+    assign m_meta_hash      = out_meta.hash;
+    assign m_meta_hash_type = out_meta.hash_type;
+    assign m_meta_rule_hit  = out_meta.hit;
+    assign m_meta_rule      = out_meta.rule;
+    assign m_meta_queue     = out_meta.dest_queue;
+
+endmodule
+
+`resetall

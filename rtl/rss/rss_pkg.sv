@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Types the RSS pipeline's modules share: the live form of a steering rule and of an RSS
+// context, as rss_regs holds them and the datapath reads them. Their register encoding is in
+// rss_regs_pkg (generated from model/src/rss/regs.rs); their meaning in model/src/rss/steer.rs.
+package rss_pkg;
+
+    // The fields a rule matches (model::rss::SteeringKey). Addresses byte 0 in the top byte,
+    // IPv4 as ::ffff:a.b.c.d.
+    typedef struct packed {
+        logic [15:0]  ethertype;
+        logic [7:0]   l4_protocol;
+        logic [127:0] src;
+        logic [127:0] dst;
+        logic [15:0]  src_port;
+        logic [15:0]  dst_port;
+        logic [23:0]  qpn;
+    } steer_key_t;
+
+    // A steering rule (model::rss::Rule): matches when enabled and (key ^ value) & mask == 0.
+    typedef struct packed {
+        logic        enable;
+        logic        to_queue;   // 1: target is a queue, 0: target is an RSS context
+        logic [15:0] target;
+        steer_key_t  value;
+        steer_key_t  mask;
+    } rule_t;
+
+    // An RSS context (model::rss::regs::ContextRegs).
+    typedef struct packed {
+        logic         xor_hash;    // 1: XOR hash, 0: Toeplitz with key
+        logic [4:0]   table_log2;  // indirection entries in use: 2^table_log2
+        logic         bank;        // indirection table bank in use
+        logic [12:0]  fields;      // model::rss::HashFields bits
+        logic [415:0] key;         // 52-byte key, byte 0 in [415:408]
+    } context_t;
+
+endpackage
+
+`resetall
