@@ -16,10 +16,11 @@ RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sor
 RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
 RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))
 RTL := $(RTL_PKG) $(RTL_MODULES)
-# Packages from Debian that the build needs: Verilator 5 for co-simulation.
-APT_PACKAGES := verilator
+# Packages from Debian that the build needs: Verilator 5 for co-simulation, tshark (with
+# editcap and capinfos from wireshark-common) for `make interop`.
+APT_PACKAGES := verilator tshark
 
-.PHONY: all deps run demo test lint lint-rtl sim bench fmt clean
+.PHONY: all deps run demo test lint lint-rtl sim interop bench fmt clean
 
 all: test
 
@@ -33,6 +34,7 @@ $(DEPS_STAMP): Makefile
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "wireshark-common wireshark-common/install-setuid boolean false" | $$SUDO debconf-set-selections; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@if command -v rustup >/dev/null; then \
@@ -46,7 +48,8 @@ $(DEPS_STAMP): Makefile
 run: deps
 	$(CARGO) run --release -q -p rocenic -- demo
 
-## test: lint, the no_std builds, and every test in the workspace (model, co-simulation, CLI).
+## test: lint, the no_std builds, every test in the workspace (model, co-simulation, CLI), then
+## the tshark interoperability check.
 test: deps lint
 	$(CARGO) build -q -p rocenic-model --no-default-features
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
@@ -54,6 +57,7 @@ test: deps lint
 	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
 	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
+	@$(MAKE) --no-print-directory interop
 
 ## lint: Verilator lint of all RTL, rustfmt check, clippy with warnings denied.
 lint: deps lint-rtl
@@ -70,6 +74,12 @@ lint-rtl: deps
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps
 	$(CARGO) test -p rocenic-sim
+
+## interop: TSO segments from the RTL and the model (byte-identical) read by tshark with IPv4 and
+## TCP checksum validation; fails on a bad checksum, a malformed packet or an expert error.
+interop: deps
+	$(CARGO) build -q -p rocenic
+	tests/interop.sh
 
 ## bench: criterion benchmarks of the model, and co-simulation speed against native C++.
 bench: deps

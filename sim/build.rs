@@ -79,6 +79,21 @@ const DUTS: &[DutSpec] = &[
         params: &[("DATA_BYTES", "64")],
         extra_cpp: &[],
     },
+    // The TSO segmenter at a 64-bit and a 512-bit data path, default limits.
+    DutSpec {
+        name: "tso_64",
+        top: "tso_segmenter",
+        sources: TSO_SOURCES,
+        params: &[("DATA_W", "64")],
+        extra_cpp: &[],
+    },
+    DutSpec {
+        name: "tso_512",
+        top: "tso_segmenter",
+        sources: TSO_SOURCES,
+        params: &[("DATA_W", "512")],
+        extra_cpp: &[],
+    },
 ];
 
 const RSS_PIPELINE: &[&str] = &[
@@ -92,6 +107,14 @@ const RSS_PIPELINE: &[&str] = &[
     "rtl/rss/rss_indirection.sv",
     "rtl/rss/rss_regs.sv",
     "rtl/rss/rss_pipeline.sv",
+];
+
+const TSO_SOURCES: &[&str] = &[
+    "rtl/common/skid_buffer.sv",
+    "rtl/tso/tso_sum16.sv",
+    "rtl/tso/tso_ram.sv",
+    "rtl/tso/tso_parse.sv",
+    "rtl/tso/tso_segmenter.sv",
 ];
 
 /// Runtime sources that must be linked once per binary.

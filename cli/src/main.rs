@@ -9,6 +9,7 @@ mod entropy;
 mod icrc;
 mod rss;
 mod toeplitz;
+mod tso;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ enum Command {
     Icrc(icrc::Args),
     /// RSS hash, queue and parse flags of every packet in a pcap; per-queue counts on stderr.
     Rss(rss::Args),
+    /// Cut every oversized TCP packet of a pcap into MSS-sized segments, as the NIC's TSO does.
+    Tso(tso::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
     Demo,
 }
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Toeplitz(args) => toeplitz::run(args),
         Command::Icrc(args) => icrc::run(args),
         Command::Rss(args) => rss::run(args),
+        Command::Tso(args) => tso::run(args),
         Command::Demo => demo::run(),
     };
     match outcome {

@@ -33,14 +33,17 @@ pub struct Limits {
     pub max_header: usize,
     /// The longest payload of one send, in bytes.
     pub max_tso: usize,
+    /// The largest MSS, in bytes: the segment buffer of the device.
+    pub max_mss: usize,
 }
 
 impl Default for Limits {
-    /// The RTL's defaults: `MAX_HDR` 128 bytes, `MAX_TSO` 256 KiB.
+    /// The RTL's defaults: `MAX_HDR` 128 bytes, `MAX_TSO` 256 KiB, `MAX_MSS` 9000 bytes (jumbo).
     fn default() -> Self {
         Limits {
             max_header: 128,
             max_tso: 256 * 1024,
+            max_mss: 9000,
         }
     }
 }
@@ -50,7 +53,8 @@ impl Default for Limits {
 pub enum Error {
     /// MSS 0.
     MssZero,
-    /// An MSS so large that a segment's IPv4 total length (or IPv6 payload length) overflows.
+    /// An MSS over `max_mss`, or so large that a segment's IPv4 total length (or IPv6 payload
+    /// length) overflows.
     MssTooLarge(usize),
     /// The header template is longer than `max_header`.
     HeaderTooLong {
@@ -83,7 +87,10 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::MssZero => f.write_str("MSS is 0"),
-            Error::MssTooLarge(mss) => write!(f, "MSS {mss} makes a segment longer than IP allows"),
+            Error::MssTooLarge(mss) => write!(
+                f,
+                "MSS {mss} exceeds the device's segment buffer or what IP lengths allow"
+            ),
             Error::HeaderTooLong { len, max } => {
                 write!(f, "header of {len} bytes exceeds the {max}-byte limit")
             }
@@ -226,7 +233,7 @@ impl<'a> Segmenter<'a> {
         }
         // The IPv4 total length and the IPv6 payload length are 16-bit fields.
         let ip_len = header.len() - layout.ip_offset - if layout.ipv4 { 0 } else { 40 };
-        if ip_len + mss > 0xFFFF {
+        if ip_len + mss > 0xFFFF || mss > limits.max_mss {
             return Err(Error::MssTooLarge(mss));
         }
         Ok(Segmenter {
@@ -444,6 +451,14 @@ mod tests {
             seg(&h, 65_500, l).unwrap_err(),
             Error::MssTooLarge(_)
         ));
+        // Past the segment buffer, though IP would allow it.
+        let big = Limits {
+            max_mss: 60_000,
+            ..l
+        };
+        assert!(seg(&h, 9001, big).is_ok());
+        assert_eq!(seg(&h, 9001, l).unwrap_err(), Error::MssTooLarge(9001));
+        assert!(seg(&h, 9000, l).is_ok());
         let s = seg(&h, 4, l).unwrap();
         assert_eq!(s.segment_count(), 3);
         assert_eq!(

@@ -102,7 +102,7 @@ proptest! {
     ) {
         let header = t.bytes();
         // Ethernet + VLAN + IPv4 and TCP with full options is 138 bytes: past the RTL default.
-        let limits = Limits { max_header: 256, max_tso: 256 * 1024 };
+        let limits = Limits { max_header: 256, ..Limits::default() };
         let s = Segmenter::new(t.link, &header, &payload, mss, limits).unwrap();
         let n = s.segment_count();
         prop_assert_eq!(n, payload.len().div_ceil(mss).max(1));

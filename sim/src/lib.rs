@@ -7,13 +7,14 @@
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
-//! - one driver per pipeline ([`entropy`]) that the tests, benches and the CLI share.
+//! - one driver per pipeline ([`entropy`], [`tso`]) that the tests, benches and the CLI share.
 
 pub mod entropy;
 pub mod harness;
 pub mod rss;
 pub mod scoreboard;
 pub mod stream;
+pub mod tso;
 
 /// The generated wrappers, one per DUT (see `sim/build.rs`).
 #[allow(missing_docs, clippy::all)]

@@ -1,0 +1,553 @@
+//! The TSO segmenter (`rtl/tso/tso_segmenter.sv`) driven with sends, and what it must do with
+//! each one in the model's terms ([`expected`]).
+//!
+//! The tests, the efficiency bench and `rocenic tso --engine rtl` share this driver.
+
+use crate::duts::{Tso512, Tso64};
+use crate::harness::{Dut, Hang, Sim};
+use crate::stream::{Sink, Source};
+use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, LinkType, Segmenter};
+use std::fmt;
+
+/// What the status port reports for a send (`m_sts_error`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Every segment sent.
+    Ok,
+    /// MSS 0.
+    MssZero,
+    /// MSS over `MAX_MSS`, or a segment longer than the IP length fields allow.
+    MssTooLarge,
+    /// Header length over `MAX_HDR`.
+    HeaderTooLong,
+    /// Payload length over `MAX_TSO`.
+    LenTooLong,
+    /// The template is not IPv4/IPv6 + TCP.
+    NotTcp,
+    /// The template's lengths are inconsistent.
+    Malformed,
+    /// The data stream ended before the announced length.
+    Short,
+    /// The data stream went past the announced length.
+    Long,
+    /// A code the RTL does not define (a bug).
+    Unknown(u8),
+}
+
+impl Status {
+    /// The RTL's code.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Ok => 0,
+            Status::MssZero => 1,
+            Status::MssTooLarge => 2,
+            Status::HeaderTooLong => 3,
+            Status::LenTooLong => 4,
+            Status::NotTcp => 5,
+            Status::Malformed => 6,
+            Status::Short => 7,
+            Status::Long => 8,
+            Status::Unknown(c) => c,
+        }
+    }
+
+    /// Reads `m_sts_error`.
+    pub fn from_code(code: u8) -> Status {
+        match code {
+            0 => Status::Ok,
+            1 => Status::MssZero,
+            2 => Status::MssTooLarge,
+            3 => Status::HeaderTooLong,
+            4 => Status::LenTooLong,
+            5 => Status::NotTcp,
+            6 => Status::Malformed,
+            7 => Status::Short,
+            8 => Status::Long,
+            c => Status::Unknown(c),
+        }
+    }
+
+    /// The status for a send the model refuses.
+    pub fn from_model(e: &ModelError) -> Status {
+        match e {
+            ModelError::MssZero => Status::MssZero,
+            ModelError::MssTooLarge(_) => Status::MssTooLarge,
+            ModelError::HeaderTooLong { .. } => Status::HeaderTooLong,
+            ModelError::PayloadTooLong { .. } => Status::LenTooLong,
+            ModelError::NotTcp(_) => Status::NotTcp,
+            // BufferTooSmall and NoSuchSegment cannot come out of Segmenter::new.
+            _ => Status::Malformed,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Ok => "ok",
+            Status::MssZero => "MSS is 0",
+            Status::MssTooLarge => "MSS too large for the segment buffer or IP",
+            Status::HeaderTooLong => "header longer than MAX_HDR",
+            Status::LenTooLong => "payload longer than MAX_TSO",
+            Status::NotTcp => "header is not IPv4/IPv6 + TCP",
+            Status::Malformed => "malformed header",
+            Status::Short => "data shorter than announced",
+            Status::Long => "data longer than announced",
+            Status::Unknown(_) => "unknown status code",
+        })
+    }
+}
+
+/// One send as the host posts it: a descriptor and the bytes of the data stream (header then
+/// payload). For a well-formed send `data.len() == hdr_len + len`; the error tests break that.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Send {
+    /// Link header type.
+    pub link: LinkType,
+    /// Header template length, bytes.
+    pub hdr_len: u16,
+    /// MSS, bytes.
+    pub mss: u16,
+    /// Announced payload length, bytes.
+    pub len: u32,
+    /// What goes down the data stream.
+    pub data: Vec<u8>,
+}
+
+impl Send {
+    /// A consistent send: the descriptor says exactly what the data holds.
+    pub fn new(link: LinkType, header: &[u8], payload: &[u8], mss: u16) -> Send {
+        Send {
+            link,
+            hdr_len: header.len() as u16,
+            mss,
+            len: payload.len() as u32,
+            data: [header, payload].concat(),
+        }
+    }
+
+    /// A whole oversized frame, split where its TCP header ends (as a host driver does).
+    pub fn from_frame(link: LinkType, frame: &[u8], mss: u16) -> Result<Send, ModelError> {
+        let layout = HeaderLayout::parse(link, frame)?;
+        let (header, payload) = frame.split_at(layout.header_len);
+        Ok(Send::new(link, header, payload, mss))
+    }
+}
+
+/// What the RTL must do with `send` on a data path of `beat_bytes`: its status and the segments
+/// it sends, each `Segmenter::write_segment` of the announced send.
+///
+/// Descriptor checks come first (MSS 0, header, payload length), then a stream that ends inside
+/// the header (Short), then the template checks, then the stream length. A length mismatch shows
+/// on one beat: the one holding the stream's last byte (Short) or the announced last byte (Long);
+/// segments whose last byte came on an earlier beat are sent, the rest are not.
+pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<Vec<u8>>) {
+    let h = usize::from(send.hdr_len);
+    let l = send.len as usize;
+    let mss = usize::from(send.mss);
+    let have = send.data.len();
+    // Missing bytes read as zeros: they only matter for checks that the mismatch rules
+    // override.
+    let mut header = send.data[..h.min(have)].to_vec();
+    header.resize(h, 0);
+    let mut payload = send.data.get(h..).unwrap_or(&[]).to_vec();
+    payload.resize(l.min(limits.max_tso + 1), 0);
+    let checked = Segmenter::new(send.link, &header, &payload, mss, limits);
+    if let Err(
+        e @ (ModelError::MssZero
+        | ModelError::HeaderTooLong { .. }
+        | ModelError::PayloadTooLong { .. }),
+    ) = checked
+    {
+        return (Status::from_model(&e), Vec::new());
+    }
+    if have < h {
+        return (Status::Short, Vec::new());
+    }
+    let s = match checked {
+        Ok(s) => s,
+        Err(e) => return (Status::from_model(&e), Vec::new()),
+    };
+    let p = have - h;
+    let n = s.segment_count();
+    let (status, sent) = if p == l {
+        (Status::Ok, n)
+    } else {
+        // h > 0: a template that parsed is at least 44 bytes.
+        let bad_beat = (h + p.min(l) - 1) / beat_bytes;
+        let sent = (0..n)
+            .take_while(|&i| (h + ((i + 1) * mss).min(l)).saturating_sub(1) / beat_bytes < bad_beat)
+            .count();
+        (if p < l { Status::Short } else { Status::Long }, sent)
+    };
+    let segments = (0..sent)
+        .map(|i| {
+            let mut buf = vec![0u8; s.segment_len(i)];
+            s.write_segment(i, &mut buf)
+                .expect("a segment of a checked send");
+            buf
+        })
+        .collect();
+    (status, segments)
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The unit stopped making progress.
+    Hang(Hang),
+    /// The unit broke the stream protocol (the message says how).
+    Protocol(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Hang(h) => h.fmt(f),
+            Error::Protocol(m) => write!(f, "protocol violation: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The ports of a segmenter DUT, whatever its width.
+pub trait TsoPorts: Dut {
+    /// Bytes per beat.
+    const BYTES: usize;
+    /// Drives the descriptor port.
+    fn drive_desc(&mut self, desc: Option<&Send>);
+    /// Drives the data port with one beat (`bytes.len()` ≤ BYTES valid bytes).
+    fn drive_data(&mut self, beat: Option<&Beat>);
+    /// Drives the two output readies.
+    fn drive_ready(&mut self, seg: bool, sts: bool);
+    /// `s_desc_ready`, `s_data_ready`.
+    fn in_ready(&self) -> (bool, bool);
+    /// The segment beat on offer: bytes (tkeep lanes only), tlast.
+    fn seg_beat(&self) -> Option<(Vec<u8>, bool)>;
+    /// The status on offer: code and segment count.
+    fn status(&self) -> Option<(u8, u32)>;
+}
+
+/// One beat of the data stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Beat {
+    /// The valid bytes, lane 0 first.
+    pub bytes: Vec<u8>,
+    /// tlast.
+    pub last: bool,
+}
+
+/// Cuts a send's data into beats (one empty last beat for no data).
+pub fn beats(data: &[u8], beat_bytes: usize) -> Vec<Beat> {
+    if data.is_empty() {
+        return vec![Beat {
+            bytes: Vec::new(),
+            last: true,
+        }];
+    }
+    let n = data.len().div_ceil(beat_bytes);
+    data.chunks(beat_bytes)
+        .enumerate()
+        .map(|(i, c)| Beat {
+            bytes: c.to_vec(),
+            last: i + 1 == n,
+        })
+        .collect()
+}
+
+/// The byte count of a tkeep that is contiguous from lane 0.
+fn keep_count(keep: u64, bytes: usize) -> Option<usize> {
+    let n = keep.trailing_ones() as usize;
+    let rest = if n >= 64 { 0 } else { keep >> n };
+    (rest == 0 && n <= bytes).then_some(n)
+}
+
+fn keep_mask(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+macro_rules! tso_ports {
+    ($ty:ty, $bytes:expr, $to:expr, $from:expr) => {
+        impl TsoPorts for $ty {
+            const BYTES: usize = $bytes;
+            fn drive_desc(&mut self, desc: Option<&Send>) {
+                self.set_s_desc_valid(u8::from(desc.is_some()));
+                if let Some(d) = desc {
+                    self.set_s_desc_hdr_len(d.hdr_len);
+                    self.set_s_desc_mss(d.mss);
+                    self.set_s_desc_len(d.len);
+                    self.set_s_desc_ipoib(u8::from(d.link == LinkType::Ipoib));
+                }
+            }
+            fn drive_data(&mut self, beat: Option<&Beat>) {
+                self.set_s_data_valid(u8::from(beat.is_some()));
+                if let Some(b) = beat {
+                    let mut lanes = [0u8; $bytes];
+                    lanes[..b.bytes.len()].copy_from_slice(&b.bytes);
+                    self.set_s_data_tdata(($to)(&lanes));
+                    self.set_s_data_tkeep(keep_mask(b.bytes.len()) as _);
+                    self.set_s_data_tlast(u8::from(b.last));
+                }
+            }
+            fn drive_ready(&mut self, seg: bool, sts: bool) {
+                self.set_m_seg_ready(u8::from(seg));
+                self.set_m_sts_ready(u8::from(sts));
+            }
+            fn in_ready(&self) -> (bool, bool) {
+                (self.s_desc_ready() == 1, self.s_data_ready() == 1)
+            }
+            fn seg_beat(&self) -> Option<(Vec<u8>, bool)> {
+                if self.m_seg_valid() == 0 {
+                    return None;
+                }
+                let lanes: [u8; $bytes] = ($from)(self.m_seg_tdata());
+                let keep = self.m_seg_tkeep() as u64;
+                // A tkeep that is not contiguous comes back as one byte too many, which the
+                // run reports.
+                let Some(n) = keep_count(keep, $bytes) else {
+                    return Some((vec![0; $bytes + 1], true));
+                };
+                let mut v = lanes.to_vec();
+                v.truncate(n);
+                Some((v, self.m_seg_tlast() == 1))
+            }
+            fn status(&self) -> Option<(u8, u32)> {
+                (self.m_sts_valid() == 1).then(|| (self.m_sts_error(), self.m_sts_segments()))
+            }
+        }
+    };
+}
+
+tso_ports!(Tso64, 8, |l: &[u8; 8]| u64::from_le_bytes(*l), |d: u64| d
+    .to_le_bytes());
+tso_ports!(
+    Tso512,
+    64,
+    |l: &[u8; 64]| core::array::from_fn::<u32, 16, _>(|i| u32::from_le_bytes(
+        l[4 * i..4 * i + 4].try_into().unwrap()
+    )),
+    |d: [u32; 16]| {
+        let mut l = [0u8; 64];
+        for (i, w) in d.iter().enumerate() {
+            l[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        l
+    }
+);
+
+/// How the stimulus treats the unit.
+#[derive(Clone, Copy, Debug)]
+pub struct Traffic {
+    /// Probability per cycle that a source (descriptor or data) waits before its next item.
+    pub idle: f64,
+    /// Probability per cycle that a sink (segments or status) holds `ready` low.
+    pub stall: f64,
+    /// The seed of all four.
+    pub seed: u64,
+}
+
+impl Traffic {
+    /// Back-to-back input and always-ready sinks.
+    pub const FULL_RATE: Traffic = Traffic {
+        idle: 0.0,
+        stall: 0.0,
+        seed: 0,
+    };
+}
+
+/// What a run produced and measured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// One (status, segments sent) per send, in order.
+    pub statuses: Vec<(Status, u32)>,
+    /// Every segment, in order.
+    pub segments: Vec<Vec<u8>>,
+    /// Segment beats handed over.
+    pub out_beats: u64,
+    /// Cycles from the first to the last segment beat handshake, both included.
+    pub out_span: u64,
+    /// Cycles from the first input handshake to the last output handshake, both included.
+    pub total_cycles: u64,
+}
+
+impl Outcome {
+    /// Segment beats per cycle between the first and the last segment beat.
+    pub fn efficiency(&self) -> f64 {
+        if self.out_span == 0 {
+            0.0
+        } else {
+            self.out_beats as f64 / self.out_span as f64
+        }
+    }
+}
+
+/// A co-simulated segmenter of either width.
+pub struct TsoRtl<D: TsoPorts> {
+    sim: Sim<D>,
+}
+
+impl<D: TsoPorts> TsoRtl<D> {
+    /// A unit out of reset; `run` names its VCD when `ROCENIC_VCD` is set.
+    pub fn new(run: &str) -> Self {
+        let mut sim: Sim<D> = Sim::new(run);
+        sim.dut.drive_desc(None);
+        sim.dut.drive_data(None);
+        sim.dut.drive_ready(false, false);
+        sim.reset(4);
+        TsoRtl { sim }
+    }
+
+    /// The simulation.
+    pub fn sim(&mut self) -> &mut Sim<D> {
+        &mut self.sim
+    }
+
+    /// Runs `sends` through the unit. Checks on every cycle that a stalled segment beat or
+    /// status stays valid and unchanged, that tkeep is contiguous and full but on tlast, and
+    /// that nothing comes out after the last status.
+    pub fn run(&mut self, sends: &[Send], traffic: Traffic) -> Result<Outcome, Error> {
+        let w = D::BYTES;
+        let mut desc_src: Source<Send> = Source::new(traffic.seed, traffic.idle);
+        let mut data_src: Source<Beat> = Source::new(traffic.seed ^ 0xDA7A, traffic.idle);
+        let mut bound = 10_000u64;
+        for s in sends {
+            desc_src.push(s.clone());
+            let bs = beats(&s.data, w);
+            bound += bs.len() as u64;
+            for b in bs {
+                data_src.push(b);
+            }
+            let mss = usize::from(s.mss.max(1));
+            let segs = (s.len as usize).div_ceil(mss).max(1) as u64;
+            let seg_beats = (usize::from(s.hdr_len) + mss.min(s.len as usize)).div_ceil(w) as u64;
+            bound += segs * (seg_beats + 4) + 20;
+        }
+        // Random stalls on both sides can make a run several times slower than full rate.
+        let limit = 20 * bound;
+        let mut seg_sink = Sink::new(traffic.seed, traffic.stall);
+        let mut sts_sink = Sink::new(traffic.seed ^ 0x5757, traffic.stall);
+        let start = self.sim.cycle();
+        let mut out = Outcome::default();
+        let mut current: Vec<u8> = Vec::new();
+        let mut held_seg: Option<(Vec<u8>, bool)> = None;
+        let mut held_sts: Option<(u8, u32)> = None;
+        let (mut first_in, mut first_out, mut last_out) = (None, None, 0u64);
+        let mut announced = 0u64;
+        loop {
+            let done = out.statuses.len() == sends.len() && out.segments.len() as u64 == announced;
+            if done {
+                break;
+            }
+            let now = self.sim.cycle();
+            if now - start > limit {
+                return Err(Error::Hang(self.sim.hang("TSO sends")));
+            }
+            let d = desc_src.offer().cloned();
+            let b = data_src.offer().cloned();
+            let (seg_ready, sts_ready) = (seg_sink.ready(), sts_sink.ready());
+            let dut = &mut self.sim.dut;
+            dut.drive_desc(d.as_ref());
+            dut.drive_data(b.as_ref());
+            dut.drive_ready(seg_ready, sts_ready);
+            let seg = dut.seg_beat();
+            let sts = dut.status();
+            if let Some(prev) = held_seg.take() {
+                if seg.as_ref() != Some(&prev) {
+                    return Err(Error::Protocol(format!(
+                        "cycle {now}: a segment beat changed or vanished while stalled"
+                    )));
+                }
+            }
+            if let Some(prev) = held_sts.take() {
+                if sts != Some(prev) {
+                    return Err(Error::Protocol(format!(
+                        "cycle {now}: a status changed or vanished while stalled"
+                    )));
+                }
+            }
+            if let Some((bytes, last)) = seg {
+                if bytes.len() > w || (!last && bytes.len() != w) || bytes.is_empty() {
+                    return Err(Error::Protocol(format!(
+                        "cycle {now}: segment beat with {} bytes (tlast {last})",
+                        bytes.len().min(w + 1)
+                    )));
+                }
+                if seg_ready {
+                    first_out.get_or_insert(now);
+                    last_out = now;
+                    out.out_beats += 1;
+                    current.extend_from_slice(&bytes);
+                    if last {
+                        out.segments.push(std::mem::take(&mut current));
+                    }
+                } else {
+                    held_seg = Some((bytes, last));
+                }
+            }
+            if let Some((code, n)) = sts {
+                if sts_ready {
+                    out.statuses.push((Status::from_code(code), n));
+                    announced += u64::from(n);
+                    last_out = last_out.max(now);
+                    if out.statuses.len() > sends.len() {
+                        return Err(Error::Protocol(format!(
+                            "cycle {now}: more statuses than sends"
+                        )));
+                    }
+                } else {
+                    held_sts = Some((code, n));
+                }
+            }
+            let (desc_ready, data_ready) = dut.in_ready();
+            if desc_src.accepted(desc_ready).is_some() {
+                first_in.get_or_insert(now);
+            }
+            if data_src.accepted(data_ready).is_some() {
+                first_in.get_or_insert(now);
+            }
+            if out.segments.len() as u64 > announced + 2 && out.statuses.len() == sends.len() {
+                return Err(Error::Protocol(
+                    "more segments than the statuses count".into(),
+                ));
+            }
+            self.sim.step();
+        }
+        if data_src.remaining() != 0 || desc_src.remaining() != 0 {
+            return Err(Error::Protocol(format!(
+                "all statuses out with {} beats and {} descriptors not taken",
+                data_src.remaining(),
+                desc_src.remaining()
+            )));
+        }
+        // Drain: nothing more may come out.
+        self.sim.dut.drive_desc(None);
+        self.sim.dut.drive_data(None);
+        self.sim.dut.drive_ready(true, true);
+        for _ in 0..32 {
+            if self.sim.dut.seg_beat().is_some() || self.sim.dut.status().is_some() {
+                return Err(Error::Protocol(
+                    "output beyond what the statuses announce".into(),
+                ));
+            }
+            self.sim.step();
+        }
+        if !current.is_empty() {
+            return Err(Error::Protocol("a segment without tlast".into()));
+        }
+        if let Some(f) = first_out {
+            out.out_span = last_out - f + 1;
+        }
+        out.total_cycles = first_in.map_or(0, |f| last_out.saturating_sub(f) + 1);
+        Ok(out)
+    }
+}
+
+/// The 64-bit unit.
+pub type Tso64Rtl = TsoRtl<Tso64>;
+/// The 512-bit unit.
+pub type Tso512Rtl = TsoRtl<Tso512>;
