@@ -3,9 +3,14 @@
 use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_model::rss::{classify, Context, Function, HashFields, IndirectionTable, Link};
+use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
+use rocenic_model::rss::{
+    classify, distribute, Context, ContextView, Function, HashFields, IndirectionTable, Link, Meta,
+};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
 use rocenic_model::wire::PcapReader;
+use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
+use rocenic_sim::rss::pipeline::{run_context, RTL_TABLE_LOG2};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -14,6 +19,19 @@ use std::path::PathBuf;
 pub enum Engine {
     /// The reference model.
     Model,
+    /// The RTL pipeline (rtl/rss/rss_pipeline.sv), co-simulated.
+    Rtl,
+}
+
+/// The RTL's data path width in bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Width {
+    /// 8 bytes per beat.
+    #[value(name = "64")]
+    W64,
+    /// 64 bytes per beat.
+    #[value(name = "512")]
+    W512,
 }
 
 /// The hash function.
@@ -49,6 +67,9 @@ pub struct Args {
     /// Indirection table entries: a power of two from 1 to 65536.
     #[arg(long, default_value_t = 128)]
     table_size: usize,
+    /// Data path width of the RTL engine.
+    #[arg(long, value_enum, default_value_t = Width::W64)]
+    width: Width,
     /// Receive queues, filled into the table round-robin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     queues: u16,
@@ -82,7 +103,6 @@ fn longest_input(fields: HashFields) -> usize {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let Engine::Model = args.engine;
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
     let longest = longest_input(fields);
     let key: Vec<u8> = match (&args.key, args.symmetric_key) {
@@ -119,18 +139,60 @@ pub fn run(args: Args) -> Outcome {
         ))
     })?;
 
+    let mut frames = Vec::new();
+    for (index, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| Failure(format!("{path}: frame {index}: {e}")))?;
+        frames.push(record.data);
+    }
+    let metas: Vec<Meta> = match args.engine {
+        Engine::Model => {
+            let view = ContextView {
+                context: &context,
+                table: table.entries(),
+            };
+            frames
+                .iter()
+                .map(|f| distribute(&classify(link, f), &[], &[view]))
+                .collect()
+        }
+        Engine::Rtl => {
+            if key.len() > KEY_BYTES {
+                return Err(Failure(format!(
+                    "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
+                )));
+            }
+            if args.table_size > 1 << RTL_TABLE_LOG2 {
+                return Err(Failure(format!(
+                    "--table-size: the RTL's tables hold up to {} entries",
+                    1 << RTL_TABLE_LOG2
+                )));
+            }
+            // Shorter keys are stored with a zero tail, which no covered input reaches.
+            let mut key52 = [0u8; KEY_BYTES];
+            key52[..key.len()].copy_from_slice(&key);
+            let regs = ContextRegs {
+                function,
+                fields,
+                key: key52,
+                table_log2: args.table_size.trailing_zeros() as u8,
+                bank: 1,
+            };
+            let run = match args.width {
+                Width::W64 => run_context::<RssPipeline64>,
+                Width::W512 => run_context::<RssPipeline512>,
+            };
+            run("rocenic_rss", link, &frames, &regs, table.entries())
+                .map_err(|e| Failure(format!("RTL engine: {e}")))?
+        }
+    };
+
     let mut out = BufWriter::new(io::stdout().lock());
     writeln!(out, "index,hash,queue,flags")?;
     let mut per_queue = vec![0u64; usize::from(args.queues)];
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| Failure(format!("{path}: frame {index}: {e}")))?;
-        let parsed = classify(link, record.data);
-        let (hash, _) = context
-            .hash(&parsed.tuple)
-            .map_err(|e| Failure(format!("{path}: frame {index}: {e}")))?;
-        let queue = table.queue_for(hash);
+    for (index, meta) in metas.iter().enumerate() {
+        let (hash, queue) = (meta.hash, meta.queue);
         per_queue[usize::from(queue)] += 1;
-        writeln!(out, "{index},{hash:#010x},{queue},{}", parsed.flags)?;
+        writeln!(out, "{index},{hash:#010x},{queue},{}", meta.flags)?;
     }
     out.flush()?;
     let total: u64 = per_queue.iter().sum();

@@ -557,6 +557,108 @@ fn rss_bad_input_is_named() {
 
 /// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
 /// timestamp option, `len` payload bytes of a simple pattern.
+/// Random frames of every parser case (and damaged ones), per link layer.
+fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec<u8>> {
+    use rocenic_sim::rss::frames;
+    let mut rng = rocenic_sim::stream::rng(seed);
+    (0..n)
+        .map(|_| {
+            let mut f = match link {
+                rocenic_model::rss::Link::Ethernet => frames::ethernet(&mut rng),
+                rocenic_model::rss::Link::Infiniband => frames::infiniband(&mut rng),
+            };
+            frames::damage(&mut rng, &mut f);
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn rss_rtl_engine_matches_model() {
+    use rocenic_model::rss::Link;
+    let seed = rocenic_sim::stream::seed("cli::rss_rtl_engine_matches_model");
+    for (name, link, pcap_link) in [
+        ("rss-rtl-eth", Link::Ethernet, 1),
+        ("rss-rtl-ib", Link::Infiniband, 247),
+    ] {
+        let frames = random_frames(seed, link, 1500);
+        let p = pcap_file(name, pcap_link, &frames);
+        let path = p.to_str().unwrap();
+        for options in [
+            &[][..],
+            &[
+                "--symmetric-key",
+                "--fields",
+                "src-ipv6,dst-ipv6,src-port-udp,dst-port-udp,bth-qpn",
+                "--width",
+                "512",
+            ][..],
+            &[
+                "--function",
+                "xor",
+                "--table-size",
+                "4096",
+                "--queues",
+                "64",
+            ][..],
+            &[
+                "--key",
+                &"5a".repeat(52),
+                "--fields",
+                "src-ipv4,dst-ipv4,bth-qpn",
+                "--table-size",
+                "1",
+                "--queues",
+                "1",
+            ][..],
+        ] {
+            let run = |engine: &str| {
+                let mut args = vec!["rss", "--pcap", path, "--engine", engine];
+                args.extend_from_slice(options);
+                rocenic(&args, "")
+            };
+            let (model, rtl) = (run("model"), run("rtl"));
+            assert!(model.status.success(), "{}", stderr(&model));
+            assert!(rtl.status.success(), "{}", stderr(&rtl));
+            assert_eq!(stdout(&model).lines().count(), frames.len() + 1);
+            assert_eq!(
+                stdout(&rtl),
+                stdout(&model),
+                "{options:?} {link:?} (seed {seed})"
+            );
+            assert_eq!(stderr(&rtl), stderr(&model), "the histograms");
+        }
+    }
+}
+
+#[test]
+fn rss_rtl_engine_limits_are_named() {
+    let p = pcap_file("rss-rtl-limits", 1, &[]);
+    let path = p.to_str().unwrap();
+    fails_with(
+        &rocenic(
+            &[
+                "rss",
+                "--pcap",
+                path,
+                "--engine",
+                "rtl",
+                "--table-size",
+                "8192",
+            ],
+            "",
+        ),
+        "up to 4096 entries",
+    );
+    fails_with(
+        &rocenic(
+            &["rss", "--pcap", path, "--engine", "rtl", "--width", "128"],
+            "",
+        ),
+        "--width",
+    );
+}
+
 fn tso_frame(ipoib: bool, vlan: bool, ipv4: bool, seq: u32, len: usize) -> Vec<u8> {
     let mut f = Vec::new();
     let ethertype: u16 = if ipv4 { 0x0800 } else { 0x86DD };

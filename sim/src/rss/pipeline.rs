@@ -527,3 +527,44 @@ pub fn table_writes(context: u8, bank: u8, table: &[u16]) -> Vec<Write32> {
     w.extend(table.iter().map(|&q| (regs::TABLE_DATA, u32::from(q))));
     w
 }
+
+/// The RTL's parameters as built for the co-simulation DUTs (rss_pipeline's defaults).
+pub const RTL_TABLE_LOG2: u8 = 12;
+
+/// Runs frames through the RTL with one RSS context and no steering rules, as `rocenic rss
+/// --engine rtl` does: context 0 gets `ctx` and, in bank `ctx.bank`, `table`. Returns the
+/// metadata of every frame, in order.
+pub fn run_context<D: PipelinePorts>(
+    run: &str,
+    link: Link,
+    frames: &[&[u8]],
+    ctx: &ContextRegs,
+    table: &[u16],
+) -> Result<Vec<Meta>, String> {
+    if table.len() > 1 << RTL_TABLE_LOG2 || !table.len().is_power_of_two() {
+        return Err(format!(
+            "the RTL's tables hold a power of two up to {} entries, not {}",
+            1 << RTL_TABLE_LOG2,
+            table.len()
+        ));
+    }
+    let mut bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
+    bench.write_all(&table_writes(0, ctx.bank, table));
+    bench.write_all(&regs::context_writes(ctx));
+    bench.write_all(&[regs::commit_context(0)]);
+    bench.drain(100 * table.len() as u64 + 10_000)?;
+    let mut metas = Vec::with_capacity(frames.len());
+    // In chunks, so that the bench holds a bounded number of packets.
+    for chunk in frames.chunks(1024) {
+        let beats: u64 = chunk
+            .iter()
+            .map(|f| f.len().div_ceil(D::DATA_BYTES).max(1) as u64)
+            .sum();
+        for frame in chunk {
+            bench.send(link, frame);
+        }
+        bench.drain(4 * beats + 1000)?;
+        metas.extend(bench.delivered.drain(..).map(|d| d.meta));
+    }
+    Ok(metas)
+}
