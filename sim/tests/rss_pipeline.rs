@@ -238,7 +238,7 @@ macro_rules! pipeline_tests {
                     set_rule(&mut b, &mut mirror, r, rule);
                 }
                 b.drain(1_000_000).unwrap();
-                let n = 4000;
+                let n = 12_000;
                 let sent: Vec<(Link, Vec<u8>)> =
                     (0..n).map(|_| frames::random_frame(&mut rng)).collect();
                 for (link, frame) in &sent {
@@ -269,7 +269,7 @@ macro_rules! pipeline_tests {
                 b.drain(100_000).unwrap();
                 let mut versions = vec![mirror.clone()];
                 let mut sent = Vec::new();
-                let n = 3000;
+                let n = 6000;
                 for i in 0..n {
                     let (link, frame) = frames::random_frame(&mut rng);
                     b.send(link, &frame);
