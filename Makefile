@@ -11,7 +11,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 
 # Every RTL file; lint covers them all (board tops excepted: they need vendor primitives).
 RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
-# Packages first (rss_pkg does not import rss_regs_pkg, so name order works): modules import
+# Packages first (rss_regs_pkg sorts before rss_types_pkg, which uses it): modules import
 # them. Packages are not tops.
 RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
 RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))

@@ -60,7 +60,12 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "rss_parser",
         top: "rss_parser",
-        sources: &["rtl/rss/rss_regs_pkg.sv", "rtl/rss/rss_parser.sv"],
+        sources: &[
+            "rtl/rss/rss_regs_pkg.sv",
+            "rtl/rss/rss_types_pkg.sv",
+            "rtl/rss/rss_parser_hop.sv",
+            "rtl/rss/rss_parser.sv",
+        ],
         params: &[],
         extra_cpp: &[],
     },
@@ -97,9 +102,10 @@ const DUTS: &[DutSpec] = &[
 ];
 
 const RSS_PIPELINE: &[&str] = &[
-    "rtl/rss/rss_pkg.sv",
     "rtl/rss/rss_regs_pkg.sv",
+    "rtl/rss/rss_types_pkg.sv",
     "rtl/common/stream_fifo.sv",
+    "rtl/rss/rss_parser_hop.sv",
     "rtl/rss/rss_hash_core.sv",
     "rtl/rss/rss_parser.sv",
     "rtl/rss/rss_steering.sv",

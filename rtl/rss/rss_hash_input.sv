@@ -9,9 +9,8 @@
 // IPv4 bits to IPv4 addresses, TCP port bits to TCP; a fragment contributes its addresses only.
 // Combinational; the caller registers the result.
 module rss_hash_input
-    import rss_regs_pkg::*;
 #(
-    localparam int FLAGS = RSS_FLAGS_W,   // Parse flag bits
+    localparam int FLAGS = rss_regs_pkg::RSS_FLAGS_W,   // Parse flag bits
     localparam int BYTES = 48             // Output width in bytes (the hash core's MAX_INPUT)
 ) (
     input  wire [FLAGS-1:0]   flags,      // model::rss::ParseFlags
@@ -26,6 +25,7 @@ module rss_hash_input
     output logic [4:0]        hash_type   // model::rss::HashType
 );
 
+
     // Appends `n` bytes (the low n bytes of `value`, most significant first) at byte `at`.
     function automatic logic [BYTES*8-1:0] place(input logic [BYTES*8-1:0] buffer,
                                                  input logic [127:0] value, input int n,
@@ -39,17 +39,17 @@ module rss_hash_input
     always_comb begin
         logic v4, v6, ports, tcp, udp, sel_src, sel_dst, sel_sport, sel_dport, sel_qpn;
         int   ip_bytes;
-        v4  = flags[RSS_FLAG_IPV4];
-        v6  = flags[RSS_FLAG_IPV6];
+        v4  = flags[rss_regs_pkg::RSS_FLAG_IPV4];
+        v6  = flags[rss_regs_pkg::RSS_FLAG_IPV6];
         // Fragments: addresses only.
-        ports = !flags[RSS_FLAG_FRAG];
-        tcp   = ports && flags[RSS_FLAG_TCP];
-        udp   = ports && flags[RSS_FLAG_UDP];
-        sel_src   = (v4 && fields[RSS_FIELD_SRC_IPV4]) || (v6 && fields[RSS_FIELD_SRC_IPV6]);
-        sel_dst   = (v4 && fields[RSS_FIELD_DST_IPV4]) || (v6 && fields[RSS_FIELD_DST_IPV6]);
-        sel_sport = (tcp && fields[RSS_FIELD_SRC_PORT_TCP]) || (udp && fields[RSS_FIELD_SRC_PORT_UDP]);
-        sel_dport = (tcp && fields[RSS_FIELD_DST_PORT_TCP]) || (udp && fields[RSS_FIELD_DST_PORT_UDP]);
-        sel_qpn   = ports && flags[RSS_FLAG_BTH] && fields[RSS_FIELD_BTH_QPN];
+        ports = !flags[rss_regs_pkg::RSS_FLAG_FRAG];
+        tcp   = ports && flags[rss_regs_pkg::RSS_FLAG_TCP];
+        udp   = ports && flags[rss_regs_pkg::RSS_FLAG_UDP];
+        sel_src   = (v4 && fields[rss_regs_pkg::RSS_FIELD_SRC_IPV4]) || (v6 && fields[rss_regs_pkg::RSS_FIELD_SRC_IPV6]);
+        sel_dst   = (v4 && fields[rss_regs_pkg::RSS_FIELD_DST_IPV4]) || (v6 && fields[rss_regs_pkg::RSS_FIELD_DST_IPV6]);
+        sel_sport = (tcp && fields[rss_regs_pkg::RSS_FIELD_SRC_PORT_TCP]) || (udp && fields[rss_regs_pkg::RSS_FIELD_SRC_PORT_UDP]);
+        sel_dport = (tcp && fields[rss_regs_pkg::RSS_FIELD_DST_PORT_TCP]) || (udp && fields[rss_regs_pkg::RSS_FIELD_DST_PORT_UDP]);
+        sel_qpn   = ports && flags[rss_regs_pkg::RSS_FLAG_BTH] && fields[rss_regs_pkg::RSS_FIELD_BTH_QPN];
         ip_bytes  = v6 ? 16 : 4;
 
         data = '0;
@@ -76,16 +76,16 @@ module rss_hash_input
         end
 
         hash_type = '0;
-        hash_type[RSS_HASH_TYPE_IPV4] = v4 && (sel_src || sel_dst);
-        hash_type[RSS_HASH_TYPE_IPV6] = v6 && (sel_src || sel_dst);
-        hash_type[RSS_HASH_TYPE_TCP]  = tcp && (sel_sport || sel_dport);
-        hash_type[RSS_HASH_TYPE_UDP]  = udp && (sel_sport || sel_dport);
-        hash_type[RSS_HASH_TYPE_BTH]  = sel_qpn;
+        hash_type[rss_regs_pkg::RSS_HASH_TYPE_IPV4] = v4 && (sel_src || sel_dst);
+        hash_type[rss_regs_pkg::RSS_HASH_TYPE_IPV6] = v6 && (sel_src || sel_dst);
+        hash_type[rss_regs_pkg::RSS_HASH_TYPE_TCP]  = tcp && (sel_sport || sel_dport);
+        hash_type[rss_regs_pkg::RSS_HASH_TYPE_UDP]  = udp && (sel_sport || sel_dport);
+        hash_type[rss_regs_pkg::RSS_HASH_TYPE_BTH]  = sel_qpn;
     end
 
     // Flags that do not change the input.
-    wire unused_flags = |{flags[RSS_FLAG_VLAN], flags[RSS_FLAG_IPOIB], flags[RSS_FLAG_L3ONLY],
-                          flags[RSS_FLAG_MALFORMED], flags[RSS_FLAG_DEEP]};
+    wire unused_flags = |{flags[rss_regs_pkg::RSS_FLAG_VLAN], flags[rss_regs_pkg::RSS_FLAG_IPOIB], flags[rss_regs_pkg::RSS_FLAG_L3ONLY],
+                          flags[rss_regs_pkg::RSS_FLAG_MALFORMED], flags[rss_regs_pkg::RSS_FLAG_DEEP]};
     wire unused_fields = |fields[11:8];
 
 endmodule

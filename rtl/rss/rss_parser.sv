@@ -25,11 +25,10 @@
 //   4  IPv6 extension headers 3 and 4, then the hop limit
 //   5  the end of the IPv6 walk, then TCP or UDP and the RoCEv2 BTH
 module rss_parser
-    import rss_regs_pkg::*;
 #(
     parameter  int LEN_W  = 18,                  // Frame length width; in_len saturates
-    localparam int WIN    = RSS_PARSE_WINDOW,    // Window bytes (the model's PARSE_WINDOW)
-    localparam int FLAGS  = RSS_FLAGS_W          // Parse flag bits
+    localparam int WIN    = rss_regs_pkg::RSS_PARSE_WINDOW,    // Window bytes (the model's PARSE_WINDOW)
+    localparam int FLAGS  = rss_regs_pkg::RSS_FLAGS_W          // Parse flag bits
 ) (
     input  wire               clk,
     input  wire               rst,               // synchronous, active high
@@ -48,6 +47,7 @@ module rss_parser
     output logic [23:0]       out_qpn            // BTH destination QP, 0 without BTH
 );
 
+
     // Cycles from in_valid to out_valid; public for the Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
     localparam int LATENCY /*verilator public*/ = 5;
@@ -64,6 +64,10 @@ module rss_parser
     localparam logic [15:0] ET_VLAN = 16'h8100;
     localparam logic [15:0] ET_QINQ = 16'h88A8;
     localparam logic [15:0] ROCEV2_PORT = 16'd4791;
+
+    if (FLAGS != 11) begin : g_bad_flags
+        $error("rss_parser: rss_types_pkg::found_t holds 11 parse flags");
+    end
 
     if (WIN < 128) begin : g_bad_window
         // The deepest fixed header chain (IB + GRH + DETH + ImmDt + IPoIB + IPv6) ends at 116.
@@ -96,21 +100,10 @@ module rss_parser
         v4_mapped = {80'h0, 16'hFFFF, a};
     endfunction
 
-    // The state carried from stage to stage.
-    typedef struct packed {
-        logic [FLAGS-1:0] flags;
-        logic [15:0]      ethertype;
-        logic [7:0]       l4_protocol;
-        logic [127:0]     src;
-        logic [127:0]     dst;
-        logic [15:0]      src_port;
-        logic [15:0]      dst_port;
-        logic [23:0]      qpn;
-    } found_t;
 
     // ------------------------------------------------------------------------------------------
     // Stage 1: L2.
-    found_t           s1_found_d, s1_found_q;
+    rss_types_pkg::found_t           s1_found_d, s1_found_q;
     logic             s1_ip_d, s1_ip_q;          // an IP header follows at s1_l3_q
     logic [6:0]       s1_l3_d, s1_l3_q;          // its offset: 14, 18, 22, 32, 36, 72 or 76
     logic             s1_valid_q;
@@ -129,19 +122,19 @@ module rss_parser
         payload_at = 7'd0;
         if (!in_ib) begin
             if (in_len < LEN_W'(14)) begin
-                s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
                 et = be16_of(in_win, 12);
                 if (is_tag(et)) begin
-                    s1_found_d.flags[RSS_FLAG_VLAN] = 1'b1;
+                    s1_found_d.flags[rss_regs_pkg::RSS_FLAG_VLAN] = 1'b1;
                     if (in_len < LEN_W'(18)) begin
-                        s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                        s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                     end else begin
                         et      = be16_of(in_win, 16);
                         s1_l3_d = 7'd18;
                         if (is_tag(et)) begin
                             if (in_len < LEN_W'(22)) begin
-                                s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                                s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                             end else begin
                                 et      = be16_of(in_win, 20);
                                 s1_l3_d = 7'd22;
@@ -149,7 +142,7 @@ module rss_parser
                         end
                     end
                 end
-                if (!s1_found_d.flags[RSS_FLAG_MALFORMED]) begin
+                if (!s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED]) begin
                     s1_found_d.ethertype = et;
                     s1_ip_d              = et == ET_IPV4 || et == ET_IPV6;
                 end
@@ -157,13 +150,13 @@ module rss_parser
         end else begin
             // LRH: link next header in the low two bits of byte 1: 2 = BTH, 3 = GRH then BTH.
             if (in_len < LEN_W'(8)) begin
-                s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else if (in_win[8*1 +: 2] == 2'b10 || in_win[8*1 +: 2] == 2'b11) begin
                 bth_at = in_win[8*1 +: 2] == 2'b11 ? 7'd48 : 7'd8;
                 if (in_len < LEN_W'(bth_at) + LEN_W'(12)) begin
-                    s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                    s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else begin
-                    s1_found_d.flags[RSS_FLAG_BTH] = 1'b1;
+                    s1_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
                     // Both BTH positions spelled out: constant selects, no shifter.
                     if (bth_at == 7'd48) begin
                         s1_found_d.qpn = {byte_of(in_win, 53), byte_of(in_win, 54),
@@ -179,7 +172,7 @@ module rss_parser
                     // UD SEND Only (0x64) or with immediate (0x65): DETH [+ ImmDt] + IPoIB.
                     if (payload_at != 7'd0) begin
                         if (in_len < LEN_W'(payload_at) + LEN_W'(4)) begin
-                            s1_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                            s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                         end else begin
                             case (payload_at)
                                 7'd28:   et = be16_of(in_win, 28);
@@ -188,7 +181,7 @@ module rss_parser
                                 default: et = be16_of(in_win, 72);
                             endcase
                             if (et == ET_IPV4 || et == ET_IPV6) begin
-                                s1_found_d.flags[RSS_FLAG_IPOIB] = 1'b1;
+                                s1_found_d.flags[rss_regs_pkg::RSS_FLAG_IPOIB] = 1'b1;
                                 s1_found_d.ethertype             = et;
                                 s1_ip_d                          = 1'b1;
                                 s1_l3_d                          = payload_at + 7'd4;
@@ -219,21 +212,9 @@ module rss_parser
     // ------------------------------------------------------------------------------------------
     // Stage 2: the window re-based at the IP header, then IPv4 or the fixed IPv6 header.
 
-    // What the IPv6 walk and the transport stage need, carried from stage 2 to stage 5.
-    typedef struct packed {
-        logic        walking;      // IPv6 extension-header walk in progress
-        logic        walked;       // IPv6 walk ended normally: the transport decision is due
-        logic        fragment;     // an IPv6 fragment header with offset or M set was walked
-        logic [7:0]  next_header;  // IPv6 next header being looked at
-        logic [15:0] offset;       // walk position, from the end of the fixed IPv6 header
-        logic [15:0] payload_len;  // IPv6 payload length
-        logic        transport;    // a TCP/UDP decision is due at l4_rel with seg_len
-        logic [15:0] l4_rel;       // transport offset from the IP header
-        logic [15:0] seg_len;      // transport segment length (bounded by the IP length)
-    } walk_t;
 
-    found_t           s2_found_d, s2_found_q;
-    walk_t            s2_walk_d, s2_walk_q;
+    rss_types_pkg::found_t           s2_found_d, s2_found_q;
+    rss_types_pkg::walk_t            s2_walk_d, s2_walk_q;
     logic [REL*8-1:0] s2_rel_d, s2_rel_q;
     logic [6:0]       s2_l3_q;
     logic             s2_valid_q;
@@ -259,10 +240,10 @@ module rss_parser
         total = rel_be16(s2_rel_d, 7'd2);
         if (s1_ip_q && s1_found_q.ethertype == ET_IPV4) begin
             if (plen < LEN_W'(20) || s2_rel_d[7:4] != 4'd4) begin
-                s2_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
                 // The addresses are valid as soon as 20 bytes of version 4 are there.
-                s2_found_d.flags[RSS_FLAG_IPV4] = 1'b1;
+                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV4] = 1'b1;
                 s2_found_d.src         = v4_mapped({rel_byte(s2_rel_d, 7'd12),
                                                     rel_byte(s2_rel_d, 7'd13),
                                                     rel_byte(s2_rel_d, 7'd14),
@@ -273,9 +254,9 @@ module rss_parser
                                                     rel_byte(s2_rel_d, 7'd19)});
                 s2_found_d.l4_protocol = rel_byte(s2_rel_d, 7'd9);
                 if (ihl < 16'd20 || total < ihl || LEN_W'(total) > plen) begin
-                    s2_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else if ((rel_be16(s2_rel_d, 7'd6) & 16'h3FFF) != 16'h0) begin
-                    s2_found_d.flags[RSS_FLAG_FRAG] = 1'b1;
+                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
                 end else begin
                     s2_walk_d.transport = 1'b1;
                     s2_walk_d.l4_rel    = ihl;
@@ -284,9 +265,9 @@ module rss_parser
             end
         end else if (s1_ip_q) begin
             if (plen < LEN_W'(40) || s2_rel_d[7:4] != 4'd6) begin
-                s2_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s2_found_d.flags[RSS_FLAG_IPV6] = 1'b1;
+                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV6] = 1'b1;
                 for (int i = 0; i < 16; i++) begin
                     s2_found_d.src[127-8*i -: 8] = rel_byte(s2_rel_d, 7'(8 + i));
                     s2_found_d.dst[127-8*i -: 8] = rel_byte(s2_rel_d, 7'(24 + i));
@@ -294,7 +275,7 @@ module rss_parser
                 s2_walk_d.payload_len = rel_be16(s2_rel_d, 7'd4);
                 s2_walk_d.next_header = rel_byte(s2_rel_d, 7'd6);
                 if (LEN_W'(40) + LEN_W'(s2_walk_d.payload_len) > plen) begin
-                    s2_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else begin
                     s2_walk_d.walking = 1'b1;
                 end
@@ -320,85 +301,49 @@ module rss_parser
     // ------------------------------------------------------------------------------------------
     // Stages 3 and 4: the IPv6 extension-header walk, two headers per stage.
 
-    // One step of the walk (model: the loop body in parse.rs's ipv6()).
-    function automatic void hop(input logic [REL*8-1:0] rel, input logic [6:0] l3,
-                                inout found_t found, inout walk_t walk);
-        logic        is_ext;
-        logic        is_frag;
-        logic [15:0] fixed_len;
-        logic [16:0] window_end;  // absolute end of the fixed part of this header
-        logic [6:0]  at;          // its offset in rel
-        logic [15:0] ext_len;
-        logic [15:0] frag;
-        if (walk.walking) begin
-            // Hop-by-hop 0, routing 43, destination options 60; fragment 44.
-            is_ext     = walk.next_header == 8'd0 || walk.next_header == 8'd43
-                      || walk.next_header == 8'd60;
-            is_frag    = walk.next_header == 8'd44;
-            fixed_len  = is_frag ? 16'd8 : 16'd2;
-            window_end = 17'(l3) + 17'd40 + 17'(walk.offset) + 17'(fixed_len);
-            at         = 7'(16'd40 + walk.offset);
-            ext_len    = {5'h0, rel_byte(rel, at + 7'd1), 3'b000} + 16'd8;
-            frag       = rel_be16(rel, at + 7'd2);
-            if (!is_ext && !is_frag) begin
-                walk.walking = 1'b0;
-                walk.walked  = 1'b1;
-            end else if (17'(walk.offset) + 17'(fixed_len) > 17'(walk.payload_len)) begin
-                walk.walking = 1'b0;
-                found.flags[RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (window_end > 17'(WIN)) begin
-                walk.walking      = 1'b0;
-                found.l4_protocol = walk.next_header;
-                found.flags[RSS_FLAG_L3ONLY] = 1'b1;
-                found.flags[RSS_FLAG_DEEP]   = 1'b1;
-            end else if (is_frag) begin
-                walk.next_header = rel_byte(rel, at);
-                walk.offset      = walk.offset + 16'd8;
-                walk.fragment    = walk.fragment || (frag & 16'hFFF9) != 16'h0;
-                if (frag[15:3] != 13'h0) begin
-                    walk.walking = 1'b0;
-                    walk.walked  = 1'b1;
-                end
-            end else if (17'(walk.offset) + 17'(ext_len) > 17'(walk.payload_len)) begin
-                walk.walking = 1'b0;
-                found.flags[RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                walk.next_header = rel_byte(rel, at);
-                walk.offset      = walk.offset + ext_len;
-            end
-        end
-    endfunction
 
-    found_t           s3_found_d, s3_found_q, s4_found_d, s4_found_q;
-    walk_t            s3_walk_d, s3_walk_q, s4_walk_d, s4_walk_q;
+    rss_types_pkg::found_t           s3_found_d, s3_found_q, s4_found_d, s4_found_q;
+    rss_types_pkg::walk_t            s3_walk_d, s3_walk_q, s4_walk_d, s4_walk_q;
     logic [REL*8-1:0] s3_rel_q, s4_rel_q;
     logic [6:0]       s3_l3_q, s4_l3_q;
     logic             s3_valid_q, s4_valid_q;
 
-    if (RSS_MAX_EXTENSION_HEADERS != 4) begin : g_bad_hops
+    if (rss_regs_pkg::RSS_MAX_EXTENSION_HEADERS != 4) begin : g_bad_hops
         $error("rss_parser: stages 3 and 4 walk exactly 4 extension headers");
     end
 
-    always_comb begin
-        s3_found_d = s2_found_q;
-        s3_walk_d  = s2_walk_q;
-        hop(s2_rel_q, s2_l3_q, s3_found_d, s3_walk_d);
-        hop(s2_rel_q, s2_l3_q, s3_found_d, s3_walk_d);
-    end
+    // Two headers per stage: hop 1 feeds hop 2 within the clock.
+    rss_types_pkg::found_t s3_mid_found, s4_mid_found, s4_hop_found;
+    rss_types_pkg::walk_t  s3_mid_walk, s4_mid_walk, s4_hop_walk;
+
+    rss_parser_hop u_hop1 (
+        .rel(s2_rel_q), .l3(s2_l3_q), .in_found(s2_found_q), .in_walk(s2_walk_q),
+        .out_found(s3_mid_found), .out_walk(s3_mid_walk)
+    );
+    rss_parser_hop u_hop2 (
+        .rel(s2_rel_q), .l3(s2_l3_q), .in_found(s3_mid_found), .in_walk(s3_mid_walk),
+        .out_found(s3_found_d), .out_walk(s3_walk_d)
+    );
+    rss_parser_hop u_hop3 (
+        .rel(s3_rel_q), .l3(s3_l3_q), .in_found(s3_found_q), .in_walk(s3_walk_q),
+        .out_found(s4_mid_found), .out_walk(s4_mid_walk)
+    );
+    rss_parser_hop u_hop4 (
+        .rel(s3_rel_q), .l3(s3_l3_q), .in_found(s4_mid_found), .in_walk(s4_mid_walk),
+        .out_found(s4_hop_found), .out_walk(s4_hop_walk)
+    );
 
     always_comb begin
-        s4_found_d = s3_found_q;
-        s4_walk_d  = s3_walk_q;
-        hop(s3_rel_q, s3_l3_q, s4_found_d, s4_walk_d);
-        hop(s3_rel_q, s3_l3_q, s4_found_d, s4_walk_d);
+        s4_found_d = s4_hop_found;
+        s4_walk_d  = s4_hop_walk;
         // The hop limit: a fifth extension header ends the walk with an L3-only hash.
         if (s4_walk_d.walking) begin
             if (s4_walk_d.next_header == 8'd0 || s4_walk_d.next_header == 8'd43
                 || s4_walk_d.next_header == 8'd60 || s4_walk_d.next_header == 8'd44) begin
                 s4_walk_d.walking      = 1'b0;
                 s4_found_d.l4_protocol = s4_walk_d.next_header;
-                s4_found_d.flags[RSS_FLAG_L3ONLY] = 1'b1;
-                s4_found_d.flags[RSS_FLAG_DEEP]   = 1'b1;
+                s4_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s4_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
             end else begin
                 s4_walk_d.walking = 1'b0;
                 s4_walk_d.walked  = 1'b1;
@@ -429,13 +374,13 @@ module rss_parser
 
     // ------------------------------------------------------------------------------------------
     // Stage 5: the end of the IPv6 walk, then the transport header.
-    found_t s5_found_d;
+    rss_types_pkg::found_t s5_found_d;
+    // walk.walking is always 0 here (stage 4 ends every walk).
+    /* verilator lint_off UNUSEDSIGNAL */
+    rss_types_pkg::walk_t  walk;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always_comb begin
-        // walk.walking is always 0 here (stage 4 ends every walk).
-        /* verilator lint_off UNUSEDSIGNAL */
-        walk_t       walk;
-        /* verilator lint_on UNUSEDSIGNAL */
         logic [7:0]  protocol;
         logic [16:0] l4_at;       // absolute offset of the transport header
         logic [6:0]  at;          // its offset in rel
@@ -450,13 +395,13 @@ module rss_parser
             s5_found_d.l4_protocol = walk.next_header;
             protocol               = walk.next_header;
             if (walk.fragment) begin
-                s5_found_d.flags[RSS_FLAG_FRAG] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
             end else if (walk.next_header == 8'd50 || walk.next_header == 8'd51
                          || walk.next_header == 8'd135 || walk.next_header == 8'd139
                          || walk.next_header == 8'd140 || walk.next_header == 8'd253
                          || walk.next_header == 8'd254) begin
                 // ESP, AH, mobility, HIP, shim6, experimental: not skipped.
-                s5_found_d.flags[RSS_FLAG_L3ONLY] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
             end else begin
                 walk.transport = 1'b1;
                 walk.l4_rel    = 16'd40 + walk.offset;
@@ -471,37 +416,37 @@ module rss_parser
         dst_port = rel_be16(s4_rel_q, at + 7'd2);
         if (walk.transport && protocol == 8'd6) begin
             if (walk.seg_len < 16'd20) begin
-                s5_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else if (l4_at + 17'd20 > 17'(WIN)) begin
-                s5_found_d.flags[RSS_FLAG_L3ONLY] = 1'b1;
-                s5_found_d.flags[RSS_FLAG_DEEP]   = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
             end else if (doff < 16'd20 || doff > walk.seg_len) begin
-                s5_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s5_found_d.flags[RSS_FLAG_TCP] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
                 s5_found_d.src_port = src_port;
                 s5_found_d.dst_port = dst_port;
             end
         end else if (walk.transport && protocol == 8'd17) begin
             if (walk.seg_len < 16'd8) begin
-                s5_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else if (l4_at + 17'd8 > 17'(WIN)) begin
-                s5_found_d.flags[RSS_FLAG_L3ONLY] = 1'b1;
-                s5_found_d.flags[RSS_FLAG_DEEP]   = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
             end else if (udp_len < 16'd8 || udp_len > walk.seg_len) begin
-                s5_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s5_found_d.flags[RSS_FLAG_UDP] = 1'b1;
+                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
                 s5_found_d.src_port = src_port;
                 s5_found_d.dst_port = dst_port;
                 if (dst_port == ROCEV2_PORT) begin
                     if (udp_len < 16'd20 || walk.seg_len < 16'd20) begin
-                        s5_found_d.flags[RSS_FLAG_MALFORMED] = 1'b1;
+                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                     end else if (l4_at + 17'd20 > 17'(WIN)) begin
                         // The BTH lies past the window: the ports still count, the QPN not.
-                        s5_found_d.flags[RSS_FLAG_DEEP] = 1'b1;
+                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
                     end else begin
-                        s5_found_d.flags[RSS_FLAG_BTH] = 1'b1;
+                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
                         s5_found_d.qpn = {rel_byte(s4_rel_q, at + 7'd13),
                                           rel_byte(s4_rel_q, at + 7'd14),
                                           rel_byte(s4_rel_q, at + 7'd15)};

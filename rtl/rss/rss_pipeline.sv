@@ -37,8 +37,6 @@
 // the packet (1: InfiniBand starting at the LRH, 0: Ethernet), sampled on its first beat and
 // carried to m_axis_tuser. s_axis_tready and m_axis_tvalid are functions of flip-flops only.
 module rss_pipeline
-    import rss_pkg::*;
-    import rss_regs_pkg::*;
 #(
     parameter  int DATA_BYTES   = 8,    // Bytes per beat: 8 (64-bit) to 128, a power of two
     parameter  int NUM_RULES    = 16,   // Steering rules
@@ -46,7 +44,7 @@ module rss_pipeline
     parameter  int TABLE_LOG2   = 12,   // log2 of the largest indirection table (1..16)
     parameter  int QUEUE_W      = 16,   // Queue number width (1..16)
     parameter  int FIFO_LOG2    = 5,    // log2 of the data FIFO's RAM entries (beats)
-    localparam int FLAGS        = RSS_FLAGS_W,
+    localparam int FLAGS        = rss_regs_pkg::RSS_FLAGS_W,
     localparam int RULE_W       = NUM_RULES > 1 ? $clog2(NUM_RULES) : 1,
     localparam int DATA_W       = DATA_BYTES * 8
 ) (
@@ -92,7 +90,8 @@ module rss_pipeline
     output logic [1:0]            s_axil_rresp
 );
 
-    localparam int WIN        = RSS_PARSE_WINDOW;
+
+    localparam int WIN        = rss_regs_pkg::RSS_PARSE_WINDOW;
     localparam int WIN_BEATS  = WIN / DATA_BYTES;
     localparam int BEAT_W     = $clog2(WIN_BEATS + 1);
     localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
@@ -110,8 +109,8 @@ module rss_pipeline
 
     // ------------------------------------------------------------------------------------------
     // Configuration.
-    rule_t [NUM_RULES-1:0]       rules;
-    context_t [NUM_CONTEXTS-1:0] contexts;
+    rss_types_pkg::rule_t [NUM_RULES-1:0]       rules;
+    rss_types_pkg::context_t [NUM_CONTEXTS-1:0] contexts;
     logic                        pending;
     logic                        drained;
     logic                        launch;
@@ -226,7 +225,7 @@ module rss_pipeline
     // Parse.
     logic             p_valid;
     logic [FLAGS-1:0] p_flags;
-    steer_key_t       p_key;
+    rss_types_pkg::steer_key_t       p_key;
 
     rss_parser #(
         .LEN_W(LEN_W)
@@ -256,12 +255,12 @@ module rss_pipeline
     logic [FLAGS-1:0]  st_flags;
     // Records passed from stage to stage: each stage reads the members it needs.
     /* verilator lint_off UNUSEDSIGNAL */
-    steer_key_t        st_key;
+    rss_types_pkg::steer_key_t        st_key;
     /* verilator lint_on UNUSEDSIGNAL */
 
     rss_steering #(
         .NUM_RULES(NUM_RULES),
-        .PASS_W   (FLAGS + $bits(steer_key_t))
+        .PASS_W   (FLAGS + $bits(p_key))
     ) u_steering (
         .clk         (clk),
         .rst         (rst),
@@ -294,7 +293,7 @@ module rss_pipeline
     // A queue action hashes nothing; no match and a context action use the context.
     wire [CTX_W-1:0] st_ctx = st_to_queue ? '0 : st_target[CTX_W-1:0];
     /* verilator lint_off UNUSEDSIGNAL */
-    context_t        st_cfg;   // the key is read one stage later
+    rss_types_pkg::context_t        st_cfg;   // the key is read one stage later
     /* verilator lint_on UNUSEDSIGNAL */
     assign st_cfg = contexts[st_ctx];
 
@@ -337,13 +336,13 @@ module rss_pipeline
     logic        h1_valid;   // the key is chosen by h1_tag alone
     /* verilator lint_on UNUSEDSIGNAL */
     /* verilator lint_off UNUSEDSIGNAL */
-    context_t    h1_cfg;       // only the key is read here
+    rss_types_pkg::context_t    h1_cfg;       // only the key is read here
     /* verilator lint_on UNUSEDSIGNAL */
     assign h1_cfg = contexts[h1_tag.ctx];
 
     rss_hash_core #(
         .MAX_INPUT(48),
-        .TAG_W    ($bits(tag_t))
+        .TAG_W    ($bits(st_tag))
     ) u_hash (
         .clk      (clk),
         .rst      (rst),
@@ -459,7 +458,7 @@ module rss_pipeline
     // Every packet with metadata pending has its last beat in the data FIFO (2^FIFO_LOG2 + 1
     // beats with the output register), so twice that many entries never overflow.
     stream_fifo #(
-        .WIDTH     ($bits(meta_t)),
+        .WIDTH     ($bits(h3_meta)),
         .DEPTH_LOG2(FIFO_LOG2 + 1)
     ) u_meta_fifo (
         .clk    (clk),

@@ -20,8 +20,6 @@
 // strobes apply to the staging registers; COMMIT, TABLE_SELECT and TABLE_DATA act on the whole
 // word.
 module rss_regs
-    import rss_pkg::*;
-    import rss_regs_pkg::*;
 #(
     parameter  int NUM_RULES    = 16,   // Steering rules
     parameter  int NUM_CONTEXTS = 4,    // RSS contexts (a power of two)
@@ -51,8 +49,8 @@ module rss_regs
     output logic [31:0]               s_axil_rdata,
     output logic [1:0]                s_axil_rresp,
     // live configuration
-    output rule_t [NUM_RULES-1:0]     rules,
-    output context_t [NUM_CONTEXTS-1:0] contexts,
+    output rss_types_pkg::rule_t [NUM_RULES-1:0]     rules,
+    output rss_types_pkg::context_t [NUM_CONTEXTS-1:0] contexts,
     // commit handshake with the datapath
     output logic                      pending,        // hold new packets back
     input  wire                       drained,        // no packet is using the configuration
@@ -62,6 +60,7 @@ module rss_regs
     output logic [TBL_ADDR_W-1:0]     tbl_wr_addr,
     output logic [QUEUE_W-1:0]        tbl_wr_data
 );
+
 
     if (NUM_CONTEXTS < 1 || NUM_CONTEXTS > 256 || (NUM_CONTEXTS & (NUM_CONTEXTS - 1)) != 0)
     begin : g_bad_contexts
@@ -77,7 +76,7 @@ module rss_regs
     // ------------------------------------------------------------------------------------------
     // Staging registers, as software wrote them.
     logic [31:0] ctx_control_q, ctx_fields_q;
-    logic [31:0] ctx_key_q [RSS_CTX_KEY_WORDS];
+    logic [31:0] ctx_key_q [rss_regs_pkg::RSS_CTX_KEY_WORDS];
     logic [31:0] rule_control_q, rule_ethertype_q, rule_l4_q, rule_src_port_q, rule_dst_port_q;
     logic [31:0] rule_qpn_q, rule_qpn_mask_q;
     logic [31:0] rule_src_q [4];
@@ -88,36 +87,33 @@ module rss_regs
     logic [31:0] packets_q;
 
     // The staged rule and context in their live form.
-    function automatic logic [127:0] addr_of(input logic [31:0] w [4]);
-        addr_of = {w[0], w[1], w[2], w[3]};
-    endfunction
 
-    rule_t    staged_rule;
-    context_t staged_context;
+    rss_types_pkg::rule_t    staged_rule;
+    rss_types_pkg::context_t staged_context;
     always_comb begin
-        staged_rule.enable   = rule_control_q[RSS_RULE_CONTROL_ENABLE_LSB];
-        staged_rule.to_queue = rule_control_q[RSS_RULE_CONTROL_QUEUE_LSB];
-        staged_rule.target   = rule_control_q[RSS_RULE_CONTROL_TARGET_LSB +: 16];
-        staged_rule.value.ethertype   = rule_ethertype_q[RSS_RULE_ETHERTYPE_VALUE_LSB +: 16];
-        staged_rule.mask.ethertype    = rule_ethertype_q[RSS_RULE_ETHERTYPE_MASK_LSB +: 16];
-        staged_rule.value.l4_protocol = rule_l4_q[RSS_RULE_L4_VALUE_LSB +: 8];
-        staged_rule.mask.l4_protocol  = rule_l4_q[RSS_RULE_L4_MASK_LSB +: 8];
-        staged_rule.value.src_port    = rule_src_port_q[RSS_RULE_SRC_PORT_VALUE_LSB +: 16];
-        staged_rule.mask.src_port     = rule_src_port_q[RSS_RULE_SRC_PORT_MASK_LSB +: 16];
-        staged_rule.value.dst_port    = rule_dst_port_q[RSS_RULE_DST_PORT_VALUE_LSB +: 16];
-        staged_rule.mask.dst_port     = rule_dst_port_q[RSS_RULE_DST_PORT_MASK_LSB +: 16];
+        staged_rule.enable   = rule_control_q[rss_regs_pkg::RSS_RULE_CONTROL_ENABLE_LSB];
+        staged_rule.to_queue = rule_control_q[rss_regs_pkg::RSS_RULE_CONTROL_QUEUE_LSB];
+        staged_rule.target   = rule_control_q[rss_regs_pkg::RSS_RULE_CONTROL_TARGET_LSB +: 16];
+        staged_rule.value.ethertype   = rule_ethertype_q[rss_regs_pkg::RSS_RULE_ETHERTYPE_VALUE_LSB +: 16];
+        staged_rule.mask.ethertype    = rule_ethertype_q[rss_regs_pkg::RSS_RULE_ETHERTYPE_MASK_LSB +: 16];
+        staged_rule.value.l4_protocol = rule_l4_q[rss_regs_pkg::RSS_RULE_L4_VALUE_LSB +: 8];
+        staged_rule.mask.l4_protocol  = rule_l4_q[rss_regs_pkg::RSS_RULE_L4_MASK_LSB +: 8];
+        staged_rule.value.src_port    = rule_src_port_q[rss_regs_pkg::RSS_RULE_SRC_PORT_VALUE_LSB +: 16];
+        staged_rule.mask.src_port     = rule_src_port_q[rss_regs_pkg::RSS_RULE_SRC_PORT_MASK_LSB +: 16];
+        staged_rule.value.dst_port    = rule_dst_port_q[rss_regs_pkg::RSS_RULE_DST_PORT_VALUE_LSB +: 16];
+        staged_rule.mask.dst_port     = rule_dst_port_q[rss_regs_pkg::RSS_RULE_DST_PORT_MASK_LSB +: 16];
         staged_rule.value.qpn         = rule_qpn_q[23:0];
         staged_rule.mask.qpn          = rule_qpn_mask_q[23:0];
-        staged_rule.value.src         = addr_of(rule_src_q);
-        staged_rule.mask.src          = addr_of(rule_src_mask_q);
-        staged_rule.value.dst         = addr_of(rule_dst_q);
-        staged_rule.mask.dst          = addr_of(rule_dst_mask_q);
+        staged_rule.value.src         = {rule_src_q[0], rule_src_q[1], rule_src_q[2], rule_src_q[3]};
+        staged_rule.mask.src          = {rule_src_mask_q[0], rule_src_mask_q[1], rule_src_mask_q[2], rule_src_mask_q[3]};
+        staged_rule.value.dst         = {rule_dst_q[0], rule_dst_q[1], rule_dst_q[2], rule_dst_q[3]};
+        staged_rule.mask.dst          = {rule_dst_mask_q[0], rule_dst_mask_q[1], rule_dst_mask_q[2], rule_dst_mask_q[3]};
 
-        staged_context.xor_hash   = ctx_control_q[RSS_CTX_CONTROL_XOR_LSB];
-        staged_context.table_log2 = ctx_control_q[RSS_CTX_CONTROL_TABLE_LOG2_LSB +: 5];
-        staged_context.bank       = ctx_control_q[RSS_CTX_CONTROL_BANK_LSB];
-        staged_context.fields     = ctx_fields_q[RSS_CTX_FIELDS_FIELDS_LSB +: 13];
-        for (int i = 0; i < RSS_CTX_KEY_WORDS; i++) begin
+        staged_context.xor_hash   = ctx_control_q[rss_regs_pkg::RSS_CTX_CONTROL_XOR_LSB];
+        staged_context.table_log2 = ctx_control_q[rss_regs_pkg::RSS_CTX_CONTROL_TABLE_LOG2_LSB +: 5];
+        staged_context.bank       = ctx_control_q[rss_regs_pkg::RSS_CTX_CONTROL_BANK_LSB];
+        staged_context.fields     = ctx_fields_q[rss_regs_pkg::RSS_CTX_FIELDS_FIELDS_LSB +: 13];
+        for (int i = 0; i < rss_regs_pkg::RSS_CTX_KEY_WORDS; i++) begin
             staged_context.key[415 - 32*i -: 32] = ctx_key_q[i];
         end
     end
@@ -161,7 +157,7 @@ module rss_regs
             rule_qpn_q     <= '0;
             rule_qpn_mask_q <= '0;
             table_select_q <= '0;
-            for (int i = 0; i < RSS_CTX_KEY_WORDS; i++) ctx_key_q[i] <= '0;
+            for (int i = 0; i < rss_regs_pkg::RSS_CTX_KEY_WORDS; i++) ctx_key_q[i] <= '0;
             for (int i = 0; i < 4; i++) begin
                 rule_src_q[i]      <= '0;
                 rule_src_mask_q[i] <= '0;
@@ -189,49 +185,49 @@ module rss_regs
                 w_held_q      <= 1'b0;
                 s_axil_bvalid <= 1'b1;
                 case (aw_addr_q)
-                    RSS_COMMIT: begin
+                    rss_regs_pkg::RSS_COMMIT: begin
                         pending          <= 1'b1;
-                        commit_index_q   <= w_data_q[RSS_COMMIT_INDEX_LSB +: 8];
-                        commit_context_q <= w_data_q[RSS_COMMIT_CONTEXT_LSB];
+                        commit_index_q   <= w_data_q[rss_regs_pkg::RSS_COMMIT_INDEX_LSB +: 8];
+                        commit_context_q <= w_data_q[rss_regs_pkg::RSS_COMMIT_CONTEXT_LSB];
                     end
-                    RSS_CTX_CONTROL:    ctx_control_q    <= merge(ctx_control_q, w_data_q, w_strb_q);
-                    RSS_CTX_FIELDS:     ctx_fields_q     <= merge(ctx_fields_q, w_data_q, w_strb_q);
-                    RSS_RULE_CONTROL:   rule_control_q   <= merge(rule_control_q, w_data_q, w_strb_q);
-                    RSS_RULE_ETHERTYPE: rule_ethertype_q <= merge(rule_ethertype_q, w_data_q, w_strb_q);
-                    RSS_RULE_L4:        rule_l4_q        <= merge(rule_l4_q, w_data_q, w_strb_q);
-                    RSS_RULE_SRC_PORT:  rule_src_port_q  <= merge(rule_src_port_q, w_data_q, w_strb_q);
-                    RSS_RULE_DST_PORT:  rule_dst_port_q  <= merge(rule_dst_port_q, w_data_q, w_strb_q);
-                    RSS_RULE_QPN:       rule_qpn_q       <= merge(rule_qpn_q, w_data_q, w_strb_q);
-                    RSS_RULE_QPN_MASK:  rule_qpn_mask_q  <= merge(rule_qpn_mask_q, w_data_q, w_strb_q);
-                    RSS_TABLE_SELECT:   table_select_q   <= w_data_q;
-                    RSS_TABLE_DATA: begin
+                    rss_regs_pkg::RSS_CTX_CONTROL:    ctx_control_q    <= merge(ctx_control_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_CTX_FIELDS:     ctx_fields_q     <= merge(ctx_fields_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_CONTROL:   rule_control_q   <= merge(rule_control_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_ETHERTYPE: rule_ethertype_q <= merge(rule_ethertype_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_L4:        rule_l4_q        <= merge(rule_l4_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_SRC_PORT:  rule_src_port_q  <= merge(rule_src_port_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_DST_PORT:  rule_dst_port_q  <= merge(rule_dst_port_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_QPN:       rule_qpn_q       <= merge(rule_qpn_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_RULE_QPN_MASK:  rule_qpn_mask_q  <= merge(rule_qpn_mask_q, w_data_q, w_strb_q);
+                    rss_regs_pkg::RSS_TABLE_SELECT:   table_select_q   <= w_data_q;
+                    rss_regs_pkg::RSS_TABLE_DATA: begin
                         tbl_wr_en   <= 1'b1;
                         tbl_wr_addr <= {
-                            CTX_W'(table_select_q[RSS_TABLE_SELECT_CONTEXT_LSB +: 8]),
-                            table_select_q[RSS_TABLE_SELECT_BANK_LSB],
-                            TABLE_LOG2'(table_select_q[RSS_TABLE_SELECT_INDEX_LSB +: 16])
+                            CTX_W'(table_select_q[rss_regs_pkg::RSS_TABLE_SELECT_CONTEXT_LSB +: 8]),
+                            table_select_q[rss_regs_pkg::RSS_TABLE_SELECT_BANK_LSB],
+                            TABLE_LOG2'(table_select_q[rss_regs_pkg::RSS_TABLE_SELECT_INDEX_LSB +: 16])
                         };
                         tbl_wr_data <= w_data_q[QUEUE_W-1:0];
-                        table_select_q[RSS_TABLE_SELECT_INDEX_LSB +: 16] <=
-                            table_select_q[RSS_TABLE_SELECT_INDEX_LSB +: 16] + 16'd1;
+                        table_select_q[rss_regs_pkg::RSS_TABLE_SELECT_INDEX_LSB +: 16] <=
+                            table_select_q[rss_regs_pkg::RSS_TABLE_SELECT_INDEX_LSB +: 16] + 16'd1;
                     end
                     default: begin
-                        for (int i = 0; i < RSS_CTX_KEY_WORDS; i++) begin
-                            if (aw_addr_q == RSS_CTX_KEY + 12'(4 * i)) begin
+                        for (int i = 0; i < rss_regs_pkg::RSS_CTX_KEY_WORDS; i++) begin
+                            if (aw_addr_q == rss_regs_pkg::RSS_CTX_KEY + 12'(4 * i)) begin
                                 ctx_key_q[i] <= merge(ctx_key_q[i], w_data_q, w_strb_q);
                             end
                         end
                         for (int i = 0; i < 4; i++) begin
-                            if (aw_addr_q == RSS_RULE_SRC + 12'(4 * i)) begin
+                            if (aw_addr_q == rss_regs_pkg::RSS_RULE_SRC + 12'(4 * i)) begin
                                 rule_src_q[i] <= merge(rule_src_q[i], w_data_q, w_strb_q);
                             end
-                            if (aw_addr_q == RSS_RULE_SRC_MASK + 12'(4 * i)) begin
+                            if (aw_addr_q == rss_regs_pkg::RSS_RULE_SRC_MASK + 12'(4 * i)) begin
                                 rule_src_mask_q[i] <= merge(rule_src_mask_q[i], w_data_q, w_strb_q);
                             end
-                            if (aw_addr_q == RSS_RULE_DST + 12'(4 * i)) begin
+                            if (aw_addr_q == rss_regs_pkg::RSS_RULE_DST + 12'(4 * i)) begin
                                 rule_dst_q[i] <= merge(rule_dst_q[i], w_data_q, w_strb_q);
                             end
-                            if (aw_addr_q == RSS_RULE_DST_MASK + 12'(4 * i)) begin
+                            if (aw_addr_q == rss_regs_pkg::RSS_RULE_DST_MASK + 12'(4 * i)) begin
                                 rule_dst_mask_q[i] <= merge(rule_dst_mask_q[i], w_data_q, w_strb_q);
                             end
                         end
@@ -267,34 +263,34 @@ module rss_regs
     function automatic logic [31:0] read_word(input logic [11:0] addr);
         read_word = '0;
         case (addr)
-            RSS_ID:             read_word = RSS_ID_VALUE;
-            RSS_CAPS: begin
-                read_word[RSS_CAPS_RULES_LSB +: 8]      = 8'(NUM_RULES);
-                read_word[RSS_CAPS_CONTEXTS_LSB +: 8]   = 8'(NUM_CONTEXTS);
-                read_word[RSS_CAPS_TABLE_LOG2_LSB +: 5] = 5'(TABLE_LOG2);
-                read_word[RSS_CAPS_QUEUE_W_LSB +: 5]    = 5'(QUEUE_W);
+            rss_regs_pkg::RSS_ID:             read_word = rss_regs_pkg::RSS_ID_VALUE;
+            rss_regs_pkg::RSS_CAPS: begin
+                read_word[rss_regs_pkg::RSS_CAPS_RULES_LSB +: 8]      = 8'(NUM_RULES);
+                read_word[rss_regs_pkg::RSS_CAPS_CONTEXTS_LSB +: 8]   = 8'(NUM_CONTEXTS);
+                read_word[rss_regs_pkg::RSS_CAPS_TABLE_LOG2_LSB +: 5] = 5'(TABLE_LOG2);
+                read_word[rss_regs_pkg::RSS_CAPS_QUEUE_W_LSB +: 5]    = 5'(QUEUE_W);
             end
-            RSS_STATUS:         read_word[RSS_STATUS_BUSY_LSB] = pending;
-            RSS_PACKETS:        read_word = packets_q;
-            RSS_CTX_CONTROL:    read_word = ctx_control_q;
-            RSS_CTX_FIELDS:     read_word = ctx_fields_q;
-            RSS_RULE_CONTROL:   read_word = rule_control_q;
-            RSS_RULE_ETHERTYPE: read_word = rule_ethertype_q;
-            RSS_RULE_L4:        read_word = rule_l4_q;
-            RSS_RULE_SRC_PORT:  read_word = rule_src_port_q;
-            RSS_RULE_DST_PORT:  read_word = rule_dst_port_q;
-            RSS_RULE_QPN:       read_word = rule_qpn_q;
-            RSS_RULE_QPN_MASK:  read_word = rule_qpn_mask_q;
-            RSS_TABLE_SELECT:   read_word = table_select_q;
+            rss_regs_pkg::RSS_STATUS:         read_word[rss_regs_pkg::RSS_STATUS_BUSY_LSB] = pending;
+            rss_regs_pkg::RSS_PACKETS:        read_word = packets_q;
+            rss_regs_pkg::RSS_CTX_CONTROL:    read_word = ctx_control_q;
+            rss_regs_pkg::RSS_CTX_FIELDS:     read_word = ctx_fields_q;
+            rss_regs_pkg::RSS_RULE_CONTROL:   read_word = rule_control_q;
+            rss_regs_pkg::RSS_RULE_ETHERTYPE: read_word = rule_ethertype_q;
+            rss_regs_pkg::RSS_RULE_L4:        read_word = rule_l4_q;
+            rss_regs_pkg::RSS_RULE_SRC_PORT:  read_word = rule_src_port_q;
+            rss_regs_pkg::RSS_RULE_DST_PORT:  read_word = rule_dst_port_q;
+            rss_regs_pkg::RSS_RULE_QPN:       read_word = rule_qpn_q;
+            rss_regs_pkg::RSS_RULE_QPN_MASK:  read_word = rule_qpn_mask_q;
+            rss_regs_pkg::RSS_TABLE_SELECT:   read_word = table_select_q;
             default: begin
-                for (int i = 0; i < RSS_CTX_KEY_WORDS; i++) begin
-                    if (addr == RSS_CTX_KEY + 12'(4 * i)) read_word = ctx_key_q[i];
+                for (int i = 0; i < rss_regs_pkg::RSS_CTX_KEY_WORDS; i++) begin
+                    if (addr == rss_regs_pkg::RSS_CTX_KEY + 12'(4 * i)) read_word = ctx_key_q[i];
                 end
                 for (int i = 0; i < 4; i++) begin
-                    if (addr == RSS_RULE_SRC + 12'(4 * i)) read_word = rule_src_q[i];
-                    if (addr == RSS_RULE_SRC_MASK + 12'(4 * i)) read_word = rule_src_mask_q[i];
-                    if (addr == RSS_RULE_DST + 12'(4 * i)) read_word = rule_dst_q[i];
-                    if (addr == RSS_RULE_DST_MASK + 12'(4 * i)) read_word = rule_dst_mask_q[i];
+                    if (addr == rss_regs_pkg::RSS_RULE_SRC + 12'(4 * i)) read_word = rule_src_q[i];
+                    if (addr == rss_regs_pkg::RSS_RULE_SRC_MASK + 12'(4 * i)) read_word = rule_src_mask_q[i];
+                    if (addr == rss_regs_pkg::RSS_RULE_DST + 12'(4 * i)) read_word = rule_dst_q[i];
+                    if (addr == rss_regs_pkg::RSS_RULE_DST_MASK + 12'(4 * i)) read_word = rule_dst_mask_q[i];
                 end
             end
         endcase

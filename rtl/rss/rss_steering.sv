@@ -10,7 +10,6 @@
 //   2  priority encoder (lowest index wins): hit, rule index and the rule's action
 // `in_pass` travels alongside unchanged, so the caller needs no delay line of its own.
 module rss_steering
-    import rss_pkg::*;
 #(
     parameter  int NUM_RULES = 16,                        // Steering rules
     parameter  int PASS_W    = 1,                         // Width of the pass-through data
@@ -18,9 +17,9 @@ module rss_steering
 ) (
     input  wire                    clk,
     input  wire                    rst,          // synchronous, active high
-    input  rule_t [NUM_RULES-1:0]  rules,        // live rules (rss_regs)
+    input  rss_types_pkg::rule_t [NUM_RULES-1:0]  rules,        // live rules (rss_regs)
     input  wire                    in_valid,
-    input  steer_key_t             in_key,
+    input  rss_types_pkg::steer_key_t             in_key,
     input  wire [PASS_W-1:0]       in_pass,
     output logic                   out_valid,
     output logic                   out_hit,      // a rule matched
@@ -29,6 +28,7 @@ module rss_steering
     output logic [15:0]            out_target,
     output logic [PASS_W-1:0]      out_pass
 );
+
 
     // Cycles from in_valid to out_valid; public for the Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
@@ -45,9 +45,15 @@ module rss_steering
     logic                 s1_valid_q;
     logic [PASS_W-1:0]    s1_pass_q;
 
+    // Each rule's action, {to_queue, target}.
+    logic [NUM_RULES-1:0][16:0] action;
+
     for (genvar r = 0; r < NUM_RULES; r++) begin : g_match
-        assign match_d[r] = rules[r].enable
-                         && ((in_key ^ rules[r].value) & rules[r].mask) == '0;
+        // A named copy: Yosys does not read a member of an indexed array element.
+        rss_types_pkg::rule_t rule;
+        assign rule       = rules[r];
+        assign match_d[r] = rule.enable && ((in_key ^ rule.value) & rule.mask) == '0;
+        assign action[r]  = {rule.to_queue, rule.target};
     end
 
     always_ff @(posedge clk) begin
@@ -78,8 +84,8 @@ module rss_steering
             if (match_q[r]) begin
                 out_hit      <= 1'b1;
                 out_rule     <= RULE_W'(r);
-                out_to_queue <= rules[r].to_queue;
-                out_target   <= rules[r].target;
+                out_to_queue <= action[r][16];
+                out_target   <= action[r][15:0];
             end
         end
         out_pass <= s1_pass_q;

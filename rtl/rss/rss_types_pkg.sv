@@ -4,9 +4,9 @@
 `default_nettype none
 
 // Types the RSS pipeline's modules share: the live form of a steering rule and of an RSS
-// context, as rss_regs holds them and the datapath reads them. Their register encoding is in
+// context, as rss_regs holds them and the datapath reads them, and the parser's stage records. Their register encoding is in
 // rss_regs_pkg (generated from model/src/rss/regs.rs); their meaning in model/src/rss/steer.rs.
-package rss_pkg;
+package rss_types_pkg;
 
     // The fields a rule matches (model::rss::SteeringKey). Addresses byte 0 in the top byte,
     // IPv4 as ::ffff:a.b.c.d.
@@ -37,6 +37,31 @@ package rss_pkg;
         logic [12:0]  fields;      // model::rss::HashFields bits
         logic [415:0] key;         // 52-byte key, byte 0 in [415:408]
     } context_t;
+
+    // What the parser has found so far (rss_parser, rss_parser_hop).
+    typedef struct packed {
+        logic [10:0]  flags;        // RSS_FLAGS_W bits (rss_parser checks the width)
+        logic [15:0]  ethertype;
+        logic [7:0]   l4_protocol;
+        logic [127:0] src;
+        logic [127:0] dst;
+        logic [15:0]  src_port;
+        logic [15:0]  dst_port;
+        logic [23:0]  qpn;
+    } found_t;
+
+    // The IPv6 walk and the transport decision, carried from the parser's stage 2 to stage 5.
+    typedef struct packed {
+        logic        walking;      // IPv6 extension-header walk in progress
+        logic        walked;       // IPv6 walk ended normally: the transport decision is due
+        logic        fragment;     // an IPv6 fragment header with offset or M set was walked
+        logic [7:0]  next_header;  // IPv6 next header being looked at
+        logic [15:0] offset;       // walk position, from the end of the fixed IPv6 header
+        logic [15:0] payload_len;  // IPv6 payload length
+        logic        transport;    // a TCP/UDP decision is due at l4_rel with seg_len
+        logic [15:0] l4_rel;       // transport offset from the IP header
+        logic [15:0] seg_len;      // transport segment length (bounded by the IP length)
+    } walk_t;
 
 endpackage
 
