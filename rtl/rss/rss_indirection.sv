@@ -9,7 +9,7 @@
 // sees a half-written table.
 //
 // Read: rd_addr in cycle c, rd_data in cycle c + 1 (the RAM's output register). Contents start
-// at queue 0 (the initial block becomes the block RAM's initial value on FPGAs).
+// at queue 0.
 module rss_indirection #(
     parameter  int NUM_CONTEXTS = 4,    // RSS contexts
     parameter  int TABLE_LOG2   = 12,   // log2 of the largest table (entries per bank)
@@ -28,11 +28,15 @@ module rss_indirection #(
 
     logic [QUEUE_W-1:0] mem [2**ADDR_W];
 
+    // Block RAM without initial contents powers up at zero on ECP5 and iCE40; simulation does
+    // the same. (Yosys defines SYNTHESIS; an initial loop over 2^ADDR_W entries is slow there.)
+`ifndef SYNTHESIS
     initial begin
         for (int i = 0; i < 2**ADDR_W; i++) begin
             mem[i] = '0;
         end
     end
+`endif
 
     always_ff @(posedge clk) begin
         if (wr_en) begin
