@@ -7,8 +7,10 @@
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
-//! - one driver per pipeline ([`entropy`]) that the tests, benches and the CLI share.
+//! - one driver per pipeline ([`entropy`]) that the tests, benches and the CLI share;
+//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
+pub mod board;
 pub mod entropy;
 pub mod harness;
 pub mod scoreboard;
