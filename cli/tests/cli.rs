@@ -554,3 +554,22 @@ fn rss_bad_input_is_named() {
         std::fs::remove_file(f).unwrap();
     }
 }
+
+#[test]
+fn entropy_serial_engine_reports_a_missing_port_and_bad_engines() {
+    let o = rocenic(
+        &[
+            "entropy",
+            "--lqpn",
+            "1",
+            "--rqpn",
+            "2",
+            "--engine",
+            "serial:/dev/rocenic-no-such-port",
+        ],
+        "",
+    );
+    fails_with(&o, "/dev/rocenic-no-such-port");
+    let o = rocenic(&["entropy", "--engine", "serial:"], "");
+    fails_with(&o, "serial:PORT");
+}

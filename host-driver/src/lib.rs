@@ -86,12 +86,21 @@ const MAX_SKIP: usize = 4 * MAX_FRAME;
 /// Register reads and writes over a [`Link`].
 pub struct RegisterBus<L: Link> {
     link: L,
+    max_words: usize,
 }
 
 impl<L: Link> RegisterBus<L> {
-    /// A bus over `link`.
+    /// A bus over `link`, sending up to [`MAX_WORDS`] registers per request.
     pub fn new(link: L) -> Self {
-        RegisterBus { link }
+        RegisterBus {
+            link,
+            max_words: MAX_WORDS,
+        }
+    }
+
+    /// Limits requests to `n` registers (a bridge built with a smaller `MAX_WORDS`).
+    pub fn set_max_words(&mut self, n: usize) {
+        self.max_words = n.clamp(1, MAX_WORDS);
     }
 
     /// The link, for tests that inspect or disturb it.
@@ -101,9 +110,10 @@ impl<L: Link> RegisterBus<L> {
 
     /// Reads `words.len()` consecutive registers from `addr`.
     pub fn read(&mut self, addr: u16, words: &mut [u32]) -> Result<(), Error> {
-        for (i, chunk) in words.chunks_mut(MAX_WORDS).enumerate() {
+        let per = self.max_words;
+        for (i, chunk) in words.chunks_mut(per).enumerate() {
             let mut frame = [0u8; MAX_FRAME];
-            let a = addr.wrapping_add((i * MAX_WORDS) as u16);
+            let a = addr.wrapping_add((i * per) as u16);
             let n = bridge::encode_read(a, chunk.len(), &mut frame)?;
             self.transact(Op::Read, &frame[..n], chunk)?;
         }
@@ -112,9 +122,10 @@ impl<L: Link> RegisterBus<L> {
 
     /// Writes `words` to consecutive registers from `addr`.
     pub fn write(&mut self, addr: u16, words: &[u32]) -> Result<(), Error> {
-        for (i, chunk) in words.chunks(MAX_WORDS).enumerate() {
+        let per = self.max_words;
+        for (i, chunk) in words.chunks(per).enumerate() {
             let mut frame = [0u8; MAX_FRAME];
-            let a = addr.wrapping_add((i * MAX_WORDS) as u16);
+            let a = addr.wrapping_add((i * per) as u16);
             let n = bridge::encode_write(a, chunk, &mut frame)?;
             let mut echo = vec![0u32; chunk.len()];
             self.transact(Op::Write, &frame[..n], &mut echo)?;
@@ -207,6 +218,7 @@ impl<L: Link> Board<L> {
             },
             max_words: (w[1] >> 24) as usize,
         };
+        bus.set_max_words(caps.max_words);
         Ok(Board { bus, caps })
     }
 

@@ -33,8 +33,10 @@
 // valid is held from the write until the unit accepts it; the result sink is always ready, so
 // `done` follows within the pipeline's latency (far below one UART byte time).
 //
-// Bus timing: every access is acknowledged one clock after bus_valid rises, with read data
-// from a register; writes take effect at that clock.
+// Bus timing: an access is registered (address, data) in the clock bus_valid rises, carried
+// out in the next (writes take effect, read data is registered), and acknowledged in the one
+// after: the address adder of the bridge, the decode and the read multiplexer each get a whole
+// clock at 125 MHz.
 module rocenic_core #(
     parameter int CLKS_PER_BIT  = 1085,     // Clock cycles per UART bit: f_clk / baud
     parameter int RSS_MAX_INPUT = 36,       // RSS hash input bytes (multiple of 4, <= 60); 0 = none
@@ -117,9 +119,21 @@ module rocenic_core #(
         .bus_rdata (bus_rdata_q)
     );
 
-    // One access per bus_valid: it happens in the cycle before the ack.
-    wire access = bus_valid && !bus_ack_q;
-    wire wr     = access && bus_write;
+    // One access per bus_valid: registered in the first clock, carried out in the second.
+    logic        pend_q;
+    logic [15:0] a_q;
+    logic [31:0] wd_q;
+    logic        we_q;
+    wire access = bus_valid && !pend_q && !bus_ack_q;
+    wire wr     = pend_q && we_q;
+
+    always_ff @(posedge clk) begin
+        if (access) begin
+            a_q  <= bus_addr;
+            wd_q <= bus_wdata;
+            we_q <= bus_write;
+        end
+    end
 
     // ------------------------------------------------------------------------------------------
     // Common registers and the entropy unit's.
@@ -161,7 +175,7 @@ module rocenic_core #(
         .m_res_udp_sport (e_res_sport)
     );
 
-    wire e_go = wr && bus_addr == 16'h0105;
+    wire e_go = wr && a_q == 16'h0105;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -193,15 +207,15 @@ module rocenic_core #(
 
     // Request fields and results carry no reset: they only matter with busy or done.
     always_ff @(posedge clk) begin
-        if (wr && !(e_busy_q && bus_addr[15:4] == 12'h010)) begin
+        if (wr && !(e_busy_q && a_q[15:4] == 12'h010)) begin
             // While a request waits for the unit its fields stay as submitted.
-            case (bus_addr)
-                16'h0002: scratch_q <= bus_wdata;
-                16'h0100: e_ctrl_q  <= bus_wdata[3:0];
-                16'h0101: e_lqpn_q  <= bus_wdata[23:0];
-                16'h0102: e_rqpn_q  <= bus_wdata[23:0];
-                16'h0103: e_fl_q    <= bus_wdata;
-                16'h0104: e_ports_q <= bus_wdata;
+            case (a_q)
+                16'h0002: scratch_q <= wd_q;
+                16'h0100: e_ctrl_q  <= wd_q[3:0];
+                16'h0101: e_lqpn_q  <= wd_q[23:0];
+                16'h0102: e_rqpn_q  <= wd_q[23:0];
+                16'h0103: e_fl_q    <= wd_q;
+                16'h0104: e_ports_q <= wd_q;
                 default: ;
             endcase
         end
@@ -221,8 +235,11 @@ module rocenic_core #(
         localparam int LEN_W      = $clog2(RSS_MAX_INPUT + 1);
 
         logic [8:0]  ctrl_q;
-        logic [31:0] key_q  [KEY_WORDS];
-        logic [31:0] data_q [DATA_WORDS];
+        // Sixteen entries each, addressed by the low four address bits; entries past
+        // KEY_WORDS / DATA_WORDS are never written and read as 0.
+        logic [31:0] key_q  [16];
+        logic [31:0] data_q [16];
+        wire  [3:0]  sub = a_q[3:0];
         logic        busy_q;
         logic        done_q;
         logic        overrun_q;
@@ -264,12 +281,12 @@ module rocenic_core #(
             .m_res_tag  (res_tag)
         );
 
-        wire go     = wr && bus_addr == 16'h0201;
-        wire key_go = wr && bus_addr == 16'h0202;
+        wire go     = wr && a_q == 16'h0201;
+        wire key_go = wr && a_q == 16'h0202;
         // A length above RSS_MAX_INPUT acts as RSS_MAX_INPUT in the unit; here it saturates so
         // that the upper bits of the field are not silently cut off.
-        wire [7:0] len_sat = bus_wdata[7:0] > 8'(RSS_MAX_INPUT) ? 8'(RSS_MAX_INPUT)
-                                                                 : bus_wdata[7:0];
+        wire [7:0] len_sat = wd_q[7:0] > 8'(RSS_MAX_INPUT) ? 8'(RSS_MAX_INPUT)
+                                                                 : wd_q[7:0];
 
         always_ff @(posedge clk) begin
             if (rst) begin
@@ -303,18 +320,14 @@ module rocenic_core #(
         end
 
         always_ff @(posedge clk) begin
-            if (wr && bus_addr == 16'h0200 && !busy_q) begin
-                ctrl_q <= {bus_wdata[8], len_sat};
+            if (wr && a_q == 16'h0200 && !busy_q) begin
+                ctrl_q <= {wd_q[8], len_sat};
             end
-            for (int i = 0; i < KEY_WORDS; i++) begin
-                if (wr && bus_addr == 16'(32'h0210 + i) && !key_busy_q) begin
-                    key_q[i] <= bus_wdata;
-                end
+            if (wr && a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS && !key_busy_q) begin
+                key_q[sub] <= wd_q;
             end
-            for (int i = 0; i < DATA_WORDS; i++) begin
-                if (wr && bus_addr == 16'(32'h0230 + i) && !busy_q) begin
-                    data_q[i] <= bus_wdata;
-                end
+            if (wr && a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS && !busy_q) begin
+                data_q[sub] <= wd_q;
             end
             if (res_valid) begin
                 hash_q <= res_hash;
@@ -323,16 +336,16 @@ module rocenic_core #(
 
         always_comb begin
             rss_rdata = 32'd0;
-            case (bus_addr)
+            case (a_q)
                 16'h0200: rss_rdata = {23'd0, ctrl_q};
                 16'h0203: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
                 16'h0204: rss_rdata = hash_q;
                 default: begin
-                    for (int i = 0; i < KEY_WORDS; i++) begin
-                        if (bus_addr == 16'(32'h0210 + i)) rss_rdata = key_q[i];
+                    if (a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS) begin
+                        rss_rdata = key_q[sub];
                     end
-                    for (int i = 0; i < DATA_WORDS; i++) begin
-                        if (bus_addr == 16'(32'h0230 + i)) rss_rdata = data_q[i];
+                    if (a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS) begin
+                        rss_rdata = data_q[sub];
                     end
                 end
             endcase
@@ -347,7 +360,7 @@ module rocenic_core #(
     // Read data and the ack, both registered.
     logic [31:0] rdata;
     always_comb begin
-        case (bus_addr)
+        case (a_q)
             16'h0000: rdata = ID;
             16'h0001: rdata = CAPS;
             16'h0002: rdata = scratch_q;
@@ -359,20 +372,22 @@ module rocenic_core #(
             16'h0106: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
             16'h0107: rdata = {12'd0, e_res_fl_q};
             16'h0108: rdata = {16'd0, e_res_sport_q};
-            default:  rdata = bus_addr[15:8] == 8'h02 ? rss_rdata : 32'd0;
+            default:  rdata = a_q[15:8] == 8'h02 ? rss_rdata : 32'd0;
         endcase
     end
 
     always_ff @(posedge clk) begin
         if (rst) begin
+            pend_q    <= 1'b0;
             bus_ack_q <= 1'b0;
         end else begin
-            bus_ack_q <= access;
+            pend_q    <= access;
+            bus_ack_q <= pend_q;
         end
     end
 
     always_ff @(posedge clk) begin
-        if (access) begin
+        if (pend_q) begin
             bus_rdata_q <= rdata;
         end
     end
