@@ -48,16 +48,21 @@ $(DEPS_STAMP): Makefile
 run: deps
 	$(CARGO) run --release -q -p rocenic -- demo
 
-## test: lint, the no_std builds, every test in the workspace (model, co-simulation, CLI), then
-## the tshark interoperability check.
+# FPGA_TESTS=0 skips the FPGA part of `make test` (bitstreams and proofs, about 15 minutes on 2 cores).
+FPGA_TESTS ?= 1
+
+## test: lint, the no_std builds, every test in the workspace (model, co-simulation, CLI), the
+## tshark interoperability check, then the CI boards' bitstreams with their timing checked and the
+## formal proofs (unless FPGA_TESTS=0); the last line totals the Rust tests.
 test: deps lint
 	$(CARGO) build -q -p rocenic-model --no-default-features
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
 	  $(CARGO) build -q -p rocenic-model --no-default-features --target $(NO_STD_TARGET); \
 	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
 	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
-	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 	@$(MAKE) --no-print-directory interop
+	@if [ "$(FPGA_TESTS)" != 0 ]; then $(MAKE) --no-print-directory fpga-ci formal; fi
+	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 
 ## lint: Verilator lint of all RTL, rustfmt check, clippy with warnings denied.
 lint: deps lint-rtl
@@ -92,3 +97,4 @@ fmt:
 clean:
 	$(CARGO) clean
 	rm -rf $(BUILD)
+include fpga.mk

@@ -99,6 +99,28 @@ const DUTS: &[DutSpec] = &[
         params: &[("DATA_W", "512")],
         extra_cpp: &[],
     },
+    // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
+    // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.
+    DutSpec {
+        name: "rocenic_core",
+        top: "rocenic_core",
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/entropy/entropy_unit.sv",
+            "rtl/rss/rss_hash_core.sv",
+            "rtl/rss/rss_hash.sv",
+            "rtl/top/uart_rx.sv",
+            "rtl/top/uart_tx.sv",
+            "rtl/top/uart_bridge.sv",
+            "rtl/top/rocenic_core.sv",
+        ],
+        params: &[
+            ("CLKS_PER_BIT", "8"),
+            ("RSS_MAX_INPUT", "36"),
+            ("IDLE_TIMEOUT", "2000"),
+        ],
+        extra_cpp: &[],
+    },
 ];
 
 const RSS_PIPELINE: &[&str] = &[

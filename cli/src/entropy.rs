@@ -3,17 +3,35 @@
 use crate::csvio::{self, Columns};
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
+use rocenic_host_driver::serial::{SerialLink, DEFAULT_BAUD};
+use rocenic_host_driver::{Board, Error as BoardError};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use rocenic_sim::entropy::{EntropyRtl, Error as RtlError};
 use std::path::PathBuf;
 
 /// Which implementation computes the results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Engine {
     /// The reference model.
     Model,
     /// The RTL entropy unit, co-simulated cycle by cycle (QPNs of at most 24 bits).
     Rtl,
+    /// A board's entropy unit behind its UART bridge, e.g. `serial:/dev/ttyUSB1` (QPNs of at
+    /// most 24 bits).
+    Serial(String),
+}
+
+fn parse_engine(s: &str) -> Result<Engine, String> {
+    match s {
+        "model" => Ok(Engine::Model),
+        "rtl" => Ok(Engine::Rtl),
+        _ => match s.strip_prefix("serial:") {
+            Some(path) if !path.is_empty() => Ok(Engine::Serial(path.to_string())),
+            _ => Err(format!(
+                "unknown engine `{s}` (model, rtl, serial:PORT such as serial:/dev/ttyUSB1)"
+            )),
+        },
+    }
 }
 
 /// Rows per batch handed to an engine: bounds memory on large inputs.
@@ -23,16 +41,44 @@ const CHUNK: usize = 1 << 16;
 struct Computer {
     profile: Profile,
     rtl: Option<EntropyRtl>,
+    board: Option<Board<SerialLink>>,
 }
 
 impl Computer {
-    fn new(engine: Engine, profile: Profile) -> Self {
-        let rtl = (engine == Engine::Rtl).then(|| EntropyRtl::new("rocenic_entropy"));
-        Computer { profile, rtl }
+    fn new(engine: &Engine, profile: Profile) -> Result<Self, Failure> {
+        let rtl = (*engine == Engine::Rtl).then(|| EntropyRtl::new("rocenic_entropy"));
+        let board = match engine {
+            Engine::Serial(path) => Some(
+                SerialLink::open(path, DEFAULT_BAUD)
+                    .map_err(BoardError::Io)
+                    .and_then(Board::open)
+                    .map_err(|e| Failure(format!("serial engine: {e}")))?,
+            ),
+            _ => None,
+        };
+        Ok(Computer {
+            profile,
+            rtl,
+            board,
+        })
     }
 
     /// Results for `batch`; `lines[i]` names request `i` in messages.
     fn compute(&mut self, batch: &[Request], lines: &[u64]) -> Result<Vec<Entropy>, Failure> {
+        if let Some(board) = &mut self.board {
+            return batch
+                .iter()
+                .zip(lines)
+                .map(|(r, line)| {
+                    board.entropy(self.profile, r).map_err(|e| match e {
+                        BoardError::QpnTooWide(qpn) => Failure(format!(
+                            "line {line}: QPN {qpn:#x} is wider than the 24 bits of the wire (the hardware takes 24-bit QPNs)"
+                        )),
+                        other => Failure(format!("line {line}: serial engine: {other}")),
+                    })
+                })
+                .collect();
+        }
         let Some(rtl) = &mut self.rtl else {
             return Ok(batch.iter().map(|r| self.profile.compute(r)).collect());
         };
@@ -65,8 +111,9 @@ pub struct Args {
     /// Key the entropy on QPNs (qp) or RDMA CM ports (cm).
     #[arg(long, value_enum, default_value_t = Mode::Qp)]
     mode: Mode,
-    /// Implementation to run.
-    #[arg(long, value_enum, default_value_t = Engine::Model)]
+    /// Implementation to run: model, rtl (co-simulated), or serial:PORT (a board's UART, e.g.
+    /// serial:/dev/ttyUSB1, at 115200 baud).
+    #[arg(long, default_value = "model", value_parser = parse_engine)]
     engine: Engine,
     /// CSV input with a header line (default: standard input).
     #[arg(long, short)]
@@ -148,7 +195,7 @@ pub fn run(args: Args) -> Outcome {
                 return Err(Failure("CM mode needs --src-port and --dst-port".into()))
             }
         };
-        let e = Computer::new(args.engine, args.profile).compute(&[request], &[1])?[0];
+        let e = Computer::new(&args.engine, args.profile)?.compute(&[request], &[1])?[0];
         println!("profile    {} ({:?} mode)", args.profile, args.mode);
         println!("flow_label {:#07x} ({})", e.flow_label, e.flow_label);
         println!("udp_sport  {:#06x} ({})", e.udp_sport, e.udp_sport);
@@ -209,7 +256,7 @@ pub fn run(args: Args) -> Outcome {
             },
         })
     };
-    let mut computer = Computer::new(args.engine, args.profile);
+    let mut computer = Computer::new(&args.engine, args.profile)?;
     csvio::for_each_chunk(&mut rdr, &mut out, CHUNK, |rows| {
         let requests = rows.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
         let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();

@@ -555,8 +555,6 @@ fn rss_bad_input_is_named() {
     }
 }
 
-/// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
-/// timestamp option, `len` payload bytes of a simple pattern.
 /// Random frames of every parser case (and damaged ones), per link layer.
 fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec<u8>> {
     use rocenic_sim::rss::frames;
@@ -659,6 +657,8 @@ fn rss_rtl_engine_limits_are_named() {
     );
 }
 
+/// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
+/// timestamp option, `len` payload bytes of a simple pattern.
 fn tso_frame(ipoib: bool, vlan: bool, ipv4: bool, seq: u32, len: usize) -> Vec<u8> {
     let mut f = Vec::new();
     let ethertype: u16 = if ipv4 { 0x0800 } else { 0x86DD };
@@ -807,4 +807,23 @@ fn tso_bad_input_is_named() {
         &tso_run(&cut_path, &out, "1448", "rtl"),
         "captured 100 of 3000",
     );
+}
+
+#[test]
+fn entropy_serial_engine_reports_a_missing_port_and_bad_engines() {
+    let o = rocenic(
+        &[
+            "entropy",
+            "--lqpn",
+            "1",
+            "--rqpn",
+            "2",
+            "--engine",
+            "serial:/dev/rocenic-no-such-port",
+        ],
+        "",
+    );
+    fails_with(&o, "/dev/rocenic-no-such-port");
+    let o = rocenic(&["entropy", "--engine", "serial:"], "");
+    fails_with(&o, "serial:PORT");
 }

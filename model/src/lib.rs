@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bridge;
 pub mod entropy;
 pub mod rss;
 pub mod toeplitz;

@@ -7,8 +7,11 @@
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
-//! - one driver per pipeline ([`entropy`], [`tso`]) that the tests, benches and the CLI share.
+//! - one driver per pipeline ([`entropy`], [`tso`], [`rss`]) that the tests, benches and the CLI
+//!   share;
+//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
+pub mod board;
 pub mod entropy;
 pub mod harness;
 pub mod rss;

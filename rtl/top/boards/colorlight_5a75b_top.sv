@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Colorlight 5A-75B v7.0 (LFE5U-25F-6BG256C): the second NIC board, two gigabit PHYs. Core clock
+// 100 MHz for now (goal 125 MHz, as on the Colorlight i5). The board has no serial port: the UART
+// uses the two FPGA pins that reach the outside without a level shifter, the LED pad (TX) and the
+// button pad (RX), with a 3.3 V USB serial adapter; so this top has no LED output.
+//
+// The PLL makes the core clock from the board's oscillator (25 MHz -> 100 MHz); the core
+// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
+// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins:
+// constraints/colorlight_5a75b.lpf.
+module colorlight_5a75b_top (
+    input  wire clk25,     // the board's oscillator
+    input  wire uart_rx,   // from the host (the button pad)
+    output wire uart_tx    // to the host (the LED pad)
+);
+
+    wire clk;
+    wire locked;
+    wire rst;
+    wire activity;
+
+    ecp5_pll #(
+        .CLKI_DIV    (1),
+        .CLKFB_DIV   (4),
+        .CLKOP_DIV   (6),
+        .CLKOP_CPHASE(2)
+    ) u_pll (
+        .clkin (clk25),
+        .clkout(clk),
+        .locked(locked)
+    );
+
+    power_on_reset u_por (
+        .clk  (clk),
+        .ready(locked),
+        .rst  (rst)
+    );
+
+    rocenic_core #(
+        .CLKS_PER_BIT (868),
+        .RSS_MAX_INPUT(36)
+    ) u_core (
+        .clk     (clk),
+        .rst     (rst),
+        .uart_rx (uart_rx),
+        .uart_tx (uart_tx),
+        .activity(activity)
+    );
+
+    wire unused_activity = activity;
+
+endmodule
+
+`resetall

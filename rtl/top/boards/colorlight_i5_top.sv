@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Colorlight i5 (LFE5U-25F-6BG381C, v7.0 module on its extension board): the NIC board. Core clock
+// 100 MHz for now (the goal is 125 MHz, the RGMII clock of its two gigabit PHYs; the last placement
+// reached 111 MHz, limited by the routes to and from the entropy unit's DSPs); the UART is the
+// extension board's USB serial (CH552).
+//
+// The PLL makes the core clock from the board's oscillator (25 MHz -> 100 MHz); the core
+// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
+// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins: constraints/colorlight_i5.lpf.
+module colorlight_i5_top (
+    input  wire clk25,     // the board's oscillator
+    input  wire uart_rx,   // from the host
+    output wire uart_tx,   // to the host
+    output wire led        // toggles with bridge activity
+);
+
+    wire clk;
+    wire locked;
+    wire rst;
+    wire activity;
+
+    ecp5_pll #(
+        .CLKI_DIV    (1),
+        .CLKFB_DIV   (4),
+        .CLKOP_DIV   (6),
+        .CLKOP_CPHASE(2)
+    ) u_pll (
+        .clkin (clk25),
+        .clkout(clk),
+        .locked(locked)
+    );
+
+    power_on_reset u_por (
+        .clk  (clk),
+        .ready(locked),
+        .rst  (rst)
+    );
+
+    rocenic_core #(
+        .CLKS_PER_BIT (868),
+        .RSS_MAX_INPUT(36)
+    ) u_core (
+        .clk     (clk),
+        .rst     (rst),
+        .uart_rx (uart_rx),
+        .uart_tx (uart_tx),
+        .activity(activity)
+    );
+
+    assign led = !activity;
+
+endmodule
+
+`resetall

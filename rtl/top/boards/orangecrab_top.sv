@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// OrangeCrab r0.2 (LFE5U-25F-8MG285C). Core clock 100 MHz for now (goal 125 MHz); the UART is on
+// the Feather header's RX (GPIO 0) and TX (GPIO 1) pins, for a 3.3 V USB serial adapter.
+//
+// The PLL makes the core clock from the board's oscillator (48 MHz -> 100 MHz); the core
+// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
+// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins: constraints/orangecrab.lpf.
+module orangecrab_top (
+    input  wire clk48,     // the board's oscillator
+    input  wire uart_rx,   // from the host
+    output wire uart_tx,   // to the host
+    output wire led        // toggles with bridge activity
+);
+
+    wire clk;
+    wire locked;
+    wire rst;
+    wire activity;
+
+    ecp5_pll #(
+        .CLKI_DIV    (12),
+        .CLKFB_DIV   (25),
+        .CLKOP_DIV   (6),
+        .CLKOP_CPHASE(2)
+    ) u_pll (
+        .clkin (clk48),
+        .clkout(clk),
+        .locked(locked)
+    );
+
+    power_on_reset u_por (
+        .clk  (clk),
+        .ready(locked),
+        .rst  (rst)
+    );
+
+    rocenic_core #(
+        .CLKS_PER_BIT (868),
+        .RSS_MAX_INPUT(36)
+    ) u_core (
+        .clk     (clk),
+        .rst     (rst),
+        .uart_rx (uart_rx),
+        .uart_tx (uart_tx),
+        .activity(activity)
+    );
+
+    assign led = !activity;
+
+endmodule
+
+`resetall

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The board-independent core of every board top: UART, register bridge, register block and the
+// pipelines behind it. Board tops add only the clock (PLL), the reset and the pins, so this
+// module is what the co-simulation (sim/tests/board_core.rs) runs end to end.
+//
+// Register map (32-bit registers, word addresses; docs/uart-bridge.md, model/src/bridge.rs):
+//   0x0000 ID        read 0x524E4943 ("RNIC")
+//   0x0001 CAPS      [7:0] register-map version (1), [8] entropy unit, [9] RSS hash,
+//                    [23:16] RSS_MAX_INPUT, [31:24] MAX_WORDS of the bridge
+//   0x0002 SCRATCH   read/write, no effect
+//   Entropy unit (rtl/entropy/entropy_unit.sv):
+//   0x0100 E_CTRL    [0] mode (0 QP, 1 CM), [2:1] profile, [3] qp_type
+//   0x0101 E_LQPN    [23:0]       0x0102 E_RQPN [23:0]      0x0103 E_FL [31:0]
+//   0x0104 E_PORTS   [31:16] src_port, [15:0] dst_port
+//   0x0105 E_GO      write: submit the request held in 0x0100..0x0104
+//   0x0106 E_STATUS  [0] done (result below is for the last submission), [1] busy (submitted,
+//                    not yet accepted), [2] overrun (a GO while busy was ignored; cleared by
+//                    the next accepted GO)
+//   0x0107 E_FLOW_LABEL [19:0]    0x0108 E_UDP_SPORT [15:0]
+//   RSS hash (rtl/rss/rss_hash.sv), present when RSS_MAX_INPUT > 0:
+//   0x0200 R_CTRL    [7:0] input length in bytes, [8] 1 = XOR hash instead of Toeplitz
+//   0x0201 R_GO      write: submit the request (R_CTRL and the data words)
+//   0x0202 R_KEY_GO  write: load the key words into the hash unit
+//   0x0203 R_STATUS  [0] done, [1] busy, [2] overrun, [3] key load pending
+//   0x0204 R_HASH    the last result
+//   0x0210.. R_KEY   (RSS_MAX_INPUT + 4) / 4 words, key byte 0 in bits [31:24] of the first
+//   0x0230.. R_DATA  RSS_MAX_INPUT / 4 words, input byte 0 in bits [31:24] of the first
+// Unmapped addresses read 0 and ignore writes. A write to GO is one submission: the stream's
+// valid is held from the write until the unit accepts it; the result sink is always ready, so
+// `done` follows within the pipeline's latency (far below one UART byte time).
+//
+// Bus timing: an access is registered (address, data) in the clock bus_valid rises, carried
+// out in the next (writes take effect, read data is registered), and acknowledged in the one
+// after: the address adder of the bridge, the decode and the read multiplexer each get a whole
+// clock at 125 MHz.
+module rocenic_core #(
+    parameter int CLKS_PER_BIT  = 1085,     // Clock cycles per UART bit: f_clk / baud
+    parameter int RSS_MAX_INPUT = 36,       // RSS hash input bytes (multiple of 4, <= 60); 0 = none
+    parameter int MAX_WORDS     = 16,       // Registers per bridge request
+    parameter int IDLE_TIMEOUT  = 16777215  // Quiet cycles that abandon a started frame
+) (
+    input  wire clk,
+    input  wire rst,       // synchronous, active high
+    input  wire uart_rx,   // idle high, asynchronous
+    output wire uart_tx,   // idle high
+    output wire activity   // toggles with every bus access (an LED)
+);
+
+    if (RSS_MAX_INPUT % 4 != 0 || RSS_MAX_INPUT > 60) begin : g_bad_rss
+        $error("rocenic_core: RSS_MAX_INPUT must be a multiple of 4 up to 60, got %0d",
+               RSS_MAX_INPUT);
+    end
+
+    localparam logic [31:0] ID = 32'h524E_4943;
+    localparam bit HAS_RSS = RSS_MAX_INPUT > 0;
+    localparam logic [31:0] CAPS = {8'(MAX_WORDS), 8'(RSS_MAX_INPUT), 6'd0, HAS_RSS, 1'b1, 8'd1};
+
+    // ------------------------------------------------------------------------------------------
+    // UART and bridge.
+    wire       rx_valid;
+    wire       rx_ready;
+    wire [7:0] rx_data;
+    wire       rx_err;
+    wire       tx_valid;
+    wire       tx_ready;
+    wire [7:0] tx_data;
+
+    uart_rx #(
+        .CLKS_PER_BIT(CLKS_PER_BIT)
+    ) u_rx (
+        .clk    (clk),
+        .rst    (rst),
+        .rx     (uart_rx),
+        .m_valid(rx_valid),
+        .m_ready(rx_ready),
+        .m_data (rx_data),
+        .m_err  (rx_err)
+    );
+
+    uart_tx #(
+        .CLKS_PER_BIT(CLKS_PER_BIT)
+    ) u_tx (
+        .clk    (clk),
+        .rst    (rst),
+        .s_valid(tx_valid),
+        .s_ready(tx_ready),
+        .s_data (tx_data),
+        .tx     (uart_tx)
+    );
+
+    wire        bus_valid;
+    wire        bus_write;
+    wire [15:0] bus_addr;
+    wire [31:0] bus_wdata;
+    logic       bus_ack_q;
+    logic [31:0] bus_rdata_q;
+
+    uart_bridge #(
+        .MAX_WORDS   (MAX_WORDS),
+        .IDLE_TIMEOUT(IDLE_TIMEOUT)
+    ) u_bridge (
+        .clk       (clk),
+        .rst       (rst),
+        .s_rx_valid(rx_valid),
+        .s_rx_ready(rx_ready),
+        .s_rx_data (rx_data),
+        .m_tx_valid(tx_valid),
+        .m_tx_ready(tx_ready),
+        .m_tx_data (tx_data),
+        .bus_valid (bus_valid),
+        .bus_write (bus_write),
+        .bus_addr  (bus_addr),
+        .bus_wdata (bus_wdata),
+        .bus_ack   (bus_ack_q),
+        .bus_rdata (bus_rdata_q)
+    );
+
+    // One access per bus_valid: registered in the first clock, carried out in the second.
+    logic        pend_q;
+    logic [15:0] a_q;
+    logic [31:0] wd_q;
+    logic        we_q;
+    wire access = bus_valid && !pend_q && !bus_ack_q;
+    wire wr     = pend_q && we_q;
+
+    always_ff @(posedge clk) begin
+        if (access) begin
+            a_q  <= bus_addr;
+            wd_q <= bus_wdata;
+            we_q <= bus_write;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Common registers and the entropy unit's.
+    logic [31:0] scratch_q;
+    logic        activity_q;
+
+    logic [3:0]  e_ctrl_q;
+    logic [23:0] e_lqpn_q;
+    logic [23:0] e_rqpn_q;
+    logic [31:0] e_fl_q;
+    logic [31:0] e_ports_q;
+    logic        e_busy_q;
+    logic        e_done_q;
+    logic        e_overrun_q;
+    logic [19:0] e_res_fl_q;
+    logic [15:0] e_res_sport_q;
+
+    wire        e_req_ready;
+    wire        e_res_valid;
+    wire [19:0] e_res_fl;
+    wire [15:0] e_res_sport;
+
+    entropy_unit u_entropy (
+        .clk             (clk),
+        .rst             (rst),
+        .s_req_valid     (e_busy_q),
+        .s_req_ready     (e_req_ready),
+        .s_req_mode      (e_ctrl_q[0]),
+        .s_req_profile   (e_ctrl_q[2:1]),
+        .s_req_qp_type   (e_ctrl_q[3]),
+        .s_req_lqpn      (e_lqpn_q),
+        .s_req_rqpn      (e_rqpn_q),
+        .s_req_fl        (e_fl_q),
+        .s_req_src_port  (e_ports_q[31:16]),
+        .s_req_dst_port  (e_ports_q[15:0]),
+        .m_res_valid     (e_res_valid),
+        .m_res_ready     (1'b1),
+        .m_res_flow_label(e_res_fl),
+        .m_res_udp_sport (e_res_sport)
+    );
+
+    wire e_go = wr && a_q == 16'h0105;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            e_busy_q    <= 1'b0;
+            e_done_q    <= 1'b0;
+            e_overrun_q <= 1'b0;
+            activity_q  <= 1'b0;
+        end else begin
+            if (access) begin
+                activity_q <= !activity_q;
+            end
+            if (e_busy_q && e_req_ready) begin
+                e_busy_q <= 1'b0;
+            end
+            if (e_res_valid) begin
+                e_done_q <= 1'b1;
+            end
+            if (e_go) begin
+                if (e_busy_q) begin
+                    e_overrun_q <= 1'b1;
+                end else begin
+                    e_busy_q    <= 1'b1;
+                    e_done_q    <= 1'b0;
+                    e_overrun_q <= 1'b0;
+                end
+            end
+        end
+    end
+
+    // Request fields and results carry no reset: they only matter with busy or done.
+    always_ff @(posedge clk) begin
+        if (wr && !(e_busy_q && a_q[15:4] == 12'h010)) begin
+            // While a request waits for the unit its fields stay as submitted.
+            case (a_q)
+                16'h0002: scratch_q <= wd_q;
+                16'h0100: e_ctrl_q  <= wd_q[3:0];
+                16'h0101: e_lqpn_q  <= wd_q[23:0];
+                16'h0102: e_rqpn_q  <= wd_q[23:0];
+                16'h0103: e_fl_q    <= wd_q;
+                16'h0104: e_ports_q <= wd_q;
+                default: ;
+            endcase
+        end
+        if (e_res_valid) begin
+            e_res_fl_q    <= e_res_fl;
+            e_res_sport_q <= e_res_sport;
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // RSS hash and its registers.
+    logic [31:0] rss_rdata;
+
+    if (HAS_RSS) begin : g_rss
+        localparam int KEY_WORDS  = (RSS_MAX_INPUT + 4) / 4;
+        localparam int DATA_WORDS = RSS_MAX_INPUT / 4;
+        localparam int LEN_W      = $clog2(RSS_MAX_INPUT + 1);
+
+        logic [8:0]  ctrl_q;
+        // Sixteen entries each, addressed by the low four address bits; entries past
+        // KEY_WORDS / DATA_WORDS are never written and read as 0.
+        logic [31:0] key_q  [16];
+        logic [31:0] data_q [16];
+        wire  [3:0]  sub = a_q[3:0];
+        logic        busy_q;
+        logic        done_q;
+        logic        overrun_q;
+        logic        key_busy_q;
+        logic [31:0] hash_q;
+
+        wire        key_ready;
+        wire        req_ready;
+        wire        res_valid;
+        wire [31:0] res_hash;
+        wire [15:0] res_tag;
+        logic [KEY_WORDS*32-1:0]  key_flat;
+        logic [DATA_WORDS*32-1:0] data_flat;
+
+        for (genvar i = 0; i < KEY_WORDS; i++) begin : g_key
+            assign key_flat[KEY_WORDS*32-1-32*i -: 32] = key_q[i];
+        end
+        for (genvar i = 0; i < DATA_WORDS; i++) begin : g_data
+            assign data_flat[DATA_WORDS*32-1-32*i -: 32] = data_q[i];
+        end
+
+        rss_hash #(
+            .MAX_INPUT(RSS_MAX_INPUT)
+        ) u_rss (
+            .clk        (clk),
+            .rst        (rst),
+            .s_key_valid(key_busy_q),
+            .s_key_ready(key_ready),
+            .s_key      (key_flat),
+            .s_req_valid(busy_q),
+            .s_req_ready(req_ready),
+            .s_req_data (data_flat),
+            .s_req_len  (ctrl_q[LEN_W-1:0]),
+            .s_req_xor  (ctrl_q[8]),
+            .s_req_tag  (16'd0),
+            .m_res_valid(res_valid),
+            .m_res_ready(1'b1),
+            .m_res_hash (res_hash),
+            .m_res_tag  (res_tag)
+        );
+
+        wire go     = wr && a_q == 16'h0201;
+        wire key_go = wr && a_q == 16'h0202;
+        // A length above RSS_MAX_INPUT acts as RSS_MAX_INPUT in the unit; here it saturates so
+        // that the upper bits of the field are not silently cut off.
+        wire [7:0] len_sat = wd_q[7:0] > 8'(RSS_MAX_INPUT) ? 8'(RSS_MAX_INPUT)
+                                                                 : wd_q[7:0];
+
+        always_ff @(posedge clk) begin
+            if (rst) begin
+                busy_q     <= 1'b0;
+                done_q     <= 1'b0;
+                overrun_q  <= 1'b0;
+                key_busy_q <= 1'b0;
+            end else begin
+                if (busy_q && req_ready) begin
+                    busy_q <= 1'b0;
+                end
+                if (key_busy_q && key_ready) begin
+                    key_busy_q <= 1'b0;
+                end
+                if (res_valid) begin
+                    done_q <= 1'b1;
+                end
+                if (go) begin
+                    if (busy_q) begin
+                        overrun_q <= 1'b1;
+                    end else begin
+                        busy_q    <= 1'b1;
+                        done_q    <= 1'b0;
+                        overrun_q <= 1'b0;
+                    end
+                end
+                if (key_go && !key_busy_q) begin
+                    key_busy_q <= 1'b1;
+                end
+            end
+        end
+
+        always_ff @(posedge clk) begin
+            if (wr && a_q == 16'h0200 && !busy_q) begin
+                ctrl_q <= {wd_q[8], len_sat};
+            end
+            if (wr && a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS && !key_busy_q) begin
+                key_q[sub] <= wd_q;
+            end
+            if (wr && a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS && !busy_q) begin
+                data_q[sub] <= wd_q;
+            end
+            if (res_valid) begin
+                hash_q <= res_hash;
+            end
+        end
+
+        always_comb begin
+            rss_rdata = 32'd0;
+            case (a_q)
+                16'h0200: rss_rdata = {23'd0, ctrl_q};
+                16'h0203: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
+                16'h0204: rss_rdata = hash_q;
+                default: begin
+                    if (a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS) begin
+                        rss_rdata = key_q[sub];
+                    end
+                    if (a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS) begin
+                        rss_rdata = data_q[sub];
+                    end
+                end
+            endcase
+        end
+
+        wire unused_rss = ^{res_tag, ctrl_q[7:LEN_W]};
+    end else begin : g_no_rss
+        assign rss_rdata = 32'd0;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Read data and the ack, both registered.
+    logic [31:0] rdata;
+    always_comb begin
+        case (a_q)
+            16'h0000: rdata = ID;
+            16'h0001: rdata = CAPS;
+            16'h0002: rdata = scratch_q;
+            16'h0100: rdata = {28'd0, e_ctrl_q};
+            16'h0101: rdata = {8'd0, e_lqpn_q};
+            16'h0102: rdata = {8'd0, e_rqpn_q};
+            16'h0103: rdata = e_fl_q;
+            16'h0104: rdata = e_ports_q;
+            16'h0106: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
+            16'h0107: rdata = {12'd0, e_res_fl_q};
+            16'h0108: rdata = {16'd0, e_res_sport_q};
+            default:  rdata = a_q[15:8] == 8'h02 ? rss_rdata : 32'd0;
+        endcase
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            pend_q    <= 1'b0;
+            bus_ack_q <= 1'b0;
+        end else begin
+            pend_q    <= access;
+            bus_ack_q <= pend_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (pend_q) begin
+            bus_rdata_q <= rdata;
+        end
+    end
+
+    assign activity = activity_q;
+
+    // Framing errors are not reported separately: a damaged frame fails its CRC or times out.
+    wire unused_rx_err = rx_err;
+
+endmodule
+
+`resetall
