@@ -58,7 +58,7 @@ icebreaker.mhz          := 12
 # The iCEBreaker's FT2232H in the usual iCE40 wiring.
 icebreaker.ofl          := -b ice40_generic
 
-ecp5.extra  := rtl/top/boards/ecp5_pll.sv
+ecp5.extra  := rtl/top/boards/ecp5_pll.sv rtl/top/boards/ecp5_board.sv
 ecp5.cons   := lpf
 ice40.extra :=
 ice40.cons  := pcf

@@ -18,34 +18,13 @@ module colorlight_i5_top (
     output wire led        // toggles with bridge activity
 );
 
-    wire clk;
-    wire locked;
-    wire rst;
     wire activity;
 
-    ecp5_pll #(
-        .CLKI_DIV    (1),
-        .CLKFB_DIV   (4),
-        .CLKOP_DIV   (6),
-        .CLKOP_CPHASE(2)
-    ) u_pll (
-        .clkin (clk25),
-        .clkout(clk),
-        .locked(locked)
-    );
-
-    power_on_reset u_por (
-        .clk  (clk),
-        .ready(locked),
-        .rst  (rst)
-    );
-
-    rocenic_core #(
-        .CLKS_PER_BIT (868),
-        .RSS_MAX_INPUT(36)
-    ) u_core (
-        .clk     (clk),
-        .rst     (rst),
+    ecp5_board #(
+        .CLKI_DIV (1),
+        .CLKFB_DIV(4)
+    ) u_board (
+        .osc     (clk25),
         .uart_rx (uart_rx),
         .uart_tx (uart_tx),
         .activity(activity)

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// What every ECP5 board top shares: the PLL from the board's oscillator to the 100 MHz core
+// clock, the power-on reset, and the core (rtl/top/rocenic_core.sv: the entropy unit and the RSS
+// hash with 36-byte inputs behind the UART bridge at 115200 baud, docs/uart-bridge.md). A board
+// top only names its pins and picks the PLL divisors for its oscillator.
+module ecp5_board #(
+    parameter int CLKI_DIV  = 1,   // PLL input divider: f_core = f_osc * CLKFB_DIV / CLKI_DIV
+    parameter int CLKFB_DIV = 4    // PLL feedback divider
+) (
+    input  wire  osc,              // the board's oscillator
+    input  wire  uart_rx,          // from the host
+    output wire  uart_tx,          // to the host
+    output wire  activity          // toggles with bridge activity
+);
+
+    wire clk;
+    wire locked;
+    wire rst;
+
+    // VCO = 600 MHz (CLKOP_DIV 6) for a 100 MHz core clock.
+    ecp5_pll #(
+        .CLKI_DIV    (CLKI_DIV),
+        .CLKFB_DIV   (CLKFB_DIV),
+        .CLKOP_DIV   (6),
+        .CLKOP_CPHASE(2)
+    ) u_pll (
+        .clkin (osc),
+        .clkout(clk),
+        .locked(locked)
+    );
+
+    power_on_reset u_por (
+        .clk  (clk),
+        .ready(locked),
+        .rst  (rst)
+    );
+
+    rocenic_core #(
+        .CLKS_PER_BIT (868),
+        .RSS_MAX_INPUT(36)
+    ) u_core (
+        .clk     (clk),
+        .rst     (rst),
+        .uart_rx (uart_rx),
+        .uart_tx (uart_tx),
+        .activity(activity)
+    );
+
+endmodule
+
+`resetall
