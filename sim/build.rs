@@ -222,6 +222,8 @@ fn main() {
                 .arg(dut.top)
                 .arg("-Mdir")
                 .arg(&mdir)
+                // RTL includes its packages by repository-relative path.
+                .arg(format!("-I{}", root.display()))
                 .args(dut.params.iter().map(|(k, v)| format!("-G{k}={v}")))
                 .args(dut.sources.iter().map(|s| root.join(s)))
                 .status()

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/rss/rss_regs_pkg.sv"
+`include "rtl/rss/rss_types_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -36,7 +39,11 @@
 // which must be the high lanes (tkeep contiguous from lane 0). s_axis_tuser is the link layer of
 // the packet (1: InfiniBand starting at the LRH, 0: Ethernet), sampled on its first beat and
 // carried to m_axis_tuser. s_axis_tready and m_axis_tvalid are functions of flip-flops only.
+// A top of its own: rtl/ is a library of pipelines, and linting all of it at once finds
+// several tops (the board tops in rtl/top/boards/ pick theirs).
+/* verilator lint_off MULTITOP */
 module rss_pipeline
+/* verilator lint_on MULTITOP */
 #(
     parameter  int DATA_BYTES   = 8,    // Bytes per beat: 8 (64-bit) to 128, a power of two
     parameter  int NUM_RULES    = 16,   // Steering rules

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // GENERATED from model/src/rss/regs.rs by render_sv_package; do not edit. The model's
 // regs test fails when this file is stale; ROCENIC_BLESS=1 rewrites it.
+// Guarded: the modules that use it include it, so any file order compiles.
+`ifndef ROCENIC_RSS_REGS_PKG_SV
+`define ROCENIC_RSS_REGS_PKG_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -167,3 +170,4 @@ endpackage
 /* verilator lint_on UNUSEDPARAM */
 
 `resetall
+`endif

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/rss/rss_types_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded: the modules that use it include it, so any file order compiles.
+`ifndef ROCENIC_RSS_TYPES_PKG_SV
+`define ROCENIC_RSS_TYPES_PKG_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -66,3 +69,4 @@ package rss_types_pkg;
 endpackage
 
 `resetall
+`endif

@@ -8,7 +8,11 @@
 // falls. `ready` is synchronized first, since a PLL's lock output is not timed to clk.
 // ECP5 and iCE40 flip-flops start at their initial value after configuration, so no external
 // reset pin is needed.
+// A top of its own: rtl/ is a library of pipelines, and linting all of it at once finds
+// several tops (the board tops in rtl/top/boards/ pick theirs).
+/* verilator lint_off MULTITOP */
 module power_on_reset #(
+/* verilator lint_on MULTITOP */
     parameter int CYCLES_LOG2 = 10  // log2 of the clocks `ready` must stay high
 ) (
     input  wire clk,

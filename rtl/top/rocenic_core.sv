@@ -37,7 +37,11 @@
 // out in the next (writes take effect, read data is registered), and acknowledged in the one
 // after: the address adder of the bridge, the decode and the read multiplexer each get a whole
 // clock at 125 MHz.
+// A top of its own: rtl/ is a library of pipelines, and linting all of it at once finds
+// several tops (the board tops in rtl/top/boards/ pick theirs).
+/* verilator lint_off MULTITOP */
 module rocenic_core #(
+/* verilator lint_on MULTITOP */
     parameter int CLKS_PER_BIT  = 1085,     // Clock cycles per UART bit: f_clk / baud
     parameter int RSS_MAX_INPUT = 36,       // RSS hash input bytes (multiple of 4, <= 60); 0 = none
     parameter int MAX_WORDS     = 16,       // Registers per bridge request

@@ -56,7 +56,11 @@
 //
 // Latency: a segment's header can only go once its payload, and so its checksum, is complete:
 // its first beat follows its last payload pass through W1, W2, W3, the read and the skid buffer.
+// A top of its own: rtl/ is a library of pipelines, and linting all of it at once finds
+// several tops (the board tops in rtl/top/boards/ pick theirs).
+/* verilator lint_off MULTITOP */
 module tso_segmenter #(
+/* verilator lint_on MULTITOP */
     parameter  int DATA_W  = 64,       // Data path width in bits: a power of two, 16 or more
     parameter  int MAX_HDR = 128,      // Longest header template in bytes (verbs max_tso_header)
     parameter  int MAX_TSO = 262144,   // Longest payload of one send in bytes (verbs max_tso)

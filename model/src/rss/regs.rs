@@ -540,6 +540,12 @@ pub fn render_sv_package(out: &mut impl Write) -> fmt::Result {
         out,
         "// regs test fails when this file is stale; ROCENIC_BLESS=1 rewrites it."
     )?;
+    writeln!(
+        out,
+        "// Guarded: the modules that use it include it, so any file order compiles."
+    )?;
+    writeln!(out, "`ifndef ROCENIC_RSS_REGS_PKG_SV")?;
+    writeln!(out, "`define ROCENIC_RSS_REGS_PKG_SV")?;
     writeln!(out, "`resetall")?;
     writeln!(out, "`timescale 1ns / 1ps")?;
     writeln!(out, "`default_nettype none")?;
@@ -652,7 +658,8 @@ pub fn render_sv_package(out: &mut impl Write) -> fmt::Result {
     writeln!(out, "endpackage")?;
     writeln!(out, "/* verilator lint_on UNUSEDPARAM */")?;
     writeln!(out)?;
-    writeln!(out, "`resetall")
+    writeln!(out, "`resetall")?;
+    writeln!(out, "`endif")
 }
 
 /// `src-port-tcp` -> `SRC_PORT_TCP`, without allocating.
