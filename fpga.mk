@@ -60,8 +60,11 @@ icebreaker.ofl          := -b ice40_generic
 
 ecp5.extra  := rtl/top/boards/ecp5_pll.sv rtl/top/boards/ecp5_board.sv
 ecp5.cons   := lpf
+# ECP5 builds instantiate the DSP with its output register (rtl/common/mul_reg.sv).
+ecp5.defs   := -DROCENIC_ECP5
 ice40.extra :=
 ice40.cons  := pcf
+ice40.defs  :=
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
 ## A new pipeline is one more word here.
@@ -70,7 +73,7 @@ PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
 
-.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal
+.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp
 
 ## Formal proofs: `file:task` of formal/<file>.sby. Left out because Yices does not finish them
 ## in minutes: entropy_unit:bmc (the pipeline against its combinational form: the multiplier
@@ -107,7 +110,7 @@ comma := ,
 define board_rules
 $(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(FPGA_RTL) rtl/top/boards/$(1)_top.sv $($($(1).family).extra)
 	@mkdir -p $(FPGA)/$(1)
-	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
 
 $(FPGA)/$(1)/report.json: $(FPGA)/$(1)/synth.json constraints/$(1).$($($(1).family).cons)
 	$(YW)nextpnr-$($(1).family) -q $($(1).device) --json $$< --$($($(1).family).cons) constraints/$(1).$($($(1).family).cons) \
@@ -142,7 +145,7 @@ flash: $(call board_bit,$(BOARD))
 define pipe_rules
 $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(FPGA_RTL)
 	@mkdir -p $(FPGA)/pipe/$(call pipe_id,$(1))
-	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
 	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
@@ -167,8 +170,27 @@ report: $(FPGA_DEPS)
 ## fpga-ci: the CI boards' bitstreams (timing checked).
 fpga-ci: $(foreach b,$(CI_BOARDS),$(call board_bit,$(b)))
 
+## The ECP5 DSP instance of rtl/common/mul_reg.sv against its plain RTL, through the cell model
+## formal/ecp5_mult18x18d.sv (sequential equivalence by induction, one run per shape A_W:B_W:P_W
+## the entropy unit uses). Yosys reads both forms of the one file, so the proof is a script.
+MUL_REG_SHAPES := 18:18:36 18:6:24 6:18:24 6:6:12 14:14:14 6:14:14 16:16:32
+mul_reg_form = read_verilog -defer -sv $(2) rtl/common/mul_reg.sv; \
+  hierarchy -top mul_reg -chparam A_W $(word 1,$(1)) -chparam B_W $(word 2,$(1)) -chparam P_W $(word 3,$(1)); \
+  proc; flatten; wreduce; opt -full; opt_clean -purge; rename mul_reg $(3); design -stash $(3);
+mul_reg_equiv = $(call mul_reg_form,$(1),-DROCENIC_ECP5 formal/ecp5_mult18x18d.sv,gate) \
+  $(call mul_reg_form,$(1),,gold) \
+  design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \
+  equiv_make gold gate equiv; hierarchy -top equiv; equiv_struct; equiv_simple -seq 2; equiv_induct; equiv_status -assert
+
+formal-dsp: $(FPGA_DEPS)
+	@mkdir -p $(BUILD)/formal
+	@$(foreach shape,$(MUL_REG_SHAPES),$(YW)yosys -q -l $(BUILD)/formal/mul_reg_ecp5-$(subst :,_,$(shape)).log \
+	  -p "$(call mul_reg_equiv,$(subst :, ,$(shape)))" >/dev/null \
+	  || { echo "formal mul_reg_ecp5 $(shape): FAILED (see $(BUILD)/formal/)"; exit 1; };) \
+	echo "formal mul_reg_ecp5: the DSP instance equals the RTL product ($(words $(MUL_REG_SHAPES)) shapes)"
+
 ## formal: every proof in FORMAL; the work folders go to build/formal/<file>_<task>/.
-formal: $(FPGA_DEPS)
+formal: $(FPGA_DEPS) formal-dsp
 	@mkdir -p $(BUILD)/formal
 	@for ft in $(FORMAL); do f=$${ft%%:*}; t=$${ft#*:}; start=$$(date +%s); \
 	  ( cd formal && $(SBY_ENV) ../$(VENV)/bin/yowasp-sby -f --prefix ../$(BUILD)/formal/$$f $$f.sby $$t \

@@ -30,7 +30,11 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "entropy_unit",
         top: "entropy_unit",
-        sources: &["rtl/common/skid_buffer.sv", "rtl/entropy/entropy_unit.sv"],
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/common/mul_reg.sv",
+            "rtl/entropy/entropy_unit.sv",
+        ],
         params: &[],
         extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
     },
@@ -106,6 +110,7 @@ const DUTS: &[DutSpec] = &[
         top: "rocenic_core",
         sources: &[
             "rtl/common/skid_buffer.sv",
+            "rtl/common/mul_reg.sv",
             "rtl/entropy/entropy_unit.sv",
             "rtl/rss/rss_hash_core.sv",
             "rtl/rss/rss_hash.sv",

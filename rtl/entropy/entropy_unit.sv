@@ -114,21 +114,41 @@ module entropy_unit (
     wire [17:0] b_lo = s1_rqpn_q[17:0];
     wire [5:0]  b_hi = s1_rqpn_q[23:18];
 
-    wire [35:0] pp_ll = {18'd0, a_lo} * {18'd0, b_lo};
-    wire [23:0] pp_lh = {6'd0, a_lo} * {18'd0, b_hi};
-    wire [23:0] pp_hl = {18'd0, a_hi} * {6'd0, b_lo};
-    wire [11:0] pp_hh = {6'd0, a_hi} * {6'd0, b_hi};
+    // Each product is registered into stage 2 by `mul_reg`, so that on ECP5 the register is the
+    // DSP's own output register (see rtl/common/mul_reg.sv); the s2_* names follow the stage.
+    logic [35:0] s2_pp_ll_q;
+    logic [23:0] s2_pp_lh_q;
+    logic [23:0] s2_pp_hl_q;
+    logic [11:0] s2_pp_hh_q;
+    logic [35:0] s2_rxe_ll_full_q;
+    logic [13:0] s2_rxe_lh_q;
+    logic [13:0] s2_rxe_hl_q;
+    logic [31:0] s2_v2_prod_q;
+
+    mul_reg #(.A_W(18), .B_W(18)) u_pp_ll (.clk, .ce(adv), .a(a_lo), .b(b_lo), .p_q(s2_pp_ll_q));
+    mul_reg #(.A_W(18), .B_W(6))  u_pp_lh (.clk, .ce(adv), .a(a_lo), .b(b_hi), .p_q(s2_pp_lh_q));
+    mul_reg #(.A_W(6),  .B_W(18)) u_pp_hl (.clk, .ce(adv), .a(a_hi), .b(b_lo), .p_q(s2_pp_hl_q));
+    mul_reg #(.A_W(6),  .B_W(6))  u_pp_hh (.clk, .ce(adv), .a(a_hi), .b(b_hi), .p_q(s2_pp_hh_q));
 
     // rxe: bits 31:18 of lqpn * 0x61C88647 mod 2^32 are
     // (a_lo*MUL_LO)[31:18] + (a_lo*MUL_HI)[13:0] + (a_hi*MUL_LO)[13:0] mod 2^14;
     // the a_hi*MUL_HI term lies wholly above bit 31. The two cross products are taken 14 bits
     // wide on purpose: they are needed modulo 2^14 only.
-    wire [35:0] rxe_ll = {18'd0, a_lo} * {18'd0, RXE_MUL_LO};
-    wire [13:0] rxe_lh = a_lo[13:0] * RXE_MUL_HI;
-    wire [13:0] rxe_hl = {8'd0, a_hi} * RXE_MUL_LO_14;
+    mul_reg #(.A_W(18), .B_W(18)) u_rxe_ll (
+        .clk, .ce(adv), .a(a_lo), .b(RXE_MUL_LO), .p_q(s2_rxe_ll_full_q)
+    );
+    mul_reg #(.A_W(14), .B_W(14), .P_W(14)) u_rxe_lh (
+        .clk, .ce(adv), .a(a_lo[13:0]), .b(RXE_MUL_HI), .p_q(s2_rxe_lh_q)
+    );
+    mul_reg #(.A_W(6), .B_W(14), .P_W(14)) u_rxe_hl (
+        .clk, .ce(adv), .a(a_hi), .b(RXE_MUL_LO_14), .p_q(s2_rxe_hl_q)
+    );
 
     // rfc-v2 CM: the unsigned 32-bit product of the CM ports.
-    wire [31:0] v2_prod = {16'd0, s1_dst_port_q} * {16'd0, s1_src_port_q};
+    mul_reg #(.A_W(16), .B_W(16)) u_v2_prod (
+        .clk, .ce(adv), .a(s1_dst_port_q), .b(s1_src_port_q), .p_q(s2_v2_prod_q)
+    );
+    wire [13:0] s2_rxe_ll_q = s2_rxe_ll_full_q[31:18];
 
     // linux CM: (src_port * 31 + dst_port) & 0xFFFFF, as a shift and two adds; the arithmetic
     // is taken modulo 2^20 throughout, which commutes with the final mask.
@@ -164,14 +184,6 @@ module entropy_unit (
     logic        s2_rxe_q;
     logic        s2_app_fl_set_q;
     logic [19:0] s2_app_fl_q;
-    logic [35:0] s2_pp_ll_q;
-    logic [23:0] s2_pp_lh_q;
-    logic [23:0] s2_pp_hl_q;
-    logic [11:0] s2_pp_hh_q;
-    logic [13:0] s2_rxe_ll_q;    // bits 31:18 of the low product
-    logic [13:0] s2_rxe_lh_q;
-    logic [13:0] s2_rxe_hl_q;
-    logic [31:0] s2_v2_prod_q;
     logic [19:0] s2_linux_cm_fl_q;
     logic [13:0] s2_v1_sport_q;
 
@@ -191,14 +203,6 @@ module entropy_unit (
             s2_rxe_q         <= s1_profile_q == PROFILE_RXE;
             s2_app_fl_set_q  <= s1_app_fl_set;
             s2_app_fl_q      <= s1_fl_q[19:0];
-            s2_pp_ll_q       <= pp_ll;
-            s2_pp_lh_q       <= pp_lh;
-            s2_pp_hl_q       <= pp_hl;
-            s2_pp_hh_q       <= pp_hh;
-            s2_rxe_ll_q      <= rxe_ll[31:18];
-            s2_rxe_lh_q      <= rxe_lh;
-            s2_rxe_hl_q      <= rxe_hl;
-            s2_v2_prod_q     <= v2_prod;
             s2_linux_cm_fl_q <= linux_cm_fl;
             s2_v1_sport_q    <= v1_sport;
         end
@@ -320,7 +324,7 @@ module entropy_unit (
 
     // Bits the formulas never look at: the rxe low product's bits outside 31:18 and the
     // rfc-v2 hash above the flow label. Named unused_* so lint knows they are dropped on purpose.
-    wire unused_bits = ^{rxe_ll[35:32], rxe_ll[17:0], v2_h2[31:20]};
+    wire unused_bits = ^{s2_rxe_ll_full_q[35:32], s2_rxe_ll_full_q[17:0], v2_h2[31:20]};
 
 endmodule
 
