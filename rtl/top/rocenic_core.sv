@@ -34,9 +34,10 @@
 // `done` follows within the pipeline's latency (far below one UART byte time).
 //
 // Bus timing: an access is registered (address, data) in the clock bus_valid rises, carried
-// out in the next (writes take effect, read data is registered), and acknowledged in the one
-// after: the address adder of the bridge, the decode and the read multiplexer each get a whole
-// clock at 125 MHz.
+// out in the next (writes take effect; the read data of each register group, entropy and
+// common or RSS, is registered), the group is picked in the third, and the access acknowledged
+// in the fourth: the address adder of the bridge, the decode, the group multiplexers and the
+// final choice each get a whole clock at 125 MHz.
 // A top of its own: rtl/ is a library of pipelines, and linting all of it at once finds
 // several tops (the board tops in rtl/top/boards/ pick theirs).
 /* verilator lint_off MULTITOP */
@@ -124,18 +125,51 @@ module rocenic_core #(
     );
 
     // One access per bus_valid: registered in the first clock, carried out in the second.
-    logic        pend_q;
+    logic        pend_q;      // the access is carried out
+    logic        pick_q;      // its read data is picked from the group registers
     logic [15:0] a_q;
     logic [31:0] wd_q;
     logic        we_q;
-    wire access = bus_valid && !pend_q && !bus_ack_q;
+    wire access = bus_valid && !pend_q && !pick_q && !bus_ack_q;
     wire wr     = pend_q && we_q;
+
+    // Write targets, decoded from bus_addr as the access is registered: a write's enables then
+    // come from flip-flops through one gate, where decoding a_q in the write's own clock would
+    // put a 16-bit compare in front of enables that fan out to 32 flip-flops each.
+    localparam int KEY_WORDS  = (RSS_MAX_INPUT + 4) / 4;
+    localparam int DATA_WORDS = RSS_MAX_INPUT / 4;
+    localparam int W_SCRATCH  = 0;
+    localparam int W_E_CTRL   = 1;
+    localparam int W_E_LQPN   = 2;
+    localparam int W_E_RQPN   = 3;
+    localparam int W_E_FL     = 4;
+    localparam int W_E_PORTS  = 5;
+    localparam int W_E_GO     = 6;
+    localparam int W_R_CTRL   = 7;
+    localparam int W_R_GO     = 8;
+    localparam int W_R_KEY_GO = 9;
+    localparam int W_R_KEY    = 10;  // one of the key words
+    localparam int W_R_DATA   = 11;  // one of the data words
+    logic [11:0] wsel_q;
 
     always_ff @(posedge clk) begin
         if (access) begin
             a_q  <= bus_addr;
             wd_q <= bus_wdata;
             we_q <= bus_write;
+            wsel_q             <= '0;
+            wsel_q[W_SCRATCH]  <= bus_addr == 16'h0002;
+            wsel_q[W_E_CTRL]   <= bus_addr == 16'h0100;
+            wsel_q[W_E_LQPN]   <= bus_addr == 16'h0101;
+            wsel_q[W_E_RQPN]   <= bus_addr == 16'h0102;
+            wsel_q[W_E_FL]     <= bus_addr == 16'h0103;
+            wsel_q[W_E_PORTS]  <= bus_addr == 16'h0104;
+            wsel_q[W_E_GO]     <= bus_addr == 16'h0105;
+            wsel_q[W_R_CTRL]   <= bus_addr == 16'h0200;
+            wsel_q[W_R_GO]     <= bus_addr == 16'h0201;
+            wsel_q[W_R_KEY_GO] <= bus_addr == 16'h0202;
+            wsel_q[W_R_KEY]    <= bus_addr[15:4] == 12'h021 && 32'(bus_addr[3:0]) < KEY_WORDS;
+            wsel_q[W_R_DATA]   <= bus_addr[15:4] == 12'h023 && 32'(bus_addr[3:0]) < DATA_WORDS;
         end
     end
 
@@ -179,7 +213,7 @@ module rocenic_core #(
         .m_res_udp_sport (e_res_sport)
     );
 
-    wire e_go = wr && a_q == 16'h0105;
+    wire e_go = wr && wsel_q[W_E_GO];
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -211,17 +245,16 @@ module rocenic_core #(
 
     // Request fields and results carry no reset: they only matter with busy or done.
     always_ff @(posedge clk) begin
-        if (wr && !(e_busy_q && a_q[15:4] == 12'h010)) begin
-            // While a request waits for the unit its fields stay as submitted.
-            case (a_q)
-                16'h0002: scratch_q <= wd_q;
-                16'h0100: e_ctrl_q  <= wd_q[3:0];
-                16'h0101: e_lqpn_q  <= wd_q[23:0];
-                16'h0102: e_rqpn_q  <= wd_q[23:0];
-                16'h0103: e_fl_q    <= wd_q;
-                16'h0104: e_ports_q <= wd_q;
-                default: ;
-            endcase
+        if (wr && wsel_q[W_SCRATCH]) begin
+            scratch_q <= wd_q;
+        end
+        // While a request waits for the unit its fields stay as submitted.
+        if (wr && !e_busy_q) begin
+            if (wsel_q[W_E_CTRL])  e_ctrl_q  <= wd_q[3:0];
+            if (wsel_q[W_E_LQPN])  e_lqpn_q  <= wd_q[23:0];
+            if (wsel_q[W_E_RQPN])  e_rqpn_q  <= wd_q[23:0];
+            if (wsel_q[W_E_FL])    e_fl_q    <= wd_q;
+            if (wsel_q[W_E_PORTS]) e_ports_q <= wd_q;
         end
         if (e_res_valid) begin
             e_res_fl_q    <= e_res_fl;
@@ -234,8 +267,6 @@ module rocenic_core #(
     logic [31:0] rss_rdata;
 
     if (HAS_RSS) begin : g_rss
-        localparam int KEY_WORDS  = (RSS_MAX_INPUT + 4) / 4;
-        localparam int DATA_WORDS = RSS_MAX_INPUT / 4;
         localparam int LEN_W      = $clog2(RSS_MAX_INPUT + 1);
 
         logic [8:0]  ctrl_q;
@@ -285,8 +316,8 @@ module rocenic_core #(
             .m_res_tag  (res_tag)
         );
 
-        wire go     = wr && a_q == 16'h0201;
-        wire key_go = wr && a_q == 16'h0202;
+        wire go     = wr && wsel_q[W_R_GO];
+        wire key_go = wr && wsel_q[W_R_KEY_GO];
         // A length above RSS_MAX_INPUT acts as RSS_MAX_INPUT in the unit; here it saturates so
         // that the upper bits of the field are not silently cut off.
         wire [7:0] len_sat = wd_q[7:0] > 8'(RSS_MAX_INPUT) ? 8'(RSS_MAX_INPUT)
@@ -324,13 +355,13 @@ module rocenic_core #(
         end
 
         always_ff @(posedge clk) begin
-            if (wr && a_q == 16'h0200 && !busy_q) begin
+            if (wr && wsel_q[W_R_CTRL] && !busy_q) begin
                 ctrl_q <= {wd_q[8], len_sat};
             end
-            if (wr && a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS && !key_busy_q) begin
+            if (wr && wsel_q[W_R_KEY] && !key_busy_q) begin
                 key_q[sub] <= wd_q;
             end
-            if (wr && a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS && !busy_q) begin
+            if (wr && wsel_q[W_R_DATA] && !busy_q) begin
                 data_q[sub] <= wd_q;
             end
             if (res_valid) begin
@@ -361,7 +392,7 @@ module rocenic_core #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // Read data and the ack, both registered.
+    // Read data: each group's multiplexer registered, then the group picked; the ack registered.
     logic [31:0] rdata;
     always_comb begin
         case (a_q)
@@ -376,23 +407,33 @@ module rocenic_core #(
             16'h0106: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
             16'h0107: rdata = {12'd0, e_res_fl_q};
             16'h0108: rdata = {16'd0, e_res_sport_q};
-            default:  rdata = a_q[15:8] == 8'h02 ? rss_rdata : 32'd0;
+            default:  rdata = 32'd0;
         endcase
     end
 
     always_ff @(posedge clk) begin
         if (rst) begin
             pend_q    <= 1'b0;
+            pick_q    <= 1'b0;
             bus_ack_q <= 1'b0;
         end else begin
             pend_q    <= access;
-            bus_ack_q <= pend_q;
+            pick_q    <= pend_q;
+            bus_ack_q <= pick_q;
         end
     end
 
+    logic [31:0] rdata_q;
+    logic [31:0] rss_rdata_q;
+    logic        rss_sel_q;
     always_ff @(posedge clk) begin
         if (pend_q) begin
-            bus_rdata_q <= rdata;
+            rdata_q     <= rdata;
+            rss_rdata_q <= rss_rdata;
+            rss_sel_q   <= a_q[15:8] == 8'h02;
+        end
+        if (pick_q) begin
+            bus_rdata_q <= rss_sel_q ? rss_rdata_q : rdata_q;
         end
     end
 

@@ -4,13 +4,13 @@
 `default_nettype none
 
 // Colorlight i5 (LFE5U-25F-6BG381C, v7.0 module on its extension board): the NIC board. Core clock
-// 100 MHz for now (the goal is 125 MHz, the RGMII clock of its two gigabit PHYs; the last placement
-// reached 111 MHz, limited by the routes to and from the entropy unit's DSPs); the UART is the
-// extension board's USB serial (CH552).
+// 125 MHz, the RGMII clock of its two gigabit PHYs; the UART is the extension board's USB serial
+// (CH552).
 //
-// The PLL makes the core clock from the board's oscillator (25 MHz -> 100 MHz); the core
-// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
-// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins: constraints/colorlight_i5.lpf.
+// The PLL makes the core clock from the board's oscillator (25 MHz -> 125 MHz, VCO 625 MHz); the
+// core (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte
+// key) behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins:
+// constraints/colorlight_i5.lpf.
 module colorlight_i5_top (
     input  wire clk25,     // the board's oscillator
     input  wire uart_rx,   // from the host
@@ -22,7 +22,9 @@ module colorlight_i5_top (
 
     ecp5_board #(
         .CLKI_DIV (1),
-        .CLKFB_DIV(4)
+        .CLKFB_DIV(5),
+        .CLKOP_DIV(5),
+        .CORE_HZ  (125_000_000)
     ) u_board (
         .osc     (clk25),
         .uart_rx (uart_rx),

@@ -3,13 +3,15 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// What every ECP5 board top shares: the PLL from the board's oscillator to the 100 MHz core
-// clock, the power-on reset, and the core (rtl/top/rocenic_core.sv: the entropy unit and the RSS
+// What every ECP5 board top shares: the PLL from the board's oscillator to the core clock, the
+// power-on reset, and the core (rtl/top/rocenic_core.sv: the entropy unit and the RSS
 // hash with 36-byte inputs behind the UART bridge at 115200 baud, docs/uart-bridge.md). A board
 // top only names its pins and picks the PLL divisors for its oscillator.
 module ecp5_board #(
     parameter int CLKI_DIV  = 1,   // PLL input divider: f_core = f_osc * CLKFB_DIV / CLKI_DIV
-    parameter int CLKFB_DIV = 4    // PLL feedback divider
+    parameter int CLKFB_DIV = 4,   // PLL feedback divider
+    parameter int CLKOP_DIV = 6,   // PLL output divider: VCO = f_core * CLKOP_DIV, 400..800 MHz
+    parameter int CORE_HZ   = 100_000_000  // the resulting core clock, for the UART's bit time
 ) (
     input  wire  osc,              // the board's oscillator
     input  wire  uart_rx,          // from the host
@@ -21,11 +23,13 @@ module ecp5_board #(
     wire locked;
     wire rst;
 
-    // VCO = 600 MHz (CLKOP_DIV 6) for a 100 MHz core clock.
+    // 115200 baud, rounded to the nearest whole clock count (868 at 100 MHz, 1085 at 125 MHz).
+    localparam int CLKS_PER_BIT = (CORE_HZ + 57_600) / 115_200;
+
     ecp5_pll #(
         .CLKI_DIV    (CLKI_DIV),
         .CLKFB_DIV   (CLKFB_DIV),
-        .CLKOP_DIV   (6),
+        .CLKOP_DIV   (CLKOP_DIV),
         .CLKOP_CPHASE(2)
     ) u_pll (
         .clkin (osc),
@@ -40,7 +44,7 @@ module ecp5_board #(
     );
 
     rocenic_core #(
-        .CLKS_PER_BIT (868),
+        .CLKS_PER_BIT (CLKS_PER_BIT),
         .RSS_MAX_INPUT(36)
     ) u_core (
         .clk     (clk),
