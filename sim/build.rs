@@ -38,6 +38,18 @@ const DUTS: &[DutSpec] = &[
         params: &[],
         extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
     },
+    // The entropy unit as the iCEBreaker builds it: products split at 16 bits (SB_MAC16).
+    DutSpec {
+        name: "entropy_unit_16",
+        top: "entropy_unit",
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/common/mul_reg.sv",
+            "rtl/entropy/entropy_unit.sv",
+        ],
+        params: &[("QPN_SPLIT", "16")],
+        extra_cpp: &[],
+    },
     // The RSS hash core at both key lengths: 40-byte (36-byte inputs) and 52-byte (48).
     DutSpec {
         name: "rss_hash_36",
@@ -108,17 +120,7 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "rocenic_core",
         top: "rocenic_core",
-        sources: &[
-            "rtl/common/skid_buffer.sv",
-            "rtl/common/mul_reg.sv",
-            "rtl/entropy/entropy_unit.sv",
-            "rtl/rss/rss_hash_core.sv",
-            "rtl/rss/rss_hash.sv",
-            "rtl/top/uart_rx.sv",
-            "rtl/top/uart_tx.sv",
-            "rtl/top/uart_bridge.sv",
-            "rtl/top/rocenic_core.sv",
-        ],
+        sources: CORE_SOURCES,
         params: &[
             ("CLKS_PER_BIT", "8"),
             ("RSS_MAX_INPUT", "36"),
@@ -126,6 +128,18 @@ const DUTS: &[DutSpec] = &[
         ],
         extra_cpp: &[],
     },
+];
+
+const CORE_SOURCES: &[&str] = &[
+    "rtl/common/skid_buffer.sv",
+    "rtl/common/mul_reg.sv",
+    "rtl/entropy/entropy_unit.sv",
+    "rtl/rss/rss_hash_core.sv",
+    "rtl/rss/rss_hash.sv",
+    "rtl/top/uart_rx.sv",
+    "rtl/top/uart_tx.sv",
+    "rtl/top/uart_bridge.sv",
+    "rtl/top/rocenic_core.sv",
 ];
 
 const RSS_PIPELINE: &[&str] = &[
@@ -207,7 +221,8 @@ fn main() {
         let mdir = out.join(dut.name);
         let mut inputs: Vec<Vec<u8>> = vec![
             version.clone().into_bytes(),
-            format!("{VERILATOR_FLAGS:?}{}", dut.top).into_bytes(),
+            // Parameters too: one DUT name keeps its model only while its overrides stay.
+            format!("{VERILATOR_FLAGS:?}{}{:?}", dut.top, dut.params).into_bytes(),
         ];
         for src in dut.sources.iter().chain(dut.extra_cpp) {
             let path = root.join(src);
