@@ -50,7 +50,19 @@ const DUTS: &[DutSpec] = &[
         params: &[("QPN_SPLIT", "16")],
         extra_cpp: &[],
     },
-    // The RSS hash core at both key lengths: 40-byte (36-byte inputs) and 52-byte (48).
+    // The RSS hash core at three key lengths: 16-byte (12-byte inputs, the iCEBreaker's),
+    // 40-byte (36) and 52-byte (48).
+    DutSpec {
+        name: "rss_hash_12",
+        top: "rss_hash",
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/rss/rss_hash_core.sv",
+            "rtl/rss/rss_hash.sv",
+        ],
+        params: &[("MAX_INPUT", "12")],
+        extra_cpp: &[],
+    },
     DutSpec {
         name: "rss_hash_36",
         top: "rss_hash",
@@ -124,6 +136,21 @@ const DUTS: &[DutSpec] = &[
         params: &[
             ("CLKS_PER_BIT", "8"),
             ("RSS_MAX_INPUT", "36"),
+            ("IDLE_TIMEOUT", "2000"),
+        ],
+        extra_cpp: &[],
+    },
+    // The core as rtl/top/boards/icebreaker_top.sv builds it (12-byte RSS inputs, products
+    // split at 16 bits, 8 registers per request), with the same fast UART and timeout.
+    DutSpec {
+        name: "rocenic_core_icebreaker",
+        top: "rocenic_core",
+        sources: CORE_SOURCES,
+        params: &[
+            ("CLKS_PER_BIT", "8"),
+            ("RSS_MAX_INPUT", "12"),
+            ("QPN_SPLIT", "16"),
+            ("MAX_WORDS", "8"),
             ("IDLE_TIMEOUT", "2000"),
         ],
         extra_cpp: &[],
