@@ -62,9 +62,13 @@ ecp5.extra  := rtl/top/boards/ecp5_pll.sv rtl/top/boards/ecp5_board.sv
 ecp5.cons   := lpf
 # ECP5 builds instantiate the DSP with its output register (rtl/common/mul_reg.sv).
 ecp5.defs   := -DROCENIC_ECP5
+ecp5.synth  :=
 ice40.extra :=
 ice40.cons  := pcf
 ice40.defs  :=
+# Map products onto SB_MAC16 (synth_ice40 leaves them in LUTs unless asked); the iCEBreaker's
+# entropy unit is built with QPN_SPLIT 16 so that its eight products fit the UP5K's eight.
+ice40.synth := -dsp
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
 ## A new pipeline is one more word here.
@@ -110,7 +114,7 @@ comma := ,
 define board_rules
 $(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(FPGA_RTL) rtl/top/boards/$(1)_top.sv $($($(1).family).extra)
 	@mkdir -p $(FPGA)/$(1)
-	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) $($($(1).family).synth) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
 
 $(FPGA)/$(1)/report.json: $(FPGA)/$(1)/synth.json constraints/$(1).$($($(1).family).cons)
 	$(YW)nextpnr-$($(1).family) -q $($(1).device) --json $$< --$($($(1).family).cons) constraints/$(1).$($($(1).family).cons) \

@@ -38,7 +38,31 @@ const DUTS: &[DutSpec] = &[
         params: &[],
         extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
     },
-    // The RSS hash core at both key lengths: 40-byte (36-byte inputs) and 52-byte (48).
+    // The entropy unit as the iCEBreaker builds it: products split at 16 bits (SB_MAC16).
+    DutSpec {
+        name: "entropy_unit_16",
+        top: "entropy_unit",
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/common/mul_reg.sv",
+            "rtl/entropy/entropy_unit.sv",
+        ],
+        params: &[("QPN_SPLIT", "16")],
+        extra_cpp: &[],
+    },
+    // The RSS hash core at three key lengths: 16-byte (12-byte inputs, the iCEBreaker's),
+    // 40-byte (36) and 52-byte (48).
+    DutSpec {
+        name: "rss_hash_12",
+        top: "rss_hash",
+        sources: &[
+            "rtl/common/skid_buffer.sv",
+            "rtl/rss/rss_hash_core.sv",
+            "rtl/rss/rss_hash.sv",
+        ],
+        params: &[("MAX_INPUT", "12")],
+        extra_cpp: &[],
+    },
     DutSpec {
         name: "rss_hash_36",
         top: "rss_hash",
@@ -108,17 +132,7 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "rocenic_core",
         top: "rocenic_core",
-        sources: &[
-            "rtl/common/skid_buffer.sv",
-            "rtl/common/mul_reg.sv",
-            "rtl/entropy/entropy_unit.sv",
-            "rtl/rss/rss_hash_core.sv",
-            "rtl/rss/rss_hash.sv",
-            "rtl/top/uart_rx.sv",
-            "rtl/top/uart_tx.sv",
-            "rtl/top/uart_bridge.sv",
-            "rtl/top/rocenic_core.sv",
-        ],
+        sources: CORE_SOURCES,
         params: &[
             ("CLKS_PER_BIT", "8"),
             ("RSS_MAX_INPUT", "36"),
@@ -126,6 +140,33 @@ const DUTS: &[DutSpec] = &[
         ],
         extra_cpp: &[],
     },
+    // The core as rtl/top/boards/icebreaker_top.sv builds it (12-byte RSS inputs, products
+    // split at 16 bits, 8 registers per request), with the same fast UART and timeout.
+    DutSpec {
+        name: "rocenic_core_icebreaker",
+        top: "rocenic_core",
+        sources: CORE_SOURCES,
+        params: &[
+            ("CLKS_PER_BIT", "8"),
+            ("RSS_MAX_INPUT", "12"),
+            ("QPN_SPLIT", "16"),
+            ("MAX_WORDS", "8"),
+            ("IDLE_TIMEOUT", "2000"),
+        ],
+        extra_cpp: &[],
+    },
+];
+
+const CORE_SOURCES: &[&str] = &[
+    "rtl/common/skid_buffer.sv",
+    "rtl/common/mul_reg.sv",
+    "rtl/entropy/entropy_unit.sv",
+    "rtl/rss/rss_hash_core.sv",
+    "rtl/rss/rss_hash.sv",
+    "rtl/top/uart_rx.sv",
+    "rtl/top/uart_tx.sv",
+    "rtl/top/uart_bridge.sv",
+    "rtl/top/rocenic_core.sv",
 ];
 
 const RSS_PIPELINE: &[&str] = &[
@@ -207,7 +248,8 @@ fn main() {
         let mdir = out.join(dut.name);
         let mut inputs: Vec<Vec<u8>> = vec![
             version.clone().into_bytes(),
-            format!("{VERILATOR_FLAGS:?}{}", dut.top).into_bytes(),
+            // Parameters too: one DUT name keeps its model only while its overrides stay.
+            format!("{VERILATOR_FLAGS:?}{}{:?}", dut.top, dut.params).into_bytes(),
         ];
         for src in dut.sources.iter().chain(dut.extra_cpp) {
             let path = root.join(src);

@@ -1,6 +1,7 @@
 //! `rocenic entropy`: flow label and UDP source port, over a CSV or for one pair.
 
 use crate::csvio::{self, Columns};
+use crate::engine::{parse_engine, Engine};
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
 use rocenic_host_driver::serial::{SerialLink, DEFAULT_BAUD};
@@ -8,31 +9,6 @@ use rocenic_host_driver::{Board, Error as BoardError};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use rocenic_sim::entropy::{EntropyRtl, Error as RtlError};
 use std::path::PathBuf;
-
-/// Which implementation computes the results.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Engine {
-    /// The reference model.
-    Model,
-    /// The RTL entropy unit, co-simulated cycle by cycle (QPNs of at most 24 bits).
-    Rtl,
-    /// A board's entropy unit behind its UART bridge, e.g. `serial:/dev/ttyUSB1` (QPNs of at
-    /// most 24 bits).
-    Serial(String),
-}
-
-fn parse_engine(s: &str) -> Result<Engine, String> {
-    match s {
-        "model" => Ok(Engine::Model),
-        "rtl" => Ok(Engine::Rtl),
-        _ => match s.strip_prefix("serial:") {
-            Some(path) if !path.is_empty() => Ok(Engine::Serial(path.to_string())),
-            _ => Err(format!(
-                "unknown engine `{s}` (model, rtl, serial:PORT such as serial:/dev/ttyUSB1)"
-            )),
-        },
-    }
-}
 
 /// Rows per batch handed to an engine: bounds memory on large inputs.
 const CHUNK: usize = 1 << 16;

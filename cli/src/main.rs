@@ -5,6 +5,7 @@
 
 mod csvio;
 mod demo;
+mod engine;
 mod entropy;
 mod icrc;
 mod rss;

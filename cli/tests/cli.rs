@@ -827,3 +827,24 @@ fn entropy_serial_engine_reports_a_missing_port_and_bad_engines() {
     let o = rocenic(&["entropy", "--engine", "serial:"], "");
     fails_with(&o, "serial:PORT");
 }
+
+#[test]
+fn rss_serial_engine_reports_a_missing_port_and_bad_engines() {
+    let p = pcap_file(
+        "rss-serial",
+        1,
+        &[tcp4_frame([1, 2, 3, 4], 1, [5, 6, 7, 8], 2)],
+    );
+    let path = p.to_str().unwrap();
+    let run = |engine: &str| rocenic(&["rss", "--pcap", path, "--engine", engine], "");
+    let o = run("serial:/dev/rocenic-no-such-port");
+    fails_with(&o, "serial engine: link: /dev/rocenic-no-such-port");
+    assert_eq!(
+        stdout(&o),
+        "",
+        "nothing is written before the board answers"
+    );
+    fails_with(&run("serial:"), "serial:PORT");
+    fails_with(&run("fpga"), "unknown engine `fpga`");
+    std::fs::remove_file(p).unwrap();
+}

@@ -396,7 +396,9 @@ fn parse_limits_fall_back_to_l3_and_say_deep() {
 mod steering {
     use super::*;
     use rocenic_model::rss::steer::v4_mapped;
-    use rocenic_model::rss::{distribute, Action, ContextView, Rule, SteeringKey};
+    use rocenic_model::rss::{
+        distribute, distribute_with, Action, ContextView, FlowTuple, Rule, SteeringKey,
+    };
 
     fn rocev2(qpn: u32) -> Vec<u8> {
         let q = qpn.to_be_bytes();
@@ -460,5 +462,41 @@ mod steering {
         // A QPN that differs in one masked bit no longer matches.
         let parsed = classify(Link::Ethernet, &rocev2(0x12_3457));
         assert_eq!(distribute(&parsed, &rules, &contexts).rule, None);
+    }
+
+    /// With the hash from elsewhere, the queue still comes from the context's table; a rule's
+    /// fixed queue asks for no hash; the hash's error is passed through.
+    #[test]
+    fn distribute_with_takes_its_hash_from_outside() {
+        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let context = ctx(HashFields::DEFAULT);
+        let table: Vec<u16> = (100..116).collect();
+        let contexts = [ContextView {
+            context: &context,
+            table: &table,
+        }];
+        let ours = |_: &ContextView<'_>, _: &FlowTuple| Ok::<_, ()>((0xABCD_0007, HashType(5)));
+        let meta = distribute_with(&parsed, &[], &contexts, ours).unwrap();
+        assert_eq!(
+            (meta.hash, meta.hash_type, meta.queue),
+            (0xABCD_0007, HashType(5), 107)
+        );
+        // Given the model's own hash it is `distribute`.
+        let model = distribute_with(&parsed, &[], &contexts, |v, t| v.context.hash(t)).unwrap();
+        assert_eq!(model, distribute(&parsed, &[], &contexts));
+        let to_queue = Rule {
+            enabled: true,
+            action: Action::Queue(3),
+            ..Rule::default()
+        };
+        let fails = |_: &ContextView<'_>, _: &FlowTuple| Err::<(u32, HashType), _>("no hash");
+        assert_eq!(
+            distribute_with(&parsed, &[to_queue], &contexts, fails).map(|m| m.queue),
+            Ok(3)
+        );
+        assert_eq!(
+            distribute_with(&parsed, &[], &contexts, fails),
+            Err("no hash")
+        );
     }
 }

@@ -17,8 +17,9 @@
 //
 // Pipeline (every stage register loads on the one clock enable `adv`):
 //   1  request registered (DSP inputs come from flip-flops, not from the caller's logic)
-//   2  partial products, each at most 18x18 so Yosys maps them onto MULT18X18D; cheap terms
-//      (linux CM hash, rfc-v1 folds and compares, "flow label present" tests)
+//   2  partial products, each at most QPN_SPLIT x QPN_SPLIT so that each one is one multiplier
+//      block (ECP5 MULT18X18D with 18, iCE40 SB_MAC16 with 16); cheap terms (linux CM hash,
+//      rfc-v1 folds and compares, "flow label present" tests)
 //   3  middle partial-product sum, rxe high-part sum, rfc-v2 XOR fold, CM flow label choice
 //   4  48-bit QPN product, rxe port, fallback decision
 //   5  (output register of the skid buffer) XOR fold of the product, final choice, port fold
@@ -27,7 +28,15 @@
 // registered s_ready; when it is low every stage holds, and when it is high every stage moves
 // one step and stage 4 is offered to the skid buffer, which is guaranteed to take it. So
 // s_req_ready is a flip-flop, m_res_valid is a flip-flop, and nothing is lost or duplicated.
-module entropy_unit (
+//
+// Multipliers: eight products (four for the QPN product, three for rxe's hash_32, one for
+// rfc-v2's CM ports), each registered by mul_reg. QPN_SPLIT is where the 24-bit QPNs are cut
+// into a low and a high part; it changes only how the products are shaped, never a result.
+// 18 (default) makes the largest 18x18 (ECP5); 16 makes every one at most 16x16, so that on
+// the iCE40UP5K all eight fit its eight SB_MAC16 blocks instead of LUTs.
+module entropy_unit #(
+    parameter int QPN_SPLIT = 18  // Bit at which the QPNs are split for the products, 16..18
+) (
     input  wire        clk,
     input  wire        rst,            // synchronous, active high
     // request stream
@@ -55,17 +64,29 @@ module entropy_unit (
     localparam int LATENCY /*verilator public*/ = 5;
     /* verilator lint_on UNUSEDPARAM */
 
+    if (QPN_SPLIT < 16 || QPN_SPLIT > 18) begin : g_bad_split
+        // No %m: Verilator 5.006 cannot print a scope name at elaboration time.
+        $error("entropy_unit: QPN_SPLIT must be 16, 17 or 18, got %0d", QPN_SPLIT);
+    end
+
+    // Widths of the QPN parts, and of the rxe terms that are needed modulo 2^(32 - S) only
+    // (result bits 31:S; see stage 2).
+    localparam int S  = QPN_SPLIT;
+    localparam int HI = 24 - S;
+    localparam int RW = 32 - S;
+
     // Profile codes on s_req_profile.
     localparam logic [1:0] PROFILE_LINUX = 2'd0;
     localparam logic [1:0] PROFILE_RXE   = 2'd3;
     // The UD multicast QPN, which rfc-v1 never XORs into a port.
     localparam logic [23:0] MULTICAST_QPN = 24'hFF_FFFF;
-    // The kernel's hash_32 multiplier 0x61C88647, split at bit 18 like the QPN. Only the low 14
-    // bits of the cross products reach result bits 31:18, so the low constant is cut to 14 bits
-    // there; the high part (0x1872) is 13 bits wide anyway.
-    localparam logic [17:0] RXE_MUL_LO    = 18'h0_8647;
-    localparam logic [13:0] RXE_MUL_LO_14 = 14'h0647;
-    localparam logic [13:0] RXE_MUL_HI    = 14'h1872;
+    // The kernel's hash_32 multiplier 0x61C88647, split at bit S like the QPN. Only the low RW
+    // bits of the cross products reach result bits 31:S, so the low constant is cut to RW bits
+    // there (with S = 18: 0x0647 of 0x08647; with S = 16 RW = S and nothing is cut).
+    localparam logic [31:0] RXE_MUL       = 32'h61C8_8647;
+    localparam logic [S-1:0]  RXE_MUL_LO    = RXE_MUL[S-1:0];
+    localparam logic [RW-1:0] RXE_MUL_LO_RW = RXE_MUL[RW-1:0];
+    localparam logic [RW-1:0] RXE_MUL_HI    = RXE_MUL[31:S];
 
     // One clock enable for the whole pipeline: the skid buffer's registered s_ready.
     wire adv;
@@ -106,49 +127,50 @@ module entropy_unit (
     // ------------------------------------------------------------------------------------------
     // Stage 2: products and cheap terms.
     //
-    // lqpn = a_hi * 2^18 + a_lo and rqpn = b_hi * 2^18 + b_lo, so
-    // lqpn * rqpn = a_lo*b_lo + 2^18 (a_lo*b_hi + a_hi*b_lo) + 2^36 a_hi*b_hi,
-    // four products that each fit one 18x18 multiplier.
-    wire [17:0] a_lo = s1_lqpn_q[17:0];
-    wire [5:0]  a_hi = s1_lqpn_q[23:18];
-    wire [17:0] b_lo = s1_rqpn_q[17:0];
-    wire [5:0]  b_hi = s1_rqpn_q[23:18];
+    // lqpn = a_hi * 2^S + a_lo and rqpn = b_hi * 2^S + b_lo, so
+    // lqpn * rqpn = a_lo*b_lo + 2^S (a_lo*b_hi + a_hi*b_lo) + 2^2S a_hi*b_hi,
+    // four products that each fit one S x S multiplier.
+    wire [S-1:0]  a_lo = s1_lqpn_q[S-1:0];
+    wire [HI-1:0] a_hi = s1_lqpn_q[23:S];
+    wire [S-1:0]  b_lo = s1_rqpn_q[S-1:0];
+    wire [HI-1:0] b_hi = s1_rqpn_q[23:S];
 
     // Each product is registered into stage 2 by `mul_reg`, so that on ECP5 the register is the
     // DSP's own output register (see rtl/common/mul_reg.sv); the s2_* names follow the stage.
-    logic [35:0] s2_pp_ll_q;
-    logic [23:0] s2_pp_lh_q;
-    logic [23:0] s2_pp_hl_q;
-    logic [11:0] s2_pp_hh_q;
-    logic [35:0] s2_rxe_ll_full_q;
-    logic [13:0] s2_rxe_lh_q;
-    logic [13:0] s2_rxe_hl_q;
-    logic [31:0] s2_v2_prod_q;
+    logic [2*S-1:0]  s2_pp_ll_q;
+    logic [23:0]     s2_pp_lh_q;
+    logic [23:0]     s2_pp_hl_q;
+    logic [2*HI-1:0] s2_pp_hh_q;
+    logic [2*S-1:0]  s2_rxe_ll_full_q;
+    logic [RW-1:0]   s2_rxe_lh_q;
+    logic [RW-1:0]   s2_rxe_hl_q;
+    logic [31:0]     s2_v2_prod_q;
 
-    mul_reg #(.A_W(18), .B_W(18)) u_pp_ll (.clk, .ce(adv), .a(a_lo), .b(b_lo), .p_q(s2_pp_ll_q));
-    mul_reg #(.A_W(18), .B_W(6))  u_pp_lh (.clk, .ce(adv), .a(a_lo), .b(b_hi), .p_q(s2_pp_lh_q));
-    mul_reg #(.A_W(6),  .B_W(18)) u_pp_hl (.clk, .ce(adv), .a(a_hi), .b(b_lo), .p_q(s2_pp_hl_q));
-    mul_reg #(.A_W(6),  .B_W(6))  u_pp_hh (.clk, .ce(adv), .a(a_hi), .b(b_hi), .p_q(s2_pp_hh_q));
+    mul_reg #(.A_W(S),  .B_W(S))  u_pp_ll (.clk, .ce(adv), .a(a_lo), .b(b_lo), .p_q(s2_pp_ll_q));
+    mul_reg #(.A_W(S),  .B_W(HI)) u_pp_lh (.clk, .ce(adv), .a(a_lo), .b(b_hi), .p_q(s2_pp_lh_q));
+    mul_reg #(.A_W(HI), .B_W(S))  u_pp_hl (.clk, .ce(adv), .a(a_hi), .b(b_lo), .p_q(s2_pp_hl_q));
+    mul_reg #(.A_W(HI), .B_W(HI)) u_pp_hh (.clk, .ce(adv), .a(a_hi), .b(b_hi), .p_q(s2_pp_hh_q));
 
-    // rxe: bits 31:18 of lqpn * 0x61C88647 mod 2^32 are
-    // (a_lo*MUL_LO)[31:18] + (a_lo*MUL_HI)[13:0] + (a_hi*MUL_LO)[13:0] mod 2^14;
-    // the a_hi*MUL_HI term lies wholly above bit 31. The two cross products are taken 14 bits
-    // wide on purpose: they are needed modulo 2^14 only.
-    mul_reg #(.A_W(18), .B_W(18)) u_rxe_ll (
+    // rxe: lqpn * 0x61C88647 mod 2^32 = a_lo*MUL_LO + 2^S (a_lo*MUL_HI + a_hi*MUL_LO) mod 2^32
+    // (the a_hi*MUL_HI term lies wholly above bit 31), so its bits 31:S are
+    // (a_lo*MUL_LO)[31:S] + (a_lo*MUL_HI)[RW-1:0] + (a_hi*MUL_LO)[RW-1:0] mod 2^RW, and the
+    // port's 14 bits are the top 14 of those. The two cross products are taken RW bits wide
+    // on purpose: they are needed modulo 2^RW only (with S = 18, 14x14 and 6x14).
+    mul_reg #(.A_W(S), .B_W(S)) u_rxe_ll (
         .clk, .ce(adv), .a(a_lo), .b(RXE_MUL_LO), .p_q(s2_rxe_ll_full_q)
     );
-    mul_reg #(.A_W(14), .B_W(14), .P_W(14)) u_rxe_lh (
-        .clk, .ce(adv), .a(a_lo[13:0]), .b(RXE_MUL_HI), .p_q(s2_rxe_lh_q)
+    mul_reg #(.A_W(RW), .B_W(RW), .P_W(RW)) u_rxe_lh (
+        .clk, .ce(adv), .a(a_lo[RW-1:0]), .b(RXE_MUL_HI), .p_q(s2_rxe_lh_q)
     );
-    mul_reg #(.A_W(6), .B_W(14), .P_W(14)) u_rxe_hl (
-        .clk, .ce(adv), .a(a_hi), .b(RXE_MUL_LO_14), .p_q(s2_rxe_hl_q)
+    mul_reg #(.A_W(HI), .B_W(RW), .P_W(RW)) u_rxe_hl (
+        .clk, .ce(adv), .a(a_hi), .b(RXE_MUL_LO_RW), .p_q(s2_rxe_hl_q)
     );
 
     // rfc-v2 CM: the unsigned 32-bit product of the CM ports.
     mul_reg #(.A_W(16), .B_W(16)) u_v2_prod (
         .clk, .ce(adv), .a(s1_dst_port_q), .b(s1_src_port_q), .p_q(s2_v2_prod_q)
     );
-    wire [13:0] s2_rxe_ll_q = s2_rxe_ll_full_q[31:18];
+    wire [RW-1:0] s2_rxe_ll_q = s2_rxe_ll_full_q[31:S];
 
     // linux CM: (src_port * 31 + dst_port) & 0xFFFFF, as a shift and two adds; the arithmetic
     // is taken modulo 2^20 throughout, which commutes with the final mask.
@@ -228,11 +250,11 @@ module entropy_unit (
     logic        s3_rxe_q;
     logic        s3_app_fl_set_q;
     logic [19:0] s3_pre_fl_q;
-    logic [35:0] s3_pp_ll_q;
-    logic [24:0] s3_pp_mid_q;
-    logic [11:0] s3_pp_hh_q;
-    logic [13:0] s3_rxe_ll_q;
-    logic [13:0] s3_rxe_mid_q;
+    logic [2*S-1:0]  s3_pp_ll_q;
+    logic [24:0]     s3_pp_mid_q;
+    logic [2*HI-1:0] s3_pp_hh_q;
+    logic [RW-1:0]   s3_rxe_ll_q;
+    logic [RW-1:0]   s3_rxe_mid_q;
     logic [13:0] s3_v1_sport_q;
 
     always_ff @(posedge clk) begin
@@ -262,9 +284,12 @@ module entropy_unit (
     // ------------------------------------------------------------------------------------------
     // Stage 4: the full QPN product and the fallback decision.
 
-    // a_lo*b_lo fills bits 35:0 and a_hi*b_hi bits 47:36, so they concatenate without an add;
-    // one 48-bit add (a 30-bit carry chain from bit 18 up) brings in the middle terms.
-    wire [47:0] qpn_prod = {s3_pp_hh_q, s3_pp_ll_q} + {5'd0, s3_pp_mid_q, 18'd0};
+    // a_lo*b_lo fills bits 2S-1:0 and a_hi*b_hi bits 47:2S, so they concatenate without an
+    // add; one 48-bit add (a 48-S-bit carry chain from bit S up) brings in the middle terms.
+    wire [47:0] qpn_prod = {s3_pp_hh_q, s3_pp_ll_q} + (48'(s3_pp_mid_q) << S);
+
+    // rxe's bits 31:S (see stage 2); the port keeps bits 31:18, the top 14.
+    wire [RW-1:0] rxe_hi = s3_rxe_ll_q + s3_rxe_mid_q;
 
     // linux and rfc-v2 fall back to the QPN product when the application set no flow label (QP)
     // or when the CM flow label came out 0 (CM).
@@ -291,7 +316,7 @@ module entropy_unit (
             s4_use_qpn_fl_q  <= use_qpn_fl;
             s4_pre_fl_q      <= s3_pre_fl_q;
             s4_qpn_prod_q    <= qpn_prod;
-            s4_other_sport_q <= s3_rxe_q ? (s3_rxe_ll_q + s3_rxe_mid_q) : s3_v1_sport_q;
+            s4_other_sport_q <= s3_rxe_q ? rxe_hi[RW-1 -: 14] : s3_v1_sport_q;
         end
     end
 
@@ -322,9 +347,11 @@ module entropy_unit (
 
     assign s_req_ready = adv;
 
-    // Bits the formulas never look at: the rxe low product's bits outside 31:18 and the
-    // rfc-v2 hash above the flow label. Named unused_* so lint knows they are dropped on purpose.
-    wire unused_bits = ^{s2_rxe_ll_full_q[35:32], s2_rxe_ll_full_q[17:0], v2_h2[31:20]};
+    // Bits the formulas never look at: the rxe low product's bits outside 31:S, the rxe sum's
+    // bits below 18 (with S < 18) and the rfc-v2 hash above the flow label. Whole signals are
+    // listed where the unused part depends on S. Named unused_* so lint knows they are dropped
+    // on purpose.
+    wire unused_bits = ^{s2_rxe_ll_full_q, rxe_hi, v2_h2[31:20]};
 
 endmodule
 

@@ -45,6 +45,7 @@ module rocenic_core #(
 /* verilator lint_on MULTITOP */
     parameter int CLKS_PER_BIT  = 1085,     // Clock cycles per UART bit: f_clk / baud
     parameter int RSS_MAX_INPUT = 36,       // RSS hash input bytes (multiple of 4, <= 60); 0 = none
+    parameter int QPN_SPLIT     = 18,       // Entropy unit's product split: 18 ECP5, 16 iCE40
     parameter int MAX_WORDS     = 16,       // Registers per bridge request
     parameter int IDLE_TIMEOUT  = 16777215  // Quiet cycles that abandon a started frame
 ) (
@@ -194,7 +195,9 @@ module rocenic_core #(
     wire [19:0] e_res_fl;
     wire [15:0] e_res_sport;
 
-    entropy_unit u_entropy (
+    entropy_unit #(
+        .QPN_SPLIT(QPN_SPLIT)
+    ) u_entropy (
         .clk             (clk),
         .rst             (rst),
         .s_req_valid     (e_busy_q),
@@ -270,11 +273,14 @@ module rocenic_core #(
         localparam int LEN_W      = $clog2(RSS_MAX_INPUT + 1);
 
         logic [8:0]  ctrl_q;
-        // Sixteen entries each, addressed by the low four address bits; entries past
-        // KEY_WORDS / DATA_WORDS are never written and read as 0.
-        logic [31:0] key_q  [16];
-        logic [31:0] data_q [16];
+        // One register per word the unit takes, addressed by the low four address bits; the
+        // rest of each 16-word window reads as 0. (Sized to the unit, not to the window: 16
+        // words each would be 1024 flip-flops, most of them never written, which Yosys keeps.)
+        logic [31:0] key_q  [KEY_WORDS];
+        logic [31:0] data_q [DATA_WORDS];
         wire  [3:0]  sub = a_q[3:0];
+        wire         key_sel  = a_q[15:4] == 12'h021;
+        wire         data_sel = a_q[15:4] == 12'h023;
         logic        busy_q;
         logic        done_q;
         logic        overrun_q;
@@ -358,11 +364,15 @@ module rocenic_core #(
             if (wr && wsel_q[W_R_CTRL] && !busy_q) begin
                 ctrl_q <= {wd_q[8], len_sat};
             end
-            if (wr && wsel_q[W_R_KEY] && !key_busy_q) begin
-                key_q[sub] <= wd_q;
+            for (int i = 0; i < KEY_WORDS; i++) begin
+                if (wr && wsel_q[W_R_KEY] && sub == 4'(i) && !key_busy_q) begin
+                    key_q[i] <= wd_q;
+                end
             end
-            if (wr && wsel_q[W_R_DATA] && !busy_q) begin
-                data_q[sub] <= wd_q;
+            for (int i = 0; i < DATA_WORDS; i++) begin
+                if (wr && wsel_q[W_R_DATA] && sub == 4'(i) && !busy_q) begin
+                    data_q[i] <= wd_q;
+                end
             end
             if (res_valid) begin
                 hash_q <= res_hash;
@@ -376,11 +386,15 @@ module rocenic_core #(
                 16'h0203: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
                 16'h0204: rss_rdata = hash_q;
                 default: begin
-                    if (a_q[15:4] == 12'h021 && 32'(sub) < KEY_WORDS) begin
-                        rss_rdata = key_q[sub];
+                    for (int i = 0; i < KEY_WORDS; i++) begin
+                        if (key_sel && sub == 4'(i)) begin
+                            rss_rdata = key_q[i];
+                        end
                     end
-                    if (a_q[15:4] == 12'h023 && 32'(sub) < DATA_WORDS) begin
-                        rss_rdata = data_q[sub];
+                    for (int i = 0; i < DATA_WORDS; i++) begin
+                        if (data_sel && sub == 4'(i)) begin
+                            rss_rdata = data_q[i];
+                        end
                     end
                 end
             endcase

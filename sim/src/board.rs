@@ -1,14 +1,18 @@
 //! The board tops' core (`rtl/top/rocenic_core.sv`) behind its UART pins, as a host-driver
 //! [`Link`]: bytes the host sends become bits on `uart_rx`, and `uart_tx` is decoded back into
 //! bytes, so the host driver runs unchanged against the co-simulated RTL.
+//!
+//! Two builds of the core: `RocenicCore` as the ECP5 boards carry it (36-byte RSS inputs) and
+//! `RocenicCoreIcebreaker` as the iCEBreaker does (12-byte RSS inputs, the entropy unit's
+//! products split at 16 bits, 8 registers per request); both with the fast UART below.
 
-use crate::duts::RocenicCore;
-use crate::harness::Sim;
+use crate::duts::{RocenicCore, RocenicCoreIcebreaker};
+use crate::harness::{Dut, Sim};
 use rocenic_host_driver::Link;
 use std::collections::VecDeque;
 use std::io;
 
-/// Clocks per UART bit of the `rocenic_core` DUT (`CLKS_PER_BIT` in sim/build.rs).
+/// Clocks per UART bit of the `rocenic_core*` DUTs (`CLKS_PER_BIT` in sim/build.rs).
 pub const CLKS_PER_BIT: u64 = 8;
 /// The DUT's frame timeout in clocks (`IDLE_TIMEOUT` in sim/build.rs).
 pub const IDLE_TIMEOUT: u64 = 2000;
@@ -66,18 +70,55 @@ impl TxDecoder {
     }
 }
 
-/// The co-simulated core as a [`Link`].
-pub struct SimLink {
+/// The UART pins of a build of the core.
+pub trait CorePins: Dut {
+    /// Drives the host's line (`uart_rx`).
+    fn set_uart_rx(&mut self, v: u8);
+    /// The board's line (`uart_tx`).
+    fn uart_tx(&self) -> u8;
+}
+
+macro_rules! core_pins {
+    ($($dut:ty),*) => {$(
+        impl CorePins for $dut {
+            fn set_uart_rx(&mut self, v: u8) {
+                <$dut>::set_uart_rx(self, v)
+            }
+            fn uart_tx(&self) -> u8 {
+                <$dut>::uart_tx(self)
+            }
+        }
+    )*};
+}
+
+core_pins!(RocenicCore, RocenicCoreIcebreaker);
+
+/// The co-simulated core as a [`Link`] (by default the ECP5 boards' build).
+pub struct SimLink<D: CorePins = RocenicCore> {
     /// The simulation; tests may look at its cycle count.
-    pub sim: Sim<RocenicCore>,
+    pub sim: Sim<D>,
     decoder: TxDecoder,
     received: VecDeque<u8>,
 }
 
 impl SimLink {
-    /// A reset core with an idle line.
+    /// The ECP5 boards' core, reset, with an idle line.
     pub fn new(run: &str) -> Self {
-        let mut sim = Sim::<RocenicCore>::new(run);
+        Self::open(run)
+    }
+}
+
+impl SimLink<RocenicCoreIcebreaker> {
+    /// The iCEBreaker's core, reset, with an idle line.
+    pub fn icebreaker(run: &str) -> Self {
+        Self::open(run)
+    }
+}
+
+impl<D: CorePins> SimLink<D> {
+    /// A reset core of build `D` with an idle line.
+    pub fn open(run: &str) -> Self {
+        let mut sim = Sim::<D>::new(run);
         sim.dut.set_uart_rx(1);
         sim.reset(4);
         let mut link = SimLink {
@@ -138,7 +179,7 @@ impl SimLink {
     }
 }
 
-impl Link for SimLink {
+impl<D: CorePins> Link for SimLink<D> {
     fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         for &b in bytes {
             self.send_byte(b, true)?;

@@ -1,7 +1,9 @@
-//! The entropy unit (`rtl/entropy/entropy_unit.sv`) driven with model requests.
+//! The entropy unit (`rtl/entropy/entropy_unit.sv`) driven with model requests, in either build:
+//! products split at 18 bits (`EntropyUnit`, the default, ECP5) or at 16 (`EntropyUnit16`, the
+//! iCEBreaker's).
 
-use crate::duts::EntropyUnit;
-use crate::harness::{Hang, Sim};
+use crate::duts::{EntropyUnit, EntropyUnit16};
+use crate::harness::{Dut, Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use std::collections::VecDeque;
@@ -144,15 +146,68 @@ pub struct Stats {
     pub late: u64,
 }
 
-/// The co-simulated entropy unit.
-pub struct EntropyRtl {
-    sim: Sim<EntropyUnit>,
+/// The ports of an entropy unit build: every build of `entropy_unit.sv` has the same ones.
+pub trait EntropyPorts: Dut {
+    /// Drives the request stream's `valid`.
+    fn set_s_req_valid(&mut self, v: u8);
+    /// Drives the request fields.
+    fn set_request(&mut self, r: &PortRequest);
+    /// The request stream's `ready`.
+    fn s_req_ready(&self) -> u8;
+    /// Drives the result stream's `ready`.
+    fn set_m_res_ready(&mut self, v: u8);
+    /// The result stream's `valid`.
+    fn m_res_valid(&self) -> u8;
+    /// The result on the ports.
+    fn result(&self) -> Entropy;
 }
 
-impl EntropyRtl {
+macro_rules! entropy_ports {
+    ($($dut:ty),*) => {$(
+        impl EntropyPorts for $dut {
+            fn set_s_req_valid(&mut self, v: u8) {
+                <$dut>::set_s_req_valid(self, v)
+            }
+            fn set_request(&mut self, r: &PortRequest) {
+                self.set_s_req_mode(r.mode);
+                self.set_s_req_profile(r.profile);
+                self.set_s_req_qp_type(r.qp_type);
+                self.set_s_req_lqpn(r.lqpn);
+                self.set_s_req_rqpn(r.rqpn);
+                self.set_s_req_fl(r.fl);
+                self.set_s_req_src_port(r.src_port);
+                self.set_s_req_dst_port(r.dst_port);
+            }
+            fn s_req_ready(&self) -> u8 {
+                <$dut>::s_req_ready(self)
+            }
+            fn set_m_res_ready(&mut self, v: u8) {
+                <$dut>::set_m_res_ready(self, v)
+            }
+            fn m_res_valid(&self) -> u8 {
+                <$dut>::m_res_valid(self)
+            }
+            fn result(&self) -> Entropy {
+                Entropy {
+                    flow_label: self.m_res_flow_label(),
+                    udp_sport: self.m_res_udp_sport(),
+                }
+            }
+        }
+    )*};
+}
+
+entropy_ports!(EntropyUnit, EntropyUnit16);
+
+/// The co-simulated entropy unit (by default the 18-bit-split build that `--engine rtl` runs).
+pub struct EntropyRtl<D: EntropyPorts = EntropyUnit> {
+    sim: Sim<D>,
+}
+
+impl<D: EntropyPorts> EntropyRtl<D> {
     /// A unit out of reset; `run` names its VCD when `ROCENIC_VCD` is set.
     pub fn new(run: &str) -> Self {
-        let mut sim: Sim<EntropyUnit> = Sim::new(run);
+        let mut sim: Sim<D> = Sim::new(run);
         sim.dut.set_s_req_valid(0);
         sim.dut.set_m_res_ready(0);
         sim.reset(4);
@@ -160,7 +215,7 @@ impl EntropyRtl {
     }
 
     /// The simulation, for tests that drive the ports themselves.
-    pub fn sim(&mut self) -> &mut Sim<EntropyUnit> {
+    pub fn sim(&mut self) -> &mut Sim<D> {
         &mut self.sim
     }
 
@@ -183,10 +238,6 @@ impl EntropyRtl {
         let (mut done, mut first_accept) = (0usize, None);
         let mut stats = Stats::default();
         let mut held: Option<Entropy> = None;
-        let dut_result = |d: &EntropyUnit| Entropy {
-            flow_label: d.m_res_flow_label(),
-            udp_sport: d.m_res_udp_sport(),
-        };
         while done < requests.len() {
             if self.sim.cycle() - start > limit {
                 return Err(Error::Hang(self.sim.hang("entropy batch")));
@@ -197,20 +248,13 @@ impl EntropyRtl {
             let d = &mut self.sim.dut;
             d.set_s_req_valid(u8::from(offer.is_some()));
             if let Some(r) = offer {
-                d.set_s_req_mode(r.mode);
-                d.set_s_req_profile(r.profile);
-                d.set_s_req_qp_type(r.qp_type);
-                d.set_s_req_lqpn(r.lqpn);
-                d.set_s_req_rqpn(r.rqpn);
-                d.set_s_req_fl(r.fl);
-                d.set_s_req_src_port(r.src_port);
-                d.set_s_req_dst_port(r.dst_port);
+                d.set_request(&r);
             }
             d.set_m_res_ready(u8::from(ready));
             // Outputs are registered: what is visible now is this cycle's, before the edge.
             let valid = d.m_res_valid() == 1;
             if let Some(prev) = held.take() {
-                if !valid || dut_result(d) != prev {
+                if !valid || d.result() != prev {
                     return Err(Error::Protocol(format!(
                         "cycle {now}: result {done} changed or vanished while stalled"
                     )));
@@ -221,7 +265,7 @@ impl EntropyRtl {
                 first_accept.get_or_insert(now);
             }
             if valid {
-                let e = dut_result(d);
+                let e = d.result();
                 if ready {
                     let Some(at) = accepted_at.pop_front() else {
                         return Err(Error::Protocol(format!(

@@ -1,18 +1,25 @@
 //! The board tops' path end to end: host driver -> frames -> UART pins -> bridge -> registers ->
 //! pipelines and back, all co-simulated (`rtl/top/rocenic_core.sv` via `sim::board::SimLink`),
-//! checked against the model. Also the bridge's error paths: every bad frame gets its error
-//! reply, changes nothing, and the next good frame works.
+//! checked against the model, for both builds of the core: the ECP5 boards' (36-byte RSS
+//! inputs) and the iCEBreaker's (`icebreaker_*`: 12-byte RSS inputs, the entropy unit's products
+//! split at 16 bits, 8 registers per request). Also the bridge's error paths: every bad frame
+//! gets its error reply, changes nothing, and the next good frame works.
 
 use rand::Rng;
 use rocenic_host_driver::{Board, Error, Link, RegisterBus};
 use rocenic_model::bridge::{self, regs, FrameError, Op, Status, MAX_FRAME, MAX_WORDS};
 use rocenic_model::entropy::{Profile, QpType, Request};
 use rocenic_model::toeplitz::{hash_bitserial, hash_xor, MICROSOFT_KEY};
-use rocenic_sim::board::{SimLink, IDLE_TIMEOUT};
+use rocenic_sim::board::{CorePins, SimLink, IDLE_TIMEOUT};
+use rocenic_sim::duts::RocenicCoreIcebreaker;
 use rocenic_sim::stream;
 
 fn board(run: &str) -> Board<SimLink> {
     Board::open(SimLink::new(run)).expect("identify the core")
+}
+
+fn icebreaker(run: &str) -> Board<SimLink<RocenicCoreIcebreaker>> {
+    Board::open(SimLink::icebreaker(run)).expect("identify the core")
 }
 
 #[test]
@@ -23,6 +30,34 @@ fn identifies_itself() {
     assert!(caps.entropy);
     assert_eq!(caps.rss_max_input, 36);
     assert_eq!(caps.max_words, MAX_WORDS);
+}
+
+#[test]
+fn icebreaker_identifies_itself() {
+    let caps = icebreaker("board_ice_ident").caps();
+    assert_eq!(caps.version, 1);
+    assert!(caps.entropy);
+    assert_eq!(caps.rss_max_input, 12);
+    assert_eq!(caps.max_words, 8);
+}
+
+/// The iCEBreaker's bridge takes 8 registers per request, and its RSS registers hold 4 key and
+/// 3 data words: bursts split at 8, and the rest of each 16-word window reads 0 and ignores
+/// writes.
+#[test]
+fn icebreaker_register_windows_and_bursts_split() {
+    let seed = stream::seed("icebreaker_register_windows_and_bursts_split");
+    let mut rng = stream::rng(seed);
+    let mut b = icebreaker("board_ice_windows");
+    for window in [regs::R_KEY, regs::R_DATA] {
+        let held = if window == regs::R_KEY { 4 } else { 3 };
+        let words: Vec<u32> = (0..16).map(|_| rng.gen::<u32>() | 1).collect();
+        b.bus.write(window, &words).unwrap(); // 16 words: two frames
+        let mut back = vec![0u32; 16];
+        b.bus.read(window, &mut back).unwrap();
+        assert_eq!(&back[..held], &words[..held], "seed {seed}");
+        assert!(back[held..].iter().all(|&w| w == 0), "{back:08x?}");
+    }
 }
 
 #[test]
@@ -79,13 +114,26 @@ fn random_request(rng: &mut impl Rng) -> Request {
 #[test]
 fn entropy_over_the_uart_matches_the_model() {
     let seed = stream::seed("entropy_over_the_uart_matches_the_model");
+    entropy_matches_the_model(&mut board("board_entropy"), seed);
+}
+
+#[test]
+fn icebreaker_entropy_over_the_uart_matches_the_model() {
+    let seed = stream::seed("icebreaker_entropy_over_the_uart_matches_the_model");
+    entropy_matches_the_model(&mut icebreaker("board_ice_entropy"), seed);
+}
+
+fn entropy_matches_the_model<D: CorePins>(b: &mut Board<SimLink<D>>, seed: u64) {
     let mut rng = stream::rng(seed);
-    let mut b = board("board_entropy");
     for i in 0..160 {
         let profile = Profile::ALL[i % 4];
         let req = random_request(&mut rng);
         let got = b.entropy(profile, &req).unwrap();
-        assert_eq!(got, profile.compute(&req), "request {i}: {profile} {req:?}");
+        assert_eq!(
+            got,
+            profile.compute(&req),
+            "request {i}: {profile} {req:?} (seed {seed})"
+        );
     }
     // Wider QPNs are refused before anything is sent.
     let wide = Request::Qp {
@@ -103,21 +151,41 @@ fn entropy_over_the_uart_matches_the_model() {
 #[test]
 fn rss_over_the_uart_matches_the_model() {
     let seed = stream::seed("rss_over_the_uart_matches_the_model");
+    rss_matches_the_model(&mut board("board_rss"), 36, seed);
+}
+
+#[test]
+fn icebreaker_rss_over_the_uart_matches_the_model() {
+    let seed = stream::seed("icebreaker_rss_over_the_uart_matches_the_model");
+    rss_matches_the_model(&mut icebreaker("board_ice_rss"), 12, seed);
+}
+
+/// The published IPv4 hashes (with ports when the board takes 12 bytes), random inputs of every
+/// length the board takes under two keys, Toeplitz and XOR, and the length limits.
+fn rss_matches_the_model<D: CorePins>(b: &mut Board<SimLink<D>>, max: usize, seed: u64) {
     let mut rng = stream::rng(seed);
-    let mut b = board("board_rss");
-    let mut key = MICROSOFT_KEY.to_vec();
+    // The board's key is the Microsoft key's first max + 4 bytes: the bytes any input of up to
+    // max bytes reaches.
+    let mut key = MICROSOFT_KEY[..max + 4].to_vec();
     b.rss_key(&key).unwrap();
-    for v in rocenic_model::toeplitz::VERIFICATION_IPV4.iter().take(2) {
+    for v in &rocenic_model::toeplitz::VERIFICATION_IPV4 {
         let mut input = v.src.to_vec();
         input.extend_from_slice(&v.dst);
         assert_eq!(b.rss_hash(&input, false).unwrap(), v.hash_l3);
+        input.extend_from_slice(&v.src_port.to_be_bytes());
+        input.extend_from_slice(&v.dst_port.to_be_bytes());
+        assert_eq!(b.rss_hash(&input, false).unwrap(), v.hash_l3l4);
     }
     for i in 0..40 {
         if i == 20 {
-            key = (0..40).map(|_| rng.gen()).collect();
+            key = (0..max + 4).map(|_| rng.gen()).collect();
             b.rss_key(&key).unwrap();
         }
-        let len = rng.gen_range(0..=36);
+        let len = match i % 4 {
+            0 => max,
+            1 => 0,
+            _ => rng.gen_range(0..=max),
+        };
         let data: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
         let xor = rng.gen_range(0..4) == 0;
         let want = if xor {
@@ -128,13 +196,27 @@ fn rss_over_the_uart_matches_the_model() {
         assert_eq!(
             b.rss_hash(&data, xor).unwrap(),
             want,
-            "hash {i}: {data:02x?}"
+            "hash {i}: {data:02x?} (seed {seed})"
         );
     }
+    // One byte too many, and keys that are not exactly max + 4 bytes, are refused before
+    // anything is sent.
     assert!(matches!(
-        b.rss_hash(&[0; 37], false),
-        Err(Error::Length { max: 36, .. })
+        b.rss_hash(&vec![0; max + 1], false),
+        Err(Error::Length { max: m, .. }) if m == max
     ));
+    for len in [max + 3, max + 5, 52] {
+        assert!(matches!(
+            b.rss_key(&vec![0x6d; len]),
+            Err(Error::Length { len: l, max: m, .. }) if l == len && m == max + 4
+        ));
+    }
+    // The key in the board is still the last good one.
+    let data: Vec<u8> = (0..max).map(|_| rng.gen()).collect();
+    assert_eq!(
+        b.rss_hash(&data, false).unwrap(),
+        hash_bitserial(&key, &data).unwrap()
+    );
 }
 
 /// A raw request frame with a correct CRC (any op, any count, any payload).

@@ -1,8 +1,10 @@
-//! The entropy unit (rtl/entropy/entropy_unit.sv) against the reference model, cycle by cycle.
+//! The entropy unit (rtl/entropy/entropy_unit.sv) against the reference model, cycle by cycle,
+//! in both builds: products split at 18 bits (default) and at 16 (the iCEBreaker's).
 
 use rand::Rng;
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MULTICAST_QPN};
-use rocenic_sim::entropy::{EntropyRtl, Error, Traffic, LATENCY, MAX_QPN};
+use rocenic_sim::duts::{EntropyUnit, EntropyUnit16};
+use rocenic_sim::entropy::{EntropyPorts, EntropyRtl, Error, Traffic, LATENCY, MAX_QPN};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::scoreboard::Scoreboard;
 use rocenic_sim::stream;
@@ -58,14 +60,20 @@ fn random_request(rng: &mut impl Rng) -> Request {
     }
 }
 
-/// Runs `requests` with random gaps and back-pressure; every result is checked against the model.
-fn check_against_model(name: &str, requests: &[(Profile, Request)], idle: f64, stall: f64) {
+/// Runs `requests` through build `D` with random gaps and back-pressure; every result is checked
+/// against the model.
+fn check_against_model<D: EntropyPorts>(
+    name: &str,
+    requests: &[(Profile, Request)],
+    idle: f64,
+    stall: f64,
+) {
     let seed = stream::seed(name);
     let mut board = Scoreboard::new(name);
     for (p, r) in requests {
         board.expect(p.compute(r));
     }
-    let mut rtl = EntropyRtl::new(name);
+    let mut rtl = EntropyRtl::<D>::new(name);
     let mut first_error = None;
     rtl.run(requests, Traffic { idle, stall, seed }, |i, e| {
         if let Err(m) = board.observe(e) {
@@ -87,53 +95,12 @@ fn random_batch(profile: Profile, n: usize, seed: u64) -> Vec<(Profile, Request)
         .collect()
 }
 
-#[test]
-fn linux_100k_random_under_back_pressure() {
-    let seed = stream::seed("linux stimulus");
-    check_against_model(
-        "entropy_linux",
-        &random_batch(Profile::Linux, 100_000, seed),
-        0.3,
-        0.3,
-    );
-}
-
-#[test]
-fn rfc_v2_100k_random_under_back_pressure() {
-    let seed = stream::seed("rfc-v2 stimulus");
-    check_against_model(
-        "entropy_rfc_v2",
-        &random_batch(Profile::RfcV2, 100_000, seed),
-        0.2,
-        0.5,
-    );
-}
-
-#[test]
-fn rfc_v1_100k_random_under_back_pressure() {
-    let seed = stream::seed("rfc-v1 stimulus");
-    check_against_model(
-        "entropy_rfc_v1",
-        &random_batch(Profile::RfcV1, 100_000, seed),
-        0.5,
-        0.2,
-    );
-}
-
-#[test]
-fn rxe_100k_random_under_back_pressure() {
-    let seed = stream::seed("rxe stimulus");
-    check_against_model(
-        "entropy_rxe",
-        &random_batch(Profile::Rxe, 100_000, seed),
-        0.1,
-        0.7,
-    );
-}
-
-#[test]
-fn edge_cases_every_profile() {
-    let qpns = [0, 1, 2, 0x12, 0xFF_FFFE, MAX_QPN];
+/// Every QP and CM edge: QPNs at both split points (bits 15/16 and 17/18) and at the ends, flow
+/// labels at 0, 20 bits and above, the CM ports' extremes, under every profile.
+fn edge_requests() -> Vec<(Profile, Request)> {
+    let qpns = [
+        0, 1, 2, 0x12, 0xFFFF, 0x1_0000, 0x3_FFFF, 0x4_0000, 0xFF_FFFE, MAX_QPN,
+    ];
     let fls = [0, 1, 0xF_FFFF, 0x10_0000, 0xFFF0_0000, u32::MAX];
     let mut requests = Vec::new();
     for p in Profile::ALL {
@@ -159,88 +126,136 @@ fn edge_cases_every_profile() {
                     (65535, 65535),
                     (18515, 4791),
                 ] {
-                    requests.push((
-                        p,
-                        Request::Cm {
-                            src_port: s,
-                            dst_port: d,
-                            flowinfo: 0,
-                            lqpn: l,
-                            rqpn: r,
-                        },
-                    ));
-                    requests.push((
-                        p,
-                        Request::Cm {
-                            src_port: s,
-                            dst_port: d,
-                            flowinfo: 0xF000_0000,
-                            lqpn: l,
-                            rqpn: r,
-                        },
-                    ));
-                    requests.push((
-                        p,
-                        Request::Cm {
-                            src_port: s,
-                            dst_port: d,
-                            flowinfo: 0xABCDE,
-                            lqpn: l,
-                            rqpn: r,
-                        },
-                    ));
+                    for flowinfo in [0, 0xF000_0000, 0xABCDE] {
+                        requests.push((
+                            p,
+                            Request::Cm {
+                                src_port: s,
+                                dst_port: d,
+                                flowinfo,
+                                lqpn: l,
+                                rqpn: r,
+                            },
+                        ));
+                    }
                 }
             }
         }
     }
-    check_against_model("entropy_edges", &requests, 0.25, 0.25);
+    requests
 }
 
-#[test]
-fn mixed_profiles_back_to_back() {
-    let seed = stream::seed("mixed stimulus");
-    let mut rng = stream::rng(seed);
-    let requests: Vec<_> = (0..20_000)
-        .map(|i| (Profile::ALL[i % 4], random_request(&mut rng)))
-        .collect();
-    check_against_model("entropy_mixed", &requests, 0.0, 0.0);
+/// The model comparisons, once per build of the unit: `split18` is the default (ECP5's
+/// MULT18X18D), `split16` the iCEBreaker's (SB_MAC16). The split must never change a result.
+macro_rules! against_the_model {
+    ($module:ident, $dut:ty) => {
+        mod $module {
+            use super::*;
+
+            fn name(test: &str) -> String {
+                format!("entropy_{}_{test}", stringify!($module))
+            }
+
+            #[test]
+            fn linux_100k_random_under_back_pressure() {
+                let seed = stream::seed(&name("linux stimulus"));
+                check_against_model::<$dut>(
+                    &name("linux"),
+                    &random_batch(Profile::Linux, 100_000, seed),
+                    0.3,
+                    0.3,
+                );
+            }
+
+            #[test]
+            fn rfc_v2_100k_random_under_back_pressure() {
+                let seed = stream::seed(&name("rfc-v2 stimulus"));
+                check_against_model::<$dut>(
+                    &name("rfc_v2"),
+                    &random_batch(Profile::RfcV2, 100_000, seed),
+                    0.2,
+                    0.5,
+                );
+            }
+
+            #[test]
+            fn rfc_v1_100k_random_under_back_pressure() {
+                let seed = stream::seed(&name("rfc-v1 stimulus"));
+                check_against_model::<$dut>(
+                    &name("rfc_v1"),
+                    &random_batch(Profile::RfcV1, 100_000, seed),
+                    0.5,
+                    0.2,
+                );
+            }
+
+            #[test]
+            fn rxe_100k_random_under_back_pressure() {
+                let seed = stream::seed(&name("rxe stimulus"));
+                check_against_model::<$dut>(
+                    &name("rxe"),
+                    &random_batch(Profile::Rxe, 100_000, seed),
+                    0.1,
+                    0.7,
+                );
+            }
+
+            #[test]
+            fn edge_cases_every_profile() {
+                check_against_model::<$dut>(&name("edges"), &edge_requests(), 0.25, 0.25);
+            }
+
+            #[test]
+            fn mixed_profiles_back_to_back() {
+                let seed = stream::seed(&name("mixed stimulus"));
+                let mut rng = stream::rng(seed);
+                let requests: Vec<_> = (0..20_000)
+                    .map(|i| (Profile::ALL[i % 4], random_request(&mut rng)))
+                    .collect();
+                check_against_model::<$dut>(&name("mixed"), &requests, 0.0, 0.0);
+            }
+
+            /// N results in N + LATENCY cycles with an always-ready sink, each exactly LATENCY
+            /// after its request.
+            #[test]
+            fn one_per_clock_at_fixed_latency() {
+                let requests = random_batch(Profile::Linux, 1000, 7);
+                let mut rtl = EntropyRtl::<$dut>::new(&name("throughput"));
+                let mut n = 0;
+                let stats = rtl
+                    .run(&requests, Traffic::FULL_RATE, |_, _| n += 1)
+                    .unwrap();
+                assert_eq!(n, 1000);
+                assert_eq!(stats.busy_cycles, 1000 + LATENCY);
+                assert_eq!((stats.on_time, stats.late), (1000, 0));
+            }
+
+            /// The comparison can fail: results of one profile do not pass for another's.
+            #[test]
+            fn scoreboard_catches_a_wrong_model() {
+                let requests = random_batch(Profile::Linux, 200, 11);
+                let mut board = Scoreboard::new("wrong model");
+                for (_, r) in &requests {
+                    board.expect(Profile::RfcV1.compute(r));
+                }
+                let mut rtl = EntropyRtl::<$dut>::new(&name("wrong_model"));
+                let mut mismatches = 0;
+                rtl.run(&requests, Traffic::FULL_RATE, |_, e| {
+                    mismatches += usize::from(board.observe(e).is_err())
+                })
+                .unwrap();
+                assert!(mismatches > 150, "only {mismatches} mismatches");
+            }
+        }
+    };
 }
 
-/// N results in N + LATENCY cycles with an always-ready sink, each exactly LATENCY after its
-/// request.
-#[test]
-fn one_per_clock_at_fixed_latency() {
-    let requests = random_batch(Profile::Linux, 1000, 7);
-    let mut rtl = EntropyRtl::new("entropy_throughput");
-    let mut n = 0;
-    let stats = rtl
-        .run(&requests, Traffic::FULL_RATE, |_, _| n += 1)
-        .unwrap();
-    assert_eq!(n, 1000);
-    assert_eq!(stats.busy_cycles, 1000 + LATENCY);
-    assert_eq!((stats.on_time, stats.late), (1000, 0));
-}
-
-/// The comparison can fail: results of one profile do not pass for another's.
-#[test]
-fn scoreboard_catches_a_wrong_model() {
-    let requests = random_batch(Profile::Linux, 200, 11);
-    let mut board = Scoreboard::new("wrong model");
-    for (_, r) in &requests {
-        board.expect(Profile::RfcV1.compute(r));
-    }
-    let mut rtl = EntropyRtl::new("entropy_wrong_model");
-    let mut mismatches = 0;
-    rtl.run(&requests, Traffic::FULL_RATE, |_, e| {
-        mismatches += usize::from(board.observe(e).is_err())
-    })
-    .unwrap();
-    assert!(mismatches > 150, "only {mismatches} mismatches");
-}
+against_the_model!(split18, EntropyUnit);
+against_the_model!(split16, EntropyUnit16);
 
 #[test]
 fn wide_qpns_are_refused() {
-    let mut rtl = EntropyRtl::new("entropy_wide");
+    let mut rtl = EntropyRtl::<EntropyUnit>::new("entropy_wide");
     let requests = [
         (
             Profile::Linux,
@@ -273,7 +288,7 @@ fn wide_qpns_are_refused() {
 /// A stuck sink is reported as a hang with its cycle count, never a blocked test.
 #[test]
 fn a_stuck_sink_is_a_hang_not_a_block() {
-    let mut sim: Sim<rocenic_sim::duts::EntropyUnit> = Sim::new("entropy_stuck");
+    let mut sim: Sim<EntropyUnit> = Sim::new("entropy_stuck");
     sim.reset(2);
     sim.dut.set_m_res_ready(0);
     sim.run_until("ready after reset", 10, |d| d.s_req_ready() == 1)
@@ -298,7 +313,7 @@ fn vcd_trace_records_the_run() {
     let dir = std::env::temp_dir().join(format!("rocenic-vcd-{}", std::process::id()));
     std::env::set_var("ROCENIC_VCD_DIR", &dir);
     let path = {
-        let mut sim: Sim<rocenic_sim::duts::EntropyUnit> = Sim::with_trace("entropy_vcd", true);
+        let mut sim: Sim<EntropyUnit> = Sim::with_trace("entropy_vcd", true);
         sim.reset(2);
         sim.dut.set_m_res_ready(1);
         sim.dut.set_s_req_valid(1);

@@ -1,9 +1,10 @@
-//! The RSS hash core (rtl/rss/rss_hash.sv) against model::toeplitz, at both key lengths, with
-//! keys replaced mid-stream and random back-pressure on every stream.
+//! The RSS hash core (rtl/rss/rss_hash.sv) against model::toeplitz, at three key lengths (the
+//! iCEBreaker's 16 bytes, 40 and 52), with keys replaced mid-stream and random back-pressure on
+//! every stream.
 
 use rand::Rng;
 use rocenic_model::toeplitz::{hash_bitserial, hash_xor, MICROSOFT_KEY};
-use rocenic_sim::duts::{RssHash36, RssHash48};
+use rocenic_sim::duts::{RssHash12, RssHash36, RssHash48};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::scoreboard::Scoreboard;
 use rocenic_sim::stream::{self, Sink, Source};
@@ -188,6 +189,7 @@ macro_rules! hash_bench {
     };
 }
 
+hash_bench!(key16, RssHash12, 12, 4, 3);
 hash_bench!(key40, RssHash36, 36, 10, 9);
 hash_bench!(key52, RssHash48, 48, 13, 12);
 
@@ -217,5 +219,40 @@ fn microsoft_vectors() {
             .unwrap();
         assert_eq!(sim.dut.m_res_hash(), want, "{len}-byte input");
         sim.step();
+    }
+}
+
+/// The iCEBreaker's build (12-byte inputs, 16-byte key): the first 16 bytes of the Microsoft
+/// key give the published IPv4 hashes, with ports (12 bytes, the whole input) and without (8).
+#[test]
+fn microsoft_vectors_with_a_16_byte_key() {
+    let mut sim: Sim<RssHash12> = Sim::new("rss_hash_vectors_12");
+    sim.reset(3);
+    sim.dut.set_s_key(pack::<4>(&MICROSOFT_KEY[..16], 16));
+    sim.dut.set_s_key_valid(1);
+    sim.run_until("the key", 20, |d| d.s_key_ready() == 1)
+        .unwrap();
+    sim.step();
+    sim.dut.set_s_key_valid(0);
+    sim.dut.set_m_res_ready(1);
+    for v in rocenic_model::toeplitz::VERIFICATION_IPV4 {
+        let mut tuple = v.src.to_vec();
+        tuple.extend_from_slice(&v.dst);
+        tuple.extend_from_slice(&v.src_port.to_be_bytes());
+        tuple.extend_from_slice(&v.dst_port.to_be_bytes());
+        for (len, want) in [(12, v.hash_l3l4), (8, v.hash_l3)] {
+            sim.dut.set_s_req_data(pack::<3>(&tuple, 12));
+            sim.dut.set_s_req_len(len);
+            sim.dut.set_s_req_xor(0);
+            sim.dut.set_s_req_valid(1);
+            sim.run_until("ready", 10, |d| d.s_req_ready() == 1)
+                .unwrap();
+            sim.step();
+            sim.dut.set_s_req_valid(0);
+            sim.run_until("the hash", 10, |d| d.m_res_valid() == 1)
+                .unwrap();
+            assert_eq!(sim.dut.m_res_hash(), want, "{len}-byte input of {v:?}");
+            sim.step();
+        }
     }
 }

@@ -6,7 +6,8 @@
 //! This is the RTL's definition (`rtl/rss/rss_steering.sv`), bit for bit.
 
 use super::parse::{ParseFlags, Parsed};
-use super::{Context, HashType, IpPair};
+use super::{Context, FlowTuple, HashType, IpPair};
+use core::convert::Infallible;
 
 /// The fields a steering rule can match, as the hardware sees them.
 ///
@@ -143,6 +144,27 @@ pub struct Meta {
 /// log2(contexts) bits; drivers reject such rules before they reach it). An empty `contexts` or
 /// table sends the packet to queue 0.
 pub fn distribute(parsed: &Parsed, rules: &[Rule], contexts: &[ContextView<'_>]) -> Meta {
+    let hashed = distribute_with(parsed, rules, contexts, |view, tuple| {
+        // A 52-byte key covers every input (at most 39 bytes), so this cannot fail; a context
+        // built with a shorter key reports hash 0 rather than panic.
+        Ok::<_, Infallible>(view.context.hash(tuple).unwrap_or_default())
+    });
+    match hashed {
+        Ok(meta) => meta,
+        Err(never) => match never {},
+    }
+}
+
+/// [`distribute`] with the hash taken from `hash(view, tuple)` (the hash and hash type of
+/// `tuple` under the context `view` picked): steering and the indirection lookup stay here,
+/// and the hash can come from elsewhere, such as a board's hash unit. `hash` is called only
+/// when a context is picked; its error stops the packet and is returned.
+pub fn distribute_with<E>(
+    parsed: &Parsed,
+    rules: &[Rule],
+    contexts: &[ContextView<'_>],
+    hash: impl FnOnce(&ContextView<'_>, &FlowTuple) -> Result<(u32, HashType), E>,
+) -> Result<Meta, E> {
     let found = steer(rules, &SteeringKey::of(parsed));
     let mut meta = Meta {
         flags: parsed.flags,
@@ -153,12 +175,10 @@ pub fn distribute(parsed: &Parsed, rules: &[Rule], contexts: &[ContextView<'_>])
         Action::Queue(q) => meta.queue = q,
         Action::Context(c) => {
             if contexts.is_empty() {
-                return meta;
+                return Ok(meta);
             }
             let view = &contexts[usize::from(c) % contexts.len()];
-            // A 52-byte key covers every input (at most 39 bytes), so this cannot fail; a
-            // context built with a shorter key reports hash 0 rather than panic.
-            let (hash, hash_type) = view.context.hash(&parsed.tuple).unwrap_or_default();
+            let (hash, hash_type) = hash(view, &parsed.tuple)?;
             meta.hash = hash;
             meta.hash_type = hash_type;
             let len = view.table.len();
@@ -167,5 +187,5 @@ pub fn distribute(parsed: &Parsed, rules: &[Rule], contexts: &[ContextView<'_>])
             }
         }
     }
-    meta
+    Ok(meta)
 }

@@ -3,13 +3,14 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// iCEBreaker (iCE40UP5K-SG48): the small board, with the entropy unit alone behind the UART
-// bridge (8 registers per request). The core runs straight from the 12 MHz oscillator. The
-// entropy unit's products need 11 SB_MAC16 where the device has 8, so here they are built from
-// LUTs (about 2800); with them, even a 4-byte RSS hash (about 700 LUTs more, plus its key and
-// data registers) overflows the 5280 cells, so the RSS hash is left out until the entropy unit
-// has a DSP-lean variant. UART at 115200 baud on the FT2232H's second channel. Pins:
-// constraints/icebreaker.pcf.
+// iCEBreaker (iCE40UP5K-SG48): the small board, with the entropy unit and a reduced RSS hash
+// behind the UART bridge (8 registers per request). The core runs straight from the 12 MHz
+// oscillator. The entropy unit splits its QPN products at 16 bits (QPN_SPLIT 16), so all eight
+// of them are SB_MAC16 blocks (the device has eight; at 18 bits they would need 11 and the rest
+// of the products would go to LUTs). That leaves room for the one-per-clock Toeplitz/XOR unit
+// at 12-byte inputs with its 16-byte key: the IPv4 address pair and TCP/UDP ports, the inputs
+// `rocenic rss --engine serial:` can hash on this board; longer ones (IPv6) are refused. UART
+// at 115200 baud on the FT2232H's second channel. Pins: constraints/icebreaker.pcf.
 module icebreaker_top (
     input  wire clk12,     // the board's oscillator
     input  wire uart_rx,   // from the host
@@ -28,7 +29,8 @@ module icebreaker_top (
 
     rocenic_core #(
         .CLKS_PER_BIT (104),
-        .RSS_MAX_INPUT(0),
+        .RSS_MAX_INPUT(12),
+        .QPN_SPLIT    (16),
         .MAX_WORDS    (8)
     ) u_core (
         .clk     (clk12),
