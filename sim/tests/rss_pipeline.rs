@@ -233,14 +233,50 @@ macro_rules! pipeline_tests {
                     let table = random_table(&mut rng, ctx.table_log2);
                     set_context(&mut b, &mut mirror, c, ctx, &table);
                 }
-                for r in 0..RULES as u8 {
-                    let rule = random_rule(&mut rng);
-                    set_rule(&mut b, &mut mirror, r, rule);
-                }
-                b.drain(1_000_000).unwrap();
                 let n = 12_000;
                 let sent: Vec<(Link, Vec<u8>)> =
                     (0..n).map(|_| frames::random_frame(&mut rng)).collect();
+                // Random rules, adjusted (by the model, before any reaches the RTL) so that the
+                // mix takes both paths: a rule set that matches every packet loses enabled rules
+                // one by one, one that matches none gets an exact-match rule for a sent packet.
+                let mut rules: Vec<Rule> = (0..RULES).map(|_| random_rule(&mut rng)).collect();
+                loop {
+                    let mut probe = mirror.clone();
+                    for (r, rule) in rules.iter().enumerate() {
+                        probe.rules[r] = *rule;
+                    }
+                    let hits = sent
+                        .iter()
+                        .filter(|(link, frame)| probe.expect(*link, frame).rule.is_some())
+                        .count();
+                    if hits == n {
+                        let enabled: Vec<usize> =
+                            (0..RULES).filter(|&r| rules[r].enabled).collect();
+                        rules[enabled[rng.gen_range(0..enabled.len())]].enabled = false;
+                    } else if hits == 0 {
+                        let (link, frame) = &sent[rng.gen_range(0..n)];
+                        rules[rng.gen_range(0..RULES)] = Rule {
+                            enabled: true,
+                            value: SteeringKey::of(&classify(*link, frame)),
+                            mask: SteeringKey {
+                                ethertype: 0xFFFF,
+                                l4_protocol: 0xFF,
+                                src: [0xFF; 16],
+                                dst: [0xFF; 16],
+                                src_port: 0xFFFF,
+                                dst_port: 0xFFFF,
+                                qpn: 0xFF_FFFF,
+                            },
+                            action: Action::Context(0),
+                        };
+                    } else {
+                        break;
+                    }
+                }
+                for (r, rule) in rules.into_iter().enumerate() {
+                    set_rule(&mut b, &mut mirror, r as u8, rule);
+                }
+                b.drain(1_000_000).unwrap();
                 for (link, frame) in &sent {
                     b.send(*link, frame);
                 }
