@@ -7,10 +7,13 @@
 // from the definitions (REFERENCE §1, model/src/entropy.rs) without any pipelining. The proof
 // (formal/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
 //
-// The 24x24 QPN product is written as the sum of the four 18-bit-split partial products, as
-// the pipeline forms it: proving the two multiplier structures equal is hard for any SAT
-// solver, and that identity is plain arithmetic, covered by the co-simulation against the
-// model (sim/tests/entropy.rs). Everything else here is written independently of the RTL.
+// Every product is a formal/formal_mul.sv with the operands the pipeline multiplies: the 24x24
+// QPN product as four 18-bit-split partial products, the rxe hash_32 product as three, and the
+// rfc-v2 port product, and their sums grouped as the pipeline groups them. The bmc task
+// abstracts the products (FORMAL_ABSTRACT_MUL, see formal_mul.sv), so the proof covers how the
+// pipeline routes, registers, adds, folds and chooses; the arithmetic identities behind the
+// splits and the grouping stay with the co-simulation against the model (sim/tests/entropy.rs).
+// Everything else here is written independently of the RTL.
 module entropy_ref (
     input  wire        mode,       // 0 QP, 1 CM
     input  wire [1:0]  profile,    // 0 linux, 1 rfc-v2, 2 rfc-v1, 3 rxe
@@ -25,17 +28,28 @@ module entropy_ref (
 );
 
     // lqpn * rqpn via 18-bit halves (see the header).
-    wire [47:0] qpn_prod = {12'd0, lqpn[17:0]} * {30'd0, rqpn[17:0]}
-                         + (({42'd0, lqpn[23:18]} * {30'd0, rqpn[17:0]}) << 18)
-                         + (({30'd0, lqpn[17:0]} * {42'd0, rqpn[23:18]}) << 18)
-                         + (({42'd0, lqpn[23:18]} * {42'd0, rqpn[23:18]}) << 36);
+    wire [35:0] pp_ll;
+    wire [23:0] pp_lh;
+    wire [23:0] pp_hl;
+    wire [11:0] pp_hh;
+    formal_mul #(.A_W(18), .B_W(18)) u_ll (.a(lqpn[17:0]),  .b(rqpn[17:0]),  .p(pp_ll));
+    formal_mul #(.A_W(18), .B_W(6))  u_lh (.a(lqpn[17:0]),  .b(rqpn[23:18]), .p(pp_lh));
+    formal_mul #(.A_W(6),  .B_W(18)) u_hl (.a(lqpn[23:18]), .b(rqpn[17:0]),  .p(pp_hl));
+    formal_mul #(.A_W(6),  .B_W(6))  u_hh (.a(lqpn[23:18]), .b(rqpn[23:18]), .p(pp_hh));
+    // The sum grouped as the pipeline groups it, the two middle terms first: regrouping a sum is
+    // arithmetic again, as hard for a solver as the products themselves.
+    wire [24:0] pp_mid   = {1'b0, pp_lh} + {1'b0, pp_hl};
+    wire [47:0] qpn_prod = {pp_hh, pp_ll} + {5'd0, pp_mid, 18'd0};
     // linux flow_label(): v ^ v >> 20 ^ v >> 40, low 20 bits.
     wire [47:0] qpn_mix = qpn_prod ^ (qpn_prod >> 20) ^ (qpn_prod >> 40);
     wire [19:0] qpn_fl  = qpn_mix[19:0];
 
     // CM hashes of the ports.
-    wire [31:0] linux_cm = {16'd0, src_port} * 32'd31 + {16'd0, dst_port};
-    wire [31:0] v2_a     = {16'd0, dst_port} * {16'd0, src_port};
+    // src_port * 31 + dst_port, the multiplication spelled src * 32 - src: a solver cannot
+    // match a multiplier against the pipeline's shift and subtract in reasonable time.
+    wire [31:0] linux_cm = {11'd0, src_port, 5'd0} - {16'd0, src_port} + {16'd0, dst_port};
+    wire [31:0] v2_a;
+    formal_mul #(.A_W(16), .B_W(16)) u_v2 (.a(dst_port), .b(src_port), .p(v2_a));
     wire [31:0] v2_b     = v2_a ^ (v2_a >> 16);
     wire [31:0] v2_c     = v2_b ^ (v2_b >> 8);
 
@@ -43,8 +57,17 @@ module entropy_ref (
     wire [15:0] fold_l = lqpn[15:0] ^ {8'd0, lqpn[23:16]};
     wire [15:0] fold_r = rqpn[15:0] ^ {8'd0, rqpn[23:16]};
 
-    // rxe: hash_32(lqpn, 14) = (lqpn * 0x61C88647) >> 18 on 32 bits.
-    wire [31:0] rxe_prod = {8'd0, lqpn} * 32'h61C8_8647;
+    // rxe: hash_32(lqpn, 14) = (lqpn * 0x61C88647) >> 18 on 32 bits. With lqpn = a_hi 2^18 +
+    // a_lo and the constant = 0x1872 2^18 + 0x08647, bits 31:18 of the product are those of
+    // a_lo * 0x08647, plus the low 14 bits of a_lo * 0x1872 and of a_hi * 0x08647 (a_hi * 0x1872
+    // lies wholly above bit 31), modulo 2^14.
+    wire [35:0] rxe_ll;
+    wire [13:0] rxe_lh;
+    wire [13:0] rxe_hl;
+    formal_mul #(.A_W(18), .B_W(18)) u_rxe_ll (.a(lqpn[17:0]), .b(18'h0_8647), .p(rxe_ll));
+    formal_mul #(.A_W(14), .B_W(14), .P_W(14)) u_rxe_lh (.a(lqpn[13:0]), .b(14'h1872), .p(rxe_lh));
+    formal_mul #(.A_W(6), .B_W(14), .P_W(14)) u_rxe_hl (.a(lqpn[23:18]), .b(14'h0647), .p(rxe_hl));
+    wire [13:0] rxe_hash = rxe_ll[31:18] + (rxe_lh + rxe_hl);  // grouped as in the pipeline
 
     logic [19:0] pre;
     logic [15:0] v1;
@@ -78,7 +101,7 @@ module entropy_ref (
             end
             udp_sport = 16'hC000 | v1;
         end else begin
-            udp_sport = 16'hC000 | {2'b00, rxe_prod[31:18]};
+            udp_sport = 16'hC000 | {2'b00, rxe_hash};
         end
     end
 
