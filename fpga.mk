@@ -37,19 +37,19 @@ colorlight_i5.ofl       := -b colorlight-i5
 colorlight_5a75b.family := ecp5
 colorlight_5a75b.device := --25k --package CABGA256 --speed 6
 colorlight_5a75b.part   := LFE5U-25F-6BG256C
-colorlight_5a75b.mhz    := 100
+colorlight_5a75b.mhz    := 125
 # No on-board programmer: openFPGALoader's `colorlight` board with an external JTAG cable.
 colorlight_5a75b.ofl    := -b colorlight
 ulx3s.family            := ecp5
 ulx3s.device            := --85k --package CABGA381 --speed 6
 ulx3s.part              := LFE5U-85F-6BG381C
-ulx3s.mhz               := 100
+ulx3s.mhz               := 125
 ulx3s.ofl               := -b ulx3s
 orangecrab.family       := ecp5
 orangecrab.device       := --25k --package CSFBGA285 --speed 8
 orangecrab.part         := LFE5U-25F-8MG285C
-# The ECP5 boards run the core at 100 MHz until the 125 MHz goal is met (see their tops).
-orangecrab.mhz          := 100
+# 48 MHz * 13 / 5 (see its top).
+orangecrab.mhz          := 124.8
 orangecrab.ofl          := -b orangeCrab
 icebreaker.family       := ice40
 icebreaker.device       := --up5k --package sg48
@@ -72,7 +72,11 @@ ice40.synth := -dsp
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
 ## A new pipeline is one more word here.
-PIPELINES := entropy_unit rss_hash:MAX_INPUT=36
+PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64
+# Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
+# Yosys (it dies silently); the older ABC flow maps them in under two minutes.
+rss_pipeline.synth  := -noabc9
+tso_segmenter.synth := -noabc9
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
@@ -148,7 +152,7 @@ flash: $(call board_bit,$(BOARD))
 define pipe_rules
 $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(FPGA_RTL)
 	@mkdir -p $(FPGA)/pipe/$(call pipe_id,$(1))
-	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 $($(call pipe_top,$(1)).synth) -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
 	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \

@@ -128,15 +128,15 @@ module rocenic_core #(
     // One access per bus_valid: registered in the first clock, carried out in the second.
     logic        pend_q;      // the access is carried out
     logic        pick_q;      // its read data is picked from the group registers
-    logic [15:0] a_q;
+    logic [3:0]  a_q;         // the register within its page (the pages: page_q below)
     logic [31:0] wd_q;
     logic        we_q;
     wire access = bus_valid && !pend_q && !pick_q && !bus_ack_q;
     wire wr     = pend_q && we_q;
 
     // Write targets, decoded from bus_addr as the access is registered: a write's enables then
-    // come from flip-flops through one gate, where decoding a_q in the write's own clock would
-    // put a 16-bit compare in front of enables that fan out to 32 flip-flops each.
+    // come from flip-flops through one gate, where decoding the address in the write's own
+    // clock would put a 16-bit compare in front of enables that fan out to 32 flip-flops each.
     localparam int KEY_WORDS  = (RSS_MAX_INPUT + 4) / 4;
     localparam int DATA_WORDS = RSS_MAX_INPUT / 4;
     localparam int W_SCRATCH  = 0;
@@ -152,10 +152,19 @@ module rocenic_core #(
     localparam int W_R_KEY    = 10;  // one of the key words
     localparam int W_R_DATA   = 11;  // one of the data words
     logic [11:0] wsel_q;
+    // Read pages, decoded the same way: 16-register windows of the common (0x000x), entropy
+    // (0x010x), RSS control (0x020x), RSS key (0x021x) and RSS data (0x023x) registers; within a
+    // page the low four address bits pick the register.
+    localparam int P_COMMON  = 0;
+    localparam int P_ENTROPY = 1;
+    localparam int P_RSS     = 2;
+    localparam int P_KEY     = 3;
+    localparam int P_DATA    = 4;
+    logic [4:0]  page_q;
 
     always_ff @(posedge clk) begin
         if (access) begin
-            a_q  <= bus_addr;
+            a_q  <= bus_addr[3:0];
             wd_q <= bus_wdata;
             we_q <= bus_write;
             wsel_q             <= '0;
@@ -171,6 +180,11 @@ module rocenic_core #(
             wsel_q[W_R_KEY_GO] <= bus_addr == 16'h0202;
             wsel_q[W_R_KEY]    <= bus_addr[15:4] == 12'h021 && 32'(bus_addr[3:0]) < KEY_WORDS;
             wsel_q[W_R_DATA]   <= bus_addr[15:4] == 12'h023 && 32'(bus_addr[3:0]) < DATA_WORDS;
+            page_q[P_COMMON]   <= bus_addr[15:4] == 12'h000;
+            page_q[P_ENTROPY]  <= bus_addr[15:4] == 12'h010;
+            page_q[P_RSS]      <= bus_addr[15:4] == 12'h020;
+            page_q[P_KEY]      <= bus_addr[15:4] == 12'h021;
+            page_q[P_DATA]     <= bus_addr[15:4] == 12'h023;
         end
     end
 
@@ -278,9 +292,7 @@ module rocenic_core #(
         // words each would be 1024 flip-flops, most of them never written, which Yosys keeps.)
         logic [31:0] key_q  [KEY_WORDS];
         logic [31:0] data_q [DATA_WORDS];
-        wire  [3:0]  sub = a_q[3:0];
-        wire         key_sel  = a_q[15:4] == 12'h021;
-        wire         data_sel = a_q[15:4] == 12'h023;
+        wire  [3:0]  sub = a_q;
         logic        busy_q;
         logic        done_q;
         logic        overrun_q;
@@ -379,25 +391,29 @@ module rocenic_core #(
             end
         end
 
+        // The key and data words padded to whole 16-word pages (the rest reads 0), so that each
+        // page is one balanced multiplexer on the low address bits.
+        logic [31:0] key_rd  [16];
+        logic [31:0] data_rd [16];
+        for (genvar i = 0; i < 16; i++) begin : g_rd
+            assign key_rd[i]  = i < KEY_WORDS  ? key_q[i < KEY_WORDS ? i : 0]   : 32'd0;
+            assign data_rd[i] = i < DATA_WORDS ? data_q[i < DATA_WORDS ? i : 0] : 32'd0;
+        end
+
         always_comb begin
             rss_rdata = 32'd0;
-            case (a_q)
-                16'h0200: rss_rdata = {23'd0, ctrl_q};
-                16'h0203: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
-                16'h0204: rss_rdata = hash_q;
-                default: begin
-                    for (int i = 0; i < KEY_WORDS; i++) begin
-                        if (key_sel && sub == 4'(i)) begin
-                            rss_rdata = key_q[i];
-                        end
-                    end
-                    for (int i = 0; i < DATA_WORDS; i++) begin
-                        if (data_sel && sub == 4'(i)) begin
-                            rss_rdata = data_q[i];
-                        end
-                    end
-                end
-            endcase
+            if (page_q[P_KEY]) begin
+                rss_rdata = key_rd[sub];
+            end else if (page_q[P_DATA]) begin
+                rss_rdata = data_rd[sub];
+            end else if (page_q[P_RSS]) begin
+                case (sub)
+                    4'h0: rss_rdata = {23'd0, ctrl_q};
+                    4'h3: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
+                    4'h4: rss_rdata = hash_q;
+                    default: ;
+                endcase
+            end
         end
 
         wire unused_rss = ^{res_tag, ctrl_q[7:LEN_W]};
@@ -409,20 +425,27 @@ module rocenic_core #(
     // Read data: each group's multiplexer registered, then the group picked; the ack registered.
     logic [31:0] rdata;
     always_comb begin
-        case (a_q)
-            16'h0000: rdata = ID;
-            16'h0001: rdata = CAPS;
-            16'h0002: rdata = scratch_q;
-            16'h0100: rdata = {28'd0, e_ctrl_q};
-            16'h0101: rdata = {8'd0, e_lqpn_q};
-            16'h0102: rdata = {8'd0, e_rqpn_q};
-            16'h0103: rdata = e_fl_q;
-            16'h0104: rdata = e_ports_q;
-            16'h0106: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
-            16'h0107: rdata = {12'd0, e_res_fl_q};
-            16'h0108: rdata = {16'd0, e_res_sport_q};
-            default:  rdata = 32'd0;
-        endcase
+        rdata = 32'd0;
+        if (page_q[P_COMMON]) begin
+            case (a_q)
+                4'h0: rdata = ID;
+                4'h1: rdata = CAPS;
+                4'h2: rdata = scratch_q;
+                default: ;
+            endcase
+        end else if (page_q[P_ENTROPY]) begin
+            case (a_q)
+                4'h0: rdata = {28'd0, e_ctrl_q};
+                4'h1: rdata = {8'd0, e_lqpn_q};
+                4'h2: rdata = {8'd0, e_rqpn_q};
+                4'h3: rdata = e_fl_q;
+                4'h4: rdata = e_ports_q;
+                4'h6: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
+                4'h7: rdata = {12'd0, e_res_fl_q};
+                4'h8: rdata = {16'd0, e_res_sport_q};
+                default: ;
+            endcase
+        end
     end
 
     always_ff @(posedge clk) begin
@@ -444,7 +467,7 @@ module rocenic_core #(
         if (pend_q) begin
             rdata_q     <= rdata;
             rss_rdata_q <= rss_rdata;
-            rss_sel_q   <= a_q[15:8] == 8'h02;
+            rss_sel_q   <= |page_q[P_DATA:P_RSS];
         end
         if (pick_q) begin
             bus_rdata_q <= rss_sel_q ? rss_rdata_q : rdata_q;

@@ -4,13 +4,13 @@
 `default_nettype none
 
 // Colorlight 5A-75B v7.0 (LFE5U-25F-6BG256C): the second NIC board, two gigabit PHYs. Core clock
-// 100 MHz for now (goal 125 MHz, as on the Colorlight i5). The board has no serial port: the UART
+// 125 MHz, the PHYs' RGMII clock, as on the Colorlight i5. The board has no serial port: the UART
 // uses the two FPGA pins that reach the outside without a level shifter, the LED pad (TX) and the
 // button pad (RX), with a 3.3 V USB serial adapter; so this top has no LED output.
 //
-// The PLL makes the core clock from the board's oscillator (25 MHz -> 100 MHz); the core
-// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
-// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins:
+// The PLL makes the core clock from the board's oscillator (25 MHz -> 125 MHz, VCO 625 MHz); the
+// core (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte
+// key) behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins:
 // constraints/colorlight_5a75b.lpf.
 module colorlight_5a75b_top (
     input  wire clk25,     // the board's oscillator
@@ -22,7 +22,9 @@ module colorlight_5a75b_top (
 
     ecp5_board #(
         .CLKI_DIV (1),
-        .CLKFB_DIV(4)
+        .CLKFB_DIV(5),
+        .CLKOP_DIV(5),
+        .CORE_HZ  (125_000_000)
     ) u_board (
         .osc     (clk25),
         .uart_rx (uart_rx),

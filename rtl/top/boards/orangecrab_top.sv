@@ -3,12 +3,14 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// OrangeCrab r0.2 (LFE5U-25F-8MG285C). Core clock 100 MHz for now (goal 125 MHz); the UART is on
-// the Feather header's RX (GPIO 0) and TX (GPIO 1) pins, for a 3.3 V USB serial adapter.
+// OrangeCrab r0.2 (LFE5U-25F-8MG285C). Core clock 124.8 MHz (48 MHz * 13 / 5: the PLL cannot make
+// 125 MHz itself from 48 MHz); the UART is on the Feather header's RX (GPIO 0) and TX (GPIO 1)
+// pins, for a 3.3 V USB serial adapter.
 //
-// The PLL makes the core clock from the board's oscillator (48 MHz -> 100 MHz); the core
-// (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs, 40-byte key)
-// behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins: constraints/orangecrab.lpf.
+// The PLL makes the core clock from the board's oscillator (48 MHz -> 124.8 MHz, VCO 624 MHz);
+// the core (rtl/top/rocenic_core.sv) carries the entropy unit and the RSS hash (36-byte inputs,
+// 40-byte key) behind the UART bridge at 115200 baud (docs/uart-bridge.md). Pins:
+// constraints/orangecrab.lpf.
 module orangecrab_top (
     input  wire clk48,     // the board's oscillator
     input  wire uart_rx,   // from the host
@@ -19,8 +21,10 @@ module orangecrab_top (
     wire activity;
 
     ecp5_board #(
-        .CLKI_DIV (12),
-        .CLKFB_DIV(25)
+        .CLKI_DIV (5),
+        .CLKFB_DIV(13),
+        .CLKOP_DIV(5),
+        .CORE_HZ  (124_800_000)
     ) u_board (
         .osc     (clk48),
         .uart_rx (uart_rx),
