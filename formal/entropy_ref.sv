@@ -9,8 +9,8 @@
 //
 // Every product is a formal/formal_mul.sv with the operands the pipeline multiplies: the 24x24
 // QPN product as four 18-bit-split partial products, the rxe hash_32 product as three, and the
-// rfc-v2 port product, and their sums grouped as the pipeline groups them. The bmc task
-// abstracts the products (FORMAL_ABSTRACT_MUL, see formal_mul.sv), so the proof covers how the
+// rfc-v2 port product, and their sums grouped as the pipeline groups them. The products are
+// one stand-in function there (formal_mul.sv says why), so the proof covers how the
 // pipeline routes, registers, adds, folds and chooses; the arithmetic identities behind the
 // splits and the grouping stay with the co-simulation against the model (sim/tests/entropy.rs).
 // Everything else here is written independently of the RTL.
