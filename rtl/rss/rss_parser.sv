@@ -20,13 +20,16 @@
 // with options and fragments, IPv6 with hop-by-hop, routing, destination-options and fragment
 // headers skipped, TCP, UDP, and RoCEv2's BTH destination QP behind UDP port 4791.
 //
-// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 5.
-//   1  L2: EtherType, VLAN tags, or LRH/GRH/BTH/DETH/IPoIB; the offset of the IP header (one of
-//      seven values) and the IB QPN
-//   2  L3: the window re-based at the IP header (a 7-way mux), IPv4 or the fixed IPv6 header
-//   3  IPv6 extension headers 1 and 2
-//   4  IPv6 extension headers 3 and 4, then the hop limit
-//   5  the end of the IPv6 walk, then TCP or UDP and the RoCEv2 BTH
+// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 10, each
+// stage sized for 125 MHz on an ECP5 speed 6 (one extension header per clock).
+//   1    L2: EtherType, VLAN tags, or LRH/GRH/BTH/DETH/IPoIB; the offset of the IP header (one
+//        of seven values) and the IB QPN
+//   2    the window re-based at the IP header (a 7-way mux)
+//   3    L3: IPv4 or the fixed IPv6 header
+//   4-7  IPv6 extension headers 1 to 4, one per stage
+//   8    the hop limit and the end of the IPv6 walk; the transport header's fields are read
+//   9    TCP or UDP and the RoCEv2 BTH: checks and flags
+//   10   the transport ports and the BTH QPN, where the checks passed
 module rss_parser
 #(
     parameter  int LEN_W  = 18,                  // Frame length width; in_len saturates
@@ -53,7 +56,7 @@ module rss_parser
 
     // Cycles from in_valid to out_valid; public for the Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int LATENCY /*verilator public*/ = 5;
+    localparam int LATENCY /*verilator public*/ = 10;
     /* verilator lint_on UNUSEDPARAM */
 
     // The window re-based at the IP header: WIN - 14 bytes can be there, padded with zeros to
@@ -110,7 +113,11 @@ module rss_parser
     logic             s1_ip_d, s1_ip_q;          // an IP header follows at s1_l3_q
     logic [6:0]       s1_l3_d, s1_l3_q;          // its offset: 14, 18, 22, 32, 36, 72 or 76
     logic             s1_valid_q;
-    logic [WIN*8-1:0] s1_win_q;
+    // The window shifted by 14 (Ethernet), 32 (InfiniBand) or 72 (InfiniBand with a GRH), which
+    // depends on two header bits only; stage 2 shifts by 0, 4 or 8 more to reach the IP header.
+    // Two narrow selects rather than one seven-way select whose select fans out to 912 bits.
+    logic [REL*8+64-1:0] s1_coarse_q;
+    logic [1:0]          s1_fine_q;                 // the further shift, in 4-byte steps
     logic [LEN_W-1:0] s1_len_q;
 
     always_comb begin
@@ -208,82 +215,38 @@ module rss_parser
         s1_found_q <= s1_found_d;
         s1_ip_q    <= s1_ip_d;
         s1_l3_q    <= s1_l3_d;
-        s1_win_q   <= in_win;
+        if (!in_ib) begin
+            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*14);
+        end else if (in_win[8*1 +: 2] == 2'b11) begin
+            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*72);
+        end else begin
+            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*32);
+        end
+        // Frames without an IP header take any shift: nothing reads their re-based window.
+        case (s1_l3_d)
+            7'd18, 7'd36, 7'd76: s1_fine_q <= 2'd1;
+            7'd22:               s1_fine_q <= 2'd2;
+            default:             s1_fine_q <= 2'd0;
+        endcase
         s1_len_q   <= in_len;
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 2: the window re-based at the IP header, then IPv4 or the fixed IPv6 header.
-
-
-    rss_types_pkg::found_t           s2_found_d, s2_found_q;
-    rss_types_pkg::walk_t            s2_walk_d, s2_walk_q;
-    logic [REL*8-1:0] s2_rel_d, s2_rel_q;
-    logic [6:0]       s2_l3_q;
-    logic             s2_valid_q;
+    // Stage 2: the window re-based at the IP header (the fine shift, see s1_coarse_q).
+    rss_types_pkg::found_t s2_found_q;
+    logic                  s2_ip_q;
+    logic                  s2_v4_q;              // an IPv4 header follows (decoded here for stage 3)
+    logic [6:0]            s2_l3_q;
+    logic [LEN_W-1:0]      s2_plen_q;            // bytes from the IP header to the frame's end
+    logic [REL*8-1:0]      s2_rel_d, s2_rel_q;
+    logic                  s2_valid_q;
 
     always_comb begin
-        logic [LEN_W-1:0] plen;
-        logic [15:0]      ihl;
-        logic [15:0]      total;
-        s2_found_d = s1_found_q;
-        s2_walk_d  = '0;
-        // Seven constant shifts rather than a barrel shifter.
-        case (s1_l3_q)
-            7'd14:   s2_rel_d = REL_BITS'(s1_win_q >> 8*14);
-            7'd18:   s2_rel_d = REL_BITS'(s1_win_q >> 8*18);
-            7'd22:   s2_rel_d = REL_BITS'(s1_win_q >> 8*22);
-            7'd32:   s2_rel_d = REL_BITS'(s1_win_q >> 8*32);
-            7'd36:   s2_rel_d = REL_BITS'(s1_win_q >> 8*36);
-            7'd72:   s2_rel_d = REL_BITS'(s1_win_q >> 8*72);
-            default: s2_rel_d = REL_BITS'(s1_win_q >> 8*76);
+        case (s1_fine_q)
+            2'd1:    s2_rel_d = REL_BITS'(s1_coarse_q >> 8*4);
+            2'd2:    s2_rel_d = REL_BITS'(s1_coarse_q >> 8*8);
+            default: s2_rel_d = REL_BITS'(s1_coarse_q);
         endcase
-        plen  = s1_len_q - LEN_W'(s1_l3_q);
-        ihl   = {10'h0, s2_rel_d[3:0], 2'b00};
-        total = rel_be16(s2_rel_d, 7'd2);
-        if (s1_ip_q && s1_found_q.ethertype == ET_IPV4) begin
-            if (plen < LEN_W'(20) || s2_rel_d[7:4] != 4'd4) begin
-                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                // The addresses are valid as soon as 20 bytes of version 4 are there.
-                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV4] = 1'b1;
-                s2_found_d.src         = v4_mapped({rel_byte(s2_rel_d, 7'd12),
-                                                    rel_byte(s2_rel_d, 7'd13),
-                                                    rel_byte(s2_rel_d, 7'd14),
-                                                    rel_byte(s2_rel_d, 7'd15)});
-                s2_found_d.dst         = v4_mapped({rel_byte(s2_rel_d, 7'd16),
-                                                    rel_byte(s2_rel_d, 7'd17),
-                                                    rel_byte(s2_rel_d, 7'd18),
-                                                    rel_byte(s2_rel_d, 7'd19)});
-                s2_found_d.l4_protocol = rel_byte(s2_rel_d, 7'd9);
-                if (ihl < 16'd20 || total < ihl || LEN_W'(total) > plen) begin
-                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                end else if ((rel_be16(s2_rel_d, 7'd6) & 16'h3FFF) != 16'h0) begin
-                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
-                end else begin
-                    s2_walk_d.transport = 1'b1;
-                    s2_walk_d.l4_rel    = ihl;
-                    s2_walk_d.seg_len   = total - ihl;
-                end
-            end
-        end else if (s1_ip_q) begin
-            if (plen < LEN_W'(40) || s2_rel_d[7:4] != 4'd6) begin
-                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s2_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV6] = 1'b1;
-                for (int i = 0; i < 16; i++) begin
-                    s2_found_d.src[127-8*i -: 8] = rel_byte(s2_rel_d, 7'(8 + i));
-                    s2_found_d.dst[127-8*i -: 8] = rel_byte(s2_rel_d, 7'(24 + i));
-                end
-                s2_walk_d.payload_len = rel_be16(s2_rel_d, 7'd4);
-                s2_walk_d.next_header = rel_byte(s2_rel_d, 7'd6);
-                if (LEN_W'(40) + LEN_W'(s2_walk_d.payload_len) > plen) begin
-                    s2_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                end else begin
-                    s2_walk_d.walking = 1'b1;
-                end
-            end
-        end
     end
 
     always_ff @(posedge clk) begin
@@ -295,61 +258,97 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        s2_found_q <= s2_found_d;
-        s2_walk_q  <= s2_walk_d;
-        s2_rel_q   <= s2_rel_d;
+        s2_found_q <= s1_found_q;
+        s2_ip_q    <= s1_ip_q;
+        s2_v4_q    <= s1_ip_q && s1_found_q.ethertype == ET_IPV4;
         s2_l3_q    <= s1_l3_q;
+        s2_plen_q  <= s1_len_q - LEN_W'(s1_l3_q);
+        s2_rel_q   <= s2_rel_d;
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stages 3 and 4: the IPv6 extension-header walk, two headers per stage.
+    // Stage 3: IPv4 or the fixed IPv6 header.
+    rss_types_pkg::found_t           s3_found_d, s3_found_q;
+    rss_types_pkg::walk_t            s3_walk_d, s3_walk_q;
+    logic [REL*8-1:0] s3_rel_d, s3_rel_q;
+    // The extension-header walk worked out ahead for every word of rel it can reach.
+    localparam int HOP_TABLE_W = 10 * rss_types_pkg::HOP_ENTRY_W;
+    logic [HOP_TABLE_W-1:0] s3_hop_table_d, s3_hop_table_q;
 
-
-    rss_types_pkg::found_t           s3_found_d, s3_found_q, s4_found_d, s4_found_q;
-    rss_types_pkg::walk_t            s3_walk_d, s3_walk_q, s4_walk_d, s4_walk_q;
-    logic [REL*8-1:0] s3_rel_q, s4_rel_q;
-    logic [6:0]       s3_l3_q, s4_l3_q;
-    logic             s3_valid_q, s4_valid_q;
-
-    if (rss_regs_pkg::RSS_MAX_EXTENSION_HEADERS != 4) begin : g_bad_hops
-        $error("rss_parser: stages 3 and 4 walk exactly 4 extension headers");
-    end
-
-    // Two headers per stage: hop 1 feeds hop 2 within the clock.
-    rss_types_pkg::found_t s3_mid_found, s4_mid_found, s4_hop_found;
-    rss_types_pkg::walk_t  s3_mid_walk, s4_mid_walk, s4_hop_walk;
-
-    rss_parser_hop u_hop1 (
-        .rel(s2_rel_q), .l3(s2_l3_q), .in_found(s2_found_q), .in_walk(s2_walk_q),
-        .out_found(s3_mid_found), .out_walk(s3_mid_walk)
+    rss_parser_hop_table u_hop_table (
+        .rel(s2_rel_q), .l3(s2_l3_q), .table_out(s3_hop_table_d)
     );
-    rss_parser_hop u_hop2 (
-        .rel(s2_rel_q), .l3(s2_l3_q), .in_found(s3_mid_found), .in_walk(s3_mid_walk),
-        .out_found(s3_found_d), .out_walk(s3_walk_d)
-    );
-    rss_parser_hop u_hop3 (
-        .rel(s3_rel_q), .l3(s3_l3_q), .in_found(s3_found_q), .in_walk(s3_walk_q),
-        .out_found(s4_mid_found), .out_walk(s4_mid_walk)
-    );
-    rss_parser_hop u_hop4 (
-        .rel(s3_rel_q), .l3(s3_l3_q), .in_found(s4_mid_found), .in_walk(s4_mid_walk),
-        .out_found(s4_hop_found), .out_walk(s4_hop_walk)
-    );
+    logic             s3_valid_q;
+
+    // The addresses are picked by the EtherType alone; whether the header holds them (20 bytes
+    // of version 4, 40 of version 6) is s3_addr_ok, applied in stage 4. That keeps the length
+    // and version checks off the 256 address bits' selects.
+    logic s3_addr_ok_d, s3_addr_ok_q;
 
     always_comb begin
-        s4_found_d = s4_hop_found;
-        s4_walk_d  = s4_hop_walk;
-        // The hop limit: a fifth extension header ends the walk with an L3-only hash.
-        if (s4_walk_d.walking) begin
-            if (s4_walk_d.next_header == 8'd0 || s4_walk_d.next_header == 8'd43
-                || s4_walk_d.next_header == 8'd60 || s4_walk_d.next_header == 8'd44) begin
-                s4_walk_d.walking      = 1'b0;
-                s4_found_d.l4_protocol = s4_walk_d.next_header;
-                s4_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s4_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+        logic [LEN_W-1:0] plen;
+        logic [15:0]      ihl;
+        logic [15:0]      total;
+        s3_rel_d     = s2_rel_q;
+        s3_found_d   = s2_found_q;
+        s3_addr_ok_d = 1'b0;
+        if (s2_v4_q) begin
+            s3_found_d.src = v4_mapped({rel_byte(s3_rel_d, 7'd12), rel_byte(s3_rel_d, 7'd13),
+                                        rel_byte(s3_rel_d, 7'd14), rel_byte(s3_rel_d, 7'd15)});
+            s3_found_d.dst = v4_mapped({rel_byte(s3_rel_d, 7'd16), rel_byte(s3_rel_d, 7'd17),
+                                        rel_byte(s3_rel_d, 7'd18), rel_byte(s3_rel_d, 7'd19)});
+        end else begin
+            for (int i = 0; i < 16; i++) begin
+                s3_found_d.src[127-8*i -: 8] = rel_byte(s3_rel_d, 7'(8 + i));
+                s3_found_d.dst[127-8*i -: 8] = rel_byte(s3_rel_d, 7'(24 + i));
+            end
+        end
+        s3_walk_d  = '0;
+        plen     = s2_plen_q;
+        ihl   = {10'h0, s3_rel_d[3:0], 2'b00};
+        total = rel_be16(s3_rel_d, 7'd2);
+        if (s2_v4_q) begin
+            if (plen < LEN_W'(20) || s3_rel_d[7:4] != 4'd4) begin
+                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s4_walk_d.walking = 1'b0;
-                s4_walk_d.walked  = 1'b1;
+                // The addresses are valid as soon as 20 bytes of version 4 are there.
+                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV4] = 1'b1;
+                s3_addr_ok_d = 1'b1;
+                s3_found_d.l4_protocol = rel_byte(s3_rel_d, 7'd9);
+                if (ihl < 16'd20 || total < ihl || LEN_W'(total) > plen) begin
+                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                end else if ((rel_be16(s3_rel_d, 7'd6) & 16'h3FFF) != 16'h0) begin
+                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
+                end else begin
+                    s3_walk_d.transport   = 1'b1;
+                    s3_walk_d.l4_word     = {1'b0, s3_rel_d[3:0]};
+                    s3_walk_d.room        = total - ihl;
+                    s3_walk_d.window_room = 18'(WIN) - 18'(s2_l3_q) - 18'(ihl);
+                end
+            end
+        end else if (s2_ip_q) begin
+            if (plen < LEN_W'(40) || s3_rel_d[7:4] != 4'd6) begin
+                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else begin
+                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV6] = 1'b1;
+                s3_addr_ok_d = 1'b1;
+                s3_walk_d.room        = rel_be16(s3_rel_d, 7'd4);
+                s3_walk_d.window_room = 18'(WIN - 40) - 18'(s2_l3_q);
+                s3_walk_d.word_at     = 4'd5;
+                s3_walk_d.short2      = s3_walk_d.room < 16'd2;
+                s3_walk_d.short8      = s3_walk_d.room < 16'd8;
+                s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
+                s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
+                s3_walk_d.next_header = rel_byte(s3_rel_d, 7'd6);
+                s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
+                                     || s3_walk_d.next_header == 8'd43
+                                     || s3_walk_d.next_header == 8'd60;
+                s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
+                if (LEN_W'(40) + LEN_W'(s3_walk_d.room) > plen) begin
+                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                end else begin
+                    s3_walk_d.walking = 1'b1;
+                end
             end
         end
     end
@@ -357,102 +356,229 @@ module rss_parser
     always_ff @(posedge clk) begin
         if (rst) begin
             s3_valid_q <= 1'b0;
-            s4_valid_q <= 1'b0;
         end else begin
             s3_valid_q <= s2_valid_q;
-            s4_valid_q <= s3_valid_q;
         end
     end
 
     always_ff @(posedge clk) begin
         s3_found_q <= s3_found_d;
+        s3_addr_ok_q <= s3_addr_ok_d;
         s3_walk_q  <= s3_walk_d;
-        s3_rel_q   <= s2_rel_q;
-        s3_l3_q    <= s2_l3_q;
-        s4_found_q <= s4_found_d;
-        s4_walk_q  <= s4_walk_d;
-        s4_rel_q   <= s3_rel_q;
-        s4_l3_q    <= s3_l3_q;
+        s3_rel_q   <= s3_rel_d;
+        s3_hop_table_q <= s3_hop_table_d;
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 5: the end of the IPv6 walk, then the transport header.
-    rss_types_pkg::found_t s5_found_d;
-    // walk.walking is always 0 here (stage 4 ends every walk).
+    // Stages 4 to 7: the IPv6 extension-header walk, one header per stage.
+    if (rss_regs_pkg::RSS_MAX_EXTENSION_HEADERS != 4) begin : g_bad_hops
+        $error("rss_parser: stages 4 to 7 walk exactly 4 extension headers");
+    end
+
+    // Spelled out per stage: Yosys 0.70 drops packed arrays of these structs to zero.
+    rss_types_pkg::found_t s4_found_d, s4_found_q, s5_found_d, s5_found_q;
+    rss_types_pkg::found_t s6_found_d, s6_found_q, s7_found_d, s7_found_q;
+    rss_types_pkg::walk_t  s4_walk_d, s4_walk_q, s5_walk_d, s5_walk_q;
+    rss_types_pkg::walk_t  s6_walk_d, s6_walk_q, s7_walk_d, s7_walk_q;
+    logic [REL*8-1:0]      s4_rel_q, s5_rel_q, s6_rel_q, s7_rel_q;
+    logic [HOP_TABLE_W-1:0] s4_hop_table_q, s5_hop_table_q, s6_hop_table_q;
+    logic                  s4_valid_q, s5_valid_q, s6_valid_q, s7_valid_q;
+
+    rss_parser_hop u_hop1 (
+        .hop_table(s3_hop_table_q), .in_found(s3_found_q), .in_walk(s3_walk_q),
+        .out_found(s4_found_d), .out_walk(s4_walk_d)
+    );
+    rss_parser_hop u_hop2 (
+        .hop_table(s4_hop_table_q), .in_found(s4_found_q), .in_walk(s4_walk_q),
+        .out_found(s5_found_d), .out_walk(s5_walk_d)
+    );
+    rss_parser_hop u_hop3 (
+        .hop_table(s5_hop_table_q), .in_found(s5_found_q), .in_walk(s5_walk_q),
+        .out_found(s6_found_d), .out_walk(s6_walk_d)
+    );
+    rss_parser_hop u_hop4 (
+        .hop_table(s6_hop_table_q), .in_found(s6_found_q), .in_walk(s6_walk_q),
+        .out_found(s7_found_d), .out_walk(s7_walk_d)
+    );
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s4_valid_q <= 1'b0;
+            s5_valid_q <= 1'b0;
+            s6_valid_q <= 1'b0;
+            s7_valid_q <= 1'b0;
+        end else begin
+            s4_valid_q <= s3_valid_q;
+            s5_valid_q <= s4_valid_q;
+            s6_valid_q <= s5_valid_q;
+            s7_valid_q <= s6_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        s4_found_q <= s4_found_d;
+        if (!s3_addr_ok_q) begin
+            s4_found_q.src <= '0;
+            s4_found_q.dst <= '0;
+        end
+        s4_walk_q  <= s4_walk_d;
+        s4_rel_q   <= s3_rel_q;
+        s4_hop_table_q <= s3_hop_table_q;
+        s5_found_q <= s5_found_d;
+        s5_walk_q  <= s5_walk_d;
+        s5_rel_q   <= s4_rel_q;
+        s5_hop_table_q <= s4_hop_table_q;
+        s6_found_q <= s6_found_d;
+        s6_walk_q  <= s6_walk_d;
+        s6_rel_q   <= s5_rel_q;
+        s6_hop_table_q <= s5_hop_table_q;
+        s7_found_q <= s7_found_d;
+        s7_walk_q  <= s7_walk_d;
+        s7_rel_q   <= s6_rel_q;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 8: the end of the IPv6 walk, then the transport header's fields are read.
+    //
+    // The transport header starts at a multiple of 4 in rel (the IPv4 IHL counts 32-bit words,
+    // the IPv6 chain 8-byte units), so its fields come from a 32-way select. Its decision waits
+    // for stage 9, which keeps the select and the length compares in separate clocks.
+    rss_types_pkg::found_t s8_found_d, s8_found_q;
+    logic        s8_tcp_d, s8_tcp_q;          // a TCP decision is due
+    logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
+    logic [15:0] s8_seg_len_q;                // transport segment length
+    logic        s8_deep8_q;                  // the first 8 transport bytes pass the window
+    logic        s8_deep20_q;                 // the first 20 do
+    logic [15:0] s8_src_port_q, s8_dst_port_q, s8_udp_len_q;
+    logic [7:0]  s8_doff_byte_q;              // TCP data offset byte
+    logic [23:0] s8_qpn_q;                    // BTH destination QP behind UDP
+    logic        s8_valid_q;
+
+    // rel padded so that the 16 bytes at any multiple of 4 are in range.
+    wire [REL*8+128-1:0] l4_rel_pad = {128'h0, s7_rel_q};
+
+    // The walk as stage 8 ends it (walking is 0 afterwards).
     /* verilator lint_off UNUSEDSIGNAL */
-    rss_types_pkg::walk_t  walk;
+    rss_types_pkg::walk_t walk;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [4:0]   s8_l4_word;                  // the transport header's 4-byte word in rel
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [127:0] s8_l4_bytes;                 // its first 16 bytes
     /* verilator lint_on UNUSEDSIGNAL */
 
     always_comb begin
-        logic [7:0]  protocol;
-        logic [16:0] l4_at;       // absolute offset of the transport header
-        logic [6:0]  at;          // its offset in rel
-        logic [15:0] doff;
-        logic [15:0] udp_len;
-        logic [15:0] src_port;
-        logic [15:0] dst_port;
-        s5_found_d = s4_found_q;
-        walk       = s4_walk_q;
-        protocol   = s4_found_q.l4_protocol;
+        logic       transport;
+        logic [7:0] protocol;
+        s8_found_d = s7_found_q;
+        walk       = s7_walk_q;
+        // The hop limit: a fifth extension header ends the walk with an L3-only hash.
+        if (walk.walking) begin
+            walk.walking = 1'b0;
+            if (walk.next_ext || walk.next_frag) begin
+                s8_found_d.l4_protocol = walk.next_header;
+                s8_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s8_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else begin
+                walk.walked = 1'b1;
+            end
+        end
+        transport = walk.transport;
+        protocol  = s8_found_d.l4_protocol;
         if (walk.walked) begin
-            s5_found_d.l4_protocol = walk.next_header;
+            s8_found_d.l4_protocol = walk.next_header;
             protocol               = walk.next_header;
             if (walk.fragment) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
+                s8_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
             end else if (walk.next_header == 8'd50 || walk.next_header == 8'd51
                          || walk.next_header == 8'd135 || walk.next_header == 8'd139
                          || walk.next_header == 8'd140 || walk.next_header == 8'd253
                          || walk.next_header == 8'd254) begin
                 // ESP, AH, mobility, HIP, shim6, experimental: not skipped.
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s8_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
             end else begin
-                walk.transport = 1'b1;
-                walk.l4_rel    = 16'd40 + walk.offset;
-                walk.seg_len   = walk.payload_len - walk.offset;
+                transport = 1'b1;
             end
         end
-        l4_at    = 17'(s4_l3_q) + 17'(walk.l4_rel);
-        at       = 7'(walk.l4_rel);
-        doff     = {8'h0, rel_byte(s4_rel_q, at + 7'd12)} >> 2 & 16'h3C;
-        udp_len  = rel_be16(s4_rel_q, at + 7'd4);
-        src_port = rel_be16(s4_rel_q, at);
-        dst_port = rel_be16(s4_rel_q, at + 7'd2);
-        if (walk.transport && protocol == 8'd6) begin
-            if (walk.seg_len < 16'd20) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (l4_at + 17'd20 > 17'(WIN)) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (doff < 16'd20 || doff > walk.seg_len) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        s8_tcp_d = transport && protocol == 8'd6;
+        s8_udp_d = transport && protocol == 8'd17;
+        // IPv4's transport header is at its IHL; IPv6's where the walk stopped. Fields are used
+        // only when the window checks pass, and then they lie inside rel.
+        s8_l4_word  = s7_walk_q.transport ? s7_walk_q.l4_word : {s7_walk_q.word_at, 1'b0};
+        s8_l4_bytes = l4_rel_pad[32*s8_l4_word +: 128];
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s8_valid_q <= 1'b0;
+        end else begin
+            s8_valid_q <= s7_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        s8_found_q     <= s8_found_d;
+        s8_tcp_q       <= s8_tcp_d;
+        s8_udp_q       <= s8_udp_d;
+        s8_seg_len_q   <= s7_walk_q.room;
+        // window_room < 8 and < 20, two's complement.
+        s8_deep8_q     <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd8;
+        s8_deep20_q    <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd20;
+        s8_src_port_q  <= {s8_l4_bytes[7:0],   s8_l4_bytes[15:8]};
+        s8_dst_port_q  <= {s8_l4_bytes[23:16], s8_l4_bytes[31:24]};
+        s8_udp_len_q   <= {s8_l4_bytes[39:32], s8_l4_bytes[47:40]};
+        s8_doff_byte_q <= s8_l4_bytes[103:96];
+        s8_qpn_q       <= {s8_l4_bytes[111:104], s8_l4_bytes[119:112], s8_l4_bytes[127:120]};
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 9: TCP or UDP and the RoCEv2 BTH: the length checks and the flags. Which fields
+    // the outcome takes is registered too, and stage 10 takes them, so that neither the
+    // compares nor the choice drive the 56 field bits' selects.
+    rss_types_pkg::found_t s9_found_d, s9_found_q;
+    logic                  s9_ports_d, s9_ports_q;   // the transport ports count
+    logic                  s9_qpn_d, s9_qpn_q;       // the BTH's destination QP counts
+    logic [15:0]           s9_src_port_q, s9_dst_port_q;
+    logic [23:0]           s9_qpn_val_q;
+    logic                  s9_valid_q;
+
+    always_comb begin
+        logic [15:0] doff;
+        s9_found_d = s8_found_q;
+        s9_ports_d = 1'b0;
+        s9_qpn_d   = 1'b0;
+        doff       = {8'h0, s8_doff_byte_q} >> 2 & 16'h3C;
+        if (s8_tcp_q) begin
+            if (s8_seg_len_q < 16'd20) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s8_deep20_q) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (doff < 16'd20 || doff > s8_seg_len_q) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
-                s5_found_d.src_port = src_port;
-                s5_found_d.dst_port = dst_port;
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
+                s9_ports_d = 1'b1;
             end
-        end else if (walk.transport && protocol == 8'd17) begin
-            if (walk.seg_len < 16'd8) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (l4_at + 17'd8 > 17'(WIN)) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (udp_len < 16'd8 || udp_len > walk.seg_len) begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        end else if (s8_udp_q) begin
+            if (s8_seg_len_q < 16'd8) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s8_deep8_q) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s8_udp_len_q < 16'd8 || s8_udp_len_q > s8_seg_len_q) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s5_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
-                s5_found_d.src_port = src_port;
-                s5_found_d.dst_port = dst_port;
-                if (dst_port == ROCEV2_PORT) begin
-                    if (udp_len < 16'd20 || walk.seg_len < 16'd20) begin
-                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                    end else if (l4_at + 17'd20 > 17'(WIN)) begin
+                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
+                s9_ports_d = 1'b1;
+                if (s8_dst_port_q == ROCEV2_PORT) begin
+                    if (s8_udp_len_q < 16'd20 || s8_seg_len_q < 16'd20) begin
+                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                    end else if (s8_deep20_q) begin
                         // The BTH lies past the window: the ports still count, the QPN not.
-                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
+                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
                     end else begin
-                        s5_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
-                        s5_found_d.qpn = {rel_byte(s4_rel_q, at + 7'd13),
-                                          rel_byte(s4_rel_q, at + 7'd14),
-                                          rel_byte(s4_rel_q, at + 7'd15)};
+                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
+                        s9_qpn_d = 1'b1;
                     end
                 end
             end
@@ -461,21 +587,40 @@ module rss_parser
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            out_valid <= 1'b0;
+            s9_valid_q <= 1'b0;
         end else begin
-            out_valid <= s4_valid_q;
+            s9_valid_q <= s8_valid_q;
         end
     end
 
     always_ff @(posedge clk) begin
-        out_flags       <= s5_found_d.flags;
-        out_ethertype   <= s5_found_d.ethertype;
-        out_l4_protocol <= s5_found_d.l4_protocol;
-        out_src         <= s5_found_d.src;
-        out_dst         <= s5_found_d.dst;
-        out_src_port    <= s5_found_d.src_port;
-        out_dst_port    <= s5_found_d.dst_port;
-        out_qpn         <= s5_found_d.qpn;
+        s9_found_q    <= s9_found_d;
+        s9_ports_q    <= s9_ports_d;
+        s9_qpn_q      <= s9_qpn_d;
+        s9_src_port_q <= s8_src_port_q;
+        s9_dst_port_q <= s8_dst_port_q;
+        s9_qpn_val_q  <= s8_qpn_q;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 10: the fields the outcome takes.
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            out_valid <= 1'b0;
+        end else begin
+            out_valid <= s9_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        out_flags       <= s9_found_q.flags;
+        out_ethertype   <= s9_found_q.ethertype;
+        out_l4_protocol <= s9_found_q.l4_protocol;
+        out_src         <= s9_found_q.src;
+        out_dst         <= s9_found_q.dst;
+        out_src_port    <= s9_ports_q ? s9_src_port_q : s9_found_q.src_port;
+        out_dst_port    <= s9_ports_q ? s9_dst_port_q : s9_found_q.dst_port;
+        out_qpn         <= s9_qpn_q ? s9_qpn_val_q : s9_found_q.qpn;
     end
 
 endmodule

@@ -10,65 +10,100 @@
 // model/src/rss/parse.rs): hop-by-hop (0), routing (43) and destination options (60) headers
 // are skipped by their length, a fragment header (44) by 8 bytes, noting whether it makes the
 // packet a fragment. Checks in the model's order: truncation against the IPv6 payload length,
-// then the parse window. Combinational; rss_parser chains four of them, two per stage.
+// then the parse window. Combinational; rss_parser registers each of its four hops.
+//
+// Sized for one clock at 125 MHz: what the header at the walk's word holds was worked out ahead
+// (rss_parser_hop_table), and the checks that do not depend on it compare registered values,
+// so a hop is a 10-way select of its table entry followed by the choice below.
 module rss_parser_hop #(
-    localparam int WIN = rss_regs_pkg::RSS_PARSE_WINDOW,  // Window bytes
-    localparam int REL = 128                              // rel bytes (see rss_parser)
+    localparam int ENTRIES = 10,                                    // see rss_parser_hop_table
+    localparam int ENTRY_W = rss_types_pkg::HOP_ENTRY_W
 ) (
-    input  wire [REL*8-1:0]      rel,        // the window re-based at the IP header
-    input  wire [6:0]            l3,         // the IP header's offset in the frame
-    input  rss_types_pkg::found_t in_found,
-    input  rss_types_pkg::walk_t  in_walk,
-    output rss_types_pkg::found_t out_found,
-    output rss_types_pkg::walk_t  out_walk
+    input  wire [ENTRIES*ENTRY_W-1:0] hop_table,  // rss_parser_hop_table's, for this frame
+    input  rss_types_pkg::found_t     in_found,
+    input  rss_types_pkg::walk_t      in_walk,
+    output rss_types_pkg::found_t     out_found,
+    output rss_types_pkg::walk_t      out_walk
 );
 
-    function automatic logic [7:0] byte_at(input logic [REL*8-1:0] r, input logic [6:0] i);
-        byte_at = r[8*i +: 8];
-    endfunction
+    // Decoded a stage early (the previous hop or the L3 stage), so that no check waits for it.
+    wire is_ext  = in_walk.next_ext;
+    wire is_frag = in_walk.next_frag;
 
-    // Hop-by-hop 0, routing 43, destination options 60; fragment 44.
-    wire        is_ext    = in_walk.next_header == 8'd0 || in_walk.next_header == 8'd43
-                         || in_walk.next_header == 8'd60;
-    wire        is_frag   = in_walk.next_header == 8'd44;
-    wire [15:0] fixed_len = is_frag ? 16'd8 : 16'd2;
-    // The absolute end of this header's fixed part, and its offset in rel.
-    wire [16:0] window_end = 17'(l3) + 17'd40 + 17'(in_walk.offset) + 17'(fixed_len);
-    wire [6:0]  at         = 7'(16'd40 + in_walk.offset);
-    wire [15:0] ext_len    = {5'h0, byte_at(rel, at + 7'd1), 3'b000} + 16'd8;
-    wire [15:0] frag       = {byte_at(rel, at + 7'd2), byte_at(rel, at + 7'd3)};
-    wire [7:0]  next       = byte_at(rel, at);
+    // The entry at the walk's word. It is used only once the window check has passed, and then
+    // the word is 5 to 14 (see rss_parser_hop_table).
+    rss_types_pkg::hop_entry_t e;
+    always_comb begin
+        case (in_walk.word_at)
+            4'd5:    e = hop_table[ENTRY_W*0 +: ENTRY_W];
+            4'd6:    e = hop_table[ENTRY_W*1 +: ENTRY_W];
+            4'd7:    e = hop_table[ENTRY_W*2 +: ENTRY_W];
+            4'd8:    e = hop_table[ENTRY_W*3 +: ENTRY_W];
+            4'd9:    e = hop_table[ENTRY_W*4 +: ENTRY_W];
+            4'd10:   e = hop_table[ENTRY_W*5 +: ENTRY_W];
+            4'd11:   e = hop_table[ENTRY_W*6 +: ENTRY_W];
+            4'd12:   e = hop_table[ENTRY_W*7 +: ENTRY_W];
+            4'd13:   e = hop_table[ENTRY_W*8 +: ENTRY_W];
+            default: e = hop_table[ENTRY_W*9 +: ENTRY_W];
+        endcase
+    end
+
+    // The header's fixed part (8 bytes for a fragment header, 2 for the others) passes the
+    // payload's end, or the window's: checked a stage ahead for both sizes.
+    wire short_fixed = is_frag ? in_walk.short8 : in_walk.short2;
+    wire deep        = is_frag ? in_walk.deep8 : in_walk.deep2;
+
+    // The outcome, written as next-state equations rather than an if-else chain: the position
+    // fields then switch on registered conditions only, and just the walk's end and the
+    // MALFORMED flag wait for the entry's two checks.
+    wire skip = in_walk.walking && (is_ext || is_frag);    // a header to skip is named...
+    wire fits = skip && !short_fixed && !deep;             // ...and its fixed part is there
+    wire ends_frag = fits && is_frag && e.frag_last;       // a fragment offset ends the walk
+    wire bad_ext   = fits && !is_frag && e.short_ext;      // the header passes the payload
 
     always_comb begin
         out_found = in_found;
         out_walk  = in_walk;
-        if (in_walk.walking) begin
-            if (!is_ext && !is_frag) begin
-                out_walk.walking = 1'b0;
-                out_walk.walked  = 1'b1;
-            end else if (17'(in_walk.offset) + 17'(fixed_len) > 17'(in_walk.payload_len)) begin
-                out_walk.walking = 1'b0;
-                out_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (window_end > 17'(WIN)) begin
-                out_walk.walking      = 1'b0;
-                out_found.l4_protocol = in_walk.next_header;
-                out_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                out_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (is_frag) begin
-                out_walk.next_header = next;
-                out_walk.offset      = in_walk.offset + 16'd8;
-                out_walk.fragment    = in_walk.fragment || (frag & 16'hFFF9) != 16'h0;
-                if (frag[15:3] != 13'h0) begin
-                    out_walk.walking = 1'b0;
-                    out_walk.walked  = 1'b1;
-                end
-            end else if (17'(in_walk.offset) + 17'(ext_len) > 17'(in_walk.payload_len)) begin
-                out_walk.walking = 1'b0;
-                out_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                out_walk.next_header = next;
-                out_walk.offset      = in_walk.offset + ext_len;
-            end
+        // The walk goes on only past a header that fits.
+        out_walk.walking = fits && !ends_frag && !bad_ext;
+        out_walk.walked  = in_walk.walked || (in_walk.walking && !skip) || ends_frag;
+        if (skip && short_fixed) begin
+            out_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        end
+        if (bad_ext) begin
+            out_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        end
+        if (skip && !short_fixed && deep) begin
+            out_found.l4_protocol = in_walk.next_header;
+            out_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+            out_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+        end
+        // The position moves past any header that fits; where the walk then stopped on a bad
+        // header, nothing reads it (only a walk that ended normally leads to the transport).
+        if (fits && is_frag) begin
+            out_walk.next_header = e.next_header;
+            out_walk.next_ext    = e.next_ext;
+            out_walk.next_frag   = e.next_frag;
+            out_walk.room        = in_walk.room - 16'd8;
+            out_walk.window_room = in_walk.window_room - 18'd8;
+            out_walk.word_at     = in_walk.word_at + 4'd1;
+            // The checks 8 bytes on; room and window_room are at least 8 here (it fits).
+            out_walk.short2      = in_walk.room < 16'd10;
+            out_walk.short8      = in_walk.room < 16'd16;
+            out_walk.deep2       = in_walk.window_room[16:0] < 17'd10;
+            out_walk.deep8       = in_walk.window_room[16:0] < 17'd16;
+            out_walk.fragment    = in_walk.fragment || e.frag_flag;
+        end else if (fits) begin
+            out_walk.next_header = e.next_header;
+            out_walk.next_ext    = e.next_ext;
+            out_walk.next_frag   = e.next_frag;
+            out_walk.room        = e.room;
+            out_walk.window_room = e.window_room;
+            out_walk.word_at     = e.word_at;
+            out_walk.short2      = e.short2;
+            out_walk.short8      = e.short8;
+            out_walk.deep2       = e.deep2;
+            out_walk.deep8       = e.deep8;
         end
     end
 

@@ -16,14 +16,14 @@
 //   capture    the first RSS_PARSE_WINDOW bytes of each packet are collected as it streams by,
 //              and its length counted; at tlast the window is launched into the metadata
 //              pipeline. Meanwhile the beats wait in the data FIFO.
-//   parse      rss_parser, 5 cycles
+//   parse      rss_parser, 10 cycles
 //   steer      rss_steering, 2 cycles: first matching rule, action queue or RSS context
 //   hash       the context's fields select the input (rss_hash_input), rss_hash_core hashes it
 //              with the context's function and key, 2 cycles
 //   indirect   hash & (2^k - 1) indexes the context's table bank in block RAM, 1 cycle
 //   join       a packet's last beat leaves only with its metadata
 // The metadata pipeline never stalls: each launched packet's metadata reaches the metadata FIFO
-// 10 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one
+// 15 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one
 // beat per clock flows in and out while m_axis keeps up, whatever the packet sizes: back-to-back
 // 64-byte packets run without a bubble at 8 bytes per beat (8 beats each) and at 64 (1 beat).
 //
@@ -104,9 +104,9 @@ module rss_pipeline
     localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
     localparam int CTX_W      = NUM_CONTEXTS > 1 ? $clog2(NUM_CONTEXTS) : 1;
     localparam int TBL_ADDR_W = CTX_W + 1 + TABLE_LOG2;
-    // Launch to metadata FIFO: parser 5, steering 2, hash 2, table 1. Public for the harness.
+    // Launch to metadata FIFO: parser 10, steering 2, hash 2, table 1. Public for the harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int META_LATENCY /*verilator public*/ = 10;
+    localparam int META_LATENCY /*verilator public*/ = 15;
     /* verilator lint_on UNUSEDPARAM */
 
     if (DATA_BYTES < 8 || DATA_BYTES > WIN || (DATA_BYTES & (DATA_BYTES - 1)) != 0)

@@ -53,18 +53,52 @@ package rss_types_pkg;
         logic [23:0]  qpn;
     } found_t;
 
-    // The IPv6 walk and the transport decision, carried from the parser's stage 2 to stage 5.
+    // The IPv6 walk and the transport decision, carried from the parser's stage 3 to stage 8.
+    // The position is the header being looked at: during the IPv6 walk the next extension
+    // header, after it (or for IPv4) the transport header. Only what the stages compare and
+    // select on is kept, so that no stage adds before it compares.
     typedef struct packed {
         logic        walking;      // IPv6 extension-header walk in progress
         logic        walked;       // IPv6 walk ended normally: the transport decision is due
         logic        fragment;     // an IPv6 fragment header with offset or M set was walked
-        logic [7:0]  next_header;  // IPv6 next header being looked at
-        logic [15:0] offset;       // walk position, from the end of the fixed IPv6 header
-        logic [15:0] payload_len;  // IPv6 payload length
-        logic        transport;    // a TCP/UDP decision is due at l4_rel with seg_len
-        logic [15:0] l4_rel;       // transport offset from the IP header
-        logic [15:0] seg_len;      // transport segment length (bounded by the IP length)
+        logic [7:0]  next_header;  // IPv6 next header being looked at...
+        logic        next_ext;     // ...decoded: hop-by-hop (0), routing (43) or destination
+        logic        next_frag;    // options (60); fragment (44)
+        logic [15:0] room;         // bytes from the position to the end of the IP payload
+        logic [17:0] window_room;  // bytes from the position to the end of the parse window
+                                   // (two's complement: negative past it)
+        logic [3:0]  word_at;      // IPv6: the position's 8-byte word in rel, modulo 16
+        // A stage ahead: room < 2, room < 8, window_room < 2, window_room < 8 (the checks of a
+        // header's fixed part, 2 bytes or a fragment header's 8).
+        logic        short2;
+        logic        short8;
+        logic        deep2;
+        logic        deep8;
+        logic        transport;    // IPv4: a TCP/UDP decision is due...
+        logic [4:0]  l4_word;      // ...at this 4-byte word of rel (the IHL)
     } walk_t;
+
+    // What an IPv6 walk finds at one 8-byte word of rel if an extension header starts there
+    // (rss_parser_hop_table): everything a hop needs, worked out for every word at once.
+    typedef struct packed {
+        logic [7:0]  next_header;  // the header's next header...
+        logic        next_ext;     // ...decoded: hop-by-hop, routing or destination options
+        logic        next_frag;    // ...or fragment
+        logic        frag_flag;    // as a fragment header: offset or M set
+        logic        frag_last;    // as a fragment header: the offset ends the walk
+        logic        short_ext;    // as an extension header: it passes the payload's end
+        logic [15:0] room;         // as an extension header: walk_t.room after it...
+        logic [17:0] window_room;  // ...walk_t.window_room...
+        logic [3:0]  word_at;      // ...walk_t.word_at...
+        logic        short2;       // ...and its four checks
+        logic        short8;
+        logic        deep2;
+        logic        deep8;
+    } hop_entry_t;
+    // Its width, spelled out for Yosys (Verilator's width lint checks it where entries are packed).
+    /* verilator lint_off UNUSEDPARAM */
+    localparam int HOP_ENTRY_W = 55;
+    /* verilator lint_on UNUSEDPARAM */
 
 endpackage
 

@@ -135,7 +135,7 @@ fn ipv4(rng: &mut impl Rng) -> Vec<u8> {
     let ihl = 20 + options;
     let total = ihl + l4.len();
     let mut p = vec![0x40 | (ihl / 4) as u8, rng.gen()];
-    p.extend_from_slice(&(total as u16).to_be_bytes());
+    p.extend_from_slice(&(short_length(rng, total) as u16).to_be_bytes());
     p.extend_from_slice(&rng.gen::<u16>().to_be_bytes());
     let frag: u16 = match rng.gen_range(0..10) {
         0 => 0x2000,                                // MF
@@ -196,13 +196,23 @@ fn ipv6(rng: &mut impl Rng) -> Vec<u8> {
         rng.gen(),
         rng.gen(),
     ];
-    p.extend_from_slice(&((ext.len() + l4.len()) as u16).to_be_bytes());
+    p.extend_from_slice(&(short_length(rng, ext.len() + l4.len()) as u16).to_be_bytes());
     p.push(kinds[0]);
     p.push(rng.gen());
     p.extend((0..32).map(|_| rng.gen::<u8>()));
     p.extend(ext);
     p.extend(l4);
     p
+}
+
+/// An IP length field: now and then shorter than what follows, so that the length ends inside
+/// any header (an extension header one byte short of its end, say), as a bad length field does.
+fn short_length(rng: &mut impl Rng, len: usize) -> usize {
+    if rng.gen_bool(0.1) {
+        rng.gen_range(0..=len)
+    } else {
+        len
+    }
 }
 
 fn transport(rng: &mut impl Rng, proto: u8) -> Vec<u8> {
