@@ -57,24 +57,15 @@ module entropy_unit_fv (
 
     wire [89:0] req = {s_req_mode, s_req_profile, s_req_qp_type, s_req_lqpn, s_req_rqpn,
                        s_req_fl, s_req_src_port, s_req_dst_port};
-    always_ff @(posedge clk) begin
-        if (past_ok && !$past(rst) && $past(s_req_valid && !s_req_ready)) begin
-            assume (s_req_valid);
-            assume (req == $past(req));
-        end
-    end
-
-    // Protocol of the result stream.
-    always_ff @(posedge clk) begin
-        if (past_ok && $past(rst)) begin
-            assert (!m_res_valid);
-        end
-        if (past_ok && !$past(rst) && !rst && $past(m_res_valid && !m_res_ready)) begin
-            assert (m_res_valid);
-            assert (m_res_flow_label == $past(m_res_flow_label));
-            assert (m_res_udp_sport == $past(m_res_udp_sport));
-        end
-    end
+    // The request source keeps the stream rules; the result stream is held to them.
+    stream_rules #(.W($bits(req)), .SOURCE(1)) u_req_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(s_req_valid), .ready(s_req_ready),
+        .data(req)
+    );
+    stream_rules #(.W($bits({m_res_flow_label, m_res_udp_sport})), .SOURCE(0)) u_res_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(m_res_valid), .ready(m_res_ready),
+        .data({m_res_flow_label, m_res_udp_sport})
+    );
 
 `ifdef EQUIV
     wire [19:0] ref_fl;

@@ -61,30 +61,21 @@ module rss_hash_fv #(
     // Lengths beyond MAX_INPUT act as MAX_INPUT in the RTL; the reference takes them as given.
     always @* assume (int'(s_req_len) <= MAX_INPUT);
 
-    always_ff @(posedge clk) begin
-        if (past_ok && !$past(rst)) begin
-            if ($past(s_req_valid && !s_req_ready)) begin
-                assume (s_req_valid);
-                assume ({s_req_data, s_req_len, s_req_xor, s_req_tag}
-                        == $past({s_req_data, s_req_len, s_req_xor, s_req_tag}));
-            end
-            if ($past(s_key_valid && !s_key_ready)) begin
-                assume (s_key_valid);
-                assume (s_key == $past(s_key));
-            end
-        end
-    end
-
-    always_ff @(posedge clk) begin
-        if (past_ok && $past(rst)) begin
-            assert (!m_res_valid);
-        end
-        if (past_ok && !$past(rst) && !rst && $past(m_res_valid && !m_res_ready)) begin
-            assert (m_res_valid);
-            assert (m_res_hash == $past(m_res_hash));
-            assert (m_res_tag == $past(m_res_tag));
-        end
-    end
+    // The sources keep the stream rules; the result stream is held to them.
+    stream_rules #(
+        .W($bits({s_req_data, s_req_len, s_req_xor, s_req_tag})), .SOURCE(1)
+    ) u_req_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(s_req_valid), .ready(s_req_ready),
+        .data({s_req_data, s_req_len, s_req_xor, s_req_tag})
+    );
+    stream_rules #(.W($bits(s_key)), .SOURCE(1)) u_key_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(s_key_valid), .ready(s_key_ready),
+        .data(s_key)
+    );
+    stream_rules #(.W($bits({m_res_hash, m_res_tag})), .SOURCE(0)) u_res_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(m_res_valid), .ready(m_res_ready),
+        .data({m_res_hash, m_res_tag})
+    );
 
 `ifdef EQUIV
     wire key_hs = s_key_valid && s_key_ready;

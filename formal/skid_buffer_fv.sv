@@ -46,13 +46,13 @@ module skid_buffer_fv #(
     // Start in reset.
     always @* if (!past_ok) assume (rst);
 
-    // The source obeys the rules.
-    always_ff @(posedge clk) begin
-        if (past_ok && !$past(rst) && $past(s_valid && !s_ready)) begin
-            assume (s_valid);
-            assume (s_data == $past(s_data));
-        end
-    end
+    // The source obeys the rules; the output is held to them.
+    stream_rules #(.W(WIDTH), .SOURCE(1)) u_in_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(s_valid), .ready(s_ready), .data(s_data)
+    );
+    stream_rules #(.W(WIDTH), .SOURCE(0)) u_out_rules (
+        .clk(clk), .rst(rst), .past_ok(past_ok), .valid(m_valid), .ready(m_ready), .data(m_data)
+    );
 
 `ifdef EQUIV
     wire s_hs = s_valid && s_ready;
@@ -106,17 +106,10 @@ module skid_buffer_fv #(
     end
 `endif
 
+    // Not ready in the cycle after reset either.
     always_ff @(posedge clk) begin
         if (past_ok && $past(rst)) begin
-            assert (!m_valid);
             assert (!s_ready);
-        end
-        if (past_ok && !$past(rst) && !rst) begin
-            // Output rules.
-            if ($past(m_valid && !m_ready)) begin
-                assert (m_valid);
-                assert (m_data == $past(m_data));
-            end
         end
     end
 
