@@ -53,6 +53,8 @@ module tso_parse #(
     localparam logic [3:0] ERR_NOT_TCP       = 4'd5;
     localparam logic [3:0] ERR_MALFORMED     = 4'd6;
     localparam int         LATENCY           = 5;   // register stages, start to done
+    // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
+    localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};
 
     // The array padded with zeros so that every window below stays inside it.
     localparam int VIEW = HDR_BYTES + 18 + 80;
@@ -119,6 +121,7 @@ module tso_parse #(
     logic        s2_v4_q;
     logic        s2_v6_q;
     logic [7:0]  s2_ip_off_q;
+    logic [1:0]  s2_sel_q;    // link_sel
     logic [3:0]  s2_version_q;
     logic [3:0]  s2_ihl_q;
     logic        s2_v4_not_tcp_q;
@@ -129,6 +132,7 @@ module tso_parse #(
         s2_v4_q         <= is_v4;
         s2_v6_q         <= is_v6;
         s2_ip_off_q     <= ip_at8;
+        s2_sel_q        <= link_sel;
         s2_version_q    <= ipb0[7:4];
         s2_ihl_q        <= ipb0[3:0];
         s2_v4_not_tcp_q <= ip_byte(view, link_sel, 9) != 8'd6
@@ -141,26 +145,22 @@ module tso_parse #(
     // ---- stage 3: the TCP header, 20 bytes at the IHL (IPv4: 20..60 in steps of 4) or 40
     // (IPv6), and the IP length checks.
     wire [5:0]  tcp_rel = s2_v4_q ? {s2_ihl_q, 2'b00} : 6'd40;
-    // The window again, now selected by the registered link type.
-    logic [80*8-1:0] ipw2;
-    always_comb begin
-        case (s2_ip_off_q)
-            8'd4:    ipw2 = view[4*8 +: 80*8];
-            8'd18:   ipw2 = view[18*8 +: 80*8];
-            default: ipw2 = view[14*8 +: 80*8];
-        endcase
-    end
     // Only the fields the segmenter rewrites or checks: sequence number (bytes 4-7) and the data
-    // offset and flags (bytes 12-13).
+    // offset and flags (bytes 12-13), picked by an AND-OR over the one-hot TCP offset (none for
+    // an IHL below 5, which fails earlier anyway).
     logic [31:0] tcp_seq;
     logic [15:0] tcp_doff_flags;
     always_comb begin
-        tcp_seq        = ipw2[24*8 +: 32];
-        tcp_doff_flags = ipw2[32*8 +: 16];
+        tcp_seq        = '0;
+        tcp_doff_flags = '0;
         for (int r = 5; r <= 15; r++) begin
-            if (tcp_rel == 6'(4 * r)) begin
-                tcp_seq        = ipw2[32*r+32 +: 32];
-                tcp_doff_flags = ipw2[32*r+96 +: 16];
+            for (int sel = 0; sel < 3; sel++) begin
+                logic hit;
+                hit            = tcp_rel == 6'(4 * r) && s2_sel_q == 2'(sel);
+                tcp_seq        = tcp_seq
+                                 | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4) +: 32]);
+                tcp_doff_flags = tcp_doff_flags
+                                 | ({16{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 12) +: 16]);
             end
         end
     end

@@ -207,10 +207,10 @@ module tso_segmenter #(
     // Header slots. A send's template and its per-send read-out values stay put until the
     // egress has released the last segment that uses them; the next send takes the other slot.
     logic [HB*8-1:0] hdr_q     [2];
-    logic [7:0]      hs_hword_q [2];          // template word holding byte hdr_len (if any)
-    logic [W-1:0]    hs_hmask_q [2];          // its template lanes
-    logic [7:0]      hs_fpos_q  [2][NF];      // byte offset of each patched field
-    logic [NF-1:0]   hs_fen_q   [2];          // fields patched (the IPv4-only ones on IPv6 not)
+    logic [15:0]     hs_ipn_q   [2];          // minus the IP offset
+    logic [15:0]     hs_tcpn_q  [2];          // minus the TCP offset
+    logic [15:0]     hs_lenn_q  [2];          // minus the template length
+    logic            hs_v4_q    [2];          // IPv4, else IPv6
 
     // Segment slots: busy from the commit of a segment until the egress releases it; ready
     // once its checksums are in. Per-slot header fields, written with ready.
@@ -252,7 +252,11 @@ module tso_segmenter #(
     logic [HKW-1:0]    hk_q;          // template word being stored / summed
     logic [HKW-1:0]    hk_last_q;     // last template word
     logic [15:0]       hdr_left_q;    // template bytes from beat hk_q on
-    logic              ended_q;       // the stream's tlast has been consumed
+    logic              hdr_lt_q;      // hdr_left_q < W: payload may follow in this beat
+    logic              hdr_le_q;      // hdr_left_q <= W: the template may end in this beat
+    logic              hdr_z_q;       // hdr_left_q == 0
+    logic              ended_q;       // the stream holds no byte after the template
+    logic              held_q;        // the template's last beat is still in the skid buffer
     logic              parse_go_q;    // first S_PARSE cycle
     // template fields (current send)
     logic [7:0]        ip_off_q;
@@ -337,28 +341,35 @@ module tso_segmenter #(
     );
 
     // ---- template checksum words (S_SUM): stage A picks template word hk_q and the lanes that
-    // count, stage B adds them, stage C accumulates.
+    // count, stage B adds them, stage C accumulates. The lanes come from the word's first
+    // address less the IP offset, the TCP offset and the template length (sri_q, srt_q, srh_q,
+    // stepped by W), each compared with constants: no subtraction on the way.
+    logic signed [AW:0] sri_q;
+    logic signed [AW:0] srt_q;
+    logic signed [AW:0] srh_q;
     logic [W-1:0] ip_mask;
     logic [W-1:0] tcp_mask;
     always_comb begin
         for (int l = 0; l < W; l++) begin
-            logic [AW-1:0] a;
-            logic [AW-1:0] ri;
-            logic [AW-1:0] rt;
-            logic          in_addr;
-            a  = AW'(hk_q) * AW'(W) + AW'(l);
-            ri = a - AW'(ip_off_q);
-            rt = a - AW'(tcp_off_q);
-            ip_mask[l] = v4_q && a >= AW'(ip_off_q) && a < AW'(tcp_off_q)
-                         && !(ri == AW'(2) || ri == AW'(3) || ri == AW'(4) || ri == AW'(5)
-                              || ri == AW'(10) || ri == AW'(11));
-            in_addr = v4_q ? (a >= AW'(ip_off_q) && ri >= AW'(12) && ri < AW'(20))
-                           : (a >= AW'(ip_off_q) && ri >= AW'(8) && ri < AW'(40));
+            logic ip_in;     // at or past the IP header
+            logic tcp_in;    // at or past the TCP header
+            logic in_hdr;    // before the template's end
+            logic in_addr;   // an address of the pseudo-header
+            ip_in   = sri_q >= $signed((AW + 1)'(-l));
+            tcp_in  = srt_q >= $signed((AW + 1)'(-l));
+            in_hdr  = srh_q < $signed((AW + 1)'(-l));
+            in_addr = v4_q ? sri_q >= $signed((AW + 1)'(12 - l)) && sri_q < $signed((AW + 1)'(20 - l))
+                           : sri_q >= $signed((AW + 1)'(8 - l)) && sri_q < $signed((AW + 1)'(40 - l));
+            ip_mask[l] = v4_q && ip_in && !tcp_in
+                         && sri_q != (AW + 1)'(2 - l) && sri_q != (AW + 1)'(3 - l)
+                         && sri_q != (AW + 1)'(4 - l) && sri_q != (AW + 1)'(5 - l)
+                         && sri_q != (AW + 1)'(10 - l) && sri_q != (AW + 1)'(11 - l);
             tcp_mask[l] = in_addr
-                          || (a >= AW'(tcp_off_q) && a < AW'(h_len_q)
-                              && !(rt == AW'(4) || rt == AW'(5) || rt == AW'(6) || rt == AW'(7)
-                                   || rt == AW'(12) || rt == AW'(13) || rt == AW'(16)
-                                   || rt == AW'(17)));
+                          || (tcp_in && in_hdr
+                              && srt_q != (AW + 1)'(4 - l) && srt_q != (AW + 1)'(5 - l)
+                              && srt_q != (AW + 1)'(6 - l) && srt_q != (AW + 1)'(7 - l)
+                              && srt_q != (AW + 1)'(12 - l) && srt_q != (AW + 1)'(13 - l)
+                              && srt_q != (AW + 1)'(16 - l) && srt_q != (AW + 1)'(17 - l));
         end
     end
 
@@ -399,11 +410,12 @@ module tso_segmenter #(
     wire hs_free = !(busy_q[0] && sl_hs_q[0] == !hs_q) && !(busy_q[1] && sl_hs_q[1] == !hs_q);
 
     // ---- template beats (S_HDR): hdr_left_q bytes of the template are still to come. Only a
-    // last beat may be partial, so a keep bit tells whether the beat reaches a given byte.
+    // last beat may be partial, so a keep bit tells whether the beat reaches a given byte. A
+    // beat that may hold payload after the template is not taken here (whatever its keep bits,
+    // so that s_data_ready does not wait for them): S_PAY or S_DRAIN takes it.
     wire [LW-1:0] hl_lane  = hdr_left_q[LW-1:0];
-    wire          hdr_end  = hdr_left_q == 16'd0
-                             || (hdr_left_q <= 16'(W) && i_keep[hl_lane - LW'(1)]);
-    wire          hdr_more = hdr_left_q < 16'(W) && i_keep[hl_lane];   // payload in this beat
+    wire          hdr_end  = hdr_z_q || (hdr_le_q && i_keep[hl_lane - LW'(1)]);
+    wire          hdr_more = hdr_lt_q && i_keep[hl_lane];   // payload in this beat
 
     // ---- one payload pass (S_PAY). A beat holds the announced last byte if tend_q; it is bad
     // if the stream ends elsewhere, or there with a byte too few or too many.
@@ -417,8 +429,9 @@ module tso_segmenter #(
     wire         empty_commit = st_q == S_PAY && empty_q && !busy_q[wsel_q];
     wire         commit    = empty_commit || (pass && end_q && !bad);
     wire         drop      = pass && bad;
-    // The beat is used up unless a segment ends inside it and the next one starts there.
-    wire         consume   = pass && (bad || !end_q || e_top_q || last_q);
+    // The beat is used up unless a segment ends inside it and the next one starts there (also
+    // on a mismatch, so that s_data_ready does not wait for the keep bits: S_DRAIN takes it).
+    wire         consume   = pass && (!end_q || e_top_q || last_q);
 
     // The next segment, from the current one's last lane: it starts one lane on, and a full
     // segment ends MSS - 1 lanes further.
@@ -455,7 +468,7 @@ module tso_segmenter #(
         d_ready = st_q == S_IDLE && hs_free;
         i_ready = 1'b0;
         case (st_q)
-            S_HDR:   i_ready = !hdr_more;
+            S_HDR:   i_ready = !hdr_lt_q;
             S_PAY:   i_ready = consume;
             S_DRAIN: i_ready = 1'b1;
             default: i_ready = 1'b0;
@@ -484,6 +497,9 @@ module tso_segmenter #(
                     hs_q       <= !hs_q;
                     h_len_q    <= d_hdr_len;
                     hdr_left_q <= d_hdr_len;
+                    hdr_lt_q   <= d_hdr_len < 16'(W);
+                    hdr_le_q   <= d_hdr_len <= 16'(W);
+                    hdr_z_q    <= d_hdr_len == 16'd0;
                     mss_q      <= d_mss;
                     len_q      <= LEN_W'(d_len);
                     ipoib_q    <= d_ipoib;
@@ -509,19 +525,26 @@ module tso_segmenter #(
                         // The template ends in this beat; any bytes after it are payload and
                         // the beat stays for S_PAY.
                         ended_q    <= !hdr_more && i_last;
+                        held_q     <= hdr_lt_q;
                         hk_q       <= '0;
                         parse_go_q <= 1'b1;
                         st_q       <= S_PARSE;
                     end else if (i_last) begin
                         err_q      <= ERR_SHORT;
-                        st_q       <= S_STATUS;
+                        st_q       <= hdr_lt_q ? S_DRAIN : S_STATUS;
                     end else begin
                         hk_q       <= hk_q + 1'b1;
                         hdr_left_q <= hdr_left_q - 16'(W);
+                        hdr_lt_q   <= hdr_left_q < 16'(2 * W);
+                        hdr_le_q   <= hdr_left_q <= 16'(2 * W);
+                        hdr_z_q    <= hdr_left_q == 16'(W);
                     end
                 end
                 S_PARSE: begin
                     hk_last_q <= HKW'((h_len_q - 16'd1) >> LW);
+                    sri_q     <= -$signed((AW + 1)'(p_ip_off));
+                    srt_q     <= -$signed((AW + 1)'(p_tcp_off));
+                    srh_q     <= -$signed((AW + 1)'(h_len_q));
                     ip_off_q  <= p_ip_off;
                     tcp_off_q <= p_tcp_off;
                     v4_q      <= p_v4;
@@ -532,14 +555,17 @@ module tso_segmenter #(
                     if (parse_done) begin
                         if (p_err != ERR_NONE) begin
                             err_q <= p_err;
-                            st_q  <= ended_q ? S_STATUS : S_DRAIN;
+                            st_q  <= ended_q && !held_q ? S_STATUS : S_DRAIN;
                         end else begin
                             st_q  <= S_SUM;
                         end
                     end
                 end
                 S_SUM: begin
-                    hk_q <= hk_q + 1'b1;
+                    hk_q  <= hk_q + 1'b1;
+                    sri_q <= sri_q + (AW + 1)'(W);
+                    srt_q <= srt_q + (AW + 1)'(W);
+                    srh_q <= srh_q + (AW + 1)'(W);
                     if (hk_q == hk_last_q) begin
                         st_q <= S_PREP1;
                     end
@@ -592,7 +618,7 @@ module tso_segmenter #(
                         st_q  <= S_DRAIN;
                     end else if (!empty_q && ended_q) begin
                         err_q <= ERR_SHORT;
-                        st_q  <= S_STATUS;
+                        st_q  <= held_q ? S_DRAIN : S_STATUS;
                     end else begin
                         st_q  <= S_PAY;
                     end
@@ -601,7 +627,7 @@ module tso_segmenter #(
                     if (drop) begin
                         // The mismatch shows on this beat: drop this segment.
                         err_q <= bad_short ? ERR_SHORT : ERR_LONG;
-                        st_q  <= i_last ? S_STATUS : S_DRAIN;
+                        st_q  <= i_last && consume ? S_STATUS : S_DRAIN;
                     end else if (commit) begin
                         wsel_q    <= !wsel_q;
                         nseg_q    <= nseg_q + 1;
@@ -610,7 +636,8 @@ module tso_segmenter #(
                         id_cur_q  <= id_cur_q + 16'd1;
                         tl_q      <= tl_q - mss_q;
                         if (last_q) begin
-                            st_q <= S_STATUS;
+                            // The empty send's template beat may still wait.
+                            st_q <= empty_q && held_q ? S_DRAIN : S_STATUS;
                         end
                         // The next segment.
                         last_q    <= nx_last;
@@ -667,16 +694,10 @@ module tso_segmenter #(
             hdr_q[hs_q][hk_q * DATA_W +: DATA_W] <= i_data;
         end
         if (st_q == S_PREP1) begin
-            hs_hword_q[hs_q]   <= 8'(h_len_q >> LW);
-            hs_hmask_q[hs_q]   <= ~lanes_ge(lo0);
-            hs_fpos_q[hs_q][0] <= ip_off_q + (v4_q ? 8'd2 : 8'd4);   // length
-            hs_fpos_q[hs_q][1] <= ip_off_q + 8'd4;                   // identification
-            hs_fpos_q[hs_q][2] <= ip_off_q + 8'd10;                  // header checksum
-            hs_fpos_q[hs_q][3] <= tcp_off_q + 8'd4;                  // sequence, high half
-            hs_fpos_q[hs_q][4] <= tcp_off_q + 8'd6;                  // sequence, low half
-            hs_fpos_q[hs_q][5] <= tcp_off_q + 8'd12;                 // offset and flags
-            hs_fpos_q[hs_q][6] <= tcp_off_q + 8'd16;                 // checksum
-            hs_fen_q[hs_q]     <= {4'b1111, v4_q, v4_q, 1'b1};
+            hs_ipn_q[hs_q]  <= -{8'd0, ip_off_q};
+            hs_tcpn_q[hs_q] <= -{8'd0, tcp_off_q};
+            hs_lenn_q[hs_q] <= -h_len_q;
+            hs_v4_q[hs_q]   <= v4_q;
         end
     end
 
@@ -885,10 +906,11 @@ module tso_segmenter #(
     logic              r_last_q;      // kl_q == 0
     logic              c_hs_q;
     logic [W-1:0]      c_lkeep_q;
-    logic [7:0]        c_hword_q;
-    logic [W-1:0]      c_hmask_q;
-    logic [7:0]        c_fpos_q [NF];
-    logic [NF-1:0]     c_fen_q;
+    // Word k_q's first byte less the IP offset, the TCP offset and the template length.
+    logic signed [15:0] c_ri_q;
+    logic signed [15:0] c_rt_q;
+    logic signed [15:0] c_rh_q;
+    logic              c_v4_q;
     logic [15:0]       c_iplen_q;
     logic [15:0]       c_id_q;
     logic [15:0]       c_ipcs_q;
@@ -900,10 +922,10 @@ module tso_segmenter #(
     task automatic load_segment(input logic s);
         c_hs_q    <= sl_hs_q[s];
         c_lkeep_q <= sl_lkeep_q[s];
-        c_hword_q <= hs_hword_q[sl_hs_q[s]];
-        c_hmask_q <= hs_hmask_q[sl_hs_q[s]];
-        c_fpos_q  <= hs_fpos_q[sl_hs_q[s]];
-        c_fen_q   <= hs_fen_q[sl_hs_q[s]];
+        c_ri_q    <= hs_ipn_q[sl_hs_q[s]];
+        c_rt_q    <= hs_tcpn_q[sl_hs_q[s]];
+        c_rh_q    <= hs_lenn_q[sl_hs_q[s]];
+        c_v4_q    <= hs_v4_q[sl_hs_q[s]];
         c_iplen_q <= sl_iplen_q[s];
         c_id_q    <= sl_id_q[s];
         c_ipcs_q  <= sl_ipcs_q[s];
@@ -947,6 +969,9 @@ module tso_segmenter #(
                     end
                 end else begin
                     k_q      <= k_q + 1'b1;
+                    c_ri_q   <= c_ri_q + 16'(W);
+                    c_rt_q   <= c_rt_q + 16'(W);
+                    c_rh_q   <= c_rh_q + 16'(W);
                     kl_q     <= kl_q - 1'b1;
                     r_last_q <= kl_q == KW'(1);
                 end
@@ -958,33 +983,39 @@ module tso_segmenter #(
     assign rd_addr = (rsel_q ? RAW'(HALF) : RAW'(0)) + RAW'(k_q >> 1);
 
     // Stage R: template word k_q, its template lanes, and which field (if any) each 16-bit lane
-    // pair carries: 0 none, f + 1 field f of hs_fpos_q. Fields sit at even offsets.
+    // pair carries (fields sit at even offsets): 0 none, 1 IP length, 2 identification, 3 IPv4
+    // checksum, 4 and 5 sequence number halves, 6 offset and flags, 7 TCP checksum.
     wire [DATA_W-1:0] t_word = 32'(k_q) < HW ? hdr_q[c_hs_q][(32'(k_q) % HW) * DATA_W +: DATA_W]
                                              : '0;
-    wire [W-1:0] t_mask = k_q < KW'(c_hword_q) ? '1 : k_q == KW'(c_hword_q) ? c_hmask_q : '0;
-    logic [2:0] t_code [W/2];
+    logic [W-1:0]     t_mask;
+    logic [3*W/2-1:0] t_code;   // 3 bits per lane pair
     always_comb begin
+        for (int l = 0; l < W; l++) begin
+            t_mask[l] = c_rh_q < $signed(16'(-l));
+        end
         for (int m = 0; m < W / 2; m++) begin
-            t_code[m] = 3'd0;
-            for (int f = 0; f < NF; f++) begin
-                logic [7:0] fw;
-                fw = c_fpos_q[f] >> LW;
-                if (c_fen_q[f] && 16'(k_q) == 16'(fw)
-                    && c_fpos_q[f][LW-1:0] == LW'(2 * m)) begin
-                    t_code[m] = 3'(f + 1);
-                end
-            end
+            logic [7:1] hit;   // one-hot: the fields sit at distinct offsets
+            hit[1] = c_v4_q ? c_ri_q == 16'(2 - 2 * m) : c_ri_q == 16'(4 - 2 * m);
+            hit[2] = c_v4_q && c_ri_q == 16'(4 - 2 * m);
+            hit[3] = c_v4_q && c_ri_q == 16'(10 - 2 * m);
+            hit[4] = c_rt_q == 16'(4 - 2 * m);
+            hit[5] = c_rt_q == 16'(6 - 2 * m);
+            hit[6] = c_rt_q == 16'(12 - 2 * m);
+            hit[7] = c_rt_q == 16'(16 - 2 * m);
+            t_code[3*m +: 3] = {hit[4] | hit[5] | hit[6] | hit[7],
+                                hit[2] | hit[3] | hit[6] | hit[7],
+                                hit[1] | hit[3] | hit[5] | hit[7]};
         end
     end
 
     logic              p_valid_q;
     logic [DATA_W-1:0] p_tword_q;
-    logic [2:0]        p_code_q [W/2];
+    logic [3*W/2-1:0]  p_code_q;
     logic [W-1:0]      p_tmask_q;
     logic [W-1:0]      p_keep_q;
     logic              p_last_q;
     logic              p_odd_q;
-    logic [15:0]       p_fval_q [NF];   // the segment's field values
+    logic [NF*16-1:0]  p_fval_q;   // the segment's field values, 16 bits each
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -999,13 +1030,8 @@ module tso_segmenter #(
             p_keep_q    <= r_last_q ? c_lkeep_q : '1;
             p_last_q    <= r_last_q;
             p_odd_q     <= k_q[0];
-            p_fval_q[0] <= c_iplen_q;
-            p_fval_q[1] <= c_id_q;
-            p_fval_q[2] <= c_ipcs_q;
-            p_fval_q[3] <= c_seq_q[31:16];
-            p_fval_q[4] <= c_seq_q[15:0];
-            p_fval_q[5] <= {8'd0, c_flg_q};
-            p_fval_q[6] <= c_tcs_q;
+            p_fval_q    <= {c_tcs_q, 8'd0, c_flg_q, c_seq_q[15:0], c_seq_q[31:16], c_ipcs_q,
+                            c_id_q, c_iplen_q};
         end
     end
 
@@ -1014,11 +1040,13 @@ module tso_segmenter #(
     logic [DATA_W-1:0] p_patched;
     always_comb begin
         for (int m = 0; m < W / 2; m++) begin
+            logic [2:0]  c;
             logic [15:0] v;
-            v = p_fval_q[p_code_q[m] == 3'd0 ? 0 : 32'(p_code_q[m]) - 1];
-            if (p_code_q[m] == 3'd0) begin
+            c = p_code_q[3*m +: 3];
+            v = p_fval_q[16*(c == 3'd0 ? 0 : 32'(c) - 1) +: 16];
+            if (c == 3'd0) begin
                 p_patched[16*m +: 16] = p_tword_q[16*m +: 16];
-            end else if (p_code_q[m] == 3'd6) begin
+            end else if (c == 3'd6) begin
                 p_patched[16*m +: 16] = {v[7:0], p_tword_q[16*m +: 8]};
             end else begin
                 p_patched[16*m +: 16] = {v[7:0], v[15:8]};
@@ -1028,7 +1056,11 @@ module tso_segmenter #(
 
     logic              d_valid_q;
     logic [DATA_W-1:0] d_tword_q;
-    logic [DATA_W-1:0] d_rword_q;
+    // The RAM words straight into flip-flops: a block RAM's read data comes late in the clock
+    // (no output register), so the parity choice waits for stage D.
+    logic [DATA_W-1:0] d_re_q;
+    logic [DATA_W-1:0] d_ro_q;
+    logic              d_odd_q;
     logic [W-1:0]      d_tmask_q;
     logic [W-1:0]      d_keep_q;
     logic              d_last_q;
@@ -1041,7 +1073,9 @@ module tso_segmenter #(
         end
         if (adv) begin
             d_tword_q <= p_patched;
-            d_rword_q <= p_odd_q ? rd_o : rd_e;
+            d_re_q    <= rd_e;
+            d_ro_q    <= rd_o;
+            d_odd_q   <= p_odd_q;
             d_tmask_q <= p_tmask_q;
             d_keep_q  <= p_keep_q;
             d_last_q  <= p_last_q;
@@ -1051,7 +1085,8 @@ module tso_segmenter #(
     logic [DATA_W-1:0] d_data;
     always_comb begin
         for (int l = 0; l < W; l++) begin
-            d_data[8*l +: 8] = d_tmask_q[l] ? d_tword_q[8*l +: 8] : d_rword_q[8*l +: 8];
+            d_data[8*l +: 8] = d_tmask_q[l] ? d_tword_q[8*l +: 8]
+                             : d_odd_q      ? d_ro_q[8*l +: 8] : d_re_q[8*l +: 8];
         end
     end
 
