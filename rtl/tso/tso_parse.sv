@@ -121,7 +121,8 @@ module tso_parse #(
     logic        s2_v4_q;
     logic        s2_v6_q;
     logic [7:0]  s2_ip_off_q;
-    logic [1:0]  s2_sel_q;    // link_sel
+    logic [32:0] s2_hit_q;    // one-hot: TCP header at IHL r (5..15) behind link header sel,
+                              // bit 3 * (r - 5) + sel; IPv6 as r = 10
     logic [3:0]  s2_version_q;
     logic [3:0]  s2_ihl_q;
     logic        s2_v4_not_tcp_q;
@@ -132,7 +133,12 @@ module tso_parse #(
         s2_v4_q         <= is_v4;
         s2_v6_q         <= is_v6;
         s2_ip_off_q     <= ip_at8;
-        s2_sel_q        <= link_sel;
+        for (int r = 5; r <= 15; r++) begin
+            for (int sel = 0; sel < 3; sel++) begin
+                s2_hit_q[3*(r-5) + sel] <= link_sel == 2'(sel)
+                                           && (is_v4 ? ipb0[3:0] == 4'(r) : r == 10);
+            end
+        end
         s2_version_q    <= ipb0[7:4];
         s2_ihl_q        <= ipb0[3:0];
         s2_v4_not_tcp_q <= ip_byte(view, link_sel, 9) != 8'd6
@@ -156,7 +162,7 @@ module tso_parse #(
         for (int r = 5; r <= 15; r++) begin
             for (int sel = 0; sel < 3; sel++) begin
                 logic hit;
-                hit            = tcp_rel == 6'(4 * r) && s2_sel_q == 2'(sel);
+                hit            = s2_hit_q[3*(r-5) + sel];
                 tcp_seq        = tcp_seq
                                  | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4) +: 32]);
                 tcp_doff_flags = tcp_doff_flags

@@ -137,6 +137,9 @@ module tso_segmenter #(
     localparam int BW    = $clog2((MAX_MSS - 1) / W + 2); // beats of one segment, less one
     localparam int SUMW  = 16 + $clog2(W / 2 + 1);       // one beat's checksum sum width
     localparam int NF    = 7;                            // patched 16-bit header fields
+    // A template word is picked in two clocks: of each group of four words by the word's low
+    // two bits (and the header slot), then among the NC groups.
+    localparam int NC    = (HW + 3) / 4;
 
     // Lanes at or above lane n.
     function automatic logic [W-1:0] lanes_ge(input logic [LW-1:0] n);
@@ -160,6 +163,19 @@ module tso_segmenter #(
         t0   = {1'b0, s[15:0]} + {1'b0, s[31:16]};
         t1   = s[15:0] + s[31:16] + 16'd1;
         fold = t0[16] ? t1 : t0[15:0];
+    endfunction
+
+    // Word 4c + lo of template t for each group c (zero past the template slot).
+    function automatic logic [NC*DATA_W-1:0] group_words(input logic [HB*8-1:0] t,
+                                                         input logic [1:0] lo);
+        for (int c = 0; c < NC; c++) begin
+            group_words[c*DATA_W +: DATA_W] = '0;
+            for (int i = 0; i < 4; i++) begin
+                if (4 * c + i < HW && lo == 2'(i)) begin
+                    group_words[c*DATA_W +: DATA_W] = t[(4*c + i)*DATA_W +: DATA_W];
+                end
+            end
+        end
     endfunction
 
     // ------------------------------------------------------------------------------------------
@@ -280,6 +296,7 @@ module tso_segmenter #(
     logic [BW-1:0]     b0_q;          // beats of a full segment after its first, no lane carry
     logic [BW-1:0]     b1_q;          // the same with the carry
     logic              b0z_q;         // b0_q == 0
+    logic              b0one_q;       // b0_q == 1
     logic [LW-1:0]     mm_low_q;      // (MSS - 1) mod W
     logic [LW-1:0]     lend_q;        // lane of the announced last byte
     logic [W-1:0]      lend_mask_q;   // lanes up to it
@@ -293,8 +310,10 @@ module tso_segmenter #(
     logic              e_top_q;       // e_q == W - 1: the segment's last beat ends with it
     logic              end_q;         // the segment ends in the current beat
     logic [BW-1:0]     blft_q;        // beats of the segment after the current one (not last)
+    logic              blft1_q;       // blft_q == 1
     logic              last_q;        // the send's last segment
     logic [RW-1:0]     r_nxt_q;       // len - (i + 2) * MSS for segment i: next one last if <= 0
+    logic              nl_q;          // r_nxt_q <= 0: the next segment is the last
     logic [15:0]       tl_q;          // len - i * MSS (mod 2^16): the last segment's payload
     logic [LW-1:0]     rot_q;         // beat lane to slot lane rotation of the segment
     logic [W-1:0]      a_mask_q;      // slot lanes of the pass's first word (the rest: next)
@@ -302,10 +321,15 @@ module tso_segmenter #(
     logic              winc_q;        // the pass ends past its first word
     logic [LEN_W-1:0]  tb_q;          // beats after the current one up to the announced last
     logic              tend_q;        // tb_q == 0
+    logic              tb1_q;         // tb_q == 1
     logic              first_q;       // segment 0
     logic [31:0]       seq_cur_q;     // sequence number of the current segment
     logic [15:0]       id_cur_q;      // IPv4 identification of the current segment
     logic              wsel_q;        // segment slot being written
+    logic              pay_q;         // S_PAY with payload: passes may run
+    logic              pe_q;          // S_PAY without payload: the header-only segment
+    logic              hs_free_q;     // hs_free, a clock late (see there)
+    logic [2*HW-1:0]   hwe_q;         // one-hot: header slot and word of the next template beat
 
     // ---- template checks
     logic        parse_done;
@@ -373,6 +397,23 @@ module tso_segmenter #(
         end
     end
 
+    logic                 s0_valid_q;
+    logic [NC*DATA_W-1:0] s0_cand_q;    // template word hk_q of each group of four
+    logic [HKW-1:0]       s0_hk_q;
+    logic [W-1:0]         s0_ipm_q;
+    logic [W-1:0]         s0_tcpm_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s0_valid_q <= 1'b0;
+        end else begin
+            s0_valid_q <= st_q == S_SUM;
+        end
+        s0_cand_q <= group_words(hdr_q[hs_q], hk_q[1:0]);
+        s0_hk_q   <= hk_q;
+        s0_ipm_q  <= ip_mask;
+        s0_tcpm_q <= tcp_mask;
+    end
+
     logic              sa_valid_q;
     logic [DATA_W-1:0] sa_word_q;
     logic [W-1:0]      sa_ipm_q;
@@ -381,11 +422,11 @@ module tso_segmenter #(
         if (rst) begin
             sa_valid_q <= 1'b0;
         end else begin
-            sa_valid_q <= st_q == S_SUM;
+            sa_valid_q <= s0_valid_q;
         end
-        sa_word_q <= hdr_q[hs_q][hk_q * DATA_W +: DATA_W];
-        sa_ipm_q  <= ip_mask;
-        sa_tcpm_q <= tcp_mask;
+        sa_word_q <= s0_cand_q[(32'(s0_hk_q) >> 2) % NC * DATA_W +: DATA_W];
+        sa_ipm_q  <= s0_ipm_q;
+        sa_tcpm_q <= s0_tcpm_q;
     end
 
     wire [SUMW-1:0] ip_word_sum;
@@ -406,7 +447,9 @@ module tso_segmenter #(
         sb_tcp_q <= tcp_word_sum;
     end
 
-    // Header slot free: no committed segment still refers to it.
+    // Header slot free: no committed segment still refers to it. Used a clock late: only
+    // commits of the current send (slot hs_q) set busy, so it cannot fall while S_IDLE waits, and
+    // hs_q flips only as S_IDLE is left for at least three clocks.
     wire hs_free = !(busy_q[0] && sl_hs_q[0] == !hs_q) && !(busy_q[1] && sl_hs_q[1] == !hs_q);
 
     // ---- template beats (S_HDR): hdr_left_q bytes of the template are still to come. Only a
@@ -424,9 +467,9 @@ module tso_segmenter #(
     wire         bad_short = i_last && (!tend_q || !has_lend);
     wire         bad_long  = tend_q && (!i_last || beyond);
     wire         bad       = bad_short || bad_long;
-    wire         pass      = st_q == S_PAY && !empty_q && i_valid && !busy_q[wsel_q];
+    wire         pass      = pay_q && i_valid && !busy_q[wsel_q];
     // The empty send (payload length 0): one header-only segment once its slot is free.
-    wire         empty_commit = st_q == S_PAY && empty_q && !busy_q[wsel_q];
+    wire         empty_commit = pe_q && !busy_q[wsel_q];
     wire         commit    = empty_commit || (pass && end_q && !bad);
     wire         drop      = pass && bad;
     // The beat is used up unless a segment ends inside it and the next one starts there (also
@@ -439,9 +482,8 @@ module tso_segmenter #(
     wire [LW:0]   nx_sum    = {1'b0, nx_lo} + {1'b0, mm_low_q};
     wire [LW-1:0] nx_e      = nx_sum[LW-1:0];
     wire          nx_carry  = nx_sum[LW];
-    wire          nx_last   = r_nxt_q[RW-1] || r_nxt_q == '0;
-    wire          tb_one    = tb_q == LEN_W'(1);
-    wire          nx_tend   = consume ? tb_one : tend_q;
+    wire          nx_last   = nl_q;
+    wire          nx_tend   = consume ? tb1_q : tend_q;
 
     // Rotation of the beat onto the slot's lanes, and the lanes written.
     wire [W-1:0] in_mask = lo_mask_q & (end_q ? e_mask_q : '1);
@@ -465,7 +507,7 @@ module tso_segmenter #(
 
     // ---- ingress handshakes
     always_comb begin
-        d_ready = st_q == S_IDLE && hs_free;
+        d_ready = st_q == S_IDLE && hs_free_q;
         i_ready = 1'b0;
         case (st_q)
             S_HDR:   i_ready = !hdr_lt_q;
@@ -487,14 +529,20 @@ module tso_segmenter #(
         if (rst) begin
             st_q       <= S_IDLE;
             hs_q       <= 1'b1;   // the first send takes slot 0
+            pay_q      <= 1'b0;
+            pe_q       <= 1'b0;
+            hs_free_q  <= 1'b0;
+            hwe_q      <= '0;
             wsel_q     <= 1'b0;
             ended_q    <= 1'b0;
             parse_go_q <= 1'b0;
         end else begin
             parse_go_q <= 1'b0;
+            hs_free_q  <= hs_free;
             case (st_q)
                 S_IDLE: if (d_valid && d_ready) begin
                     hs_q       <= !hs_q;
+                    hwe_q      <= hs_q ? (2 * HW)'(1) : (2 * HW)'(1) << HW;
                     h_len_q    <= d_hdr_len;
                     hdr_left_q <= d_hdr_len;
                     hdr_lt_q   <= d_hdr_len < 16'(W);
@@ -526,13 +574,16 @@ module tso_segmenter #(
                         // the beat stays for S_PAY.
                         ended_q    <= !hdr_more && i_last;
                         held_q     <= hdr_lt_q;
+                        hwe_q      <= '0;
                         hk_q       <= '0;
                         parse_go_q <= 1'b1;
                         st_q       <= S_PARSE;
                     end else if (i_last) begin
                         err_q      <= ERR_SHORT;
+                        hwe_q      <= '0;
                         st_q       <= hdr_lt_q ? S_DRAIN : S_STATUS;
                     end else begin
+                        hwe_q      <= hwe_q << 1;
                         hk_q       <= hk_q + 1'b1;
                         hdr_left_q <= hdr_left_q - 16'(W);
                         hdr_lt_q   <= hdr_left_q < 16'(2 * W);
@@ -587,9 +638,12 @@ module tso_segmenter #(
                     b0_q        <= BW'(mm_q >> LW);
                     b1_q        <= BW'(mm_q >> LW) + BW'(1);
                     b0z_q       <= (mm_q >> LW) == 16'd0;
+                    b0one_q     <= (mm_q >> LW) == 16'd1;
+                    nl_q        <= $signed(rm1_q) <= $signed(RW'(mss_q));
                     mm_low_q    <= mm_q[LW-1:0];
                     tb_q        <= LEN_W'(lp_q >> LW);
                     tend_q      <= (lp_q >> LW) == '0;
+                    tb1_q       <= (lp_q >> LW) == (LEN_W + 1)'(1);
                     lend_q      <= lp_q[LW-1:0];
                     lend_mask_q <= lanes_le(lp_q[LW-1:0]);
                     beyond_q    <= ~lanes_le(lp_q[LW-1:0]);
@@ -599,8 +653,7 @@ module tso_segmenter #(
                     st_q        <= S_PREP3;
                 end
                 S_PREP3: begin
-                    // The template sums are complete now; segment 0 starts at lane lo0.
-                    stcpk_q   <= stcp_q + {16'd0, kdoff_q};
+                    // Segment 0 starts at lane lo0.
                     first_q   <= 1'b1;
                     last_q    <= last0;
                     lo_mask_q <= lanes_ge(lo0);
@@ -609,6 +662,7 @@ module tso_segmenter #(
                     e_top_q   <= e0 == LW'(W - 1);
                     end_q     <= last0 ? tend_q : !sum0[LW] && b0z_q;
                     blft_q    <= sum0[LW] ? b1_q : b0_q;
+                    blft1_q   <= sum0[LW] ? b0z_q : b0one_q;
                     rot_q     <= '0;
                     a_mask_q  <= lanes_ge(lo0);
                     w0_q      <= KW'(h_len_q >> LW);
@@ -620,6 +674,8 @@ module tso_segmenter #(
                         err_q <= ERR_SHORT;
                         st_q  <= held_q ? S_DRAIN : S_STATUS;
                     end else begin
+                        pay_q <= !empty_q;
+                        pe_q  <= empty_q;
                         st_q  <= S_PAY;
                     end
                 end
@@ -627,27 +683,36 @@ module tso_segmenter #(
                     if (drop) begin
                         // The mismatch shows on this beat: drop this segment.
                         err_q <= bad_short ? ERR_SHORT : ERR_LONG;
+                        pay_q <= 1'b0;
                         st_q  <= i_last && consume ? S_STATUS : S_DRAIN;
-                    end else if (commit) begin
-                        wsel_q    <= !wsel_q;
-                        nseg_q    <= nseg_q + 1;
+                    end else if (commit && last_q) begin
+                        // The empty send's template beat may still wait.
+                        pay_q <= 1'b0;
+                        pe_q  <= 1'b0;
+                        st_q  <= empty_q && held_q ? S_DRAIN : S_STATUS;
+                    end
+                    if (commit) begin
+                        wsel_q <= !wsel_q;
+                        nseg_q <= nseg_q + 1;
+                    end
+                    // The segment state moves on whether or not the segment is good: after a
+                    // drop the send is over, and the next one sets it up afresh.
+                    if (pass && end_q) begin
+                        // The next segment.
                         first_q   <= 1'b0;
                         seq_cur_q <= seq_cur_q + {16'd0, mss_q};
                         id_cur_q  <= id_cur_q + 16'd1;
                         tl_q      <= tl_q - mss_q;
-                        if (last_q) begin
-                            // The empty send's template beat may still wait.
-                            st_q <= empty_q && held_q ? S_DRAIN : S_STATUS;
-                        end
-                        // The next segment.
                         last_q    <= nx_last;
                         r_nxt_q   <= r_nxt_q - RW'(mss_q);
+                        nl_q      <= $signed(r_nxt_q) <= $signed(RW'(mss_q));
                         lo_mask_q <= lanes_ge(nx_lo);
                         e_q       <= nx_last ? lend_q : nx_e;
                         e_mask_q  <= nx_last ? lend_mask_q : lanes_le(nx_e);
                         e_top_q   <= nx_e == LW'(W - 1);
                         end_q     <= nx_last ? nx_tend : !nx_carry && b0z_q;
                         blft_q    <= nx_carry ? b1_q : b0_q;
+                        blft1_q   <= nx_carry ? b0z_q : b0one_q;
                         rot_q     <= lo0 - nx_lo;
                         a_mask_q  <= hl_mask_q;
                         w0_q      <= KW'(h_len_q >> LW);
@@ -659,11 +724,13 @@ module tso_segmenter #(
                         w0_q      <= w0_q + KW'(winc_q);
                         winc_q    <= 1'b1;
                         blft_q    <= blft_q - BW'(1);
-                        end_q     <= last_q ? tb_one : blft_q == BW'(1);
+                        blft1_q   <= blft_q == BW'(2);
+                        end_q     <= last_q ? tb1_q : blft1_q;
                     end
                     if (consume) begin
                         tb_q   <= tb_q - LEN_W'(1);
-                        tend_q <= tb_one;
+                        tend_q <= tb1_q;
+                        tb1_q  <= tb_q == LEN_W'(2);
                     end
                 end
                 S_DRAIN: if (i_valid && i_last) begin
@@ -677,8 +744,10 @@ module tso_segmenter #(
         end
     end
 
-    // Template checksum accumulation (stage C).
+    // Template checksum accumulation (stage C). The TCP part is complete by the first S_PAY
+    // clock, so stcpk_q is by the first pass's W1.
     always_ff @(posedge clk) begin
+        stcpk_q <= stcp_q + {16'd0, kdoff_q};
         if (st_q == S_PARSE) begin
             sip_q  <= '0;
             stcp_q <= 32'd6;   // pseudo-header: zero byte and protocol TCP
@@ -690,8 +759,12 @@ module tso_segmenter #(
 
     // Template bytes: stored as they arrive; the read-out values once the template is known.
     always_ff @(posedge clk) begin
-        if (st_q == S_HDR && i_valid && 32'(hk_q) < HW) begin
-            hdr_q[hs_q][hk_q * DATA_W +: DATA_W] <= i_data;
+        for (int t = 0; t < 2; t++) begin
+            for (int k = 0; k < HW; k++) begin
+                if (i_valid && hwe_q[t*HW + k]) begin
+                    hdr_q[t][k*DATA_W +: DATA_W] <= i_data;
+                end
+            end
         end
         if (st_q == S_PREP1) begin
             hs_ipn_q[hs_q]  <= -{8'd0, ip_off_q};
@@ -985,8 +1058,7 @@ module tso_segmenter #(
     // Stage R: template word k_q, its template lanes, and which field (if any) each 16-bit lane
     // pair carries (fields sit at even offsets): 0 none, 1 IP length, 2 identification, 3 IPv4
     // checksum, 4 and 5 sequence number halves, 6 offset and flags, 7 TCP checksum.
-    wire [DATA_W-1:0] t_word = 32'(k_q) < HW ? hdr_q[c_hs_q][(32'(k_q) % HW) * DATA_W +: DATA_W]
-                                             : '0;
+    wire [NC*DATA_W-1:0] t_cand = group_words(hdr_q[c_hs_q], k_q[1:0]);
     logic [W-1:0]     t_mask;
     logic [3*W/2-1:0] t_code;   // 3 bits per lane pair
     always_comb begin
@@ -1009,7 +1081,8 @@ module tso_segmenter #(
     end
 
     logic              p_valid_q;
-    logic [DATA_W-1:0] p_tword_q;
+    logic [NC*DATA_W-1:0] p_cand_q;   // template word k_q of each group of four
+    logic [KW-1:0]     p_k_q;
     logic [3*W/2-1:0]  p_code_q;
     logic [W-1:0]      p_tmask_q;
     logic [W-1:0]      p_keep_q;
@@ -1024,7 +1097,8 @@ module tso_segmenter #(
             p_valid_q <= r_active_q;
         end
         if (adv) begin
-            p_tword_q   <= t_word;
+            p_cand_q    <= t_cand;
+            p_k_q       <= k_q;
             p_code_q    <= t_code;
             p_tmask_q   <= t_mask;
             p_keep_q    <= r_last_q ? c_lkeep_q : '1;
@@ -1037,6 +1111,8 @@ module tso_segmenter #(
 
     // Stage P: the template word with the segment's fields in place (big-endian: the high byte
     // at the even lane). The offset byte of field 5 stays the template's.
+    // The template word (any word past the template slot: its lanes are not template lanes).
+    wire [DATA_W-1:0] p_tword = p_cand_q[(32'(p_k_q) >> 2) % NC * DATA_W +: DATA_W];
     logic [DATA_W-1:0] p_patched;
     always_comb begin
         for (int m = 0; m < W / 2; m++) begin
@@ -1045,9 +1121,9 @@ module tso_segmenter #(
             c = p_code_q[3*m +: 3];
             v = p_fval_q[16*(c == 3'd0 ? 0 : 32'(c) - 1) +: 16];
             if (c == 3'd0) begin
-                p_patched[16*m +: 16] = p_tword_q[16*m +: 16];
+                p_patched[16*m +: 16] = p_tword[16*m +: 16];
             end else if (c == 3'd6) begin
-                p_patched[16*m +: 16] = {v[7:0], p_tword_q[16*m +: 8]};
+                p_patched[16*m +: 16] = {v[7:0], p_tword[16*m +: 8]};
             end else begin
                 p_patched[16*m +: 16] = {v[7:0], v[15:8]};
             end
