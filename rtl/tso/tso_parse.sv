@@ -84,12 +84,12 @@ module tso_parse #(
     wire [15:0] et0   = {at(view, 0), at(view, 1)};
     wire [15:0] et16  = {at(view, 16), at(view, 17)};
 
-    logic       s1_vlan_q;
+    logic [1:0] s1_sel_q;     // link_sel below
     logic [2:0] s1_v4_q;      // EtherType IPv4 at bytes 0 (IPoIB), 12 (untagged), 16 (tagged)
     logic [2:0] s1_v6_q;      // the same for IPv6
     logic [2:0] s1_short_q;   // template shorter than the link header: IPoIB, untagged, tagged
     always_ff @(posedge clk) begin
-        s1_vlan_q  <= !ipoib && (et12 == 16'h8100 || et12 == 16'h88A8);
+        s1_sel_q   <= ipoib ? 2'd0 : et12 == 16'h8100 || et12 == 16'h88A8 ? 2'd2 : 2'd1;
         s1_v4_q    <= {et16 == 16'h0800, et12 == 16'h0800, et0 == 16'h0800};
         s1_v6_q    <= {et16 == 16'h86DD, et12 == 16'h86DD, et0 == 16'h86DD};
         s1_short_q <= {hdr_len < 16'd18, hdr_len < 16'd14, hdr_len < 16'd4};
@@ -97,10 +97,7 @@ module tso_parse #(
 
     // ---- stage 2: the IP header, through a window of 80 bytes at the IP offset (60 of IPv4 +
     // 20 of TCP)
-    logic [1:0] link_sel;   // 0 IPoIB, 1 untagged Ethernet, 2 tagged
-    always_comb begin
-        link_sel = ipoib ? 2'd0 : s1_vlan_q ? 2'd2 : 2'd1;
-    end
+    wire [1:0] link_sel = s1_sel_q;   // 0 IPoIB, 1 untagged Ethernet, 2 tagged
     wire is_v4 = s1_v4_q[link_sel];
     wire is_v6 = s1_v6_q[link_sel];
 
@@ -125,8 +122,9 @@ module tso_parse #(
                               // bit 3 * (r - 5) + sel; IPv6 as r = 10
     logic [3:0]  s2_version_q;
     logic [3:0]  s2_ihl_q;
-    logic        s2_v4_not_tcp_q;
-    logic        s2_v6_not_tcp_q;
+    logic [7:0]  s2_b6_q;     // IP header bytes 6, 7 and 9, compared in stage 3
+    logic [7:0]  s2_b7_q;
+    logic [7:0]  s2_b9_q;
     logic [15:0] s2_ident_q;
     always_ff @(posedge clk) begin
         s2_link_short_q <= s1_short_q[link_sel];
@@ -141,10 +139,9 @@ module tso_parse #(
         end
         s2_version_q    <= ipb0[7:4];
         s2_ihl_q        <= ipb0[3:0];
-        s2_v4_not_tcp_q <= ip_byte(view, link_sel, 9) != 8'd6
-                           || ({ip_byte(view, link_sel, 6), ip_byte(view, link_sel, 7)}
-                               & 16'h3FFF) != 0;
-        s2_v6_not_tcp_q <= ip_byte(view, link_sel, 6) != 8'd6;
+        s2_b6_q         <= ip_byte(view, link_sel, 6);
+        s2_b7_q         <= ip_byte(view, link_sel, 7);
+        s2_b9_q         <= ip_byte(view, link_sel, 9);
         s2_ident_q      <= {ip_byte(view, link_sel, 4), ip_byte(view, link_sel, 5)};
     end
 
@@ -193,9 +190,9 @@ module tso_parse #(
         s3_v6_q           <= s2_v6_q;
         s3_v4_malformed_q <= hdr_len <= ip_at || s2_version_q != 4'd4 || s2_ihl_q < 4'd5
                              || hdr_len < ip_at + ihl_len;
-        s3_v4_not_tcp_q   <= s2_v4_not_tcp_q;
+        s3_v4_not_tcp_q   <= s2_b9_q != 8'd6 || ({s2_b6_q, s2_b7_q} & 16'h3FFF) != 0;
         s3_v6_malformed_q <= hdr_len < ip_at + 16'd40 || s2_version_q != 4'd6;
-        s3_v6_not_tcp_q   <= s2_v6_not_tcp_q;
+        s3_v6_not_tcp_q   <= s2_b6_q != 8'd6;
         s3_ip_off_q       <= s2_ip_off_q;
         s3_tcp_off_q      <= s2_ip_off_q + {2'b00, tcp_rel};
         s3_seq_q          <= tcp_seq;

@@ -155,6 +155,13 @@ module tso_segmenter #(
         end
     endfunction
 
+    // Beat lanes m as slot lanes: lane l of the slot takes beat lane l - r.
+    function automatic logic [W-1:0] rot_lanes(input logic [W-1:0] m, input logic [LW-1:0] r);
+        for (int l = 0; l < W; l++) begin
+            rot_lanes[l] = m[LW'(l) - r];
+        end
+    endfunction
+
     // End-around-carry fold of a 32-bit sum (RFC 1071) in one adder delay: the sum of the halves
     // and that sum plus one are formed side by side, and the first one's carry picks.
     function automatic logic [15:0] fold(input logic [31:0] s);
@@ -241,6 +248,11 @@ module tso_segmenter #(
     logic [31:0]   sl_seq_q   [2];   // TCP sequence number
     logic [7:0]    sl_flags_q [2];   // TCP flags
     logic [15:0]   sl_tcs_q   [2];   // TCP checksum
+    // The egress's slot state (used by the ingress for s_data_ready).
+    logic          r_active_q;
+    logic          rsel_q;           // slot being read
+    logic          r_last_q;         // reading the slot's last word
+    wire           adv;              // egress advances (output skid buffer's s_ready)
 
     // ------------------------------------------------------------------------------------------
     // Ingress state
@@ -264,7 +276,8 @@ module tso_segmenter #(
     logic [LEN_W-1:0]  len_q;         // payload length (valid once the descriptor checks passed)
     logic              ipoib_q;
     logic [3:0]        err_q;
-    logic [31:0]       nseg_q;        // segments committed for this send
+    logic [31:0]       nseg_q;        // segments ended for this send (commit_any)
+    logic              undo_q;        // the last of them was dropped
     logic [HKW-1:0]    hk_q;          // template word being stored / summed
     logic [HKW-1:0]    hk_last_q;     // last template word
     logic [15:0]       hdr_left_q;    // template bytes from beat hk_q on
@@ -300,13 +313,12 @@ module tso_segmenter #(
     logic [LW-1:0]     mm_low_q;      // (MSS - 1) mod W
     logic [LW-1:0]     lend_q;        // lane of the announced last byte
     logic [W-1:0]      lend_mask_q;   // lanes up to it
-    logic [W-1:0]      beyond_q;      // lanes past it
-    logic [W-1:0]      hl_mask_q;     // lanes at or above h_len mod W
     logic              empty_q;       // payload length 0
     // payload progress: the current segment
-    logic [W-1:0]      lo_mask_q;     // lanes at or above the first lane of the current pass
+    logic [W-1:0]      lo_rot_q;      // lanes at or above the pass's first lane, rotated to
+                                      // slot lanes
     logic [LW-1:0]     e_q;           // lane of the segment's last byte (in its last beat)
-    logic [W-1:0]      e_mask_q;      // lanes up to it
+    logic [W-1:0]      e_rot_q;       // lanes up to it, rotated to slot lanes
     logic              e_top_q;       // e_q == W - 1: the segment's last beat ends with it
     logic              end_q;         // the segment ends in the current beat
     logic [BW-1:0]     blft_q;        // beats of the segment after the current one (not last)
@@ -316,7 +328,7 @@ module tso_segmenter #(
     logic              nl_q;          // r_nxt_q <= 0: the next segment is the last
     logic [15:0]       tl_q;          // len - i * MSS (mod 2^16): the last segment's payload
     logic [LW-1:0]     rot_q;         // beat lane to slot lane rotation of the segment
-    logic [W-1:0]      a_mask_q;      // slot lanes of the pass's first word (the rest: next)
+    logic [W-1:0]      ae_q;          // slot lanes that go to the even bank this pass
     logic [KW-1:0]     w0_q;          // slot word of the pass's first byte
     logic              winc_q;        // the pass ends past its first word
     logic [LEN_W-1:0]  tb_q;          // beats after the current one up to the announced last
@@ -328,6 +340,9 @@ module tso_segmenter #(
     logic              wsel_q;        // segment slot being written
     logic              pay_q;         // S_PAY with payload: passes may run
     logic              pe_q;          // S_PAY without payload: the header-only segment
+    logic              rdy_pay_q;     // in S_PAY: the slot is free and a pass would use the beat up
+    logic              wfree_q;       // !busy_q[wsel_q] (exact while pay_q or pe_q)
+    logic [W-1:0]      hl_ae_q;       // ae_q of a segment's first pass
     logic              hs_free_q;     // hs_free, a clock late (see there)
     logic [2*HW-1:0]   hwe_q;         // one-hot: header slot and word of the next template beat
 
@@ -462,19 +477,20 @@ module tso_segmenter #(
 
     // ---- one payload pass (S_PAY). A beat holds the announced last byte if tend_q; it is bad
     // if the stream ends elsewhere, or there with a byte too few or too many.
-    wire         beyond    = |(i_keep & beyond_q);
     wire         has_lend  = i_keep[lend_q];
     wire         bad_short = i_last && (!tend_q || !has_lend);
-    wire         bad_long  = tend_q && (!i_last || beyond);
-    wire         bad       = bad_short || bad_long;
-    wire         pass      = pay_q && i_valid && !busy_q[wsel_q];
+    // The same test as bad_short || bad_long (too many bytes: tend_q && (!i_last || a keep bit
+    // past lend_q)), as one compare of the keep bits.
+    wire         bad       = tend_q ? !(i_last && i_keep == lend_mask_q) : i_last;
+    wire         pass      = pay_q && i_valid && wfree_q;
     // The empty send (payload length 0): one header-only segment once its slot is free.
-    wire         empty_commit = pe_q && !busy_q[wsel_q];
+    wire         empty_commit = pe_q && wfree_q;
     wire         commit    = empty_commit || (pass && end_q && !bad);
     wire         drop      = pass && bad;
     // The beat is used up unless a segment ends inside it and the next one starts there (also
     // on a mismatch, so that s_data_ready does not wait for the keep bits: S_DRAIN takes it).
-    wire         consume   = pass && (!end_q || e_top_q || last_q);
+    wire         uses_up   = !end_q || e_top_q || last_q;
+    wire         consume   = pass && uses_up;
 
     // The next segment, from the current one's last lane: it starts one lane on, and a full
     // segment ends MSS - 1 lanes further.
@@ -485,25 +501,51 @@ module tso_segmenter #(
     wire          nx_last   = nl_q;
     wire          nx_tend   = consume ? tb1_q : tend_q;
 
-    // Rotation of the beat onto the slot's lanes, and the lanes written.
-    wire [W-1:0] in_mask = lo_mask_q & (end_q ? e_mask_q : '1);
+    // Rotation of the beat onto the slot's lanes, and the lanes written (the masks are kept
+    // rotated, so that the write enables are two gates from flip-flops).
     logic [DATA_W-1:0] rot_data;
-    logic [W-1:0]      rot_mask;
     always_comb begin
         for (int l = 0; l < W; l++) begin
             rot_data[8*l +: 8] = i_data[8*(LW'(l) - rot_q) +: 8];
-            rot_mask[l]        = in_mask[LW'(l) - rot_q];
         end
     end
-    wire [W-1:0] be0 = rot_mask & a_mask_q;    // lanes of word w0_q
-    wire [W-1:0] be1 = rot_mask & ~a_mask_q;   // lanes of the next word
+    wire [W-1:0] rot_mask = lo_rot_q & (end_q ? e_rot_q : '1);
 
     // Word w0_q goes to bank (its parity), the next word to the other bank.
     wire [RAW-1:0] slot_base = wsel_q ? RAW'(HALF) : RAW'(0);
     wire [RAW-1:0] addr_o    = slot_base + RAW'(w0_q >> 1);
     wire [RAW-1:0] addr_e    = slot_base + RAW'(w0_q >> 1) + RAW'(w0_q[0]);
-    wire [W-1:0]   be_e      = w0_q[0] ? be1 : be0;
-    wire [W-1:0]   be_o      = w0_q[0] ? be0 : be1;
+    // Written whenever the slot is free in S_PAY: without a beat the same lanes of the same
+    // words are written again by the pass that takes it (the pass state only moves on a pass),
+    // and a bad beat's segment is never committed.
+    wire           wr_ok     = pay_q && wfree_q;
+    wire [W-1:0]   be_e      = {W{wr_ok}} & rot_mask & ae_q;
+    wire [W-1:0]   be_o      = {W{wr_ok}} & rot_mask & ~ae_q;
+
+    // s_data_ready in S_PAY (pay_q && !busy_q[wsel_q] && uses_up) comes from a flip-flop: its
+    // next value is formed from the next values of busy_q, wsel_q and the segment's end, so that
+    // the skid buffer's data enables do not wait for this clock's pass. A bad beat is taken for
+    // good here: after it pay_q is low, which masks the flag.
+    logic uses_up_n;
+    always_comb begin
+        if (st_q == S_PREP3) begin
+            uses_up_n = last0 || sum0[LW] || !b0z_q || e0 == LW'(W - 1);
+        end else if (pass && end_q) begin
+            uses_up_n = nx_last || nx_carry || !b0z_q || nx_e == LW'(W - 1);
+        end else if (pass) begin
+            uses_up_n = last_q || !blft1_q || e_top_q;
+        end else begin
+            uses_up_n = uses_up;
+        end
+    end
+    wire       commit_any = (pass && end_q) || empty_commit;
+    wire       release_n  = r_active_q && adv && r_last_q;
+    wire       wsel_n     = commit_any ? !wsel_q : wsel_q;
+    wire [1:0] busy_n;
+    for (genvar x = 0; x < 2; x++) begin : g_busy_n
+        assign busy_n[x] = (commit_any && wsel_q == 1'(x))
+                           || (busy_q[x] && !(release_n && rsel_q == 1'(x)));
+    end
 
     // ---- ingress handshakes
     always_comb begin
@@ -511,7 +553,8 @@ module tso_segmenter #(
         i_ready = 1'b0;
         case (st_q)
             S_HDR:   i_ready = !hdr_lt_q;
-            S_PAY:   i_ready = consume;
+            // Without i_valid: the skid buffer ignores ready while it offers nothing.
+            S_PAY:   i_ready = pay_q && rdy_pay_q;
             S_DRAIN: i_ready = 1'b1;
             default: i_ready = 1'b0;
         endcase
@@ -531,6 +574,8 @@ module tso_segmenter #(
             hs_q       <= 1'b1;   // the first send takes slot 0
             pay_q      <= 1'b0;
             pe_q       <= 1'b0;
+            rdy_pay_q  <= 1'b0;
+            wfree_q    <= 1'b0;
             hs_free_q  <= 1'b0;
             hwe_q      <= '0;
             wsel_q     <= 1'b0;
@@ -539,6 +584,8 @@ module tso_segmenter #(
         end else begin
             parse_go_q <= 1'b0;
             hs_free_q  <= hs_free;
+            rdy_pay_q  <= !busy_n[wsel_n] && uses_up_n;
+            wfree_q    <= !busy_n[wsel_n];
             case (st_q)
                 S_IDLE: if (d_valid && d_ready) begin
                     hs_q       <= !hs_q;
@@ -552,6 +599,7 @@ module tso_segmenter #(
                     len_q      <= LEN_W'(d_len);
                     ipoib_q    <= d_ipoib;
                     nseg_q     <= '0;
+                    undo_q     <= 1'b0;
                     hk_q       <= '0;
                     ended_q    <= 1'b0;
                     if (d_mss == 16'd0) begin
@@ -646,8 +694,7 @@ module tso_segmenter #(
                     tb1_q       <= (lp_q >> LW) == (LEN_W + 1)'(1);
                     lend_q      <= lp_q[LW-1:0];
                     lend_mask_q <= lanes_le(lp_q[LW-1:0]);
-                    beyond_q    <= ~lanes_le(lp_q[LW-1:0]);
-                    hl_mask_q   <= lanes_ge(lo0);
+                    hl_ae_q     <= h_len_q[LW] ? ~lanes_ge(lo0) : lanes_ge(lo0);
                     r_nxt_q     <= rm1_q - RW'(mss_q);
                     tl_q        <= 16'(len_q);
                     st_q        <= S_PREP3;
@@ -656,15 +703,15 @@ module tso_segmenter #(
                     // Segment 0 starts at lane lo0.
                     first_q   <= 1'b1;
                     last_q    <= last0;
-                    lo_mask_q <= lanes_ge(lo0);
+                    lo_rot_q  <= lanes_ge(lo0);
                     e_q       <= e0;
-                    e_mask_q  <= lanes_le(e0);
+                    e_rot_q   <= lanes_le(e0);
                     e_top_q   <= e0 == LW'(W - 1);
                     end_q     <= last0 ? tend_q : !sum0[LW] && b0z_q;
                     blft_q    <= sum0[LW] ? b1_q : b0_q;
                     blft1_q   <= sum0[LW] ? b0z_q : b0one_q;
                     rot_q     <= '0;
-                    a_mask_q  <= lanes_ge(lo0);
+                    ae_q      <= h_len_q[LW] ? ~lanes_ge(lo0) : lanes_ge(lo0);
                     w0_q      <= KW'(h_len_q >> LW);
                     winc_q    <= 1'b1;
                     if (empty_q && !ended_q) begin
@@ -682,8 +729,9 @@ module tso_segmenter #(
                 S_PAY: begin
                     if (drop) begin
                         // The mismatch shows on this beat: drop this segment.
-                        err_q <= bad_short ? ERR_SHORT : ERR_LONG;
-                        pay_q <= 1'b0;
+                        err_q  <= bad_short ? ERR_SHORT : ERR_LONG;
+                        undo_q <= end_q;
+                        pay_q  <= 1'b0;
                         st_q  <= i_last && consume ? S_STATUS : S_DRAIN;
                     end else if (commit && last_q) begin
                         // The empty send's template beat may still wait.
@@ -693,6 +741,10 @@ module tso_segmenter #(
                     end
                     if (commit) begin
                         wsel_q <= !wsel_q;
+                    end
+                    // Counted without waiting for the beat's mismatch test; a dropped segment is
+                    // taken back in the status.
+                    if (commit_any) begin
                         nseg_q <= nseg_q + 1;
                     end
                     // The segment state moves on whether or not the segment is good: after a
@@ -706,21 +758,22 @@ module tso_segmenter #(
                         last_q    <= nx_last;
                         r_nxt_q   <= r_nxt_q - RW'(mss_q);
                         nl_q      <= $signed(r_nxt_q) <= $signed(RW'(mss_q));
-                        lo_mask_q <= lanes_ge(nx_lo);
+                        lo_rot_q  <= rot_lanes(lanes_ge(nx_lo), lo0 - nx_lo);
                         e_q       <= nx_last ? lend_q : nx_e;
-                        e_mask_q  <= nx_last ? lend_mask_q : lanes_le(nx_e);
+                        e_rot_q   <= rot_lanes(nx_last ? lend_mask_q : lanes_le(nx_e),
+                                               lo0 - nx_lo);
                         e_top_q   <= nx_e == LW'(W - 1);
                         end_q     <= nx_last ? nx_tend : !nx_carry && b0z_q;
                         blft_q    <= nx_carry ? b1_q : b0_q;
                         blft1_q   <= nx_carry ? b0z_q : b0one_q;
                         rot_q     <= lo0 - nx_lo;
-                        a_mask_q  <= hl_mask_q;
+                        ae_q      <= hl_ae_q;
                         w0_q      <= KW'(h_len_q >> LW);
                         winc_q    <= lo0 >= nx_lo;
                     end else if (pass) begin
                         // The segment goes on past this beat.
-                        lo_mask_q <= '1;
-                        a_mask_q  <= lanes_ge(rot_q);
+                        lo_rot_q  <= '1;
+                        ae_q      <= w0_q[0] ^ winc_q ? ~lanes_ge(rot_q) : lanes_ge(rot_q);
                         w0_q      <= w0_q + KW'(winc_q);
                         winc_q    <= 1'b1;
                         blft_q    <= blft_q - BW'(1);
@@ -781,7 +834,7 @@ module tso_segmenter #(
         .rst    (rst),
         .s_valid(st_q == S_STATUS),
         .s_ready(sts_ready),
-        .s_data ({err_q, nseg_q}),
+        .s_data ({err_q, nseg_q - 32'(undo_q)}),
         .m_valid(m_sts_valid),
         .m_ready(m_sts_ready),
         .m_data ({m_sts_error, m_sts_segments})
@@ -825,7 +878,6 @@ module tso_segmenter #(
     // edge; W1 only carries the same data on to the checksum adder.
     wire [DATA_W-1:0] rd_e;
     wire [DATA_W-1:0] rd_o;
-    wire              adv;           // egress advances (output skid buffer's s_ready)
     logic [RAW-1:0]   rd_addr;
 
     tso_ram #(
@@ -833,7 +885,7 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_even (
         .clk  (clk),
-        .we   (pass ? be_e : '0),
+        .we   (be_e),
         .waddr(addr_e),
         .wdata(rot_data),
         .re   (adv),
@@ -846,7 +898,7 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_odd (
         .clk  (clk),
-        .we   (pass ? be_o : '0),
+        .we   (be_o),
         .waddr(addr_o),
         .wdata(rot_data),
         .re   (adv),
@@ -972,11 +1024,8 @@ module tso_segmenter #(
     // ------------------------------------------------------------------------------------------
     // Egress: R (read issue, field lanes) -> P (template word patched, RAM word) -> D (merge)
     // -> output skid buffer.
-    logic              r_active_q;
-    logic              rsel_q;        // slot being read
     logic [KW-1:0]     k_q;           // word of the segment
     logic [KW-1:0]     kl_q;          // words after k_q
-    logic              r_last_q;      // kl_q == 0
     logic              c_hs_q;
     logic [W-1:0]      c_lkeep_q;
     // Word k_q's first byte less the IP offset, the TCP offset and the template length.
@@ -1055,12 +1104,13 @@ module tso_segmenter #(
     // Both banks are read at word k_q / 2; the word's parity picks one.
     assign rd_addr = (rsel_q ? RAW'(HALF) : RAW'(0)) + RAW'(k_q >> 1);
 
-    // Stage R: template word k_q, its template lanes, and which field (if any) each 16-bit lane
-    // pair carries (fields sit at even offsets): 0 none, 1 IP length, 2 identification, 3 IPv4
-    // checksum, 4 and 5 sequence number halves, 6 offset and flags, 7 TCP checksum.
+    // Stage R: template word k_q (its group's candidates), its template lanes, and which field
+    // (if any) each 16-bit lane pair carries (fields sit at even offsets), one-hot so that P is
+    // an AND-OR: 0 none, 1 IP length, 2 identification, 3 IPv4 checksum, 4 and 5 sequence number
+    // halves, 6 offset and flags, 7 TCP checksum.
     wire [NC*DATA_W-1:0] t_cand = group_words(hdr_q[c_hs_q], k_q[1:0]);
     logic [W-1:0]     t_mask;
-    logic [3*W/2-1:0] t_code;   // 3 bits per lane pair
+    logic [8*W/2-1:0] t_sel;    // one-hot per lane pair: 0 the template, else that field
     always_comb begin
         for (int l = 0; l < W; l++) begin
             t_mask[l] = c_rh_q < $signed(16'(-l));
@@ -1074,16 +1124,14 @@ module tso_segmenter #(
             hit[5] = c_rt_q == 16'(6 - 2 * m);
             hit[6] = c_rt_q == 16'(12 - 2 * m);
             hit[7] = c_rt_q == 16'(16 - 2 * m);
-            t_code[3*m +: 3] = {hit[4] | hit[5] | hit[6] | hit[7],
-                                hit[2] | hit[3] | hit[6] | hit[7],
-                                hit[1] | hit[3] | hit[5] | hit[7]};
+            t_sel[8*m +: 8] = {hit, ~|hit};
         end
     end
 
     logic              p_valid_q;
     logic [NC*DATA_W-1:0] p_cand_q;   // template word k_q of each group of four
     logic [KW-1:0]     p_k_q;
-    logic [3*W/2-1:0]  p_code_q;
+    logic [8*W/2-1:0]  p_sel_q;
     logic [W-1:0]      p_tmask_q;
     logic [W-1:0]      p_keep_q;
     logic              p_last_q;
@@ -1099,7 +1147,7 @@ module tso_segmenter #(
         if (adv) begin
             p_cand_q    <= t_cand;
             p_k_q       <= k_q;
-            p_code_q    <= t_code;
+            p_sel_q     <= t_sel;
             p_tmask_q   <= t_mask;
             p_keep_q    <= r_last_q ? c_lkeep_q : '1;
             p_last_q    <= r_last_q;
@@ -1110,23 +1158,27 @@ module tso_segmenter #(
     end
 
     // Stage P: the template word with the segment's fields in place (big-endian: the high byte
-    // at the even lane). The offset byte of field 5 stays the template's.
+    // at the even lane). The data offset byte next to the flags stays the template's.
     // The template word (any word past the template slot: its lanes are not template lanes).
     wire [DATA_W-1:0] p_tword = p_cand_q[(32'(p_k_q) >> 2) % NC * DATA_W +: DATA_W];
     logic [DATA_W-1:0] p_patched;
     always_comb begin
         for (int m = 0; m < W / 2; m++) begin
-            logic [2:0]  c;
+            logic [7:0]  sel;
             logic [15:0] v;
-            c = p_code_q[3*m +: 3];
-            v = p_fval_q[16*(c == 3'd0 ? 0 : 32'(c) - 1) +: 16];
-            if (c == 3'd0) begin
-                p_patched[16*m +: 16] = p_tword[16*m +: 16];
-            end else if (c == 3'd6) begin
-                p_patched[16*m +: 16] = {v[7:0], p_tword[16*m +: 8]};
-            end else begin
-                p_patched[16*m +: 16] = {v[7:0], v[15:8]};
+            sel = p_sel_q[8*m +: 8];
+            // Field f's value in lane order (low byte of the slice = even lane = high byte).
+            v = {16{sel[0]}} & p_tword[16*m +: 16];
+            for (int f = 1; f <= NF; f++) begin
+                logic [15:0] x;
+                x = p_fval_q[16*(f-1) +: 16];
+                if (f == 6) begin
+                    v = v | ({16{sel[f]}} & {x[7:0], p_tword[16*m +: 8]});
+                end else begin
+                    v = v | ({16{sel[f]}} & {x[7:0], x[15:8]});
+                end
             end
+            p_patched[16*m +: 16] = v;
         end
     end
 
