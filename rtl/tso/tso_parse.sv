@@ -52,7 +52,7 @@ module tso_parse #(
     localparam logic [3:0] ERR_MSS_TOO_LARGE = 4'd2;
     localparam logic [3:0] ERR_NOT_TCP       = 4'd5;
     localparam logic [3:0] ERR_MALFORMED     = 4'd6;
-    localparam int         LATENCY           = 5;   // register stages, start to done
+    localparam int         LATENCY           = 6;   // register stages, start to done
     // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
     localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};
 
@@ -118,8 +118,7 @@ module tso_parse #(
     logic        s2_v4_q;
     logic        s2_v6_q;
     logic [7:0]  s2_ip_off_q;
-    logic [32:0] s2_hit_q;    // one-hot: TCP header at IHL r (5..15) behind link header sel,
-                              // bit 3 * (r - 5) + sel; IPv6 as r = 10
+    logic [1:0]  s2_sel_q;    // link_sel
     logic [3:0]  s2_version_q;
     logic [3:0]  s2_ihl_q;
     logic [7:0]  s2_b6_q;     // IP header bytes 6, 7 and 9, compared in stage 3
@@ -131,12 +130,7 @@ module tso_parse #(
         s2_v4_q         <= is_v4;
         s2_v6_q         <= is_v6;
         s2_ip_off_q     <= ip_at8;
-        for (int r = 5; r <= 15; r++) begin
-            for (int sel = 0; sel < 3; sel++) begin
-                s2_hit_q[3*(r-5) + sel] <= link_sel == 2'(sel)
-                                           && (is_v4 ? ipb0[3:0] == 4'(r) : r == 10);
-            end
-        end
+        s2_sel_q        <= link_sel;
         s2_version_q    <= ipb0[7:4];
         s2_ihl_q        <= ipb0[3:0];
         s2_b6_q         <= ip_byte(view, link_sel, 6);
@@ -145,28 +139,9 @@ module tso_parse #(
         s2_ident_q      <= {ip_byte(view, link_sel, 4), ip_byte(view, link_sel, 5)};
     end
 
-    // ---- stage 3: the TCP header, 20 bytes at the IHL (IPv4: 20..60 in steps of 4) or 40
-    // (IPv6), and the IP length checks.
+    // ---- stage 3: where the TCP header is (IPv4: at the IHL, 20..60 in steps of 4; IPv6: at
+    // 40), and the IP length checks.
     wire [5:0]  tcp_rel = s2_v4_q ? {s2_ihl_q, 2'b00} : 6'd40;
-    // Only the fields the segmenter rewrites or checks: sequence number (bytes 4-7) and the data
-    // offset and flags (bytes 12-13), picked by an AND-OR over the one-hot TCP offset (none for
-    // an IHL below 5, which fails earlier anyway).
-    logic [31:0] tcp_seq;
-    logic [15:0] tcp_doff_flags;
-    always_comb begin
-        tcp_seq        = '0;
-        tcp_doff_flags = '0;
-        for (int r = 5; r <= 15; r++) begin
-            for (int sel = 0; sel < 3; sel++) begin
-                logic hit;
-                hit            = s2_hit_q[3*(r-5) + sel];
-                tcp_seq        = tcp_seq
-                                 | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4) +: 32]);
-                tcp_doff_flags = tcp_doff_flags
-                                 | ({16{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 12) +: 16]);
-            end
-        end
-    end
 
     wire [15:0] ip_at   = {8'd0, s2_ip_off_q};
     wire [15:0] ihl_len = {10'd0, s2_ihl_q, 2'b00};
@@ -180,8 +155,8 @@ module tso_parse #(
     logic        s3_v6_not_tcp_q;
     logic [7:0]  s3_ip_off_q;
     logic [7:0]  s3_tcp_off_q;
-    logic [31:0] s3_seq_q;
-    logic [15:0] s3_doff_flags_q;
+    logic [32:0] s3_hit_q;      // one-hot: TCP header at IHL r (5..15) behind link header
+                                // sel, bit 3 * (r - 5) + sel; IPv6 as r = 10
     logic [15:0] s3_ident_q;
     logic [16:0] s3_ip_hdr_q;   // bytes from the IP header on, less IPv6's fixed 40
     always_ff @(posedge clk) begin
@@ -195,28 +170,48 @@ module tso_parse #(
         s3_v6_not_tcp_q   <= s2_b6_q != 8'd6;
         s3_ip_off_q       <= s2_ip_off_q;
         s3_tcp_off_q      <= s2_ip_off_q + {2'b00, tcp_rel};
-        s3_seq_q          <= tcp_seq;
-        s3_doff_flags_q   <= tcp_doff_flags;
+        for (int r = 5; r <= 15; r++) begin
+            for (int sel = 0; sel < 3; sel++) begin
+                s3_hit_q[3*(r-5) + sel] <= s2_sel_q == 2'(sel) && tcp_rel == 6'(4 * r);
+            end
+        end
         s3_ident_q        <= s2_ident_q;
         s3_ip_hdr_q       <= {1'b0, hdr_len} - {9'd0, s2_ip_off_q} - (s2_v4_q ? 17'd0 : 17'd40);
     end
 
-    // ---- stage 4: TCP and MSS checks
-    wire [15:0] tcp_at = {8'd0, s3_tcp_off_q};
-    wire [3:0]  doff   = s3_doff_flags_q[7:4];
+    // ---- stage 4: the TCP fields the segmenter rewrites or checks: sequence number (bytes 4-7)
+    // and the data offset and flags (bytes 12-13), picked by an AND-OR over the one-hot offset
+    // (none for an IHL below 5, which fails earlier anyway); the MSS check.
+    logic [31:0] tcp_seq;
+    logic [15:0] tcp_doff_flags;
+    always_comb begin
+        tcp_seq        = '0;
+        tcp_doff_flags = '0;
+        for (int r = 5; r <= 15; r++) begin
+            for (int sel = 0; sel < 3; sel++) begin
+                logic hit;
+                hit            = s3_hit_q[3*(r-5) + sel];
+                tcp_seq        = tcp_seq
+                                 | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4)
+                                                     +: 32]);
+                tcp_doff_flags = tcp_doff_flags
+                                 | ({16{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 12)
+                                                     +: 16]);
+            end
+        end
+    end
 
-    logic       s4_tcp_malformed_q;
-    logic       s4_mss_big_q;
-    logic       s4_link_short_q;
-    logic       s4_v4_q;
-    logic       s4_v6_q;
-    logic       s4_v4_malformed_q;
-    logic       s4_v4_not_tcp_q;
-    logic       s4_v6_malformed_q;
-    logic       s4_v6_not_tcp_q;
+    logic        s4_mss_big_q;
+    logic        s4_link_short_q;
+    logic        s4_v4_q;
+    logic        s4_v6_q;
+    logic        s4_v4_malformed_q;
+    logic        s4_v4_not_tcp_q;
+    logic        s4_v6_malformed_q;
+    logic        s4_v6_not_tcp_q;
+    logic [31:0] s4_seq_q;
+    logic [15:0] s4_doff_flags_q;
     always_ff @(posedge clk) begin
-        s4_tcp_malformed_q <= hdr_len <= tcp_at + 16'd12 || doff < 4'd5
-                              || tcp_at + {10'd0, doff, 2'b00} != hdr_len;
         // IPv4 total length or IPv6 payload length of a full segment (16-bit field), 17 bits.
         s4_mss_big_q       <= s3_ip_hdr_q + {1'b0, mss} > 17'h0FFFF
                               || {16'd0, mss} > 32'(MAX_MSS);
@@ -227,25 +222,53 @@ module tso_parse #(
         s4_v4_not_tcp_q    <= s3_v4_not_tcp_q;
         s4_v6_malformed_q  <= s3_v6_malformed_q;
         s4_v6_not_tcp_q    <= s3_v6_not_tcp_q;
+        s4_seq_q           <= tcp_seq;
+        s4_doff_flags_q    <= tcp_doff_flags;
     end
 
-    // ---- stage 5: the first failing check in the model's order
+    // ---- stage 5: TCP header checks
+    wire [15:0] tcp_at = {8'd0, s3_tcp_off_q};
+    wire [3:0]  doff   = s4_doff_flags_q[7:4];
+
+    logic       s5_tcp_malformed_q;
+    logic       s5_mss_big_q;
+    logic       s5_link_short_q;
+    logic       s5_v4_q;
+    logic       s5_v6_q;
+    logic       s5_v4_malformed_q;
+    logic       s5_v4_not_tcp_q;
+    logic       s5_v6_malformed_q;
+    logic       s5_v6_not_tcp_q;
     always_ff @(posedge clk) begin
-        if (s4_link_short_q) begin
+        s5_tcp_malformed_q <= hdr_len <= tcp_at + 16'd12 || doff < 4'd5
+                              || tcp_at + {10'd0, doff, 2'b00} != hdr_len;
+        s5_mss_big_q       <= s4_mss_big_q;
+        s5_link_short_q    <= s4_link_short_q;
+        s5_v4_q            <= s4_v4_q;
+        s5_v6_q            <= s4_v6_q;
+        s5_v4_malformed_q  <= s4_v4_malformed_q;
+        s5_v4_not_tcp_q    <= s4_v4_not_tcp_q;
+        s5_v6_malformed_q  <= s4_v6_malformed_q;
+        s5_v6_not_tcp_q    <= s4_v6_not_tcp_q;
+    end
+
+    // ---- stage 6: the first failing check in the model's order
+    always_ff @(posedge clk) begin
+        if (s5_link_short_q) begin
             err <= ERR_MALFORMED;
-        end else if (!s4_v4_q && !s4_v6_q) begin
+        end else if (!s5_v4_q && !s5_v6_q) begin
             err <= ERR_NOT_TCP;
-        end else if (s4_v4_q && s4_v4_malformed_q) begin
+        end else if (s5_v4_q && s5_v4_malformed_q) begin
             err <= ERR_MALFORMED;
-        end else if (s4_v4_q && s4_v4_not_tcp_q) begin
+        end else if (s5_v4_q && s5_v4_not_tcp_q) begin
             err <= ERR_NOT_TCP;
-        end else if (s4_v6_q && s4_v6_malformed_q) begin
+        end else if (s5_v6_q && s5_v6_malformed_q) begin
             err <= ERR_MALFORMED;
-        end else if (s4_v6_q && s4_v6_not_tcp_q) begin
+        end else if (s5_v6_q && s5_v6_not_tcp_q) begin
             err <= ERR_NOT_TCP;
-        end else if (s4_tcp_malformed_q) begin
+        end else if (s5_tcp_malformed_q) begin
             err <= ERR_MALFORMED;
-        end else if (s4_mss_big_q) begin
+        end else if (s5_mss_big_q) begin
             err <= ERR_MSS_TOO_LARGE;
         end else begin
             err <= 4'd0;
@@ -256,9 +279,9 @@ module tso_parse #(
     assign ip_off    = s3_ip_off_q;
     assign tcp_off   = s3_tcp_off_q;
     assign ident     = s3_ident_q;
-    assign seq       = {s3_seq_q[7:0], s3_seq_q[15:8], s3_seq_q[23:16], s3_seq_q[31:24]};
-    assign doff_byte = s3_doff_flags_q[7:0];
-    assign flags     = s3_doff_flags_q[15:8];
+    assign seq       = {s4_seq_q[7:0], s4_seq_q[15:8], s4_seq_q[23:16], s4_seq_q[31:24]};
+    assign doff_byte = s4_doff_flags_q[7:0];
+    assign flags     = s4_doff_flags_q[15:8];
 
 endmodule
 

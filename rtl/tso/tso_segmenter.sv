@@ -286,6 +286,7 @@ module tso_segmenter #(
     logic              hdr_z_q;       // hdr_left_q == 0
     logic              ended_q;       // the stream holds no byte after the template
     logic              held_q;        // the template's last beat is still in the skid buffer
+    logic              hshort_q;      // that beat ended the stream before the template's end
     logic              parse_go_q;    // first S_PARSE cycle
     // template fields (current send)
     logic [7:0]        ip_off_q;
@@ -342,6 +343,8 @@ module tso_segmenter #(
     logic              pe_q;          // S_PAY without payload: the header-only segment
     logic              rdy_pay_q;     // in S_PAY: the slot is free and a pass would use the beat up
     logic              wfree_q;       // !busy_q[wsel_q] (exact while pay_q or pe_q)
+    logic              hdr_rdy_q;     // S_HDR && !hdr_lt_q
+    logic              drain_q;       // S_DRAIN
     logic [W-1:0]      hl_ae_q;       // ae_q of a segment's first pass
     logic              hs_free_q;     // hs_free, a clock late (see there)
     logic [2*HW-1:0]   hwe_q;         // one-hot: header slot and word of the next template beat
@@ -550,14 +553,9 @@ module tso_segmenter #(
     // ---- ingress handshakes
     always_comb begin
         d_ready = st_q == S_IDLE && hs_free_q;
-        i_ready = 1'b0;
-        case (st_q)
-            S_HDR:   i_ready = !hdr_lt_q;
-            // Without i_valid: the skid buffer ignores ready while it offers nothing.
-            S_PAY:   i_ready = pay_q && rdy_pay_q;
-            S_DRAIN: i_ready = 1'b1;
-            default: i_ready = 1'b0;
-        endcase
+        // S_HDR, S_DRAIN, S_PAY: one gate from flip-flops, as the skid buffer's data enables
+        // follow.
+        i_ready = hdr_rdy_q || drain_q || (pay_q && rdy_pay_q);
     end
 
     wire sts_ready;
@@ -576,6 +574,8 @@ module tso_segmenter #(
             pe_q       <= 1'b0;
             rdy_pay_q  <= 1'b0;
             wfree_q    <= 1'b0;
+            hdr_rdy_q  <= 1'b0;
+            drain_q    <= 1'b0;
             hs_free_q  <= 1'b0;
             hwe_q      <= '0;
             wsel_q     <= 1'b0;
@@ -605,36 +605,46 @@ module tso_segmenter #(
                     if (d_mss == 16'd0) begin
                         err_q <= ERR_MSS_ZERO;
                         st_q  <= S_DRAIN;
+                        drain_q <= 1'b1;
                     end else if (d_hdr_len > 16'(MAX_HDR)) begin
                         err_q <= ERR_HDR_TOO_LONG;
                         st_q  <= S_DRAIN;
+                        drain_q <= 1'b1;
                     end else if (d_len > 32'(MAX_TSO)) begin
                         err_q <= ERR_LEN_TOO_LONG;
                         st_q  <= S_DRAIN;
+                        drain_q <= 1'b1;
                     end else begin
-                        err_q <= ERR_NONE;
-                        st_q  <= S_HDR;
+                        err_q     <= ERR_NONE;
+                        hdr_rdy_q <= d_hdr_len >= 16'(W);
+                        st_q      <= S_HDR;
                     end
                 end
                 S_HDR: if (i_valid) begin
-                    if (hdr_end) begin
-                        // The template ends in this beat; any bytes after it are payload and
-                        // the beat stays for S_PAY.
+                    if (hdr_le_q) begin
+                        // The template ends in this beat (unless it is a short last beat, which
+                        // S_PARSE reports: the state does not wait for the keep bits); any
+                        // bytes after it are payload and the beat stays for S_PAY.
                         ended_q    <= !hdr_more && i_last;
+                        hshort_q   <= !hdr_end;
                         held_q     <= hdr_lt_q;
                         hwe_q      <= '0;
+                        hdr_rdy_q  <= 1'b0;
                         hk_q       <= '0;
                         parse_go_q <= 1'b1;
                         st_q       <= S_PARSE;
                     end else if (i_last) begin
                         err_q      <= ERR_SHORT;
                         hwe_q      <= '0;
+                        hdr_rdy_q  <= 1'b0;
                         st_q       <= hdr_lt_q ? S_DRAIN : S_STATUS;
+                        drain_q    <= hdr_lt_q;
                     end else begin
                         hwe_q      <= hwe_q << 1;
                         hk_q       <= hk_q + 1'b1;
                         hdr_left_q <= hdr_left_q - 16'(W);
                         hdr_lt_q   <= hdr_left_q < 16'(2 * W);
+                        hdr_rdy_q  <= hdr_left_q >= 16'(2 * W);
                         hdr_le_q   <= hdr_left_q <= 16'(2 * W);
                         hdr_z_q    <= hdr_left_q == 16'(W);
                     end
@@ -652,9 +662,15 @@ module tso_segmenter #(
                     doff_q    <= p_doff;
                     flags_q   <= p_flags;
                     if (parse_done) begin
-                        if (p_err != ERR_NONE) begin
+                        if (hshort_q) begin
+                            // The stream ended inside the template: that comes first.
+                            err_q   <= ERR_SHORT;
+                            st_q    <= held_q ? S_DRAIN : S_STATUS;
+                            drain_q <= held_q;
+                        end else if (p_err != ERR_NONE) begin
                             err_q <= p_err;
                             st_q  <= ended_q && !held_q ? S_STATUS : S_DRAIN;
+                            drain_q <= !(ended_q && !held_q);
                         end else begin
                             st_q  <= S_SUM;
                         end
@@ -717,9 +733,11 @@ module tso_segmenter #(
                     if (empty_q && !ended_q) begin
                         err_q <= ERR_LONG;
                         st_q  <= S_DRAIN;
+                        drain_q <= 1'b1;
                     end else if (!empty_q && ended_q) begin
                         err_q <= ERR_SHORT;
                         st_q  <= held_q ? S_DRAIN : S_STATUS;
+                        drain_q <= held_q;
                     end else begin
                         pay_q <= !empty_q;
                         pe_q  <= empty_q;
@@ -733,11 +751,13 @@ module tso_segmenter #(
                         undo_q <= end_q;
                         pay_q  <= 1'b0;
                         st_q  <= i_last && consume ? S_STATUS : S_DRAIN;
+                        drain_q <= !(i_last && consume);
                     end else if (commit && last_q) begin
                         // The empty send's template beat may still wait.
                         pay_q <= 1'b0;
                         pe_q  <= 1'b0;
                         st_q  <= empty_q && held_q ? S_DRAIN : S_STATUS;
+                        drain_q <= empty_q && held_q;
                     end
                     if (commit) begin
                         wsel_q <= !wsel_q;
@@ -787,7 +807,8 @@ module tso_segmenter #(
                     end
                 end
                 S_DRAIN: if (i_valid && i_last) begin
-                    st_q <= S_STATUS;
+                    st_q    <= S_STATUS;
+                    drain_q <= 1'b0;
                 end
                 S_STATUS: if (sts_ready) begin
                     st_q <= S_IDLE;
@@ -845,8 +866,7 @@ module tso_segmenter #(
     // from its payload length, sequence number and identification. W2: accumulate; header sums.
     // W3: payload plus header sum; IPv4 checksum. W4: TCP checksum; the slot is ready.
     logic              w1_valid_q;
-    logic [DATA_W-1:0] w1_data_q;
-    logic [W-1:0]      w1_mask_q;
+    logic [DATA_W-1:0] w1_data_q;     // the lanes written this pass, zeros elsewhere
     logic              w1_end_q;      // the segment ends with this pass (commit or drop)
     logic              w1_commit_q;
     logic              w1_slot_q;
@@ -862,8 +882,9 @@ module tso_segmenter #(
         end else begin
             w1_valid_q <= pass || empty_commit;
         end
-        w1_data_q   <= rot_data;
-        w1_mask_q   <= pass ? rot_mask : '0;
+        for (int l = 0; l < W; l++) begin
+            w1_data_q[8*l +: 8] <= pass && rot_mask[l] ? rot_data[8*l +: 8] : 8'd0;
+        end
         w1_end_q    <= commit || drop;
         w1_commit_q <= commit;
         w1_slot_q   <= wsel_q;
@@ -907,7 +928,7 @@ module tso_segmenter #(
     );
 
     wire [SUMW-1:0] beat_sum;
-    tso_sum16 #(.BYTES(W)) u_pay_sum (.data(w1_data_q), .mask(w1_mask_q), .sum(beat_sum));
+    tso_sum16 #(.BYTES(W)) u_pay_sum (.data(w1_data_q), .mask('1), .sum(beat_sum));
 
     wire [7:0] w1_flags = flags_q & ~(w1_last_q ? 8'h00 : 8'h09) & ~(w1_first_q ? 8'h00 : 8'h80);
 
