@@ -31,8 +31,9 @@
 // Pipeline:
 //   ingress  S_IDLE takes a descriptor; S_HDR stores the header beats into one of two header
 //            slots (flip-flops); S_PARSE waits for tso_parse's register stages; S_SUM adds the
-//            template's constant checksum words, one beat of the template per cycle through a
-//            three-stage adder; S_PREP sets up the send's counters; S_PAY writes payload.
+//            template's constant checksum words, one beat of the template per cycle through
+//            four stages (pick, mask, add, accumulate); S_PREP sets up the send's counters;
+//            S_PAY writes payload.
 //   write    each S_PAY cycle is a pass: the bytes of the current beat that belong to the
 //            current segment (a beat holding a segment boundary takes two passes) are rotated to
 //            their place in the segment and written into one of two segment slots. A slot holds
@@ -400,8 +401,10 @@ module tso_segmenter #(
             ip_in   = sri_q >= $signed((AW + 1)'(-l));
             tcp_in  = srt_q >= $signed((AW + 1)'(-l));
             in_hdr  = srh_q < $signed((AW + 1)'(-l));
-            in_addr = v4_q ? sri_q >= $signed((AW + 1)'(12 - l)) && sri_q < $signed((AW + 1)'(20 - l))
-                           : sri_q >= $signed((AW + 1)'(8 - l)) && sri_q < $signed((AW + 1)'(40 - l));
+            in_addr = v4_q ? sri_q >= $signed((AW + 1)'(12 - l))
+                             && sri_q < $signed((AW + 1)'(20 - l))
+                           : sri_q >= $signed((AW + 1)'(8 - l))
+                             && sri_q < $signed((AW + 1)'(40 - l));
             ip_mask[l] = v4_q && ip_in && !tcp_in
                          && sri_q != (AW + 1)'(2 - l) && sri_q != (AW + 1)'(3 - l)
                          && sri_q != (AW + 1)'(4 - l) && sri_q != (AW + 1)'(5 - l)
@@ -432,25 +435,27 @@ module tso_segmenter #(
         s0_tcpm_q <= tcp_mask;
     end
 
+    // Stage A: the word, masked here so that stage B is adders only.
+    wire [DATA_W-1:0]  s0_word = s0_cand_q[(32'(s0_hk_q) >> 2) % NC * DATA_W +: DATA_W];
     logic              sa_valid_q;
-    logic [DATA_W-1:0] sa_word_q;
-    logic [W-1:0]      sa_ipm_q;
-    logic [W-1:0]      sa_tcpm_q;
+    logic [DATA_W-1:0] sa_ipw_q;      // the word's IPv4 header lanes, zeros elsewhere
+    logic [DATA_W-1:0] sa_tcpw_q;     // its TCP sum lanes
     always_ff @(posedge clk) begin
         if (rst) begin
             sa_valid_q <= 1'b0;
         end else begin
             sa_valid_q <= s0_valid_q;
         end
-        sa_word_q <= s0_cand_q[(32'(s0_hk_q) >> 2) % NC * DATA_W +: DATA_W];
-        sa_ipm_q  <= s0_ipm_q;
-        sa_tcpm_q <= s0_tcpm_q;
+        for (int l = 0; l < W; l++) begin
+            sa_ipw_q[8*l +: 8]  <= s0_ipm_q[l] ? s0_word[8*l +: 8] : 8'd0;
+            sa_tcpw_q[8*l +: 8] <= s0_tcpm_q[l] ? s0_word[8*l +: 8] : 8'd0;
+        end
     end
 
     wire [SUMW-1:0] ip_word_sum;
     wire [SUMW-1:0] tcp_word_sum;
-    tso_sum16 #(.BYTES(W)) u_ip_sum  (.data(sa_word_q), .mask(sa_ipm_q),  .sum(ip_word_sum));
-    tso_sum16 #(.BYTES(W)) u_tcp_sum (.data(sa_word_q), .mask(sa_tcpm_q), .sum(tcp_word_sum));
+    tso_sum16 #(.BYTES(W)) u_ip_sum  (.data(sa_ipw_q),  .mask('1), .sum(ip_word_sum));
+    tso_sum16 #(.BYTES(W)) u_tcp_sum (.data(sa_tcpw_q), .mask('1), .sum(tcp_word_sum));
 
     logic            sb_valid_q;
     logic [SUMW-1:0] sb_ip_q;
@@ -603,16 +608,16 @@ module tso_segmenter #(
                     hk_q       <= '0;
                     ended_q    <= 1'b0;
                     if (d_mss == 16'd0) begin
-                        err_q <= ERR_MSS_ZERO;
-                        st_q  <= S_DRAIN;
+                        err_q   <= ERR_MSS_ZERO;
+                        st_q    <= S_DRAIN;
                         drain_q <= 1'b1;
                     end else if (d_hdr_len > 16'(MAX_HDR)) begin
-                        err_q <= ERR_HDR_TOO_LONG;
-                        st_q  <= S_DRAIN;
+                        err_q   <= ERR_HDR_TOO_LONG;
+                        st_q    <= S_DRAIN;
                         drain_q <= 1'b1;
                     end else if (d_len > 32'(MAX_TSO)) begin
-                        err_q <= ERR_LEN_TOO_LONG;
-                        st_q  <= S_DRAIN;
+                        err_q   <= ERR_LEN_TOO_LONG;
+                        st_q    <= S_DRAIN;
                         drain_q <= 1'b1;
                     end else begin
                         err_q     <= ERR_NONE;
@@ -634,11 +639,11 @@ module tso_segmenter #(
                         parse_go_q <= 1'b1;
                         st_q       <= S_PARSE;
                     end else if (i_last) begin
-                        err_q      <= ERR_SHORT;
-                        hwe_q      <= '0;
-                        hdr_rdy_q  <= 1'b0;
-                        st_q       <= hdr_lt_q ? S_DRAIN : S_STATUS;
-                        drain_q    <= hdr_lt_q;
+                        err_q     <= ERR_SHORT;
+                        hwe_q     <= '0;
+                        hdr_rdy_q <= 1'b0;
+                        st_q      <= hdr_lt_q ? S_DRAIN : S_STATUS;
+                        drain_q   <= hdr_lt_q;
                     end else begin
                         hwe_q      <= hwe_q << 1;
                         hk_q       <= hk_q + 1'b1;
@@ -668,8 +673,8 @@ module tso_segmenter #(
                             st_q    <= held_q ? S_DRAIN : S_STATUS;
                             drain_q <= held_q;
                         end else if (p_err != ERR_NONE) begin
-                            err_q <= p_err;
-                            st_q  <= ended_q && !held_q ? S_STATUS : S_DRAIN;
+                            err_q   <= p_err;
+                            st_q    <= ended_q && !held_q ? S_STATUS : S_DRAIN;
                             drain_q <= !(ended_q && !held_q);
                         end else begin
                             st_q  <= S_SUM;
@@ -731,12 +736,12 @@ module tso_segmenter #(
                     w0_q      <= KW'(h_len_q >> LW);
                     winc_q    <= 1'b1;
                     if (empty_q && !ended_q) begin
-                        err_q <= ERR_LONG;
-                        st_q  <= S_DRAIN;
+                        err_q   <= ERR_LONG;
+                        st_q    <= S_DRAIN;
                         drain_q <= 1'b1;
                     end else if (!empty_q && ended_q) begin
-                        err_q <= ERR_SHORT;
-                        st_q  <= held_q ? S_DRAIN : S_STATUS;
+                        err_q   <= ERR_SHORT;
+                        st_q    <= held_q ? S_DRAIN : S_STATUS;
                         drain_q <= held_q;
                     end else begin
                         pay_q <= !empty_q;
@@ -747,16 +752,16 @@ module tso_segmenter #(
                 S_PAY: begin
                     if (drop) begin
                         // The mismatch shows on this beat: drop this segment.
-                        err_q  <= bad_short ? ERR_SHORT : ERR_LONG;
-                        undo_q <= end_q;
-                        pay_q  <= 1'b0;
-                        st_q  <= i_last && consume ? S_STATUS : S_DRAIN;
+                        err_q   <= bad_short ? ERR_SHORT : ERR_LONG;
+                        undo_q  <= end_q;
+                        pay_q   <= 1'b0;
+                        st_q    <= i_last && consume ? S_STATUS : S_DRAIN;
                         drain_q <= !(i_last && consume);
                     end else if (commit && last_q) begin
                         // The empty send's template beat may still wait.
-                        pay_q <= 1'b0;
-                        pe_q  <= 1'b0;
-                        st_q  <= empty_q && held_q ? S_DRAIN : S_STATUS;
+                        pay_q   <= 1'b0;
+                        pe_q    <= 1'b0;
+                        st_q    <= empty_q && held_q ? S_DRAIN : S_STATUS;
                         drain_q <= empty_q && held_q;
                     end
                     if (commit) begin
