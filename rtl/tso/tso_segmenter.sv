@@ -272,6 +272,11 @@ module tso_segmenter #(
 
     state_e            st_q;
     logic              hs_q;          // header slot of the current send
+    // Copies of hs_q for the two wide readers of the template, taken while it is stored, so
+    // that no one flip-flop drives the slot choice of both (about 1000 loads, which cost more
+    // routing than a clock has).
+    logic              hs_par_q;      // for tso_parse (valid from the second S_HDR clock on)
+    logic              hs_sum_q;      // for the template sum (valid in S_PARSE and after)
     logic [15:0]       h_len_q;       // template length
     logic [15:0]       mss_q;
     logic [LEN_W-1:0]  len_q;         // payload length (valid once the descriptor checks passed)
@@ -369,7 +374,7 @@ module tso_segmenter #(
         .rst      (rst),
         .start    (parse_go_q),
         .done     (parse_done),
-        .hdr      (hdr_q[hs_q]),
+        .hdr      (hdr_q[hs_par_q]),
         .hdr_len  (h_len_q),
         .ipoib    (ipoib_q),
         .mss      (mss_q),
@@ -383,40 +388,41 @@ module tso_segmenter #(
         .flags    (p_flags)
     );
 
-    // ---- template checksum words (S_SUM): stage A picks template word hk_q and the lanes that
-    // count, stage B adds them, stage C accumulates. The lanes come from the word's first
-    // address less the IP offset, the TCP offset and the template length (sri_q, srt_q, srh_q,
-    // stepped by W), each compared with constants: no subtraction on the way.
+    // ---- template checksum words (S_SUM): stage S0 picks template word hk_q (of each group of
+    // four) and the lanes that count, stage A the word, masked, stage B adds, stage C
+    // accumulates. The lanes come from the word's first address less the IP offset, the TCP
+    // offset and the template length (sri_q, srt_q, srh_q), each compared with constants: no
+    // subtraction on the way. The compares run a word ahead (the counters point at word
+    // hk_q + 1 in S_SUM, at word 0 before it) into the lane flags below, which S0 combines.
     logic signed [AW:0] sri_q;
     logic signed [AW:0] srt_q;
     logic signed [AW:0] srh_q;
-    logic [W-1:0] ip_mask;
-    logic [W-1:0] tcp_mask;
-    always_comb begin
+    logic [W-1:0] f_ip_in_q;    // at or past the IP header
+    logic [W-1:0] f_tcp_in_q;   // at or past the TCP header
+    logic [W-1:0] f_in_hdr_q;   // before the template's end
+    logic [W-1:0] f_addr_q;     // an address of the pseudo-header
+    logic [W-1:0] f_ip_ex_q;    // IPv4 length, identification or checksum
+    logic [W-1:0] f_tcp_ex_q;   // TCP sequence number, offset and flags, or checksum
+    always_ff @(posedge clk) begin
         for (int l = 0; l < W; l++) begin
-            logic ip_in;     // at or past the IP header
-            logic tcp_in;    // at or past the TCP header
-            logic in_hdr;    // before the template's end
-            logic in_addr;   // an address of the pseudo-header
-            ip_in   = sri_q >= $signed((AW + 1)'(-l));
-            tcp_in  = srt_q >= $signed((AW + 1)'(-l));
-            in_hdr  = srh_q < $signed((AW + 1)'(-l));
-            in_addr = v4_q ? sri_q >= $signed((AW + 1)'(12 - l))
-                             && sri_q < $signed((AW + 1)'(20 - l))
-                           : sri_q >= $signed((AW + 1)'(8 - l))
-                             && sri_q < $signed((AW + 1)'(40 - l));
-            ip_mask[l] = v4_q && ip_in && !tcp_in
-                         && sri_q != (AW + 1)'(2 - l) && sri_q != (AW + 1)'(3 - l)
-                         && sri_q != (AW + 1)'(4 - l) && sri_q != (AW + 1)'(5 - l)
-                         && sri_q != (AW + 1)'(10 - l) && sri_q != (AW + 1)'(11 - l);
-            tcp_mask[l] = in_addr
-                          || (tcp_in && in_hdr
-                              && srt_q != (AW + 1)'(4 - l) && srt_q != (AW + 1)'(5 - l)
-                              && srt_q != (AW + 1)'(6 - l) && srt_q != (AW + 1)'(7 - l)
-                              && srt_q != (AW + 1)'(12 - l) && srt_q != (AW + 1)'(13 - l)
-                              && srt_q != (AW + 1)'(16 - l) && srt_q != (AW + 1)'(17 - l));
+            f_ip_in_q[l]  <= sri_q >= $signed((AW + 1)'(-l));
+            f_tcp_in_q[l] <= srt_q >= $signed((AW + 1)'(-l));
+            f_in_hdr_q[l] <= srh_q < $signed((AW + 1)'(-l));
+            f_addr_q[l]   <= v4_q ? sri_q >= $signed((AW + 1)'(12 - l))
+                                    && sri_q < $signed((AW + 1)'(20 - l))
+                                  : sri_q >= $signed((AW + 1)'(8 - l))
+                                    && sri_q < $signed((AW + 1)'(40 - l));
+            f_ip_ex_q[l]  <= sri_q == (AW + 1)'(2 - l) || sri_q == (AW + 1)'(3 - l)
+                             || sri_q == (AW + 1)'(4 - l) || sri_q == (AW + 1)'(5 - l)
+                             || sri_q == (AW + 1)'(10 - l) || sri_q == (AW + 1)'(11 - l);
+            f_tcp_ex_q[l] <= srt_q == (AW + 1)'(4 - l) || srt_q == (AW + 1)'(5 - l)
+                             || srt_q == (AW + 1)'(6 - l) || srt_q == (AW + 1)'(7 - l)
+                             || srt_q == (AW + 1)'(12 - l) || srt_q == (AW + 1)'(13 - l)
+                             || srt_q == (AW + 1)'(16 - l) || srt_q == (AW + 1)'(17 - l);
         end
     end
+    wire [W-1:0] ip_mask  = {W{v4_q}} & f_ip_in_q & ~f_tcp_in_q & ~f_ip_ex_q;
+    wire [W-1:0] tcp_mask = f_addr_q | (f_tcp_in_q & f_in_hdr_q & ~f_tcp_ex_q);
 
     logic                 s0_valid_q;
     logic [NC*DATA_W-1:0] s0_cand_q;    // template word hk_q of each group of four
@@ -429,7 +435,7 @@ module tso_segmenter #(
         end else begin
             s0_valid_q <= st_q == S_SUM;
         end
-        s0_cand_q <= group_words(hdr_q[hs_q], hk_q[1:0]);
+        s0_cand_q <= group_words(hdr_q[hs_sum_q], hk_q[1:0]);
         s0_hk_q   <= hk_q;
         s0_ipm_q  <= ip_mask;
         s0_tcpm_q <= tcp_mask;
@@ -656,9 +662,13 @@ module tso_segmenter #(
                 end
                 S_PARSE: begin
                     hk_last_q <= HKW'((h_len_q - 16'd1) >> LW);
-                    sri_q     <= -$signed((AW + 1)'(p_ip_off));
-                    srt_q     <= -$signed((AW + 1)'(p_tcp_off));
-                    srh_q     <= -$signed((AW + 1)'(h_len_q));
+                    // Word 0 until the flags have taken it, then word 1 (see S_SUM).
+                    sri_q     <= -$signed((AW + 1)'(p_ip_off))
+                                 + (parse_done ? (AW + 1)'(W) : '0);
+                    srt_q     <= -$signed((AW + 1)'(p_tcp_off))
+                                 + (parse_done ? (AW + 1)'(W) : '0);
+                    srh_q     <= -$signed((AW + 1)'(h_len_q))
+                                 + (parse_done ? (AW + 1)'(W) : '0);
                     ip_off_q  <= p_ip_off;
                     tcp_off_q <= p_tcp_off;
                     v4_q      <= p_v4;
@@ -820,6 +830,15 @@ module tso_segmenter #(
                 end
                 default: st_q <= S_IDLE;
             endcase
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (st_q == S_HDR) begin
+            hs_par_q <= hs_q;
+        end
+        if (st_q == S_PARSE) begin
+            hs_sum_q <= hs_q;
         end
     end
 
