@@ -22,11 +22,19 @@
 // The IP header starts at byte 4, 14 or 18, so fields are read through a 3-way window instead of
 // a full byte-indexed multiplexer; the TCP fields through a second window at the IHL.
 //
-// Purely combinational; the segmenter registers the results.
+// Timing: a chain of dependent choices (link type -> IP offset -> IHL -> TCP offset -> lengths
+// -> error priority) is too deep for one clock, so it is cut into LATENCY register stages. The
+// stages run freely and read the inputs directly, so the inputs must be held from the start
+// pulse until done; done pulses LATENCY cycles after start, with every output valid from then
+// until the inputs change.
 module tso_parse #(
     parameter int HDR_BYTES = 128,   // Bytes of the template array (at least the longest template)
     parameter int MAX_MSS   = 9000   // Largest MSS the segment buffer holds
 ) (
+    input  wire                   clk,
+    input  wire                   rst,        // synchronous, active high
+    input  wire                   start,      // inputs valid from now on, held until done
+    output wire                   done,       // outputs valid (a pulse LATENCY cycles on)
     input  wire [HDR_BYTES*8-1:0] hdr,        // byte p in bits [8p+7:8p]
     input  wire [15:0]            hdr_len,    // template length in bytes
     input  wire                   ipoib,      // 1: 4-byte IPoIB header, 0: Ethernet II
@@ -44,6 +52,9 @@ module tso_parse #(
     localparam logic [3:0] ERR_MSS_TOO_LARGE = 4'd2;
     localparam logic [3:0] ERR_NOT_TCP       = 4'd5;
     localparam logic [3:0] ERR_MALFORMED     = 4'd6;
+    localparam int         LATENCY           = 6;   // register stages, start to done
+    // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
+    localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};
 
     // The array padded with zeros so that every window below stays inside it.
     localparam int VIEW = HDR_BYTES + 18 + 80;
@@ -57,98 +68,220 @@ module tso_parse #(
         at = v[8*p +: 8];
     endfunction
 
-    // ---- link header
-    wire [15:0] et12 = {at(view, 12), at(view, 13)};
-    wire        vlan = !ipoib && (et12 == 16'h8100 || et12 == 16'h88A8);
-    wire [15:0] ethertype = ipoib  ? {at(view, 0), at(view, 1)}
-                          : vlan ? {at(view, 16), at(view, 17)}
-                          :          et12;
-    wire        link_short = ipoib  ? hdr_len < 16'd4
-                           : vlan ? hdr_len < 16'd18
-                           :          hdr_len < 16'd14;
-
-    // ---- IP header, through a window of 80 bytes at the IP offset (60 of IPv4 + 20 of TCP)
-    logic [80*8-1:0] ipw;
-    always_comb begin
-        if (ipoib) begin
-            ip_off = 8'd4;
-            ipw    = view[4*8 +: 80*8];
-        end else if (vlan) begin
-            ip_off = 8'd18;
-            ipw    = view[18*8 +: 80*8];
+    logic [LATENCY-1:0] stage_q;   // start, shifted: which stages hold this template's results
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            stage_q <= '0;
         end else begin
-            ip_off = 8'd14;
-            ipw    = view[14*8 +: 80*8];
+            stage_q <= {stage_q[LATENCY-2:0], start};
         end
     end
+    assign done = stage_q[LATENCY-1];
 
-    wire        is_v4   = ethertype == 16'h0800;
-    wire        is_v6   = ethertype == 16'h86DD;
-    wire [3:0]  version = ipw[7:4];
-    wire [3:0]  ihl     = ipw[3:0];
-    wire [15:0] ip_at   = {8'd0, ip_off};
-    wire [15:0] ihl_len = {10'd0, ihl, 2'b00};
+    // ---- stage 1: the link header. The three EtherType candidates are compared before the
+    // VLAN tag picks one, so that no compare waits on another.
+    wire [15:0] et12  = {at(view, 12), at(view, 13)};
+    wire [15:0] et0   = {at(view, 0), at(view, 1)};
+    wire [15:0] et16  = {at(view, 16), at(view, 17)};
 
-    wire v4_malformed = hdr_len <= ip_at || version != 4'd4 || ihl < 4'd5
-                        || hdr_len < ip_at + ihl_len;
-    wire v4_not_tcp   = ipw[9*8 +: 8] != 8'd6 || ({ipw[6*8 +: 8], ipw[7*8 +: 8]} & 16'h3FFF) != 0;
-    wire v6_malformed = hdr_len < ip_at + 16'd40 || version != 4'd6;
-    wire v6_not_tcp   = ipw[6*8 +: 8] != 8'd6;
+    logic [1:0] s1_sel_q;     // link_sel below
+    logic [2:0] s1_v4_q;      // EtherType IPv4 at bytes 0 (IPoIB), 12 (untagged), 16 (tagged)
+    logic [2:0] s1_v6_q;      // the same for IPv6
+    logic [2:0] s1_short_q;   // template shorter than the link header: IPoIB, untagged, tagged
+    always_ff @(posedge clk) begin
+        s1_sel_q   <= ipoib ? 2'd0 : et12 == 16'h8100 || et12 == 16'h88A8 ? 2'd2 : 2'd1;
+        s1_v4_q    <= {et16 == 16'h0800, et12 == 16'h0800, et0 == 16'h0800};
+        s1_v6_q    <= {et16 == 16'h86DD, et12 == 16'h86DD, et0 == 16'h86DD};
+        s1_short_q <= {hdr_len < 16'd18, hdr_len < 16'd14, hdr_len < 16'd4};
+    end
 
-    // ---- TCP header, 20 bytes at the IHL (IPv4: 20..60 in steps of 4) or 40 (IPv6)
-    wire [5:0] tcp_rel = is_v4 ? {ihl, 2'b00} : 6'd40;
-    // Only the fields the segmenter rewrites or checks: sequence number (bytes 4-7) and the data
-    // offset and flags (bytes 12-13).
+    // ---- stage 2: the IP header, through a window of 80 bytes at the IP offset (60 of IPv4 +
+    // 20 of TCP)
+    wire [1:0] link_sel = s1_sel_q;   // 0 IPoIB, 1 untagged Ethernet, 2 tagged
+    wire is_v4 = s1_v4_q[link_sel];
+    wire is_v6 = s1_v6_q[link_sel];
+
+    // Byte p of the IP header, whichever link header is in front.
+    function automatic logic [7:0] ip_byte(input logic [VIEW*8-1:0] v, input logic [1:0] sel,
+                                           input int p);
+        case (sel)
+            2'd0:    ip_byte = at(v, 4 + p);
+            2'd2:    ip_byte = at(v, 18 + p);
+            default: ip_byte = at(v, 14 + p);
+        endcase
+    endfunction
+
+    wire [7:0] ip_at8 = link_sel == 2'd0 ? 8'd4 : link_sel == 2'd2 ? 8'd18 : 8'd14;
+    wire [7:0] ipb0   = ip_byte(view, link_sel, 0);
+
+    logic        s2_link_short_q;
+    logic        s2_v4_q;
+    logic        s2_v6_q;
+    logic [7:0]  s2_ip_off_q;
+    logic [1:0]  s2_sel_q;    // link_sel
+    logic [3:0]  s2_version_q;
+    logic [3:0]  s2_ihl_q;
+    logic [7:0]  s2_b6_q;     // IP header bytes 6, 7 and 9, compared in stage 3
+    logic [7:0]  s2_b7_q;
+    logic [7:0]  s2_b9_q;
+    logic [15:0] s2_ident_q;
+    always_ff @(posedge clk) begin
+        s2_link_short_q <= s1_short_q[link_sel];
+        s2_v4_q         <= is_v4;
+        s2_v6_q         <= is_v6;
+        s2_ip_off_q     <= ip_at8;
+        s2_sel_q        <= link_sel;
+        s2_version_q    <= ipb0[7:4];
+        s2_ihl_q        <= ipb0[3:0];
+        s2_b6_q         <= ip_byte(view, link_sel, 6);
+        s2_b7_q         <= ip_byte(view, link_sel, 7);
+        s2_b9_q         <= ip_byte(view, link_sel, 9);
+        s2_ident_q      <= {ip_byte(view, link_sel, 4), ip_byte(view, link_sel, 5)};
+    end
+
+    // ---- stage 3: where the TCP header is (IPv4: at the IHL, 20..60 in steps of 4; IPv6: at
+    // 40), and the IP length checks.
+    wire [5:0]  tcp_rel = s2_v4_q ? {s2_ihl_q, 2'b00} : 6'd40;
+
+    wire [15:0] ip_at   = {8'd0, s2_ip_off_q};
+    wire [15:0] ihl_len = {10'd0, s2_ihl_q, 2'b00};
+
+    logic        s3_link_short_q;
+    logic        s3_v4_q;
+    logic        s3_v6_q;
+    logic        s3_v4_malformed_q;
+    logic        s3_v4_not_tcp_q;
+    logic        s3_v6_malformed_q;
+    logic        s3_v6_not_tcp_q;
+    logic [7:0]  s3_ip_off_q;
+    logic [7:0]  s3_tcp_off_q;
+    logic [32:0] s3_hit_q;      // one-hot: TCP header at IHL r (5..15) behind link header
+                                // sel, bit 3 * (r - 5) + sel; IPv6 as r = 10
+    logic [15:0] s3_ident_q;
+    logic [16:0] s3_ip_hdr_q;   // bytes from the IP header on, less IPv6's fixed 40
+    always_ff @(posedge clk) begin
+        s3_link_short_q   <= s2_link_short_q;
+        s3_v4_q           <= s2_v4_q;
+        s3_v6_q           <= s2_v6_q;
+        s3_v4_malformed_q <= hdr_len <= ip_at || s2_version_q != 4'd4 || s2_ihl_q < 4'd5
+                             || hdr_len < ip_at + ihl_len;
+        s3_v4_not_tcp_q   <= s2_b9_q != 8'd6 || ({s2_b6_q, s2_b7_q} & 16'h3FFF) != 0;
+        s3_v6_malformed_q <= hdr_len < ip_at + 16'd40 || s2_version_q != 4'd6;
+        s3_v6_not_tcp_q   <= s2_b6_q != 8'd6;
+        s3_ip_off_q       <= s2_ip_off_q;
+        s3_tcp_off_q      <= s2_ip_off_q + {2'b00, tcp_rel};
+        for (int r = 5; r <= 15; r++) begin
+            for (int sel = 0; sel < 3; sel++) begin
+                s3_hit_q[3*(r-5) + sel] <= s2_sel_q == 2'(sel) && tcp_rel == 6'(4 * r);
+            end
+        end
+        s3_ident_q        <= s2_ident_q;
+        s3_ip_hdr_q       <= {1'b0, hdr_len} - {9'd0, s2_ip_off_q} - (s2_v4_q ? 17'd0 : 17'd40);
+    end
+
+    // ---- stage 4: the TCP fields the segmenter rewrites or checks: sequence number (bytes 4-7)
+    // and the data offset and flags (bytes 12-13), picked by an AND-OR over the one-hot offset
+    // (none for an IHL below 5, which fails earlier anyway); the MSS check.
     logic [31:0] tcp_seq;
     logic [15:0] tcp_doff_flags;
     always_comb begin
-        tcp_seq        = ipw[24*8 +: 32];
-        tcp_doff_flags = ipw[32*8 +: 16];
+        tcp_seq        = '0;
+        tcp_doff_flags = '0;
         for (int r = 5; r <= 15; r++) begin
-            if (tcp_rel == 6'(4 * r)) begin
-                tcp_seq        = ipw[32*r+32 +: 32];
-                tcp_doff_flags = ipw[32*r+96 +: 16];
+            for (int sel = 0; sel < 3; sel++) begin
+                logic hit;
+                hit            = s3_hit_q[3*(r-5) + sel];
+                tcp_seq        = tcp_seq
+                                 | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4)
+                                                     +: 32]);
+                tcp_doff_flags = tcp_doff_flags
+                                 | ({16{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 12)
+                                                     +: 16]);
             end
         end
     end
-    assign tcp_off = ip_off + {2'b00, tcp_rel};
 
-    wire [15:0] tcp_at   = {8'd0, tcp_off};
-    wire [3:0]  doff     = tcp_doff_flags[7:4];
-    wire        tcp_malformed = hdr_len <= tcp_at + 16'd12 || doff < 4'd5
-                                || tcp_at + {10'd0, doff, 2'b00} != hdr_len;
+    logic        s4_mss_big_q;
+    logic        s4_link_short_q;
+    logic        s4_v4_q;
+    logic        s4_v6_q;
+    logic        s4_v4_malformed_q;
+    logic        s4_v4_not_tcp_q;
+    logic        s4_v6_malformed_q;
+    logic        s4_v6_not_tcp_q;
+    logic [31:0] s4_seq_q;
+    logic [15:0] s4_doff_flags_q;
+    always_ff @(posedge clk) begin
+        // IPv4 total length or IPv6 payload length of a full segment (16-bit field), 17 bits.
+        s4_mss_big_q       <= s3_ip_hdr_q + {1'b0, mss} > 17'h0FFFF
+                              || {16'd0, mss} > 32'(MAX_MSS);
+        s4_link_short_q    <= s3_link_short_q;
+        s4_v4_q            <= s3_v4_q;
+        s4_v6_q            <= s3_v6_q;
+        s4_v4_malformed_q  <= s3_v4_malformed_q;
+        s4_v4_not_tcp_q    <= s3_v4_not_tcp_q;
+        s4_v6_malformed_q  <= s3_v6_malformed_q;
+        s4_v6_not_tcp_q    <= s3_v6_not_tcp_q;
+        s4_seq_q           <= tcp_seq;
+        s4_doff_flags_q    <= tcp_doff_flags;
+    end
 
-    // IPv4 total length or IPv6 payload length of a full segment (16-bit field), 17 bits wide.
-    wire [16:0] ip_len   = {1'b0, hdr_len} - {9'd0, ip_off} - (is_v4 ? 17'd0 : 17'd40) + {1'b0, mss};
-    wire        mss_big  = ip_len > 17'h0FFFF || {16'd0, mss} > 32'(MAX_MSS);
+    // ---- stage 5: TCP header checks
+    wire [15:0] tcp_at = {8'd0, s3_tcp_off_q};
+    wire [3:0]  doff   = s4_doff_flags_q[7:4];
 
-    always_comb begin
-        if (link_short) begin
-            err = ERR_MALFORMED;
-        end else if (!is_v4 && !is_v6) begin
-            err = ERR_NOT_TCP;
-        end else if (is_v4 && v4_malformed) begin
-            err = ERR_MALFORMED;
-        end else if (is_v4 && v4_not_tcp) begin
-            err = ERR_NOT_TCP;
-        end else if (is_v6 && v6_malformed) begin
-            err = ERR_MALFORMED;
-        end else if (is_v6 && v6_not_tcp) begin
-            err = ERR_NOT_TCP;
-        end else if (tcp_malformed) begin
-            err = ERR_MALFORMED;
-        end else if (mss_big) begin
-            err = ERR_MSS_TOO_LARGE;
+    logic       s5_tcp_malformed_q;
+    logic       s5_mss_big_q;
+    logic       s5_link_short_q;
+    logic       s5_v4_q;
+    logic       s5_v6_q;
+    logic       s5_v4_malformed_q;
+    logic       s5_v4_not_tcp_q;
+    logic       s5_v6_malformed_q;
+    logic       s5_v6_not_tcp_q;
+    always_ff @(posedge clk) begin
+        s5_tcp_malformed_q <= hdr_len <= tcp_at + 16'd12 || doff < 4'd5
+                              || tcp_at + {10'd0, doff, 2'b00} != hdr_len;
+        s5_mss_big_q       <= s4_mss_big_q;
+        s5_link_short_q    <= s4_link_short_q;
+        s5_v4_q            <= s4_v4_q;
+        s5_v6_q            <= s4_v6_q;
+        s5_v4_malformed_q  <= s4_v4_malformed_q;
+        s5_v4_not_tcp_q    <= s4_v4_not_tcp_q;
+        s5_v6_malformed_q  <= s4_v6_malformed_q;
+        s5_v6_not_tcp_q    <= s4_v6_not_tcp_q;
+    end
+
+    // ---- stage 6: the first failing check in the model's order
+    always_ff @(posedge clk) begin
+        if (s5_link_short_q) begin
+            err <= ERR_MALFORMED;
+        end else if (!s5_v4_q && !s5_v6_q) begin
+            err <= ERR_NOT_TCP;
+        end else if (s5_v4_q && s5_v4_malformed_q) begin
+            err <= ERR_MALFORMED;
+        end else if (s5_v4_q && s5_v4_not_tcp_q) begin
+            err <= ERR_NOT_TCP;
+        end else if (s5_v6_q && s5_v6_malformed_q) begin
+            err <= ERR_MALFORMED;
+        end else if (s5_v6_q && s5_v6_not_tcp_q) begin
+            err <= ERR_NOT_TCP;
+        end else if (s5_tcp_malformed_q) begin
+            err <= ERR_MALFORMED;
+        end else if (s5_mss_big_q) begin
+            err <= ERR_MSS_TOO_LARGE;
         end else begin
-            err = 4'd0;
+            err <= 4'd0;
         end
     end
 
-    assign ipv4      = is_v4;
-    assign ident     = {ipw[4*8 +: 8], ipw[5*8 +: 8]};
-    assign seq       = {tcp_seq[7:0], tcp_seq[15:8], tcp_seq[23:16], tcp_seq[31:24]};
-    assign doff_byte = tcp_doff_flags[7:0];
-    assign flags     = tcp_doff_flags[15:8];
+    assign ipv4      = s3_v4_q;
+    assign ip_off    = s3_ip_off_q;
+    assign tcp_off   = s3_tcp_off_q;
+    assign ident     = s3_ident_q;
+    assign seq       = {s4_seq_q[7:0], s4_seq_q[15:8], s4_seq_q[23:16], s4_seq_q[31:24]};
+    assign doff_byte = s4_doff_flags_q[7:0];
+    assign flags     = s4_doff_flags_q[15:8];
 
 endmodule
 
