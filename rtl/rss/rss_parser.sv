@@ -24,7 +24,7 @@
 // stage sized for 125 MHz on an ECP5 speed 6 (one extension header per clock).
 //   1    L2: EtherType, VLAN tags, or LRH/GRH/BTH/DETH/IPoIB; the offset of the IP header (one
 //        of seven values) and the IB QPN
-//   2    the window re-based at the IP header (a 7-way mux)
+//   2    the window re-based at the IP header (a coarse shift in stage 1, a fine one here)
 //   3    L3: IPv4 or the fixed IPv6 header
 //   4-7  IPv6 extension headers 1 to 4, one per stage
 //   8    the hop limit and the end of the IPv6 walk; the transport header's fields are read
@@ -270,7 +270,7 @@ module rss_parser
     // Stage 3: IPv4 or the fixed IPv6 header.
     rss_types_pkg::found_t           s3_found_d, s3_found_q;
     rss_types_pkg::walk_t            s3_walk_d, s3_walk_q;
-    logic [REL*8-1:0] s3_rel_d, s3_rel_q;
+    logic [REL*8-1:0] s3_rel_q;
     // The extension-header walk worked out ahead for every word of rel it can reach.
     localparam int HOP_TABLE_W = 10 * rss_types_pkg::HOP_ENTRY_W;
     logic [HOP_TABLE_W-1:0] s3_hop_table_d, s3_hop_table_q;
@@ -286,65 +286,62 @@ module rss_parser
     logic s3_addr_ok_d, s3_addr_ok_q;
 
     always_comb begin
-        logic [LEN_W-1:0] plen;
         logic [15:0]      ihl;
         logic [15:0]      total;
-        s3_rel_d     = s2_rel_q;
         s3_found_d   = s2_found_q;
         s3_addr_ok_d = 1'b0;
         if (s2_v4_q) begin
-            s3_found_d.src = v4_mapped({rel_byte(s3_rel_d, 7'd12), rel_byte(s3_rel_d, 7'd13),
-                                        rel_byte(s3_rel_d, 7'd14), rel_byte(s3_rel_d, 7'd15)});
-            s3_found_d.dst = v4_mapped({rel_byte(s3_rel_d, 7'd16), rel_byte(s3_rel_d, 7'd17),
-                                        rel_byte(s3_rel_d, 7'd18), rel_byte(s3_rel_d, 7'd19)});
+            s3_found_d.src = v4_mapped({rel_byte(s2_rel_q, 7'd12), rel_byte(s2_rel_q, 7'd13),
+                                        rel_byte(s2_rel_q, 7'd14), rel_byte(s2_rel_q, 7'd15)});
+            s3_found_d.dst = v4_mapped({rel_byte(s2_rel_q, 7'd16), rel_byte(s2_rel_q, 7'd17),
+                                        rel_byte(s2_rel_q, 7'd18), rel_byte(s2_rel_q, 7'd19)});
         end else begin
             for (int i = 0; i < 16; i++) begin
-                s3_found_d.src[127-8*i -: 8] = rel_byte(s3_rel_d, 7'(8 + i));
-                s3_found_d.dst[127-8*i -: 8] = rel_byte(s3_rel_d, 7'(24 + i));
+                s3_found_d.src[127-8*i -: 8] = rel_byte(s2_rel_q, 7'(8 + i));
+                s3_found_d.dst[127-8*i -: 8] = rel_byte(s2_rel_q, 7'(24 + i));
             end
         end
         s3_walk_d  = '0;
-        plen     = s2_plen_q;
-        ihl   = {10'h0, s3_rel_d[3:0], 2'b00};
-        total = rel_be16(s3_rel_d, 7'd2);
+        ihl   = {10'h0, s2_rel_q[3:0], 2'b00};
+        total = rel_be16(s2_rel_q, 7'd2);
         if (s2_v4_q) begin
-            if (plen < LEN_W'(20) || s3_rel_d[7:4] != 4'd4) begin
+            if (s2_plen_q < LEN_W'(20) || s2_rel_q[7:4] != 4'd4) begin
                 s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
                 // The addresses are valid as soon as 20 bytes of version 4 are there.
                 s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV4] = 1'b1;
                 s3_addr_ok_d = 1'b1;
-                s3_found_d.l4_protocol = rel_byte(s3_rel_d, 7'd9);
-                if (ihl < 16'd20 || total < ihl || LEN_W'(total) > plen) begin
+                s3_found_d.l4_protocol = rel_byte(s2_rel_q, 7'd9);
+                if (ihl < 16'd20 || total < ihl || LEN_W'(total) > s2_plen_q) begin
                     s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                end else if ((rel_be16(s3_rel_d, 7'd6) & 16'h3FFF) != 16'h0) begin
+                end else if ((rel_be16(s2_rel_q, 7'd6) & 16'h3FFF) != 16'h0) begin
                     s3_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
                 end else begin
                     s3_walk_d.transport   = 1'b1;
-                    s3_walk_d.l4_word     = {1'b0, s3_rel_d[3:0]};
+                    s3_walk_d.l4_word     = {1'b0, s2_rel_q[3:0]};
                     s3_walk_d.room        = total - ihl;
                     s3_walk_d.window_room = 18'(WIN) - 18'(s2_l3_q) - 18'(ihl);
                 end
             end
         end else if (s2_ip_q) begin
-            if (plen < LEN_W'(40) || s3_rel_d[7:4] != 4'd6) begin
+            if (s2_plen_q < LEN_W'(40) || s2_rel_q[7:4] != 4'd6) begin
                 s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
                 s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV6] = 1'b1;
                 s3_addr_ok_d = 1'b1;
-                s3_walk_d.room        = rel_be16(s3_rel_d, 7'd4);
+                s3_walk_d.room        = rel_be16(s2_rel_q, 7'd4);
                 s3_walk_d.window_room = 18'(WIN - 40) - 18'(s2_l3_q);
                 s3_walk_d.word_at     = 4'd5;
                 s3_walk_d.short2      = s3_walk_d.room < 16'd2;
                 s3_walk_d.short8      = s3_walk_d.room < 16'd8;
                 s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
                 s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
-                s3_walk_d.next_header = rel_byte(s3_rel_d, 7'd6);
+                s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
                 s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
                                      || s3_walk_d.next_header == 8'd43
                                      || s3_walk_d.next_header == 8'd60;
                 s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
-                if (LEN_W'(40) + LEN_W'(s3_walk_d.room) > plen) begin
+                if (LEN_W'(40) + LEN_W'(s3_walk_d.room) > s2_plen_q) begin
                     s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else begin
                     s3_walk_d.walking = 1'b1;
@@ -365,7 +362,7 @@ module rss_parser
         s3_found_q <= s3_found_d;
         s3_addr_ok_q <= s3_addr_ok_d;
         s3_walk_q  <= s3_walk_d;
-        s3_rel_q   <= s3_rel_d;
+        s3_rel_q   <= s2_rel_q;
         s3_hop_table_q <= s3_hop_table_d;
     end
 
