@@ -20,16 +20,20 @@
 // with options and fragments, IPv6 with hop-by-hop, routing, destination-options and fragment
 // headers skipped, TCP, UDP, and RoCEv2's BTH destination QP behind UDP port 4791.
 //
-// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 10, each
+// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 12, each
 // stage sized for 125 MHz on an ECP5 speed 6 (one extension header per clock).
+//   0    the L2 headers' fields decoded, the length compared with each constant, a coarse
+//        shift towards the IP header
 //   1    L2: EtherType, VLAN tags, or LRH/GRH/BTH/DETH/IPoIB; the offset of the IP header (one
 //        of seven values) and the IB QPN
 //   2    the window re-based at the IP header (a coarse shift in stage 1, a fine one here)
-//   3    L3: IPv4 or the fixed IPv6 header
+//   3    L3: IPv4 or the fixed IPv6 header (its checks registered one by one and combined
+//        ahead of the first hop)
 //   4-7  IPv6 extension headers 1 to 4, one per stage
-//   8    the hop limit and the end of the IPv6 walk; the transport header's fields are read
-//   9    TCP or UDP and the RoCEv2 BTH: checks and flags
-//   10   the transport ports and the BTH QPN, where the checks passed
+//   8    the hop limit and the end of the IPv6 walk; where the transport header starts
+//   9    the transport header's fields are read
+//   10   TCP or UDP and the RoCEv2 BTH: checks and flags
+//   11   the transport ports and the BTH QPN, where the checks passed
 module rss_parser
 #(
     parameter  int LEN_W  = 18,                  // Frame length width; in_len saturates
@@ -56,7 +60,7 @@ module rss_parser
 
     // Cycles from in_valid to out_valid; public for the Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int LATENCY /*verilator public*/ = 10;
+    localparam int LATENCY /*verilator public*/ = 12;
     /* verilator lint_on UNUSEDPARAM */
 
     // The window re-based at the IP header: WIN - 14 bytes can be there, padded with zeros to
@@ -108,45 +112,122 @@ module rss_parser
 
 
     // ------------------------------------------------------------------------------------------
-    // Stage 1: L2.
+    // Stage 0: the L2 headers' fields, each decoded on its own, and the frame length compared
+    // with each offset stage 1 checks it against; the window shifted by 14 (Ethernet), 32
+    // (InfiniBand) or 72 (InfiniBand with a GRH), which depends on two header bits only, and
+    // the further shift stage 2 makes to reach the IP header, in 4-byte steps (one per VLAN
+    // tag, or for an ImmDt). Frames without an IP header take any shift: nothing reads their
+    // re-based window. Two narrow selects rather than one seven-way select whose select fans
+    // out to 912 bits.
+    logic             s0_valid_q;
+    logic             s0_ib_q;
+    logic [LEN_W-1:0] s0_len_q;
+    logic [REL*8+64-1:0] s0_coarse_q;
+    logic [1:0]       s0_fine_q;
+    // in_len >= 8, 14, 18, 20, 22, 32, 36, 60, 72, 76
+    logic s0_ge8_q, s0_ge14_q, s0_ge18_q, s0_ge20_q, s0_ge22_q;
+    logic s0_ge32_q, s0_ge36_q, s0_ge60_q, s0_ge72_q, s0_ge76_q;
+    // Ethernet: the EtherType or tag at bytes 12, 16 and 20
+    logic [15:0] s0_et12_q, s0_et16_q, s0_et20_q;
+    logic        s0_tag12_q, s0_tag16_q;
+    // InfiniBand: the LRH's link next header (2 = BTH, 3 = GRH then BTH), the BTH opcode (UD
+    // SEND Only 0x64, with immediate 0x65) and destination QP, the IPoIB EtherType as IPv4 or
+    // IPv6 at each of 28, 32, 68 and 72 (bit 0, 1, 2, 3)
+    logic [1:0]  s0_lnh_q;
+    logic        s0_send_q, s0_send_imm_q;
+    logic [23:0] s0_bth_qpn_q;
+    logic [3:0]  s0_ipoib_v4_q, s0_ipoib_v6_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s0_valid_q <= 1'b0;
+        end else begin
+            s0_valid_q <= in_valid;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        logic [7:0] opcode;
+        s0_ib_q   <= in_ib;
+        s0_len_q  <= in_len;
+        s0_ge8_q  <= in_len >= LEN_W'(8);
+        s0_ge14_q <= in_len >= LEN_W'(14);
+        s0_ge18_q <= in_len >= LEN_W'(18);
+        s0_ge20_q <= in_len >= LEN_W'(20);
+        s0_ge22_q <= in_len >= LEN_W'(22);
+        s0_ge32_q <= in_len >= LEN_W'(32);
+        s0_ge36_q <= in_len >= LEN_W'(36);
+        s0_ge60_q <= in_len >= LEN_W'(60);
+        s0_ge72_q <= in_len >= LEN_W'(72);
+        s0_ge76_q <= in_len >= LEN_W'(76);
+        s0_et12_q  <= be16_of(in_win, 12);
+        s0_et16_q  <= be16_of(in_win, 16);
+        s0_et20_q  <= be16_of(in_win, 20);
+        s0_tag12_q <= is_tag(be16_of(in_win, 12));
+        s0_tag16_q <= is_tag(be16_of(in_win, 16));
+        s0_lnh_q   <= in_win[8*1 +: 2];
+        // Both BTH positions spelled out: constant selects, no shifter.
+        opcode = in_win[8*1 +: 2] == 2'b11 ? byte_of(in_win, 48) : byte_of(in_win, 8);
+        s0_send_q     <= opcode == 8'h64;
+        s0_send_imm_q <= opcode == 8'h65;
+        s0_bth_qpn_q  <= in_win[8*1 +: 2] == 2'b11
+                       ? {byte_of(in_win, 53), byte_of(in_win, 54), byte_of(in_win, 55)}
+                       : {byte_of(in_win, 13), byte_of(in_win, 14), byte_of(in_win, 15)};
+        s0_ipoib_v4_q <= {be16_of(in_win, 72) == ET_IPV4, be16_of(in_win, 68) == ET_IPV4,
+                          be16_of(in_win, 32) == ET_IPV4, be16_of(in_win, 28) == ET_IPV4};
+        s0_ipoib_v6_q <= {be16_of(in_win, 72) == ET_IPV6, be16_of(in_win, 68) == ET_IPV6,
+                          be16_of(in_win, 32) == ET_IPV6, be16_of(in_win, 28) == ET_IPV6};
+        if (!in_ib) begin
+            s0_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*14);
+            s0_fine_q   <= !is_tag(be16_of(in_win, 12)) ? 2'd0
+                         : is_tag(be16_of(in_win, 16)) ? 2'd2 : 2'd1;
+        end else begin
+            s0_coarse_q <= in_win[8*1 +: 2] == 2'b11 ? (REL*8+64)'({64'h0, in_win} >> 8*72)
+                                                     : (REL*8+64)'({64'h0, in_win} >> 8*32);
+            s0_fine_q   <= {1'b0, opcode == 8'h65};
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 1: L2, from stage 0's decoded fields.
     rss_types_pkg::found_t           s1_found_d, s1_found_q;
     logic             s1_ip_d, s1_ip_q;          // an IP header follows at s1_l3_q
     logic [6:0]       s1_l3_d, s1_l3_q;          // its offset: 14, 18, 22, 32, 36, 72 or 76
     logic             s1_valid_q;
-    // The window shifted by 14 (Ethernet), 32 (InfiniBand) or 72 (InfiniBand with a GRH), which
-    // depends on two header bits only; stage 2 shifts by 0, 4 or 8 more to reach the IP header.
-    // Two narrow selects rather than one seven-way select whose select fans out to 912 bits.
     logic [REL*8+64-1:0] s1_coarse_q;
-    logic [1:0]          s1_fine_q;                 // the further shift, in 4-byte steps
+    logic [1:0]          s1_fine_q;
     logic [LEN_W-1:0] s1_len_q;
 
     always_comb begin
         logic [15:0] et;
-        logic [6:0]  bth_at;
-        logic [6:0]  payload_at;
+        logic        grh;
+        logic        ipoib_v4;
+        logic        ipoib_v6;
         s1_found_d = '0;
         s1_ip_d    = 1'b0;
         s1_l3_d    = 7'd14;
         et         = 16'h0;
-        bth_at     = 7'd8;
-        payload_at = 7'd0;
-        if (!in_ib) begin
-            if (in_len < LEN_W'(14)) begin
+        grh        = s0_lnh_q == 2'b11;
+        // The IPoIB header after the DETH (+ ImmDt): at 28 or 32, or 68 or 72 with a GRH.
+        ipoib_v4   = s0_ipoib_v4_q[{grh, s0_send_imm_q}];
+        ipoib_v6   = s0_ipoib_v6_q[{grh, s0_send_imm_q}];
+        if (!s0_ib_q) begin
+            if (!s0_ge14_q) begin
                 s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                et = be16_of(in_win, 12);
-                if (is_tag(et)) begin
+                et = s0_et12_q;
+                if (s0_tag12_q) begin
                     s1_found_d.flags[rss_regs_pkg::RSS_FLAG_VLAN] = 1'b1;
-                    if (in_len < LEN_W'(18)) begin
+                    if (!s0_ge18_q) begin
                         s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                     end else begin
-                        et      = be16_of(in_win, 16);
+                        et      = s0_et16_q;
                         s1_l3_d = 7'd18;
-                        if (is_tag(et)) begin
-                            if (in_len < LEN_W'(22)) begin
+                        if (s0_tag16_q) begin
+                            if (!s0_ge22_q) begin
                                 s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                             end else begin
-                                et      = be16_of(in_win, 20);
+                                et      = s0_et20_q;
                                 s1_l3_d = 7'd22;
                             end
                         end
@@ -158,44 +239,25 @@ module rss_parser
                 end
             end
         end else begin
-            // LRH: link next header in the low two bits of byte 1: 2 = BTH, 3 = GRH then BTH.
-            if (in_len < LEN_W'(8)) begin
+            if (!s0_ge8_q) begin
                 s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (in_win[8*1 +: 2] == 2'b10 || in_win[8*1 +: 2] == 2'b11) begin
-                bth_at = in_win[8*1 +: 2] == 2'b11 ? 7'd48 : 7'd8;
-                if (in_len < LEN_W'(bth_at) + LEN_W'(12)) begin
+            end else if (s0_lnh_q == 2'b10 || grh) begin
+                if (grh ? !s0_ge60_q : !s0_ge20_q) begin
                     s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else begin
                     s1_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
-                    // Both BTH positions spelled out: constant selects, no shifter.
-                    if (bth_at == 7'd48) begin
-                        s1_found_d.qpn = {byte_of(in_win, 53), byte_of(in_win, 54),
-                                          byte_of(in_win, 55)};
-                        payload_at = byte_of(in_win, 48) == 8'h64 ? 7'd68
-                                   : byte_of(in_win, 48) == 8'h65 ? 7'd72 : 7'd0;
-                    end else begin
-                        s1_found_d.qpn = {byte_of(in_win, 13), byte_of(in_win, 14),
-                                          byte_of(in_win, 15)};
-                        payload_at = byte_of(in_win, 8) == 8'h64 ? 7'd28
-                                   : byte_of(in_win, 8) == 8'h65 ? 7'd32 : 7'd0;
-                    end
-                    // UD SEND Only (0x64) or with immediate (0x65): DETH [+ ImmDt] + IPoIB.
-                    if (payload_at != 7'd0) begin
-                        if (in_len < LEN_W'(payload_at) + LEN_W'(4)) begin
+                    s1_found_d.qpn = s0_bth_qpn_q;
+                    // UD SEND Only or with immediate: DETH [+ ImmDt] + IPoIB.
+                    if (s0_send_q || s0_send_imm_q) begin
+                        if (grh ? (s0_send_imm_q ? !s0_ge76_q : !s0_ge72_q)
+                                : (s0_send_imm_q ? !s0_ge36_q : !s0_ge32_q)) begin
                             s1_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                        end else begin
-                            case (payload_at)
-                                7'd28:   et = be16_of(in_win, 28);
-                                7'd32:   et = be16_of(in_win, 32);
-                                7'd68:   et = be16_of(in_win, 68);
-                                default: et = be16_of(in_win, 72);
-                            endcase
-                            if (et == ET_IPV4 || et == ET_IPV6) begin
-                                s1_found_d.flags[rss_regs_pkg::RSS_FLAG_IPOIB] = 1'b1;
-                                s1_found_d.ethertype             = et;
-                                s1_ip_d                          = 1'b1;
-                                s1_l3_d                          = payload_at + 7'd4;
-                            end
+                        end else if (ipoib_v4 || ipoib_v6) begin
+                            s1_found_d.flags[rss_regs_pkg::RSS_FLAG_IPOIB] = 1'b1;
+                            s1_found_d.ethertype = ipoib_v4 ? ET_IPV4 : ET_IPV6;
+                            s1_ip_d              = 1'b1;
+                            s1_l3_d              = grh ? (s0_send_imm_q ? 7'd76 : 7'd72)
+                                                       : (s0_send_imm_q ? 7'd36 : 7'd32);
                         end
                     end
                 end
@@ -207,28 +269,17 @@ module rss_parser
         if (rst) begin
             s1_valid_q <= 1'b0;
         end else begin
-            s1_valid_q <= in_valid;
+            s1_valid_q <= s0_valid_q;
         end
     end
 
     always_ff @(posedge clk) begin
-        s1_found_q <= s1_found_d;
-        s1_ip_q    <= s1_ip_d;
-        s1_l3_q    <= s1_l3_d;
-        if (!in_ib) begin
-            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*14);
-        end else if (in_win[8*1 +: 2] == 2'b11) begin
-            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*72);
-        end else begin
-            s1_coarse_q <= (REL*8+64)'({64'h0, in_win} >> 8*32);
-        end
-        // Frames without an IP header take any shift: nothing reads their re-based window.
-        case (s1_l3_d)
-            7'd18, 7'd36, 7'd76: s1_fine_q <= 2'd1;
-            7'd22:               s1_fine_q <= 2'd2;
-            default:             s1_fine_q <= 2'd0;
-        endcase
-        s1_len_q   <= in_len;
+        s1_found_q  <= s1_found_d;
+        s1_ip_q     <= s1_ip_d;
+        s1_l3_q     <= s1_l3_d;
+        s1_coarse_q <= s0_coarse_q;
+        s1_fine_q   <= s0_fine_q;
+        s1_len_q    <= s0_len_q;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -236,8 +287,14 @@ module rss_parser
     rss_types_pkg::found_t s2_found_q;
     logic                  s2_ip_q;
     logic                  s2_v4_q;              // an IPv4 header follows (decoded here for stage 3)
-    logic [6:0]            s2_l3_q;
     logic [LEN_W-1:0]      s2_plen_q;            // bytes from the IP header to the frame's end
+    logic [LEN_W-1:0]      s2_plen40_q;          // the same less the fixed IPv6 header's 40
+    // Window bytes from the IP header, and from the end of a fixed IPv6 header (stage 3's and
+    // the hop table's starting points, subtracted here so that they add nothing there).
+    logic [17:0]           s2_win_q;
+    logic [17:0]           s2_win40_q;
+    logic [10*14-1:0]      s2_words_left_q;      // rss_parser_hop_table's starting points
+    logic [10*18-1:0]      s2_window_left_q;
     logic [REL*8-1:0]      s2_rel_d, s2_rel_q;
     logic                  s2_valid_q;
 
@@ -261,8 +318,16 @@ module rss_parser
         s2_found_q <= s1_found_q;
         s2_ip_q    <= s1_ip_q;
         s2_v4_q    <= s1_ip_q && s1_found_q.ethertype == ET_IPV4;
-        s2_l3_q    <= s1_l3_q;
         s2_plen_q  <= s1_len_q - LEN_W'(s1_l3_q);
+        s2_plen40_q <= s1_len_q - LEN_W'(7'(s1_l3_q + 7'd40));  // l3 + 40 <= 116 fits 7 bits
+        s2_win_q   <= 18'(WIN) - 18'(s1_l3_q);
+        s2_win40_q <= 18'(WIN - 40) - 18'(s1_l3_q);
+        for (int i = 0; i < 10; i++) begin
+            // The payload length (rel bytes 4 and 5) straight from the fine shift's output.
+            s2_words_left_q[14*i +: 14]  <= 14'({s2_rel_d[8*4 +: 8], s2_rel_d[8*5+3 +: 5]})
+                                          - 14'(i + 1);
+            s2_window_left_q[18*i +: 18] <= 18'(WIN - 48 - 8 * i) - 18'(s1_l3_q);
+        end
         s2_rel_q   <= s2_rel_d;
     end
 
@@ -276,7 +341,8 @@ module rss_parser
     logic [HOP_TABLE_W-1:0] s3_hop_table_d, s3_hop_table_q;
 
     rss_parser_hop_table u_hop_table (
-        .rel(s2_rel_q), .l3(s2_l3_q), .table_out(s3_hop_table_d)
+        .rel(s2_rel_q), .words_left(s2_words_left_q), .window_left(s2_window_left_q),
+        .table_out(s3_hop_table_d)
     );
     logic             s3_valid_q;
 
@@ -284,12 +350,15 @@ module rss_parser
     // of version 4, 40 of version 6) is s3_addr_ok, applied in stage 4. That keeps the length
     // and version checks off the 256 address bits' selects.
     logic s3_addr_ok_d, s3_addr_ok_q;
+    logic s3_ip_q, s3_v4_q;                    // an IP header, and its version
+    logic s3_ip_hdr_d, s3_ip_hdr_q;            // the fixed header is there, of that version
+    logic [2:0] s3_len_bad_d, s3_len_bad_q;    // its lengths disagree with each other or the frame
+    logic s3_v4_frag_d, s3_v4_frag_q;          // IPv4: a fragment (offset or MF set)
 
     always_comb begin
         logic [15:0]      ihl;
         logic [15:0]      total;
         s3_found_d   = s2_found_q;
-        s3_addr_ok_d = 1'b0;
         if (s2_v4_q) begin
             s3_found_d.src = v4_mapped({rel_byte(s2_rel_q, 7'd12), rel_byte(s2_rel_q, 7'd13),
                                         rel_byte(s2_rel_q, 7'd14), rel_byte(s2_rel_q, 7'd15)});
@@ -301,50 +370,67 @@ module rss_parser
                 s3_found_d.dst[127-8*i -: 8] = rel_byte(s2_rel_q, 7'(24 + i));
             end
         end
-        s3_walk_d  = '0;
+        // The walk's fields are set whatever the checks say (only `transport` and `walking`
+        // wait for them, and nothing reads the fields without one of the two), so that no
+        // compare lies ahead of the subtractions and the compares that derive from them.
         ihl   = {10'h0, s2_rel_q[3:0], 2'b00};
         total = rel_be16(s2_rel_q, 7'd2);
+        s3_walk_d = '0;
         if (s2_v4_q) begin
-            if (s2_plen_q < LEN_W'(20) || s2_rel_q[7:4] != 4'd4) begin
-                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            s3_walk_d.l4_word     = {1'b0, s2_rel_q[3:0]};
+            s3_walk_d.room        = total - ihl;
+            s3_walk_d.window_room = s2_win_q - 18'(ihl);
+        end else begin
+            s3_walk_d.room        = rel_be16(s2_rel_q, 7'd4);
+            s3_walk_d.window_room = s2_win40_q;
+            s3_walk_d.word_at     = 4'd5;
+            s3_walk_d.short2      = s3_walk_d.room < 16'd2;
+            s3_walk_d.short8      = s3_walk_d.room < 16'd8;
+            s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
+            s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
+            s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
+            s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
+                                 || s3_walk_d.next_header == 8'd43
+                                 || s3_walk_d.next_header == 8'd60;
+            s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
+        end
+        // The header checks, each registered on its own and combined ahead of the first hop.
+        s3_ip_hdr_d = s2_v4_q ? s2_plen_q >= LEN_W'(20) && s2_rel_q[7:4] == 4'd4
+                              : s2_plen_q >= LEN_W'(40) && s2_rel_q[7:4] == 4'd6;
+        s3_addr_ok_d = s2_ip_q && s3_ip_hdr_d;
+        // IPv4: the IHL under 20, the total length under the IHL, or past the frame; IPv6: the
+        // payload past the frame (compared only where plen >= 40).
+        s3_len_bad_d[0] = s2_v4_q && ihl < 16'd20;
+        s3_len_bad_d[1] = s2_v4_q && total < ihl;
+        s3_len_bad_d[2] = s2_v4_q ? LEN_W'(total) > s2_plen_q
+                                  : LEN_W'(s3_walk_d.room) > s2_plen40_q;
+        s3_v4_frag_d = (rel_be16(s2_rel_q, 7'd6) & 16'h3FFF) != 16'h0;
+        if (s2_v4_q && s3_ip_hdr_d) begin
+            s3_found_d.l4_protocol = rel_byte(s2_rel_q, 7'd9);
+        end
+    end
+
+    // Stage 3's outcome, from its registered checks: the IP flags, MALFORMED, FRAG, and whether
+    // the transport decision (IPv4) or the extension-header walk (IPv6) is due.
+    rss_types_pkg::found_t s3_found;
+    rss_types_pkg::walk_t  s3_walk;
+    always_comb begin
+        s3_found = s3_found_q;
+        s3_walk  = s3_walk_q;
+        if (s3_ip_q) begin
+            if (!s3_ip_hdr_q) begin
+                s3_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                // The addresses are valid as soon as 20 bytes of version 4 are there.
-                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV4] = 1'b1;
-                s3_addr_ok_d = 1'b1;
-                s3_found_d.l4_protocol = rel_byte(s2_rel_q, 7'd9);
-                if (ihl < 16'd20 || total < ihl || LEN_W'(total) > s2_plen_q) begin
-                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                end else if ((rel_be16(s2_rel_q, 7'd6) & 16'h3FFF) != 16'h0) begin
-                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
+                // The addresses are valid as soon as the fixed header is there.
+                s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV4] = s3_v4_q;
+                s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV6] = !s3_v4_q;
+                if (s3_len_bad_q != 3'b000) begin
+                    s3_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                end else if (s3_v4_q && s3_v4_frag_q) begin
+                    s3_found.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
                 end else begin
-                    s3_walk_d.transport   = 1'b1;
-                    s3_walk_d.l4_word     = {1'b0, s2_rel_q[3:0]};
-                    s3_walk_d.room        = total - ihl;
-                    s3_walk_d.window_room = 18'(WIN) - 18'(s2_l3_q) - 18'(ihl);
-                end
-            end
-        end else if (s2_ip_q) begin
-            if (s2_plen_q < LEN_W'(40) || s2_rel_q[7:4] != 4'd6) begin
-                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s3_found_d.flags[rss_regs_pkg::RSS_FLAG_IPV6] = 1'b1;
-                s3_addr_ok_d = 1'b1;
-                s3_walk_d.room        = rel_be16(s2_rel_q, 7'd4);
-                s3_walk_d.window_room = 18'(WIN - 40) - 18'(s2_l3_q);
-                s3_walk_d.word_at     = 4'd5;
-                s3_walk_d.short2      = s3_walk_d.room < 16'd2;
-                s3_walk_d.short8      = s3_walk_d.room < 16'd8;
-                s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
-                s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
-                s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
-                s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
-                                     || s3_walk_d.next_header == 8'd43
-                                     || s3_walk_d.next_header == 8'd60;
-                s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
-                if (LEN_W'(40) + LEN_W'(s3_walk_d.room) > s2_plen_q) begin
-                    s3_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                end else begin
-                    s3_walk_d.walking = 1'b1;
+                    s3_walk.transport = s3_v4_q;
+                    s3_walk.walking   = !s3_v4_q;
                 end
             end
         end
@@ -361,6 +447,11 @@ module rss_parser
     always_ff @(posedge clk) begin
         s3_found_q <= s3_found_d;
         s3_addr_ok_q <= s3_addr_ok_d;
+        s3_ip_q      <= s2_ip_q;
+        s3_v4_q      <= s2_v4_q;
+        s3_ip_hdr_q  <= s3_ip_hdr_d;
+        s3_len_bad_q <= s3_len_bad_d;
+        s3_v4_frag_q <= s3_v4_frag_d;
         s3_walk_q  <= s3_walk_d;
         s3_rel_q   <= s2_rel_q;
         s3_hop_table_q <= s3_hop_table_d;
@@ -382,7 +473,7 @@ module rss_parser
     logic                  s4_valid_q, s5_valid_q, s6_valid_q, s7_valid_q;
 
     rss_parser_hop u_hop1 (
-        .hop_table(s3_hop_table_q), .in_found(s3_found_q), .in_walk(s3_walk_q),
+        .hop_table(s3_hop_table_q), .in_found(s3_found), .in_walk(s3_walk),
         .out_found(s4_found_d), .out_walk(s4_walk_d)
     );
     rss_parser_hop u_hop2 (
@@ -435,32 +526,25 @@ module rss_parser
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 8: the end of the IPv6 walk, then the transport header's fields are read.
+    // Stage 8: the end of the IPv6 walk, and where the transport header starts.
     //
     // The transport header starts at a multiple of 4 in rel (the IPv4 IHL counts 32-bit words,
-    // the IPv6 chain 8-byte units), so its fields come from a 32-way select. Its decision waits
-    // for stage 9, which keeps the select and the length compares in separate clocks.
+    // the IPv6 chain 8-byte units); stage 9 reads its fields with a 32-way select on the word
+    // registered here, and stage 10 decides on them, so that the walk's end, the select and
+    // the length compares each have a clock of their own.
     rss_types_pkg::found_t s8_found_d, s8_found_q;
     logic        s8_tcp_d, s8_tcp_q;          // a TCP decision is due
     logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
     logic [15:0] s8_seg_len_q;                // transport segment length
     logic        s8_deep8_q;                  // the first 8 transport bytes pass the window
     logic        s8_deep20_q;                 // the first 20 do
-    logic [15:0] s8_src_port_q, s8_dst_port_q, s8_udp_len_q;
-    logic [7:0]  s8_doff_byte_q;              // TCP data offset byte
-    logic [23:0] s8_qpn_q;                    // BTH destination QP behind UDP
+    logic [4:0]  s8_l4_word_q;                // the transport header's 4-byte word in rel
+    logic [REL*8-1:0] s8_rel_q;
     logic        s8_valid_q;
-
-    // rel padded so that the 16 bytes at any multiple of 4 are in range.
-    wire [REL*8+128-1:0] l4_rel_pad = {128'h0, s7_rel_q};
 
     // The walk as stage 8 ends it (walking is 0 afterwards).
     /* verilator lint_off UNUSEDSIGNAL */
     rss_types_pkg::walk_t walk;
-    /* verilator lint_on UNUSEDSIGNAL */
-    logic [4:0]   s8_l4_word;                  // the transport header's 4-byte word in rel
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [127:0] s8_l4_bytes;                 // its first 16 bytes
     /* verilator lint_on UNUSEDSIGNAL */
 
     always_comb begin
@@ -498,10 +582,6 @@ module rss_parser
         end
         s8_tcp_d = transport && protocol == 8'd6;
         s8_udp_d = transport && protocol == 8'd17;
-        // IPv4's transport header is at its IHL; IPv6's where the walk stopped. Fields are used
-        // only when the window checks pass, and then they lie inside rel.
-        s8_l4_word  = s7_walk_q.transport ? s7_walk_q.l4_word : {s7_walk_q.word_at, 1'b0};
-        s8_l4_bytes = l4_rel_pad[32*s8_l4_word +: 128];
     end
 
     always_ff @(posedge clk) begin
@@ -520,67 +600,28 @@ module rss_parser
         // window_room < 8 and < 20, two's complement.
         s8_deep8_q     <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd8;
         s8_deep20_q    <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd20;
-        s8_src_port_q  <= {s8_l4_bytes[7:0],   s8_l4_bytes[15:8]};
-        s8_dst_port_q  <= {s8_l4_bytes[23:16], s8_l4_bytes[31:24]};
-        s8_udp_len_q   <= {s8_l4_bytes[39:32], s8_l4_bytes[47:40]};
-        s8_doff_byte_q <= s8_l4_bytes[103:96];
-        s8_qpn_q       <= {s8_l4_bytes[111:104], s8_l4_bytes[119:112], s8_l4_bytes[127:120]};
+        // IPv4's transport header is at its IHL; IPv6's where the walk stopped.
+        s8_l4_word_q   <= s7_walk_q.transport ? s7_walk_q.l4_word : {s7_walk_q.word_at, 1'b0};
+        s8_rel_q       <= s7_rel_q;
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 9: TCP or UDP and the RoCEv2 BTH: the length checks and the flags. Which fields
-    // the outcome takes is registered too, and stage 10 takes them, so that neither the
-    // compares nor the choice drive the 56 field bits' selects.
-    rss_types_pkg::found_t s9_found_d, s9_found_q;
-    logic                  s9_ports_d, s9_ports_q;   // the transport ports count
-    logic                  s9_qpn_d, s9_qpn_q;       // the BTH's destination QP counts
-    logic [15:0]           s9_src_port_q, s9_dst_port_q;
-    logic [23:0]           s9_qpn_val_q;
-    logic                  s9_valid_q;
+    // Stage 9: the transport header's fields. They are used only when stage 10's window checks
+    // pass, and then they lie inside rel.
+    rss_types_pkg::found_t s9_found_q;
+    logic        s9_tcp_q, s9_udp_q;
+    logic [15:0] s9_seg_len_q;
+    logic        s9_deep8_q, s9_deep20_q;
+    logic [15:0] s9_src_port_q, s9_dst_port_q, s9_udp_len_q;
+    logic [7:0]  s9_doff_byte_q;              // TCP data offset byte
+    logic [23:0] s9_qpn_q;                    // BTH destination QP behind UDP
+    logic        s9_valid_q;
 
-    always_comb begin
-        logic [15:0] doff;
-        s9_found_d = s8_found_q;
-        s9_ports_d = 1'b0;
-        s9_qpn_d   = 1'b0;
-        doff       = {8'h0, s8_doff_byte_q} >> 2 & 16'h3C;
-        if (s8_tcp_q) begin
-            if (s8_seg_len_q < 16'd20) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s8_deep20_q) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (doff < 16'd20 || doff > s8_seg_len_q) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
-                s9_ports_d = 1'b1;
-            end
-        end else if (s8_udp_q) begin
-            if (s8_seg_len_q < 16'd8) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s8_deep8_q) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (s8_udp_len_q < 16'd8 || s8_udp_len_q > s8_seg_len_q) begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s9_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
-                s9_ports_d = 1'b1;
-                if (s8_dst_port_q == ROCEV2_PORT) begin
-                    if (s8_udp_len_q < 16'd20 || s8_seg_len_q < 16'd20) begin
-                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                    end else if (s8_deep20_q) begin
-                        // The BTH lies past the window: the ports still count, the QPN not.
-                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
-                    end else begin
-                        s9_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
-                        s9_qpn_d = 1'b1;
-                    end
-                end
-            end
-        end
-    end
+    // rel padded so that the 16 bytes at any multiple of 4 are in range.
+    wire [REL*8+128-1:0] l4_rel_pad = {128'h0, s8_rel_q};
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [127:0]         s9_l4_bytes = l4_rel_pad[32*s8_l4_word_q +: 128];  // its first 16 bytes
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -591,33 +632,110 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        s9_found_q    <= s9_found_d;
-        s9_ports_q    <= s9_ports_d;
-        s9_qpn_q      <= s9_qpn_d;
-        s9_src_port_q <= s8_src_port_q;
-        s9_dst_port_q <= s8_dst_port_q;
-        s9_qpn_val_q  <= s8_qpn_q;
+        s9_found_q     <= s8_found_q;
+        s9_tcp_q       <= s8_tcp_q;
+        s9_udp_q       <= s8_udp_q;
+        s9_seg_len_q   <= s8_seg_len_q;
+        s9_deep8_q     <= s8_deep8_q;
+        s9_deep20_q    <= s8_deep20_q;
+        s9_src_port_q  <= {s9_l4_bytes[7:0],   s9_l4_bytes[15:8]};
+        s9_dst_port_q  <= {s9_l4_bytes[23:16], s9_l4_bytes[31:24]};
+        s9_udp_len_q   <= {s9_l4_bytes[39:32], s9_l4_bytes[47:40]};
+        s9_doff_byte_q <= s9_l4_bytes[103:96];
+        s9_qpn_q       <= {s9_l4_bytes[111:104], s9_l4_bytes[119:112], s9_l4_bytes[127:120]};
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 10: the fields the outcome takes.
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            out_valid <= 1'b0;
-        end else begin
-            out_valid <= s9_valid_q;
+    // Stage 10: TCP or UDP and the RoCEv2 BTH: the length checks and the flags. Which fields
+    // the outcome takes is registered too, and stage 11 takes them, so that neither the
+    // compares nor the choice drive the 56 field bits' selects.
+    rss_types_pkg::found_t s10_found_d, s10_found_q;
+    logic                  s10_ports_d, s10_ports_q;   // the transport ports count
+    logic                  s10_qpn_d, s10_qpn_q;       // the BTH's destination QP counts
+    logic [15:0]           s10_src_port_q, s10_dst_port_q;
+    logic [23:0]           s10_qpn_val_q;
+    logic                  s10_valid_q;
+
+    always_comb begin
+        logic [15:0] doff;
+        s10_found_d = s9_found_q;
+        s10_ports_d = 1'b0;
+        s10_qpn_d   = 1'b0;
+        doff        = {8'h0, s9_doff_byte_q} >> 2 & 16'h3C;
+        if (s9_tcp_q) begin
+            if (s9_seg_len_q < 16'd20) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s9_deep20_q) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (doff < 16'd20 || doff > s9_seg_len_q) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
+                s10_ports_d = 1'b1;
+            end
+        end else if (s9_udp_q) begin
+            if (s9_seg_len_q < 16'd8) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s9_deep8_q) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s9_udp_len_q < 16'd8 || s9_udp_len_q > s9_seg_len_q) begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else begin
+                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
+                s10_ports_d = 1'b1;
+                if (s9_dst_port_q == ROCEV2_PORT) begin
+                    if (s9_udp_len_q < 16'd20 || s9_seg_len_q < 16'd20) begin
+                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                    end else if (s9_deep20_q) begin
+                        // The BTH lies past the window: the ports still count, the QPN not.
+                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
+                    end else begin
+                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
+                        s10_qpn_d = 1'b1;
+                    end
+                end
+            end
         end
     end
 
     always_ff @(posedge clk) begin
-        out_flags       <= s9_found_q.flags;
-        out_ethertype   <= s9_found_q.ethertype;
-        out_l4_protocol <= s9_found_q.l4_protocol;
-        out_src         <= s9_found_q.src;
-        out_dst         <= s9_found_q.dst;
-        out_src_port    <= s9_ports_q ? s9_src_port_q : s9_found_q.src_port;
-        out_dst_port    <= s9_ports_q ? s9_dst_port_q : s9_found_q.dst_port;
-        out_qpn         <= s9_qpn_q ? s9_qpn_val_q : s9_found_q.qpn;
+        if (rst) begin
+            s10_valid_q <= 1'b0;
+        end else begin
+            s10_valid_q <= s9_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        s10_found_q    <= s10_found_d;
+        s10_ports_q    <= s10_ports_d;
+        s10_qpn_q      <= s10_qpn_d;
+        s10_src_port_q <= s9_src_port_q;
+        s10_dst_port_q <= s9_dst_port_q;
+        s10_qpn_val_q  <= s9_qpn_q;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 11: the fields the outcome takes.
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            out_valid <= 1'b0;
+        end else begin
+            out_valid <= s10_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        out_flags       <= s10_found_q.flags;
+        out_ethertype   <= s10_found_q.ethertype;
+        out_l4_protocol <= s10_found_q.l4_protocol;
+        out_src         <= s10_found_q.src;
+        out_dst         <= s10_found_q.dst;
+        out_src_port    <= s10_ports_q ? s10_src_port_q : s10_found_q.src_port;
+        out_dst_port    <= s10_ports_q ? s10_dst_port_q : s10_found_q.dst_port;
+        out_qpn         <= s10_qpn_q ? s10_qpn_val_q : s10_found_q.qpn;
     end
 
 endmodule

@@ -24,7 +24,12 @@ module rss_parser_hop_table #(
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [REL*8-1:0]           rel,     // the window re-based at the IP header
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [6:0]                 l3,      // the IP header's offset in the frame
+    // Per entry i, registered a stage ahead so that each field below is one add or compare:
+    // the IPv6 payload's 8-byte words past the first 8 bytes of a header at word FIRST + i
+    // (payload length / 8 - (i + 1), negative when the payload ends first), and the window
+    // bytes past them (WIN - IP header offset - 40 - 8 (i + 1)). Two's complement.
+    input  wire [ENTRIES*14-1:0]      words_left,
+    input  wire [ENTRIES*18-1:0]      window_left,
     output logic [ENTRIES*ENTRY_W-1:0] table_out  // entry i (word FIRST + i) at [ENTRY_W*i +:]
 );
 
@@ -32,10 +37,8 @@ module rss_parser_hop_table #(
         $error("rss_parser_hop_table: a header can start past the last entry");
     end
 
-    // The IPv6 payload length, in the fixed header.
-    wire [15:0] payload_len = {rel[8*4 +: 8], rel[8*5 +: 8]};
-    // Window bytes from the end of the fixed IPv6 header.
-    wire [17:0] window_after_fixed = 18'(WIN - 40) - 18'(l3);
+    // The IPv6 payload length's bytes past whole words, in the fixed header.
+    wire [2:0] payload_len_low = rel[8*5 +: 3];
 
     for (genvar i = 0; i < ENTRIES; i++) begin : g_entry
         localparam int WORD = FIRST + i;
@@ -43,8 +46,12 @@ module rss_parser_hop_table #(
         wire [31:0] head = rel[64*WORD +: 32];
         wire [7:0]  len  = head[15:8];          // in 8-byte units, not counting the first 8
         wire [15:0] frag = {head[23:16], head[31:24]};
-        // Header words from the payload's start to the end of this one: i + len + 1.
-        wire [12:0] end_words = 13'(len) + 13'(i + 1);
+        wire signed [13:0] words = $signed(words_left[14*i +: 14]);
+        wire signed [17:0] win   = $signed(window_left[18*i +: 18]);
+        wire signed [14:0] win_words = 15'(win >>> 3);   // floor(win / 8)
+        // Past the header: payload words, and window bytes.
+        wire signed [13:0] room_words = words - $signed({6'h0, len});
+        wire signed [17:0] room_win   = win - $signed({7'h0, len, 3'b000});
 
         always_comb begin
             e.next_header = head[7:0];
@@ -52,16 +59,20 @@ module rss_parser_hop_table #(
             e.next_frag   = head[7:0] == 8'd44;
             e.frag_flag   = (frag & 16'hFFF9) != 16'h0;
             e.frag_last   = frag[15:3] != 13'h0;
-            // 8 * end_words > payload length. The walk reaches this word only with the fixed
-            // part inside the payload, so 8 * i <= payload length.
-            e.short_ext   = end_words > payload_len[15:3];
-            e.room        = {payload_len[15:3] - end_words, payload_len[2:0]};
-            e.window_room = window_after_fixed - {2'b00, end_words, 3'b000};
-            e.word_at     = 4'(WORD) + len[3:0] + 4'd1;
-            e.short2      = e.room < 16'd2;
-            e.short8      = e.room < 16'd8;
-            e.deep2       = e.window_room[17] || e.window_room[16:0] < 17'd2;
-            e.deep8       = e.window_room[17] || e.window_room[16:0] < 17'd8;
+            // The header ends past the payload. The walk reaches this word only with the fixed
+            // part inside the payload, so words >= -1; where this holds, nothing below is read.
+            e.short_ext   = room_words < 14'sd0;
+            e.room        = {room_words[12:0], payload_len_low};
+            e.window_room = room_win;
+            e.word_at     = 4'(WORD + 1) + len[3:0];
+            // room < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd bytes.
+            e.short8      = room_words == 14'sd0;
+            e.short2      = e.short8 && payload_len_low < 3'd2;
+            // room_win < 8 and < 2, as compares of whole words (win = 8 win_words + r):
+            // room_win < 8 is win_words <= len; room_win < 2 is that for r < 2, else <.
+            e.deep8       = win_words <= $signed({7'h0, len});
+            e.deep2       = win[2:0] < 3'd2 ? win_words <= $signed({7'h0, len})
+                                            : win_words < $signed({7'h0, len});
         end
 
         assign table_out[ENTRY_W*i +: ENTRY_W] = e;

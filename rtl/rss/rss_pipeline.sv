@@ -100,13 +100,12 @@ module rss_pipeline
 
     localparam int WIN        = rss_regs_pkg::RSS_PARSE_WINDOW;
     localparam int WIN_BEATS  = WIN / DATA_BYTES;
-    localparam int BEAT_W     = $clog2(WIN_BEATS + 1);
     localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
     localparam int CTX_W      = NUM_CONTEXTS > 1 ? $clog2(NUM_CONTEXTS) : 1;
     localparam int TBL_ADDR_W = CTX_W + 1 + TABLE_LOG2;
-    // Launch to metadata FIFO: parser 10, steering 2, hash 2, table 1. Public for the harness.
+    // Launch to metadata FIFO: parser 12, steering 2, hash 2, table 1. Public for the harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int META_LATENCY /*verilator public*/ = 15;
+    localparam int META_LATENCY /*verilator public*/ = 17;
     /* verilator lint_on UNUSEDPARAM */
 
     if (DATA_BYTES < 8 || DATA_BYTES > WIN || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
@@ -165,7 +164,10 @@ module rss_pipeline
     logic [WIN*8-1:0]  win_q;
     logic [LEN_W-1:0]  len_q;
     logic              ib_q;
-    logic [BEAT_W-1:0] beat_q;
+    // One-hot: the window slot the next beat goes to (slot 0 for a packet's first beat); zero
+    // once the window is full. A decoded slot rather than a beat count keeps a compare and a
+    // decoder off the window's 16 write enables.
+    logic [WIN_BEATS-1:0] slot_q;
     logic              first_q;     // the next beat starts a packet
     logic              snap_q;      // win_q/len_q hold a whole packet not yet launched
     logic              fifo_s_ready;
@@ -193,18 +195,15 @@ module rss_pipeline
         if (rst) begin
             first_q <= 1'b1;
             snap_q  <= 1'b0;
-            beat_q  <= '0;
+            slot_q  <= WIN_BEATS'(1);
             len_q   <= '0;
         end else begin
             if (accept) begin
                 first_q <= s_axis_tlast;
+                slot_q  <= s_axis_tlast ? WIN_BEATS'(1) : slot_q << 1;
                 if (first_q) begin
-                    beat_q <= BEAT_W'(1);
                     len_q  <= beat_len;
                 end else begin
-                    if (beat_q < BEAT_W'(WIN_BEATS)) begin
-                        beat_q <= beat_q + BEAT_W'(1);
-                    end
                     len_q <= len_sum[LEN_W] ? {LEN_W{1'b1}} : len_sum[LEN_W-1:0];
                 end
             end
@@ -216,14 +215,15 @@ module rss_pipeline
         end
     end
 
+    // The window past a short packet keeps the last packet's bytes: the parser reads no byte
+    // past in_len (sim/tests/rss_parser.rs feeds it such junk), so they need no clearing.
     always_ff @(posedge clk) begin
-        if (accept) begin
-            if (first_q) begin
-                // Clear the rest of the window: a short packet must not show the last one's bytes.
-                win_q <= {{(WIN - DATA_BYTES) * 8{1'b0}}, beat_bytes};
-                ib_q  <= s_axis_tuser;
-            end else if (beat_q < BEAT_W'(WIN_BEATS)) begin
-                win_q[DATA_W * beat_q +: DATA_W] <= beat_bytes;
+        if (accept && first_q) begin
+            ib_q <= s_axis_tuser;
+        end
+        for (int i = 0; i < WIN_BEATS; i++) begin
+            if (accept && slot_q[i]) begin
+                win_q[DATA_W * i +: DATA_W] <= beat_bytes;
             end
         end
     end
