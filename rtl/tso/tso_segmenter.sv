@@ -23,6 +23,8 @@
 // model); SHORT and LONG when the data stream ends before or after the announced length. A bad
 // descriptor or template sends nothing: its data is drained up to tlast. A length mismatch is
 // seen on the beat that holds the stream's last byte (SHORT) or the announced last byte (LONG);
+// a partial beat that is not the stream's last counts as the stream's end there (SHORT, or LONG
+// from the announced last byte's beat on; in the template, SHORT before the template checks);
 // the segments whose last byte came on an earlier beat have gone out (each one exactly the
 // model's segment for the announced send), that segment and the rest never do. Either way the
 // status follows, and the next descriptor starts afresh. Nothing waits for a byte that the
@@ -293,6 +295,7 @@ module tso_segmenter #(
     logic              ended_q;       // the stream holds no byte after the template
     logic              held_q;        // the template's last beat is still in the skid buffer
     logic              hshort_q;      // that beat ended the stream before the template's end
+    logic              hpart_q;       // a template beat before it was partial (not the last)
     logic              parse_go_q;    // first S_PARSE cycle
     // template fields (current send)
     logic [7:0]        ip_off_q;
@@ -340,6 +343,8 @@ module tso_segmenter #(
     logic              winc_q;        // the pass ends past its first word
     logic [LEN_W-1:0]  tb_q;          // beats after the current one up to the announced last
     logic              tend_q;        // tb_q == 0
+    logic [W-1:0]      kmask_q;       // tkeep of a good beat (non-last unless tend_q):
+                                      // tend_q ? lend_mask_q : all lanes
     logic              tb1_q;         // tb_q == 1
     logic              first_q;       // segment 0
     logic [31:0]       seq_cur_q;     // sequence number of the current segment
@@ -490,12 +495,15 @@ module tso_segmenter #(
     wire          hdr_more = hdr_lt_q && i_keep[hl_lane];   // payload in this beat
 
     // ---- one payload pass (S_PAY). A beat holds the announced last byte if tend_q; it is bad
-    // if the stream ends elsewhere, or there with a byte too few or too many.
+    // if the stream ends elsewhere, or there with a byte too few or too many, or if a beat
+    // before it is partial (the passes assume full beats).
     wire         has_lend  = i_keep[lend_q];
-    wire         bad_short = i_last && (!tend_q || !has_lend);
-    // The same test as bad_short || bad_long (too many bytes: tend_q && (!i_last || a keep bit
-    // past lend_q)), as one compare of the keep bits.
-    wire         bad       = tend_q ? !(i_last && i_keep == lend_mask_q) : i_last;
+    // Only looked at on a bad beat: before the announced last byte's beat, the stream ended
+    // (tlast) or broke off (a partial beat); on it, a byte is missing at the end.
+    wire         bad_short = !tend_q || (i_last && !has_lend);
+    // Short, long (tend_q && (!i_last || a keep bit past lend_q)) or partial, as one compare
+    // of tlast and the keep bits with registered values.
+    wire         bad       = i_last != tend_q || i_keep != kmask_q;
     wire         pass      = pay_q && i_valid && wfree_q;
     // The empty send (payload length 0): one header-only segment once its slot is free.
     wire         empty_commit = pe_q && wfree_q;
@@ -613,6 +621,7 @@ module tso_segmenter #(
                     undo_q     <= 1'b0;
                     hk_q       <= '0;
                     ended_q    <= 1'b0;
+                    hpart_q    <= 1'b0;
                     if (d_mss == 16'd0) begin
                         err_q   <= ERR_MSS_ZERO;
                         st_q    <= S_DRAIN;
@@ -651,6 +660,7 @@ module tso_segmenter #(
                         st_q      <= hdr_lt_q ? S_DRAIN : S_STATUS;
                         drain_q   <= hdr_lt_q;
                     end else begin
+                        hpart_q    <= hpart_q || !(&i_keep);
                         hwe_q      <= hwe_q << 1;
                         hk_q       <= hk_q + 1'b1;
                         hdr_left_q <= hdr_left_q - 16'(W);
@@ -677,13 +687,11 @@ module tso_segmenter #(
                     doff_q    <= p_doff;
                     flags_q   <= p_flags;
                     if (parse_done) begin
-                        if (hshort_q) begin
-                            // The stream ended inside the template: that comes first.
-                            err_q   <= ERR_SHORT;
-                            st_q    <= held_q ? S_DRAIN : S_STATUS;
-                            drain_q <= held_q;
-                        end else if (p_err != ERR_NONE) begin
-                            err_q   <= p_err;
+                        // The stream ended or broke off inside the template: that comes first.
+                        // Either way the data goes to tlast (which the template's last beat
+                        // may have been).
+                        if (hshort_q || hpart_q || p_err != ERR_NONE) begin
+                            err_q   <= hshort_q || hpart_q ? ERR_SHORT : p_err;
                             st_q    <= ended_q && !held_q ? S_STATUS : S_DRAIN;
                             drain_q <= !(ended_q && !held_q);
                         end else begin
@@ -722,6 +730,7 @@ module tso_segmenter #(
                     mm_low_q    <= mm_q[LW-1:0];
                     tb_q        <= LEN_W'(lp_q >> LW);
                     tend_q      <= (lp_q >> LW) == '0;
+                    kmask_q     <= (lp_q >> LW) == '0 ? lanes_le(lp_q[LW-1:0]) : '1;
                     tb1_q       <= (lp_q >> LW) == (LEN_W + 1)'(1);
                     lend_q      <= lp_q[LW-1:0];
                     lend_mask_q <= lanes_le(lp_q[LW-1:0]);
@@ -816,9 +825,10 @@ module tso_segmenter #(
                         end_q     <= last_q ? tb1_q : blft1_q;
                     end
                     if (consume) begin
-                        tb_q   <= tb_q - LEN_W'(1);
-                        tend_q <= tb1_q;
-                        tb1_q  <= tb_q == LEN_W'(2);
+                        tb_q    <= tb_q - LEN_W'(1);
+                        tend_q  <= tb1_q;
+                        kmask_q <= tb1_q ? lend_mask_q : '1;
+                        tb1_q   <= tb_q == LEN_W'(2);
                     end
                 end
                 S_DRAIN: if (i_valid && i_last) begin
