@@ -41,7 +41,8 @@
 //            their place in the segment and written into one of two segment slots. A slot holds
 //            a segment at its wire offsets (payload from byte hdr_len on), so read-out needs no
 //            realignment. The slot is split into even and odd words (two RAMs), so a rotated
-//            pass, which straddles two words, is one write per RAM. Stage W1 feeds the beat's
+//            pass, which straddles two words, is one write per RAM. Stage W1 holds the pass's
+//            write (data, lane enables, addresses) for the RAMs and feeds the beat's
 //            checksum adder (tso_sum16), W2 accumulates; the per-segment header sums run
 //            alongside, and W3 and W4 add and fold the checksums and mark the slot ready.
 //   egress   reads a ready slot one word per clock: R issues the read and finds which template
@@ -533,16 +534,12 @@ module tso_segmenter #(
     end
     wire [W-1:0] rot_mask = lo_rot_q & (end_q ? e_rot_q : '1);
 
-    // Word w0_q goes to bank (its parity), the next word to the other bank.
+    // Word w0_q goes to bank (its parity), the next word to the other bank. The write itself
+    // is registered (stage W1, below): the block RAMs are spread wide, and their address and
+    // data pins get the whole clock for the wiring.
     wire [RAW-1:0] slot_base = wsel_q ? RAW'(HALF) : RAW'(0);
     wire [RAW-1:0] addr_o    = slot_base + RAW'(w0_q >> 1);
     wire [RAW-1:0] addr_e    = slot_base + RAW'(w0_q >> 1) + RAW'(w0_q[0]);
-    // Written whenever the slot is free in S_PAY: without a beat the same lanes of the same
-    // words are written again by the pass that takes it (the pass state only moves on a pass),
-    // and a bad beat's segment is never committed.
-    wire           wr_ok     = pay_q && wfree_q;
-    wire [W-1:0]   be_e      = {W{wr_ok}} & rot_mask & ae_q;
-    wire [W-1:0]   be_o      = {W{wr_ok}} & rot_mask & ~ae_q;
 
     // s_data_ready in S_PAY (pay_q && !busy_q[wsel_q] && uses_up) comes from a flip-flop: its
     // next value is formed from the next values of busy_q, wsel_q and the segment's end, so that
@@ -896,11 +893,15 @@ module tso_segmenter #(
     );
 
     // ------------------------------------------------------------------------------------------
-    // Write pipeline. W0 (the pass): RAM write. W1: beat checksum; the segment's header fields
+    // Write pipeline. W0: the pass. W1: RAM write; beat checksum; the segment's header fields
     // from its payload length, sequence number and identification. W2: accumulate; header sums.
     // W3: payload plus header sum; IPv4 checksum. W4: TCP checksum; the slot is ready.
     logic              w1_valid_q;
     logic [DATA_W-1:0] w1_data_q;     // the lanes written this pass, zeros elsewhere
+    logic [W-1:0]      w1_we_e_q;     // RAM lane write enables and addresses of the pass
+    logic [W-1:0]      w1_we_o_q;
+    logic [RAW-1:0]    w1_wa_e_q;
+    logic [RAW-1:0]    w1_wa_o_q;
     logic              w1_end_q;      // the segment ends with this pass (commit or drop)
     logic              w1_commit_q;
     logic              w1_slot_q;
@@ -913,9 +914,16 @@ module tso_segmenter #(
     always_ff @(posedge clk) begin
         if (rst) begin
             w1_valid_q <= 1'b0;
+            w1_we_e_q  <= '0;
+            w1_we_o_q  <= '0;
         end else begin
             w1_valid_q <= pass || empty_commit;
+            // A bad beat's segment is written too, but never committed.
+            w1_we_e_q  <= {W{pass}} & rot_mask & ae_q;
+            w1_we_o_q  <= {W{pass}} & rot_mask & ~ae_q;
         end
+        w1_wa_e_q <= addr_e;
+        w1_wa_o_q <= addr_o;
         for (int l = 0; l < W; l++) begin
             w1_data_q[8*l +: 8] <= pass && rot_mask[l] ? rot_data[8*l +: 8] : 8'd0;
         end
@@ -929,8 +937,8 @@ module tso_segmenter #(
         w1_last_q   <= last_q;
     end
 
-    // The RAM write is registered inside tso_ram, so the pass's write lands at the W0 -> W1
-    // edge; W1 only carries the same data on to the checksum adder.
+    // The RAM write is registered inside tso_ram, so the pass's write lands at the W1 -> W2
+    // edge, long before the slot is ready (W4) and read. W1 also feeds the checksum adder.
     wire [DATA_W-1:0] rd_e;
     wire [DATA_W-1:0] rd_o;
     logic [RAW-1:0]   rd_addr;
@@ -940,9 +948,9 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_even (
         .clk  (clk),
-        .we   (be_e),
-        .waddr(addr_e),
-        .wdata(rot_data),
+        .we   (w1_we_e_q),
+        .waddr(w1_wa_e_q),
+        .wdata(w1_data_q),
         .re   (adv),
         .raddr(rd_addr),
         .rdata(rd_e)
@@ -953,9 +961,9 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_odd (
         .clk  (clk),
-        .we   (be_o),
-        .waddr(addr_o),
-        .wdata(rot_data),
+        .we   (w1_we_o_q),
+        .waddr(w1_wa_o_q),
+        .wdata(w1_data_q),
         .re   (adv),
         .raddr(rd_addr),
         .rdata(rd_o)
