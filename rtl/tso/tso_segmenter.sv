@@ -603,9 +603,9 @@ module tso_segmenter #(
             rdy_pay_q  <= !busy_n[wsel_n] && uses_up_n;
             wfree_q    <= !busy_n[wsel_n];
             case (st_q)
-                S_IDLE: if (d_valid && d_ready) begin
-                    hs_q       <= !hs_q;
-                    hwe_q      <= hs_q ? (2 * HW)'(1) : (2 * HW)'(1) << HW;
+                S_IDLE: begin
+                    // The descriptor's fields are taken on every S_IDLE clock, the accepted
+                    // one's last, so that their enables wait for no handshake.
                     h_len_q    <= d_hdr_len;
                     hdr_left_q <= d_hdr_len;
                     hdr_lt_q   <= d_hdr_len < 16'(W);
@@ -619,22 +619,21 @@ module tso_segmenter #(
                     hk_q       <= '0;
                     ended_q    <= 1'b0;
                     hpart_q    <= 1'b0;
-                    if (d_mss == 16'd0) begin
-                        err_q   <= ERR_MSS_ZERO;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else if (d_hdr_len > 16'(MAX_HDR)) begin
-                        err_q   <= ERR_HDR_TOO_LONG;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else if (d_len > 32'(MAX_TSO)) begin
-                        err_q   <= ERR_LEN_TOO_LONG;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else begin
-                        err_q     <= ERR_NONE;
-                        hdr_rdy_q <= d_hdr_len >= 16'(W);
-                        st_q      <= S_HDR;
+                    err_q      <= d_mss == 16'd0              ? ERR_MSS_ZERO
+                                : d_hdr_len > 16'(MAX_HDR)   ? ERR_HDR_TOO_LONG
+                                : d_len > 32'(MAX_TSO)       ? ERR_LEN_TOO_LONG
+                                :                              ERR_NONE;
+                    if (d_valid && d_ready) begin
+                        hs_q  <= !hs_q;
+                        hwe_q <= hs_q ? (2 * HW)'(1) : (2 * HW)'(1) << HW;
+                        if (d_mss == 16'd0 || d_hdr_len > 16'(MAX_HDR)
+                            || d_len > 32'(MAX_TSO)) begin
+                            st_q    <= S_DRAIN;
+                            drain_q <= 1'b1;
+                        end else begin
+                            hdr_rdy_q <= d_hdr_len >= 16'(W);
+                            st_q      <= S_HDR;
+                        end
                     end
                 end
                 S_HDR: if (i_valid) begin
