@@ -20,7 +20,8 @@
 // Bytes at or past hdr_len count as absent, whatever the array holds there.
 //
 // The IP header starts at byte 4, 14 or 18, so fields are read through a 3-way window instead of
-// a full byte-indexed multiplexer; the TCP fields through a second window at the IHL.
+// a full byte-indexed multiplexer; the TCP fields through a second window, one of the 23 places
+// a TCP header can start (link header + IHL), picked in two clocks (stages 3 and 4).
 //
 // Timing: a chain of dependent choices (link type -> IP offset -> IHL -> TCP offset -> lengths
 // -> error priority) is too deep for one clock, so it is cut into LATENCY register stages. The
@@ -55,6 +56,20 @@ module tso_parse #(
     localparam int         LATENCY           = 6;   // register stages, start to done
     // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
     localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};
+    // Where the TCP header can start: IP offset + IHL * 4 (IHL 5..15; IPv6 as 10). 4 + 4r for
+    // IPoIB (j = r - 5, 0..10); 14 + 4r untagged and 18 + 4r = 14 + 4(r + 1) tagged (j = 11..22).
+    localparam int         NT                = 23;
+    localparam int         NG                = (NT + 3) / 4;   // groups of four of them
+
+    // The TCP offset of candidate j.
+    function automatic int toff(input int j);
+        toff = j < 11 ? 24 + 4 * j : 4 * j - 10;
+    endfunction
+
+    // The candidate of IHL r behind link header sel.
+    function automatic int tidx(input int r, input int sel);
+        tidx = sel == 0 ? r - 5 : sel == 1 ? r + 6 : r + 7;
+    endfunction
 
     // The array padded with zeros so that every window below stays inside it.
     localparam int VIEW = HDR_BYTES + 18 + 80;
@@ -66,6 +81,11 @@ module tso_parse #(
 
     function automatic logic [7:0] at(input logic [VIEW*8-1:0] v, input int p);
         at = v[8*p +: 8];
+    endfunction
+
+    // The IHL, if an IPv4 header starts at byte p.
+    function automatic logic [3:0] ihl_at(input logic [VIEW*8-1:0] v, input int p);
+        ihl_at = v[8*p +: 4];
     endfunction
 
     logic [LATENCY-1:0] stage_q;   // start, shifted: which stages hold this template's results
@@ -88,7 +108,18 @@ module tso_parse #(
     logic [2:0] s1_v4_q;      // EtherType IPv4 at bytes 0 (IPoIB), 12 (untagged), 16 (tagged)
     logic [2:0] s1_v6_q;      // the same for IPv6
     logic [2:0] s1_short_q;   // template shorter than the link header: IPoIB, untagged, tagged
+    // For each IP offset (link type): the template does not reach past its first byte
+    // (s1_ip_le_q), it has 64 bytes or more from there (s1_ip_big_q, beyond any IHL), else the
+    // bytes from there mod 64 (s1_ip_room_q), so that stage 2's IHL check is a 6-bit compare.
+    logic [2:0] s1_ip_le_q;
+    logic [2:0] s1_ip_big_q;
+    logic [17:0] s1_ip_room_q;
     always_ff @(posedge clk) begin
+        for (int sel = 0; sel < 3; sel++) begin
+            s1_ip_le_q[sel]          <= hdr_len <= 16'(LINK_BASE[8*sel +: 8]);
+            s1_ip_big_q[sel]         <= hdr_len >= 16'(LINK_BASE[8*sel +: 8]) + 16'd64;
+            s1_ip_room_q[6*sel +: 6] <= 6'(hdr_len - 16'(LINK_BASE[8*sel +: 8]));
+        end
         s1_sel_q   <= ipoib ? 2'd0 : et12 == 16'h8100 || et12 == 16'h88A8 ? 2'd2 : 2'd1;
         s1_v4_q    <= {et16 == 16'h0800, et12 == 16'h0800, et0 == 16'h0800};
         s1_v6_q    <= {et16 == 16'h86DD, et12 == 16'h86DD, et0 == 16'h86DD};
@@ -125,7 +156,36 @@ module tso_parse #(
     logic [7:0]  s2_b7_q;
     logic [7:0]  s2_b9_q;
     logic [15:0] s2_ident_q;
+    // Per link type sel, with the IHL at that IP offset: the IPv4 length checks (template not
+    // past the IP header's first byte, or shorter than the IHL), and IPv6's (shorter than 40
+    // bytes); stage 3 picks. No adder follows the IP header's window.
+    logic [2:0]  s2_v4_short_q;
+    logic [2:0]  s2_v6_short_q;
+    logic [NT-1:0] s2_thit_q;   // one-hot: the TCP header at toff(j)
+    logic [2:0]    v4_short;
+    logic [2:0]    v6_short;
+    logic [NT-1:0] thit;
+    always_comb begin
+        thit = '0;
+        for (int sel = 0; sel < 3; sel++) begin
+            logic [15:0] base;
+            base          = 16'(LINK_BASE[8*sel +: 8]);
+            v4_short[sel] = s1_ip_le_q[sel]
+                            || (!s1_ip_big_q[sel]
+                                && s1_ip_room_q[6*sel +: 6] < {ihl_at(view, 32'(base)), 2'b00});
+            v6_short[sel] = hdr_len < base + 16'd40;
+            for (int r = 5; r <= 15; r++) begin
+                if (link_sel == 2'(sel)
+                    && (s1_v4_q[sel] ? ihl_at(view, 32'(base)) == 4'(r) : r == 10)) begin
+                    thit[tidx(r, sel)] = 1'b1;
+                end
+            end
+        end
+    end
     always_ff @(posedge clk) begin
+        s2_v4_short_q   <= v4_short;
+        s2_v6_short_q   <= v6_short;
+        s2_thit_q       <= thit;
         s2_link_short_q <= s1_short_q[link_sel];
         s2_v4_q         <= is_v4;
         s2_v6_q         <= is_v6;
@@ -140,11 +200,9 @@ module tso_parse #(
     end
 
     // ---- stage 3: where the TCP header is (IPv4: at the IHL, 20..60 in steps of 4; IPv6: at
-    // 40), and the IP length checks.
+    // 40), the IP length checks (picked from stage 2's, one per link type), and the first half
+    // of the TCP field pick.
     wire [5:0]  tcp_rel = s2_v4_q ? {s2_ihl_q, 2'b00} : 6'd40;
-
-    wire [15:0] ip_at   = {8'd0, s2_ip_off_q};
-    wire [15:0] ihl_len = {10'd0, s2_ihl_q, 2'b00};
 
     logic        s3_link_short_q;
     logic        s3_v4_q;
@@ -155,51 +213,53 @@ module tso_parse #(
     logic        s3_v6_not_tcp_q;
     logic [7:0]  s3_ip_off_q;
     logic [7:0]  s3_tcp_off_q;
-    logic [32:0] s3_hit_q;      // one-hot: TCP header at IHL r (5..15) behind link header
-                                // sel, bit 3 * (r - 5) + sel; IPv6 as r = 10
+    // The TCP fields picked in two clocks: here of each group of four candidates (zero if the
+    // TCP header is in none of them), in stage 4 among the groups.
+    logic [NG*32-1:0] s3_gseq_q;    // sequence number bytes, as in the template
+    logic [NG*16-1:0] s3_gdf_q;     // data offset and flags bytes
     logic [15:0] s3_ident_q;
     logic [16:0] s3_ip_hdr_q;   // bytes from the IP header on, less IPv6's fixed 40
     always_ff @(posedge clk) begin
         s3_link_short_q   <= s2_link_short_q;
         s3_v4_q           <= s2_v4_q;
         s3_v6_q           <= s2_v6_q;
-        s3_v4_malformed_q <= hdr_len <= ip_at || s2_version_q != 4'd4 || s2_ihl_q < 4'd5
-                             || hdr_len < ip_at + ihl_len;
+        s3_v4_malformed_q <= s2_v4_short_q[s2_sel_q] || s2_version_q != 4'd4
+                             || s2_ihl_q < 4'd5;
         s3_v4_not_tcp_q   <= s2_b9_q != 8'd6 || ({s2_b6_q, s2_b7_q} & 16'h3FFF) != 0;
-        s3_v6_malformed_q <= hdr_len < ip_at + 16'd40 || s2_version_q != 4'd6;
+        s3_v6_malformed_q <= s2_v6_short_q[s2_sel_q] || s2_version_q != 4'd6;
         s3_v6_not_tcp_q   <= s2_b6_q != 8'd6;
         s3_ip_off_q       <= s2_ip_off_q;
         s3_tcp_off_q      <= s2_ip_off_q + {2'b00, tcp_rel};
-        for (int r = 5; r <= 15; r++) begin
-            for (int sel = 0; sel < 3; sel++) begin
-                s3_hit_q[3*(r-5) + sel] <= s2_sel_q == 2'(sel) && tcp_rel == 6'(4 * r);
+        for (int g = 0; g < NG; g++) begin
+            logic [31:0] sq;
+            logic [15:0] df;
+            sq = '0;
+            df = '0;
+            for (int j = 4 * g; j < 4 * g + 4 && j < NT; j++) begin
+                sq = sq | ({32{s2_thit_q[j]}} & view[8*(toff(j) + 4) +: 32]);
+                df = df | ({16{s2_thit_q[j]}} & view[8*(toff(j) + 12) +: 16]);
             end
+            s3_gseq_q[32*g +: 32] <= sq;
+            s3_gdf_q[16*g +: 16]  <= df;
         end
         s3_ident_q        <= s2_ident_q;
         s3_ip_hdr_q       <= {1'b0, hdr_len} - {9'd0, s2_ip_off_q} - (s2_v4_q ? 17'd0 : 17'd40);
     end
 
     // ---- stage 4: the TCP fields the segmenter rewrites or checks: sequence number (bytes 4-7)
-    // and the data offset and flags (bytes 12-13), picked by an AND-OR over the one-hot offset
-    // (none for an IHL below 5, which fails earlier anyway); the MSS check.
+    // and the data offset and flags (bytes 12-13), the OR of the groups' picks (none for an IHL
+    // below 5, which fails earlier anyway); the MSS check; the TCP header's room.
     logic [31:0] tcp_seq;
     logic [15:0] tcp_doff_flags;
     always_comb begin
         tcp_seq        = '0;
         tcp_doff_flags = '0;
-        for (int r = 5; r <= 15; r++) begin
-            for (int sel = 0; sel < 3; sel++) begin
-                logic hit;
-                hit            = s3_hit_q[3*(r-5) + sel];
-                tcp_seq        = tcp_seq
-                                 | ({32{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 4)
-                                                     +: 32]);
-                tcp_doff_flags = tcp_doff_flags
-                                 | ({16{hit}} & view[8*(32'(LINK_BASE[8*sel +: 8]) + 4*r + 12)
-                                                     +: 16]);
-            end
+        for (int g = 0; g < NG; g++) begin
+            tcp_seq        = tcp_seq | s3_gseq_q[32*g +: 32];
+            tcp_doff_flags = tcp_doff_flags | s3_gdf_q[16*g +: 16];
         end
     end
+    wire [15:0] tcp_at = {8'd0, s3_tcp_off_q};
 
     logic        s4_mss_big_q;
     logic        s4_link_short_q;
@@ -211,7 +271,11 @@ module tso_parse #(
     logic        s4_v6_not_tcp_q;
     logic [31:0] s4_seq_q;
     logic [15:0] s4_doff_flags_q;
+    logic        s4_tcp_short_q;   // the template ends before TCP byte 13
+    logic [15:0] s4_tcp_room_q;    // template bytes from the TCP header on
     always_ff @(posedge clk) begin
+        s4_tcp_short_q     <= hdr_len <= tcp_at + 16'd12;
+        s4_tcp_room_q      <= hdr_len - tcp_at;
         // IPv4 total length or IPv6 payload length of a full segment (16-bit field), 17 bits.
         s4_mss_big_q       <= s3_ip_hdr_q + {1'b0, mss} > 17'h0FFFF
                               || {16'd0, mss} > 32'(MAX_MSS);
@@ -227,7 +291,6 @@ module tso_parse #(
     end
 
     // ---- stage 5: TCP header checks
-    wire [15:0] tcp_at = {8'd0, s3_tcp_off_q};
     wire [3:0]  doff   = s4_doff_flags_q[7:4];
 
     logic       s5_tcp_malformed_q;
@@ -240,8 +303,8 @@ module tso_parse #(
     logic       s5_v6_malformed_q;
     logic       s5_v6_not_tcp_q;
     always_ff @(posedge clk) begin
-        s5_tcp_malformed_q <= hdr_len <= tcp_at + 16'd12 || doff < 4'd5
-                              || tcp_at + {10'd0, doff, 2'b00} != hdr_len;
+        s5_tcp_malformed_q <= s4_tcp_short_q || doff < 4'd5
+                              || s4_tcp_room_q != {10'd0, doff, 2'b00};
         s5_mss_big_q       <= s4_mss_big_q;
         s5_link_short_q    <= s4_link_short_q;
         s5_v4_q            <= s4_v4_q;

@@ -23,6 +23,8 @@
 // model); SHORT and LONG when the data stream ends before or after the announced length. A bad
 // descriptor or template sends nothing: its data is drained up to tlast. A length mismatch is
 // seen on the beat that holds the stream's last byte (SHORT) or the announced last byte (LONG);
+// a partial beat that is not the stream's last counts as the stream's end there (SHORT, or LONG
+// from the announced last byte's beat on; in the template, SHORT before the template checks);
 // the segments whose last byte came on an earlier beat have gone out (each one exactly the
 // model's segment for the announced send), that segment and the rest never do. Either way the
 // status follows, and the next descriptor starts afresh. Nothing waits for a byte that the
@@ -39,7 +41,8 @@
 //            their place in the segment and written into one of two segment slots. A slot holds
 //            a segment at its wire offsets (payload from byte hdr_len on), so read-out needs no
 //            realignment. The slot is split into even and odd words (two RAMs), so a rotated
-//            pass, which straddles two words, is one write per RAM. Stage W1 feeds the beat's
+//            pass, which straddles two words, is one write per RAM. Stage W1 holds the pass's
+//            write (data, lane enables, addresses) for the RAMs and feeds the beat's
 //            checksum adder (tso_sum16), W2 accumulates; the per-segment header sums run
 //            alongside, and W3 and W4 add and fold the checksums and mark the slot ready.
 //   egress   reads a ready slot one word per clock: R issues the read and finds which template
@@ -293,6 +296,7 @@ module tso_segmenter #(
     logic              ended_q;       // the stream holds no byte after the template
     logic              held_q;        // the template's last beat is still in the skid buffer
     logic              hshort_q;      // that beat ended the stream before the template's end
+    logic              hpart_q;       // a template beat before it was partial (not the last)
     logic              parse_go_q;    // first S_PARSE cycle
     // template fields (current send)
     logic [7:0]        ip_off_q;
@@ -340,6 +344,8 @@ module tso_segmenter #(
     logic              winc_q;        // the pass ends past its first word
     logic [LEN_W-1:0]  tb_q;          // beats after the current one up to the announced last
     logic              tend_q;        // tb_q == 0
+    logic [W-1:0]      kmask_q;       // tkeep of a good beat (non-last unless tend_q):
+                                      // tend_q ? lend_mask_q : all lanes
     logic              tb1_q;         // tb_q == 1
     logic              first_q;       // segment 0
     logic [31:0]       seq_cur_q;     // sequence number of the current segment
@@ -490,12 +496,15 @@ module tso_segmenter #(
     wire          hdr_more = hdr_lt_q && i_keep[hl_lane];   // payload in this beat
 
     // ---- one payload pass (S_PAY). A beat holds the announced last byte if tend_q; it is bad
-    // if the stream ends elsewhere, or there with a byte too few or too many.
+    // if the stream ends elsewhere, or there with a byte too few or too many, or if a beat
+    // before it is partial (the passes assume full beats).
     wire         has_lend  = i_keep[lend_q];
-    wire         bad_short = i_last && (!tend_q || !has_lend);
-    // The same test as bad_short || bad_long (too many bytes: tend_q && (!i_last || a keep bit
-    // past lend_q)), as one compare of the keep bits.
-    wire         bad       = tend_q ? !(i_last && i_keep == lend_mask_q) : i_last;
+    // Only looked at on a bad beat: before the announced last byte's beat, the stream ended
+    // (tlast) or broke off (a partial beat); on it, a byte is missing at the end.
+    wire         bad_short = !tend_q || (i_last && !has_lend);
+    // Short, long (tend_q && (!i_last || a keep bit past lend_q)) or partial, as one compare
+    // of tlast and the keep bits with registered values.
+    wire         bad       = i_last != tend_q || i_keep != kmask_q;
     wire         pass      = pay_q && i_valid && wfree_q;
     // The empty send (payload length 0): one header-only segment once its slot is free.
     wire         empty_commit = pe_q && wfree_q;
@@ -525,16 +534,12 @@ module tso_segmenter #(
     end
     wire [W-1:0] rot_mask = lo_rot_q & (end_q ? e_rot_q : '1);
 
-    // Word w0_q goes to bank (its parity), the next word to the other bank.
+    // Word w0_q goes to bank (its parity), the next word to the other bank. The write itself
+    // is registered (stage W1, below): the block RAMs are spread wide, and their address and
+    // data pins get the whole clock for the wiring.
     wire [RAW-1:0] slot_base = wsel_q ? RAW'(HALF) : RAW'(0);
     wire [RAW-1:0] addr_o    = slot_base + RAW'(w0_q >> 1);
     wire [RAW-1:0] addr_e    = slot_base + RAW'(w0_q >> 1) + RAW'(w0_q[0]);
-    // Written whenever the slot is free in S_PAY: without a beat the same lanes of the same
-    // words are written again by the pass that takes it (the pass state only moves on a pass),
-    // and a bad beat's segment is never committed.
-    wire           wr_ok     = pay_q && wfree_q;
-    wire [W-1:0]   be_e      = {W{wr_ok}} & rot_mask & ae_q;
-    wire [W-1:0]   be_o      = {W{wr_ok}} & rot_mask & ~ae_q;
 
     // s_data_ready in S_PAY (pay_q && !busy_q[wsel_q] && uses_up) comes from a flip-flop: its
     // next value is formed from the next values of busy_q, wsel_q and the segment's end, so that
@@ -598,9 +603,9 @@ module tso_segmenter #(
             rdy_pay_q  <= !busy_n[wsel_n] && uses_up_n;
             wfree_q    <= !busy_n[wsel_n];
             case (st_q)
-                S_IDLE: if (d_valid && d_ready) begin
-                    hs_q       <= !hs_q;
-                    hwe_q      <= hs_q ? (2 * HW)'(1) : (2 * HW)'(1) << HW;
+                S_IDLE: begin
+                    // The descriptor's fields are taken on every S_IDLE clock, the accepted
+                    // one's last, so that their enables wait for no handshake.
                     h_len_q    <= d_hdr_len;
                     hdr_left_q <= d_hdr_len;
                     hdr_lt_q   <= d_hdr_len < 16'(W);
@@ -613,22 +618,22 @@ module tso_segmenter #(
                     undo_q     <= 1'b0;
                     hk_q       <= '0;
                     ended_q    <= 1'b0;
-                    if (d_mss == 16'd0) begin
-                        err_q   <= ERR_MSS_ZERO;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else if (d_hdr_len > 16'(MAX_HDR)) begin
-                        err_q   <= ERR_HDR_TOO_LONG;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else if (d_len > 32'(MAX_TSO)) begin
-                        err_q   <= ERR_LEN_TOO_LONG;
-                        st_q    <= S_DRAIN;
-                        drain_q <= 1'b1;
-                    end else begin
-                        err_q     <= ERR_NONE;
-                        hdr_rdy_q <= d_hdr_len >= 16'(W);
-                        st_q      <= S_HDR;
+                    hpart_q    <= 1'b0;
+                    err_q      <= d_mss == 16'd0              ? ERR_MSS_ZERO
+                                : d_hdr_len > 16'(MAX_HDR)   ? ERR_HDR_TOO_LONG
+                                : d_len > 32'(MAX_TSO)       ? ERR_LEN_TOO_LONG
+                                :                              ERR_NONE;
+                    if (d_valid && d_ready) begin
+                        hs_q  <= !hs_q;
+                        hwe_q <= hs_q ? (2 * HW)'(1) : (2 * HW)'(1) << HW;
+                        if (d_mss == 16'd0 || d_hdr_len > 16'(MAX_HDR)
+                            || d_len > 32'(MAX_TSO)) begin
+                            st_q    <= S_DRAIN;
+                            drain_q <= 1'b1;
+                        end else begin
+                            hdr_rdy_q <= d_hdr_len >= 16'(W);
+                            st_q      <= S_HDR;
+                        end
                     end
                 end
                 S_HDR: if (i_valid) begin
@@ -651,6 +656,7 @@ module tso_segmenter #(
                         st_q      <= hdr_lt_q ? S_DRAIN : S_STATUS;
                         drain_q   <= hdr_lt_q;
                     end else begin
+                        hpart_q    <= hpart_q || !(&i_keep);
                         hwe_q      <= hwe_q << 1;
                         hk_q       <= hk_q + 1'b1;
                         hdr_left_q <= hdr_left_q - 16'(W);
@@ -677,13 +683,11 @@ module tso_segmenter #(
                     doff_q    <= p_doff;
                     flags_q   <= p_flags;
                     if (parse_done) begin
-                        if (hshort_q) begin
-                            // The stream ended inside the template: that comes first.
-                            err_q   <= ERR_SHORT;
-                            st_q    <= held_q ? S_DRAIN : S_STATUS;
-                            drain_q <= held_q;
-                        end else if (p_err != ERR_NONE) begin
-                            err_q   <= p_err;
+                        // The stream ended or broke off inside the template: that comes first.
+                        // Either way the data goes to tlast (which the template's last beat
+                        // may have been).
+                        if (hshort_q || hpart_q || p_err != ERR_NONE) begin
+                            err_q   <= hshort_q || hpart_q ? ERR_SHORT : p_err;
                             st_q    <= ended_q && !held_q ? S_STATUS : S_DRAIN;
                             drain_q <= !(ended_q && !held_q);
                         end else begin
@@ -722,6 +726,7 @@ module tso_segmenter #(
                     mm_low_q    <= mm_q[LW-1:0];
                     tb_q        <= LEN_W'(lp_q >> LW);
                     tend_q      <= (lp_q >> LW) == '0;
+                    kmask_q     <= (lp_q >> LW) == '0 ? lanes_le(lp_q[LW-1:0]) : '1;
                     tb1_q       <= (lp_q >> LW) == (LEN_W + 1)'(1);
                     lend_q      <= lp_q[LW-1:0];
                     lend_mask_q <= lanes_le(lp_q[LW-1:0]);
@@ -816,9 +821,10 @@ module tso_segmenter #(
                         end_q     <= last_q ? tb1_q : blft1_q;
                     end
                     if (consume) begin
-                        tb_q   <= tb_q - LEN_W'(1);
-                        tend_q <= tb1_q;
-                        tb1_q  <= tb_q == LEN_W'(2);
+                        tb_q    <= tb_q - LEN_W'(1);
+                        tend_q  <= tb1_q;
+                        kmask_q <= tb1_q ? lend_mask_q : '1;
+                        tb1_q   <= tb_q == LEN_W'(2);
                     end
                 end
                 S_DRAIN: if (i_valid && i_last) begin
@@ -886,11 +892,15 @@ module tso_segmenter #(
     );
 
     // ------------------------------------------------------------------------------------------
-    // Write pipeline. W0 (the pass): RAM write. W1: beat checksum; the segment's header fields
+    // Write pipeline. W0: the pass. W1: RAM write; beat checksum; the segment's header fields
     // from its payload length, sequence number and identification. W2: accumulate; header sums.
     // W3: payload plus header sum; IPv4 checksum. W4: TCP checksum; the slot is ready.
     logic              w1_valid_q;
     logic [DATA_W-1:0] w1_data_q;     // the lanes written this pass, zeros elsewhere
+    logic [W-1:0]      w1_we_e_q;     // RAM lane write enables and addresses of the pass
+    logic [W-1:0]      w1_we_o_q;
+    logic [RAW-1:0]    w1_wa_e_q;
+    logic [RAW-1:0]    w1_wa_o_q;
     logic              w1_end_q;      // the segment ends with this pass (commit or drop)
     logic              w1_commit_q;
     logic              w1_slot_q;
@@ -903,9 +913,16 @@ module tso_segmenter #(
     always_ff @(posedge clk) begin
         if (rst) begin
             w1_valid_q <= 1'b0;
+            w1_we_e_q  <= '0;
+            w1_we_o_q  <= '0;
         end else begin
             w1_valid_q <= pass || empty_commit;
+            // A bad beat's segment is written too, but never committed.
+            w1_we_e_q  <= {W{pass}} & rot_mask & ae_q;
+            w1_we_o_q  <= {W{pass}} & rot_mask & ~ae_q;
         end
+        w1_wa_e_q <= addr_e;
+        w1_wa_o_q <= addr_o;
         for (int l = 0; l < W; l++) begin
             w1_data_q[8*l +: 8] <= pass && rot_mask[l] ? rot_data[8*l +: 8] : 8'd0;
         end
@@ -919,8 +936,8 @@ module tso_segmenter #(
         w1_last_q   <= last_q;
     end
 
-    // The RAM write is registered inside tso_ram, so the pass's write lands at the W0 -> W1
-    // edge; W1 only carries the same data on to the checksum adder.
+    // The RAM write is registered inside tso_ram, so the pass's write lands at the W1 -> W2
+    // edge, long before the slot is ready (W4) and read. W1 also feeds the checksum adder.
     wire [DATA_W-1:0] rd_e;
     wire [DATA_W-1:0] rd_o;
     logic [RAW-1:0]   rd_addr;
@@ -930,9 +947,9 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_even (
         .clk  (clk),
-        .we   (be_e),
-        .waddr(addr_e),
-        .wdata(rot_data),
+        .we   (w1_we_e_q),
+        .waddr(w1_wa_e_q),
+        .wdata(w1_data_q),
         .re   (adv),
         .raddr(rd_addr),
         .rdata(rd_e)
@@ -943,9 +960,9 @@ module tso_segmenter #(
         .DEPTH(DEPTH)
     ) u_bank_odd (
         .clk  (clk),
-        .we   (be_o),
-        .waddr(addr_o),
-        .wdata(rot_data),
+        .we   (w1_we_o_q),
+        .waddr(w1_wa_o_q),
+        .wdata(w1_data_q),
         .re   (adv),
         .raddr(rd_addr),
         .rdata(rd_o)

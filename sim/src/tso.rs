@@ -99,7 +99,8 @@ impl fmt::Display for Status {
 }
 
 /// One send as the host posts it: a descriptor and the bytes of the data stream (header then
-/// payload). For a well-formed send `data.len() == hdr_len + len`; the error tests break that.
+/// payload). For a well-formed send `data.len() == hdr_len + len` and `break_at` is `None`; the
+/// error tests break that.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Send {
     /// Link header type.
@@ -112,6 +113,10 @@ pub struct Send {
     pub len: u32,
     /// What goes down the data stream.
     pub data: Vec<u8>,
+    /// `Some(b)` (with `b < data.len()`): the beat that would hold data byte `b` ends before it
+    /// (with the bytes from its start up to `b - 1`, possibly none), and the next beat starts
+    /// with byte `b`: a partial beat that is not the stream's last, which the input rule forbids.
+    pub break_at: Option<usize>,
 }
 
 impl Send {
@@ -123,6 +128,28 @@ impl Send {
             mss,
             len: payload.len() as u32,
             data: [header, payload].concat(),
+            break_at: None,
+        }
+    }
+
+    /// The data stream's beats on a path of `beat_bytes` (see [`beats`] and `break_at`).
+    pub fn beats(&self, beat_bytes: usize) -> Vec<Beat> {
+        match self.break_at {
+            Some(b) if b < self.data.len() => {
+                let k = b / beat_bytes * beat_bytes;
+                let mut v = beats(&self.data[..k], beat_bytes);
+                v.retain(|beat| !beat.bytes.is_empty());
+                for beat in &mut v {
+                    beat.last = false;
+                }
+                v.push(Beat {
+                    bytes: self.data[k..b].to_vec(),
+                    last: false,
+                });
+                v.extend(beats(&self.data[b..], beat_bytes));
+                v
+            }
+            _ => beats(&self.data, beat_bytes),
         }
     }
 
@@ -141,6 +168,12 @@ impl Send {
 /// the header (Short), then the template checks, then the stream length. A length mismatch shows
 /// on one beat: the one holding the stream's last byte (Short) or the announced last byte (Long);
 /// segments whose last byte came on an earlier beat are sent, the rest are not.
+///
+/// A partial beat that is not the last (`break_at`) counts as the stream's end: Short if it
+/// comes before the beat of the announced last byte (before or inside the template's last
+/// beat: before the template checks too), Long if on or after it, where the payload
+/// announced is over (a longer stream); segments whose last byte came on an earlier beat are
+/// sent.
 pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<Vec<u8>>) {
     let h = usize::from(send.hdr_len);
     let l = send.len as usize;
@@ -161,7 +194,8 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
     {
         return (Status::from_model(&e), Vec::new());
     }
-    if have < h {
+    let broken = send.break_at.filter(|&b| b < have);
+    if have < h || broken.is_some_and(|b| b < h) {
         return (Status::Short, Vec::new());
     }
     let s = match checked {
@@ -170,15 +204,30 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
     };
     let p = have - h;
     let n = s.segment_count();
-    let (status, sent) = if p == l {
+    // Segments whose last byte comes before beat `bad_beat`.
+    let sent_before = |bad_beat: usize| {
+        (0..n)
+            .take_while(|&i| (h + ((i + 1) * mss).min(l)).saturating_sub(1) / beat_bytes < bad_beat)
+            .count()
+    };
+    let (status, sent) = if let Some(b) = broken {
+        // The template is whole (b >= h); the RTL takes the partial beat k as a full one.
+        let k = b / beat_bytes;
+        let last = (h + l).saturating_sub(1) / beat_bytes;
+        if l > 0 && k < last {
+            (Status::Short, sent_before(k))
+        } else {
+            (Status::Long, sent_before(k.min(last)))
+        }
+    } else if p == l {
         (Status::Ok, n)
     } else {
         // h > 0: a template that parsed is at least 44 bytes.
         let bad_beat = (h + p.min(l) - 1) / beat_bytes;
-        let sent = (0..n)
-            .take_while(|&i| (h + ((i + 1) * mss).min(l)).saturating_sub(1) / beat_bytes < bad_beat)
-            .count();
-        (if p < l { Status::Short } else { Status::Long }, sent)
+        (
+            if p < l { Status::Short } else { Status::Long },
+            sent_before(bad_beat),
+        )
     };
     let segments = (0..sent)
         .map(|i| {
@@ -417,7 +466,7 @@ impl<D: TsoPorts> TsoRtl<D> {
         let mut bound = 10_000u64;
         for s in sends {
             desc_src.push(s.clone());
-            let bs = beats(&s.data, w);
+            let bs = s.beats(w);
             bound += bs.len() as u64;
             for b in bs {
                 data_src.push(b);

@@ -392,6 +392,98 @@ fn error_cases_512() {
     error_cases::<Tso512>("tso_512_errors");
 }
 
+/// Streams that break the input rule with a partial beat that is not the last: at a random
+/// place (inside the template, in the template's last beat, at a segment boundary, near the
+/// announced end, anywhere), under random gaps and back-pressure. Each ends with Short or Long
+/// and the segments completed on earlier beats (`expected`), its data is drained, and the good
+/// send after it comes out whole.
+fn partial_middle_beat<D: TsoPorts>(name: &str) {
+    let seed = stream::seed(name);
+    let mut rng = stream::rng(seed);
+    let w = D::BYTES;
+    let mut sends = Vec::new();
+    for _ in 0..60 {
+        let link = if rng.gen_bool(0.3) {
+            LinkType::Ipoib
+        } else {
+            LinkType::Ethernet
+        };
+        let ipv4 = rng.gen_bool(0.6);
+        let h = good_header(&mut rng, link, ipv4);
+        let mss = match rng.gen_range(0..3) {
+            0 => rng.gen_range(1..=64),
+            1 => 1448,
+            _ => rng.gen_range(1..=3000),
+        };
+        let len = match rng.gen_range(0..8) {
+            0 => 0,
+            _ => rng.gen_range(1..=6000),
+        };
+        let p: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let mut bad = Send::new(link, &h, &p, mss);
+        let (hl, total) = (h.len(), bad.data.len());
+        let near = |rng: &mut SmallRng, at: usize| {
+            (at + rng.gen_range(0..2 * w))
+                .saturating_sub(w)
+                .min(total - 1)
+        };
+        let b = match rng.gen_range(0..5) {
+            0 => rng.gen_range(0..hl),
+            1 => near(&mut rng, hl),
+            2 => {
+                let j = rng.gen_range(1..=len / usize::from(mss) + 1);
+                near(&mut rng, hl + j * usize::from(mss))
+            }
+            3 => near(&mut rng, total - 1),
+            _ => rng.gen_range(0..total),
+        };
+        // b = total - 1 at most: the beat with the stream's last byte follows the partial one.
+        bad.break_at = Some(b);
+        sends.push(bad);
+        let h = good_header(&mut rng, LinkType::Ethernet, true);
+        let p: Vec<u8> = (0..rng.gen_range(0..3000)).map(|_| rng.gen()).collect();
+        sends.push(Send::new(LinkType::Ethernet, &h, &p, 1000));
+    }
+    let traffic = Traffic {
+        idle: 0.3,
+        stall: 0.3,
+        seed,
+    };
+    let out = check::<D>(name, &sends, traffic, seed);
+    let count = |st: Status| out.statuses.iter().step_by(2).filter(|s| s.0 == st).count();
+    eprintln!(
+        "{name}: {} partial-beat sends: {} short, {} long, {} segments sent before the break",
+        sends.len() / 2,
+        count(Status::Short),
+        count(Status::Long),
+        out.statuses.iter().step_by(2).map(|s| s.1).sum::<u32>()
+    );
+    for (k, pair) in out.statuses.chunks(2).enumerate() {
+        assert!(
+            matches!(pair[0].0, Status::Short | Status::Long),
+            "{name}: send {}: a partial middle beat gave {:?} (seed {seed})",
+            2 * k,
+            pair[0]
+        );
+        assert_eq!(
+            pair[1].0,
+            Status::Ok,
+            "{name}: send {}: the good send after it (seed {seed})",
+            2 * k + 1
+        );
+    }
+}
+
+#[test]
+fn partial_middle_beat_64() {
+    partial_middle_beat::<Tso64>("tso_64_partial_beat");
+}
+
+#[test]
+fn partial_middle_beat_512() {
+    partial_middle_beat::<Tso512>("tso_512_partial_beat");
+}
+
 /// A payload of at most one MSS is one segment, flags untouched (first and last at once).
 fn one_segment<D: TsoPorts>(name: &str) {
     let seed = stream::seed(name);
