@@ -352,7 +352,7 @@ module rss_parser
     logic s3_addr_ok_d, s3_addr_ok_q;
     logic s3_ip_q, s3_v4_q;                    // an IP header, and its version
     logic s3_ip_hdr_d, s3_ip_hdr_q;            // the fixed header is there, of that version
-    logic [2:0] s3_len_bad_d, s3_len_bad_q;    // its lengths disagree with each other or the frame
+    logic [3:0] s3_len_bad_d, s3_len_bad_q;    // its lengths disagree with each other or the frame
     logic s3_v4_frag_d, s3_v4_frag_q;          // IPv4: a fragment (offset or MF set)
 
     always_comb begin
@@ -383,11 +383,10 @@ module rss_parser
         end else begin
             s3_walk_d.room        = rel_be16(s2_rel_q, 7'd4);
             s3_walk_d.window_room = s2_win40_q;
-            s3_walk_d.word_at     = 4'd5;
             s3_walk_d.short2      = s3_walk_d.room < 16'd2;
             s3_walk_d.short8      = s3_walk_d.room < 16'd8;
             s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
-            s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
+            s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;  // (pos 0: the fixed header's end)
             s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
             s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
                                  || s3_walk_d.next_header == 8'd43
@@ -402,8 +401,8 @@ module rss_parser
         // payload past the frame (compared only where plen >= 40).
         s3_len_bad_d[0] = s2_v4_q && ihl < 16'd20;
         s3_len_bad_d[1] = s2_v4_q && total < ihl;
-        s3_len_bad_d[2] = s2_v4_q ? LEN_W'(total) > s2_plen_q
-                                  : LEN_W'(s3_walk_d.room) > s2_plen40_q;
+        s3_len_bad_d[2] = s2_v4_q && LEN_W'(total) > s2_plen_q;
+        s3_len_bad_d[3] = !s2_v4_q && LEN_W'(rel_be16(s2_rel_q, 7'd4)) > s2_plen40_q;
         s3_v4_frag_d = (rel_be16(s2_rel_q, 7'd6) & 16'h3FFF) != 16'h0;
         if (s2_v4_q && s3_ip_hdr_d) begin
             s3_found_d.l4_protocol = rel_byte(s2_rel_q, 7'd9);
@@ -424,7 +423,7 @@ module rss_parser
                 // The addresses are valid as soon as the fixed header is there.
                 s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV4] = s3_v4_q;
                 s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV6] = !s3_v4_q;
-                if (s3_len_bad_q != 3'b000) begin
+                if (s3_len_bad_q != 4'b0000) begin
                     s3_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else if (s3_v4_q && s3_v4_frag_q) begin
                     s3_found.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
@@ -536,8 +535,7 @@ module rss_parser
     logic        s8_tcp_d, s8_tcp_q;          // a TCP decision is due
     logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
     logic [15:0] s8_seg_len_q;                // transport segment length
-    logic        s8_deep8_q;                  // the first 8 transport bytes pass the window
-    logic        s8_deep20_q;                 // the first 20 do
+    logic [17:0] s8_window_room_q;            // window bytes from the transport header
     logic [4:0]  s8_l4_word_q;                // the transport header's 4-byte word in rel
     logic [REL*8-1:0] s8_rel_q;
     logic        s8_valid_q;
@@ -596,12 +594,17 @@ module rss_parser
         s8_found_q     <= s8_found_d;
         s8_tcp_q       <= s8_tcp_d;
         s8_udp_q       <= s8_udp_d;
-        s8_seg_len_q   <= s7_walk_q.room;
-        // window_room < 8 and < 20, two's complement.
-        s8_deep8_q     <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd8;
-        s8_deep20_q    <= s7_walk_q.window_room[17] || s7_walk_q.window_room[16:0] < 17'd20;
-        // IPv4's transport header is at its IHL; IPv6's where the walk stopped.
-        s8_l4_word_q   <= s7_walk_q.transport ? s7_walk_q.l4_word : {s7_walk_q.word_at, 1'b0};
+        // IPv4's transport header is at its IHL; IPv6's where the walk stopped, pos words past
+        // the fixed header (word 5 of rel; pos is 0 to 10 where the fields are used).
+        if (s7_walk_q.transport) begin
+            s8_seg_len_q     <= s7_walk_q.room;
+            s8_window_room_q <= s7_walk_q.window_room;
+            s8_l4_word_q     <= s7_walk_q.l4_word;
+        end else begin
+            s8_seg_len_q     <= s7_walk_q.room - {4'h0, s7_walk_q.pos, 3'b000};
+            s8_window_room_q <= s7_walk_q.window_room - {6'h0, s7_walk_q.pos, 3'b000};
+            s8_l4_word_q     <= 5'd10 + {s7_walk_q.pos[3:0], 1'b0};
+        end
         s8_rel_q       <= s7_rel_q;
     end
 
@@ -636,8 +639,9 @@ module rss_parser
         s9_tcp_q       <= s8_tcp_q;
         s9_udp_q       <= s8_udp_q;
         s9_seg_len_q   <= s8_seg_len_q;
-        s9_deep8_q     <= s8_deep8_q;
-        s9_deep20_q    <= s8_deep20_q;
+        // The first 8 or 20 transport bytes pass the window (two's complement).
+        s9_deep8_q     <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd8;
+        s9_deep20_q    <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd20;
         s9_src_port_q  <= {s9_l4_bytes[7:0],   s9_l4_bytes[15:8]};
         s9_dst_port_q  <= {s9_l4_bytes[23:16], s9_l4_bytes[31:24]};
         s9_udp_len_q   <= {s9_l4_bytes[39:32], s9_l4_bytes[47:40]};

@@ -14,7 +14,8 @@
 //
 // Sized for one clock at 125 MHz: what the header at the walk's word holds was worked out ahead
 // (rss_parser_hop_table), and the checks that do not depend on it compare registered values,
-// so a hop is a 10-way select of its table entry followed by the choice below.
+// so a hop is a 10-way select of its table entry followed by the choice below: no adds, no
+// compares.
 module rss_parser_hop #(
     localparam int ENTRIES = 10,                                    // see rss_parser_hop_table
     localparam int ENTRY_W = rss_types_pkg::HOP_ENTRY_W
@@ -30,20 +31,20 @@ module rss_parser_hop #(
     wire is_ext  = in_walk.next_ext;
     wire is_frag = in_walk.next_frag;
 
-    // The entry at the walk's word. It is used only once the window check has passed, and then
-    // the word is 5 to 14 (see rss_parser_hop_table).
+    // The entry at the walk's position. It is used only once the window check has passed, and
+    // then the position is 0 to 9 (words 5 to 14 of rel, see rss_parser_hop_table).
     rss_types_pkg::hop_entry_t e;
     always_comb begin
-        case (in_walk.word_at)
-            4'd5:    e = hop_table[ENTRY_W*0 +: ENTRY_W];
-            4'd6:    e = hop_table[ENTRY_W*1 +: ENTRY_W];
-            4'd7:    e = hop_table[ENTRY_W*2 +: ENTRY_W];
-            4'd8:    e = hop_table[ENTRY_W*3 +: ENTRY_W];
-            4'd9:    e = hop_table[ENTRY_W*4 +: ENTRY_W];
-            4'd10:   e = hop_table[ENTRY_W*5 +: ENTRY_W];
-            4'd11:   e = hop_table[ENTRY_W*6 +: ENTRY_W];
-            4'd12:   e = hop_table[ENTRY_W*7 +: ENTRY_W];
-            4'd13:   e = hop_table[ENTRY_W*8 +: ENTRY_W];
+        case (in_walk.pos[3:0])
+            4'd0:    e = hop_table[ENTRY_W*0 +: ENTRY_W];
+            4'd1:    e = hop_table[ENTRY_W*1 +: ENTRY_W];
+            4'd2:    e = hop_table[ENTRY_W*2 +: ENTRY_W];
+            4'd3:    e = hop_table[ENTRY_W*3 +: ENTRY_W];
+            4'd4:    e = hop_table[ENTRY_W*4 +: ENTRY_W];
+            4'd5:    e = hop_table[ENTRY_W*5 +: ENTRY_W];
+            4'd6:    e = hop_table[ENTRY_W*6 +: ENTRY_W];
+            4'd7:    e = hop_table[ENTRY_W*7 +: ENTRY_W];
+            4'd8:    e = hop_table[ENTRY_W*8 +: ENTRY_W];
             default: e = hop_table[ENTRY_W*9 +: ENTRY_W];
         endcase
     end
@@ -80,26 +81,21 @@ module rss_parser_hop #(
         end
         // The position moves past any header that fits; where the walk then stopped on a bad
         // header, nothing reads it (only a walk that ended normally leads to the transport).
-        if (fits && is_frag) begin
+        // Room and window room stay: they follow from the position when the walk ends.
+        if (fits) begin
             out_walk.next_header = e.next_header;
             out_walk.next_ext    = e.next_ext;
             out_walk.next_frag   = e.next_frag;
-            out_walk.room        = in_walk.room - 16'd8;
-            out_walk.window_room = in_walk.window_room - 18'd8;
-            out_walk.word_at     = in_walk.word_at + 4'd1;
-            // The checks 8 bytes on; room and window_room are at least 8 here (it fits).
-            out_walk.short2      = in_walk.room < 16'd10;
-            out_walk.short8      = in_walk.room < 16'd16;
-            out_walk.deep2       = in_walk.window_room[16:0] < 17'd10;
-            out_walk.deep8       = in_walk.window_room[16:0] < 17'd16;
+        end
+        if (fits && is_frag) begin
+            out_walk.pos         = {5'h0, in_walk.pos[3:0] + 4'd1};  // position 0..9 here
+            out_walk.short2      = e.frag_short2;
+            out_walk.short8      = e.frag_short8;
+            out_walk.deep2       = e.frag_deep2;
+            out_walk.deep8       = e.frag_deep8;
             out_walk.fragment    = in_walk.fragment || e.frag_flag;
         end else if (fits) begin
-            out_walk.next_header = e.next_header;
-            out_walk.next_ext    = e.next_ext;
-            out_walk.next_frag   = e.next_frag;
-            out_walk.room        = e.room;
-            out_walk.window_room = e.window_room;
-            out_walk.word_at     = e.word_at;
+            out_walk.pos         = e.next_pos;
             out_walk.short2      = e.short2;
             out_walk.short8      = e.short8;
             out_walk.deep2       = e.deep2;

@@ -49,9 +49,8 @@ module rss_parser_hop_table #(
         wire signed [13:0] words = $signed(words_left[14*i +: 14]);
         wire signed [17:0] win   = $signed(window_left[18*i +: 18]);
         wire signed [14:0] win_words = 15'(win >>> 3);   // floor(win / 8)
-        // Past the header: payload words, and window bytes.
+        // Payload words past the header: negative when it passes the payload's end.
         wire signed [13:0] room_words = words - $signed({6'h0, len});
-        wire signed [17:0] room_win   = win - $signed({7'h0, len, 3'b000});
 
         always_comb begin
             e.next_header = head[7:0];
@@ -62,17 +61,21 @@ module rss_parser_hop_table #(
             // The header ends past the payload. The walk reaches this word only with the fixed
             // part inside the payload, so words >= -1; where this holds, nothing below is read.
             e.short_ext   = room_words < 14'sd0;
-            e.room        = {room_words[12:0], payload_len_low};
-            e.window_room = room_win;
-            e.word_at     = 4'(WORD + 1) + len[3:0];
-            // room < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd bytes.
+            e.next_pos    = 9'(len) + 9'(i + 1);
+            // Room past it < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd bytes.
             e.short8      = room_words == 14'sd0;
             e.short2      = e.short8 && payload_len_low < 3'd2;
-            // room_win < 8 and < 2, as compares of whole words (win = 8 win_words + r):
-            // room_win < 8 is win_words <= len; room_win < 2 is that for r < 2, else <.
+            // Window room past it (win - 8 len) < 8 and < 2, as compares of whole words
+            // (win = 8 win_words + r): < 8 is win_words <= len; < 2 is that for r < 2, else <.
             e.deep8       = win_words <= $signed({7'h0, len});
             e.deep2       = win[2:0] < 3'd2 ? win_words <= $signed({7'h0, len})
                                             : win_words < $signed({7'h0, len});
+            // Past a fragment header here (8 bytes; a hop takes it only when it fits, so then
+            // words >= 0): the same checks on the starting points themselves.
+            e.frag_short8 = words == 14'sd0;
+            e.frag_short2 = words == 14'sd0 && payload_len_low < 3'd2;
+            e.frag_deep8  = win < 18'sd8;
+            e.frag_deep2  = win < 18'sd2;
         end
 
         assign table_out[ENTRY_W*i +: ENTRY_W] = e;

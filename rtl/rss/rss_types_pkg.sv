@@ -55,8 +55,10 @@ package rss_types_pkg;
 
     // The IPv6 walk and the transport decision, carried from the parser's stage 3 to stage 8.
     // The position is the header being looked at: during the IPv6 walk the next extension
-    // header, after it (or for IPv4) the transport header. Only what the stages compare and
-    // select on is kept, so that no stage adds before it compares.
+    // header, after it (or for IPv4) the transport header. IPv6 headers follow each other from
+    // the payload's start in 8-byte words, so the walk keeps just its position in words; room
+    // and window room follow from it once the walk ends. Only what the stages compare and
+    // select on is kept, so that no hop adds or compares.
     typedef struct packed {
         logic        walking;      // IPv6 extension-header walk in progress
         logic        walked;       // IPv6 walk ended normally: the transport decision is due
@@ -64,12 +66,14 @@ package rss_types_pkg;
         logic [7:0]  next_header;  // IPv6 next header being looked at...
         logic        next_ext;     // ...decoded: hop-by-hop (0), routing (43) or destination
         logic        next_frag;    // options (60); fragment (44)
-        logic [15:0] room;         // bytes from the position to the end of the IP payload
-        logic [17:0] window_room;  // bytes from the position to the end of the parse window
-                                   // (two's complement: negative past it)
-        logic [3:0]  word_at;      // IPv6: the position's 8-byte word in rel, modulo 16
-        // A stage ahead: room < 2, room < 8, window_room < 2, window_room < 8 (the checks of a
-        // header's fixed part, 2 bytes or a fragment header's 8).
+        // IPv4: bytes from the transport header to the end of the IP payload, and to the end
+        // of the parse window. IPv6: the payload length, and the window bytes after the fixed
+        // header (both fixed during the walk). Window bytes are two's complement.
+        logic [15:0] room;
+        logic [17:0] window_room;
+        logic [8:0]  pos;          // IPv6: the position, in 8-byte words from the payload's start
+        // A stage ahead, at the position: room < 2, room < 8, window room < 2, window room < 8
+        // (the checks of a header's fixed part, 2 bytes or a fragment header's 8).
         logic        short2;
         logic        short8;
         logic        deep2;
@@ -87,17 +91,19 @@ package rss_types_pkg;
         logic        frag_flag;    // as a fragment header: offset or M set
         logic        frag_last;    // as a fragment header: the offset ends the walk
         logic        short_ext;    // as an extension header: it passes the payload's end
-        logic [15:0] room;         // as an extension header: walk_t.room after it...
-        logic [17:0] window_room;  // ...walk_t.window_room...
-        logic [3:0]  word_at;      // ...walk_t.word_at...
-        logic        short2;       // ...and its four checks
+        logic [8:0]  next_pos;     // as an extension header: walk_t.pos after it...
+        logic        short2;       // ...and the four checks there
         logic        short8;
         logic        deep2;
         logic        deep8;
+        logic        frag_short2;  // as a fragment header: the four checks after it
+        logic        frag_short8;
+        logic        frag_deep2;
+        logic        frag_deep8;
     } hop_entry_t;
     // Its width, spelled out for Yosys (Verilator's width lint checks it where entries are packed).
     /* verilator lint_off UNUSEDPARAM */
-    localparam int HOP_ENTRY_W = 55;
+    localparam int HOP_ENTRY_W = 30;
     /* verilator lint_on UNUSEDPARAM */
 
 endpackage
