@@ -42,6 +42,7 @@ module stream_fifo #(
         end
     end
 
+    wire [DEPTH_LOG2:0] used     = wr_ptr_q - rd_ptr_q;   // entries in the RAM, 0 to DEPTH
     wire [DEPTH_LOG2:0] wr_ptr_d = wr_ptr_q + (DEPTH_LOG2 + 1)'(push);
     wire [DEPTH_LOG2:0] rd_ptr_d = rd_ptr_q + (DEPTH_LOG2 + 1)'(pop);
 
@@ -55,8 +56,11 @@ module stream_fifo #(
             wr_ptr_q <= wr_ptr_d;
             rd_ptr_q <= rd_ptr_d;
             m_valid  <= pop || (m_valid && !m_ready);
-            // Full when the pointers differ only in their extra bit.
-            s_ready  <= (wr_ptr_d ^ rd_ptr_d) != {1'b1, {DEPTH_LOG2{1'b0}}};
+            // Full next when one entry was free and one is written without one read, or it is
+            // full and none is read. The occupancy comes from the registered pointers alone,
+            // so push and pop reach s_ready through one gate rather than two incrementers.
+            s_ready  <= !((used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
+                          || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop));
         end
     end
 

@@ -32,8 +32,9 @@
 //   4-7  IPv6 extension headers 1 to 4, one per stage
 //   8    the hop limit and the end of the IPv6 walk; where the transport header starts
 //   9    the transport header's fields are read
-//   10   TCP or UDP and the RoCEv2 BTH: checks and flags
-//   11   the transport ports and the BTH QPN, where the checks passed
+//   10   the transport header's length compares
+//   11   TCP or UDP and the RoCEv2 BTH: the flags, and the ports and the BTH QPN where the
+//        checks passed
 module rss_parser
 #(
     parameter  int LEN_W  = 18,                  // Frame length width; in_len saturates
@@ -386,7 +387,7 @@ module rss_parser
             s3_walk_d.short2      = s3_walk_d.room < 16'd2;
             s3_walk_d.short8      = s3_walk_d.room < 16'd8;
             s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
-            s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;  // (pos 0: the fixed header's end)
+            s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
             s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
             s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
                                  || s3_walk_d.next_header == 8'd43
@@ -529,8 +530,8 @@ module rss_parser
     //
     // The transport header starts at a multiple of 4 in rel (the IPv4 IHL counts 32-bit words,
     // the IPv6 chain 8-byte units); stage 9 reads its fields with a 32-way select on the word
-    // registered here, and stage 10 decides on them, so that the walk's end, the select and
-    // the length compares each have a clock of their own.
+    // registered here, and stages 10 and 11 compare and decide, so that the walk's end, the
+    // select, the length compares and the decision each have a clock of their own.
     rss_types_pkg::found_t s8_found_d, s8_found_q;
     logic        s8_tcp_d, s8_tcp_q;          // a TCP decision is due
     logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
@@ -609,7 +610,7 @@ module rss_parser
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 9: the transport header's fields. They are used only when stage 10's window checks
+    // Stage 9: the transport header's fields. They are used only when stage 11's window checks
     // pass, and then they lie inside rel.
     rss_types_pkg::found_t s9_found_q;
     logic        s9_tcp_q, s9_udp_q;
@@ -650,59 +651,20 @@ module rss_parser
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 10: TCP or UDP and the RoCEv2 BTH: the length checks and the flags. Which fields
-    // the outcome takes is registered too, and stage 11 takes them, so that neither the
-    // compares nor the choice drive the 56 field bits' selects.
-    rss_types_pkg::found_t s10_found_d, s10_found_q;
-    logic                  s10_ports_d, s10_ports_q;   // the transport ports count
-    logic                  s10_qpn_d, s10_qpn_q;       // the BTH's destination QP counts
-    logic [15:0]           s10_src_port_q, s10_dst_port_q;
-    logic [23:0]           s10_qpn_val_q;
-    logic                  s10_valid_q;
-
-    always_comb begin
-        logic [15:0] doff;
-        s10_found_d = s9_found_q;
-        s10_ports_d = 1'b0;
-        s10_qpn_d   = 1'b0;
-        doff        = {8'h0, s9_doff_byte_q} >> 2 & 16'h3C;
-        if (s9_tcp_q) begin
-            if (s9_seg_len_q < 16'd20) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s9_deep20_q) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (doff < 16'd20 || doff > s9_seg_len_q) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
-                s10_ports_d = 1'b1;
-            end
-        end else if (s9_udp_q) begin
-            if (s9_seg_len_q < 16'd8) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s9_deep8_q) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (s9_udp_len_q < 16'd8 || s9_udp_len_q > s9_seg_len_q) begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else begin
-                s10_found_d.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
-                s10_ports_d = 1'b1;
-                if (s9_dst_port_q == ROCEV2_PORT) begin
-                    if (s9_udp_len_q < 16'd20 || s9_seg_len_q < 16'd20) begin
-                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                    end else if (s9_deep20_q) begin
-                        // The BTH lies past the window: the ports still count, the QPN not.
-                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
-                    end else begin
-                        s10_found_d.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
-                        s10_qpn_d = 1'b1;
-                    end
-                end
-            end
-        end
-    end
+    // Stage 10: the transport header's length compares, each registered on its own; stage 11
+    // decides on them in the model's order. Splitting the two keeps the carry chains and the
+    // decision, and the decision and the 56 field bits' selects, in different clocks' paths.
+    rss_types_pkg::found_t s10_found_q;
+    logic        s10_tcp_q, s10_udp_q;
+    logic        s10_deep8_q, s10_deep20_q;
+    logic        s10_seg_lt8_q, s10_seg_lt20_q;    // segment length < 8, < 20
+    logic        s10_doff_lt20_q, s10_doff_gt_q;   // TCP data offset < 20, > segment length
+    logic        s10_ulen_lt8_q, s10_ulen_lt20_q;  // UDP length < 8, < 20...
+    logic        s10_ulen_gt_q;                    // ...> segment length
+    logic        s10_roce_q;                       // UDP destination port 4791
+    logic [15:0] s10_src_port_q, s10_dst_port_q;
+    logic [23:0] s10_qpn_q;
+    logic        s10_valid_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -713,16 +675,74 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        s10_found_q    <= s10_found_d;
-        s10_ports_q    <= s10_ports_d;
-        s10_qpn_q      <= s10_qpn_d;
-        s10_src_port_q <= s9_src_port_q;
-        s10_dst_port_q <= s9_dst_port_q;
-        s10_qpn_val_q  <= s9_qpn_q;
+        logic [15:0] doff;
+        doff            = {8'h0, s9_doff_byte_q} >> 2 & 16'h3C;
+        s10_found_q     <= s9_found_q;
+        s10_tcp_q       <= s9_tcp_q;
+        s10_udp_q       <= s9_udp_q;
+        s10_deep8_q     <= s9_deep8_q;
+        s10_deep20_q    <= s9_deep20_q;
+        s10_seg_lt8_q   <= s9_seg_len_q < 16'd8;
+        s10_seg_lt20_q  <= s9_seg_len_q < 16'd20;
+        s10_doff_lt20_q <= doff < 16'd20;
+        s10_doff_gt_q   <= doff > s9_seg_len_q;
+        s10_ulen_lt8_q  <= s9_udp_len_q < 16'd8;
+        s10_ulen_lt20_q <= s9_udp_len_q < 16'd20;
+        s10_ulen_gt_q   <= s9_udp_len_q > s9_seg_len_q;
+        s10_roce_q      <= s9_dst_port_q == ROCEV2_PORT;
+        s10_src_port_q  <= s9_src_port_q;
+        s10_dst_port_q  <= s9_dst_port_q;
+        s10_qpn_q       <= s9_qpn_q;
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 11: the fields the outcome takes.
+    // Stage 11: TCP or UDP and the RoCEv2 BTH: the flags, and the fields where the checks passed.
+    rss_types_pkg::found_t s11_found;
+    logic                  s11_ports;   // the transport ports count
+    logic                  s11_qpn;     // the BTH's destination QP counts
+
+    always_comb begin
+        s11_found = s10_found_q;
+        s11_ports = 1'b0;
+        s11_qpn   = 1'b0;
+        if (s10_tcp_q) begin
+            if (s10_seg_lt20_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s10_deep20_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s10_doff_lt20_q || s10_doff_gt_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
+                s11_ports = 1'b1;
+            end
+        end else if (s10_udp_q) begin
+            if (s10_seg_lt8_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s10_deep8_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s10_ulen_lt8_q || s10_ulen_gt_q) begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else begin
+                s11_found.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
+                s11_ports = 1'b1;
+                if (s10_roce_q) begin
+                    if (s10_ulen_lt20_q || s10_seg_lt20_q) begin
+                        s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                    end else if (s10_deep20_q) begin
+                        // The BTH lies past the window: the ports still count, the QPN not.
+                        s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
+                    end else begin
+                        s11_found.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
+                        s11_qpn = 1'b1;
+                    end
+                end
+            end
+        end
+    end
+
     always_ff @(posedge clk) begin
         if (rst) begin
             out_valid <= 1'b0;
@@ -732,14 +752,14 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        out_flags       <= s10_found_q.flags;
-        out_ethertype   <= s10_found_q.ethertype;
-        out_l4_protocol <= s10_found_q.l4_protocol;
-        out_src         <= s10_found_q.src;
-        out_dst         <= s10_found_q.dst;
-        out_src_port    <= s10_ports_q ? s10_src_port_q : s10_found_q.src_port;
-        out_dst_port    <= s10_ports_q ? s10_dst_port_q : s10_found_q.dst_port;
-        out_qpn         <= s10_qpn_q ? s10_qpn_val_q : s10_found_q.qpn;
+        out_flags       <= s11_found.flags;
+        out_ethertype   <= s11_found.ethertype;
+        out_l4_protocol <= s11_found.l4_protocol;
+        out_src         <= s11_found.src;
+        out_dst         <= s11_found.dst;
+        out_src_port    <= s11_ports ? s10_src_port_q : s11_found.src_port;
+        out_dst_port    <= s11_ports ? s10_dst_port_q : s11_found.dst_port;
+        out_qpn         <= s11_qpn ? s10_qpn_q : s11_found.qpn;
     end
 
 endmodule
