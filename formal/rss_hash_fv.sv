@@ -8,12 +8,13 @@
 // Assumed: both input streams (key, requests) obey the valid/ready rules. Proved:
 //   protocol (task prove, unbounded by k-induction): the result stream obeys them, nothing
 //     comes out of reset, and the key is not taken while a request waits in stage 1;
-//   equivalence (task bmc, bounded): every result equals formal/toeplitz_words_ref.sv on its
-//     request (bytes past its length cleared), with the key of the last key handshake at or
-//     before the request's acceptance (the RTL's documented key rule), in order, none lost or
-//     invented (at most four inside). Results are checked once a key has been loaded, or for
-//     the XOR hash, which uses none. `make formal-toeplitz` proves that form, applied so, equal
-//     to formal/toeplitz_bytes_ref.sv; rss_hash.sby says why the proof is split there.
+//   equivalence (task equiv, unbounded by k-induction): every result equals
+//     formal/toeplitz_words_ref.sv on its request (bytes past its length cleared), with the key
+//     of the last key handshake at or before the request's acceptance (the RTL's documented
+//     key rule), in order, none lost or invented (at most four inside). Results are checked
+//     once a key has been loaded, or for the XOR hash, which uses none. `make formal-toeplitz`
+//     proves that form, applied so, equal to formal/toeplitz_bytes_ref.sv; rss_hash.sby says
+//     why the proof is split there.
 module rss_hash_fv #(
     parameter  int MAX_INPUT = 12,             // Input bytes (the proof's size)
     localparam int KEY_BYTES = MAX_INPUT + 4,
@@ -90,6 +91,13 @@ module rss_hash_fv #(
     wire [MAX_INPUT*8-1:0] dut_s1_data;
     wire                   dut_s1_xor;
     wire [KEY_BYTES*8-2:0] dut_key;
+    // For the induction only: what stage 1, stage 2 and the skid buffer hold.
+    wire [15:0]            dut_s1_tag;
+    wire                   dut_s2_valid;
+    wire [31:0]            dut_res_hash;
+    wire [15:0]            dut_res_tag;
+    wire                   dut_skid_valid;
+    wire [47:0]            dut_skid_data;
 
     // The key of the last key handshake, and whether there has been one since power-up.
     logic [KEY_BYTES*8-1:0] key_q;
@@ -170,6 +178,9 @@ module rss_hash_fv #(
         end
     end
 
+    // The key register holds the last key taken, also in reset.
+    always @* if (past_ok && key_known_q) assert (dut_key == key_q[KEY_BYTES*8-1:1]);
+
     always @* begin
         if (past_ok && !rst) begin
             assert (count_q <= 3'd4);
@@ -182,6 +193,23 @@ module rss_hash_fv #(
                 // The key's last bit lies in no window; the unit does not store it.
                 if (last_checked_q && !last_xor_q) begin
                     assert (dut_key == last_key_q[KEY_BYTES*8-1:1]);
+                end
+            end
+            // Where each request in flight is, for the induction: the youngest in stage 1 while
+            // pend_q, the one before it in stage 2, the oldest in the output register and the
+            // skid register after it; each with its tag and hash.
+            assert (!dut_skid_valid || m_res_valid);
+            assert (count_q == {2'd0, pend_q} + {2'd0, dut_s2_valid} + {2'd0, dut_skid_valid}
+                               + {2'd0, m_res_valid});
+            if (pend_q) assert (dut_s1_tag == tag_q[count_q - 3'd1]);
+            if (dut_skid_valid) begin
+                assert (dut_skid_data[15:0] == tag_q[1]);
+                if (hash_q[1][32]) assert (dut_skid_data[47:16] == hash_q[1][31:0]);
+            end
+            if (dut_s2_valid) begin
+                assert (dut_res_tag == tag_q[hcount_q - 3'd1]);
+                if (hash_q[hcount_q - 3'd1][32]) begin
+                    assert (dut_res_hash == hash_q[hcount_q - 3'd1][31:0]);
                 end
             end
             if (m_res_valid) begin
