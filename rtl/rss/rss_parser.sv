@@ -393,6 +393,9 @@ module rss_parser
                                  || s3_walk_d.next_header == 8'd43
                                  || s3_walk_d.next_header == 8'd60;
             s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
+            s3_walk_d.skip_ok     = (s3_walk_d.next_ext || s3_walk_d.next_frag)
+                                 && !(s3_walk_d.next_frag ? s3_walk_d.short8 || s3_walk_d.deep8
+                                                          : s3_walk_d.short2 || s3_walk_d.deep2);
         end
         // The header checks, each registered on its own and combined ahead of the first hop.
         s3_ip_hdr_d = s2_v4_q ? s2_plen_q >= LEN_W'(20) && s2_rel_q[7:4] == 4'd4
@@ -537,7 +540,10 @@ module rss_parser
     logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
     logic [15:0] s8_seg_len_q;                // transport segment length
     logic [17:0] s8_window_room_q;            // window bytes from the transport header
-    logic [4:0]  s8_l4_word_q;                // the transport header's 4-byte word in rel
+    // The transport header's 4-byte word in rel, four times: one copy per group of fields, so
+    // that no select line fans out to all 80 field bits. Their reset values differ, which keeps
+    // synthesis from merging them (nothing reads them in reset).
+    logic [4:0]  s8_l4_word_q, s8_l4_word1_q, s8_l4_word2_q, s8_l4_word3_q;
     logic [REL*8-1:0] s8_rel_q;
     logic        s8_valid_q;
 
@@ -584,10 +590,20 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
+        logic [4:0] l4_word;
+        l4_word = s7_walk_q.transport ? s7_walk_q.l4_word : 5'd10 + {s7_walk_q.pos[3:0], 1'b0};
         if (rst) begin
-            s8_valid_q <= 1'b0;
+            s8_valid_q    <= 1'b0;
+            s8_l4_word_q  <= 5'd0;
+            s8_l4_word1_q <= 5'd1;
+            s8_l4_word2_q <= 5'd2;
+            s8_l4_word3_q <= 5'd3;
         end else begin
-            s8_valid_q <= s7_valid_q;
+            s8_valid_q    <= s7_valid_q;
+            s8_l4_word_q  <= l4_word;
+            s8_l4_word1_q <= l4_word;
+            s8_l4_word2_q <= l4_word;
+            s8_l4_word3_q <= l4_word;
         end
     end
 
@@ -600,11 +616,9 @@ module rss_parser
         if (s7_walk_q.transport) begin
             s8_seg_len_q     <= s7_walk_q.room;
             s8_window_room_q <= s7_walk_q.window_room;
-            s8_l4_word_q     <= s7_walk_q.l4_word;
         end else begin
             s8_seg_len_q     <= s7_walk_q.room - {4'h0, s7_walk_q.pos, 3'b000};
             s8_window_room_q <= s7_walk_q.window_room - {6'h0, s7_walk_q.pos, 3'b000};
-            s8_l4_word_q     <= 5'd10 + {s7_walk_q.pos[3:0], 1'b0};
         end
         s8_rel_q       <= s7_rel_q;
     end
@@ -623,8 +637,12 @@ module rss_parser
 
     // rel padded so that the 16 bytes at any multiple of 4 are in range.
     wire [REL*8+128-1:0] l4_rel_pad = {128'h0, s8_rel_q};
+    // Its first 16 bytes, through each copy of the word.
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [127:0]         s9_l4_bytes = l4_rel_pad[32*s8_l4_word_q +: 128];  // its first 16 bytes
+    wire [127:0]         l4_bytes0 = l4_rel_pad[32*s8_l4_word_q +: 128];
+    wire [127:0]         l4_bytes1 = l4_rel_pad[32*s8_l4_word1_q +: 128];
+    wire [127:0]         l4_bytes2 = l4_rel_pad[32*s8_l4_word2_q +: 128];
+    wire [127:0]         l4_bytes3 = l4_rel_pad[32*s8_l4_word3_q +: 128];
     /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
@@ -643,11 +661,11 @@ module rss_parser
         // The first 8 or 20 transport bytes pass the window (two's complement).
         s9_deep8_q     <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd8;
         s9_deep20_q    <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd20;
-        s9_src_port_q  <= {s9_l4_bytes[7:0],   s9_l4_bytes[15:8]};
-        s9_dst_port_q  <= {s9_l4_bytes[23:16], s9_l4_bytes[31:24]};
-        s9_udp_len_q   <= {s9_l4_bytes[39:32], s9_l4_bytes[47:40]};
-        s9_doff_byte_q <= s9_l4_bytes[103:96];
-        s9_qpn_q       <= {s9_l4_bytes[111:104], s9_l4_bytes[119:112], s9_l4_bytes[127:120]};
+        s9_src_port_q  <= {l4_bytes0[7:0],   l4_bytes0[15:8]};
+        s9_dst_port_q  <= {l4_bytes1[23:16], l4_bytes1[31:24]};
+        s9_udp_len_q   <= {l4_bytes2[39:32], l4_bytes2[47:40]};
+        s9_doff_byte_q <= l4_bytes2[103:96];
+        s9_qpn_q       <= {l4_bytes3[111:104], l4_bytes3[119:112], l4_bytes3[127:120]};
     end
 
     // ------------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ module rss_parser_hop #(
     // fields then switch on registered conditions only, and just the walk's end and the
     // MALFORMED flag wait for the entry's two checks.
     wire skip = in_walk.walking && (is_ext || is_frag);    // a header to skip is named...
-    wire fits = skip && !short_fixed && !deep;             // ...and its fixed part is there
+    wire fits = in_walk.walking && in_walk.skip_ok;      // ...and its fixed part is there
     wire ends_frag = fits && is_frag && e.frag_last;       // a fragment offset ends the walk
     wire bad_ext   = fits && !is_frag && e.short_ext;      // the header passes the payload
 
@@ -93,6 +93,7 @@ module rss_parser_hop #(
             out_walk.short8      = e.frag_short8;
             out_walk.deep2       = e.frag_deep2;
             out_walk.deep8       = e.frag_deep8;
+            out_walk.skip_ok     = e.frag_skip_ok;
             out_walk.fragment    = in_walk.fragment || e.frag_flag;
         end else if (fits) begin
             out_walk.pos         = e.next_pos;
@@ -100,6 +101,7 @@ module rss_parser_hop #(
             out_walk.short8      = e.short8;
             out_walk.deep2       = e.deep2;
             out_walk.deep8       = e.deep8;
+            out_walk.skip_ok     = e.skip_ok;
         end
     end
 

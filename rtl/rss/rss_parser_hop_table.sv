@@ -76,6 +76,13 @@ module rss_parser_hop_table #(
             e.frag_short2 = words == 14'sd0 && payload_len_low < 3'd2;
             e.frag_deep8  = win < 18'sd8;
             e.frag_deep2  = win < 18'sd2;
+            // Whether the next hop skips the header named here: the hop's own test, a stage
+            // early.
+            e.skip_ok      = (e.next_ext || e.next_frag)
+                          && !(e.next_frag ? e.short8 || e.deep8 : e.short2 || e.deep2);
+            e.frag_skip_ok = (e.next_ext || e.next_frag)
+                          && !(e.next_frag ? e.frag_short8 || e.frag_deep8
+                                           : e.frag_short2 || e.frag_deep2);
         end
 
         assign table_out[ENTRY_W*i +: ENTRY_W] = e;

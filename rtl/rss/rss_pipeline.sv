@@ -103,9 +103,9 @@ module rss_pipeline
     localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
     localparam int CTX_W      = NUM_CONTEXTS > 1 ? $clog2(NUM_CONTEXTS) : 1;
     localparam int TBL_ADDR_W = CTX_W + 1 + TABLE_LOG2;
-    // Launch to metadata FIFO: parser 12, steering 2, hash 2, table 1. Public for the harness.
+    // Launch to metadata FIFO: parser 12, steering 2, hash 2, table 2. Public for the harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int META_LATENCY /*verilator public*/ = 17;
+    localparam int META_LATENCY /*verilator public*/ = 18;
     /* verilator lint_on UNUSEDPARAM */
 
     if (DATA_BYTES < 8 || DATA_BYTES > WIN || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
@@ -408,17 +408,6 @@ module rss_pipeline
         h3_hash <= h2_tag.to_queue ? 32'h0 : h2_hash;
     end
 
-    // In flight between launch and the metadata FIFO: the commit waits for zero.
-    logic [4:0] inflight_q;
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            inflight_q <= '0;
-        end else begin
-            inflight_q <= inflight_q + 5'(launch) - 5'(h3_valid);
-        end
-    end
-    assign drained = inflight_q == 5'd0;
-
     // ------------------------------------------------------------------------------------------
     // The FIFOs and the join.
     typedef struct packed {
@@ -440,12 +429,38 @@ module rss_pipeline
         h3_meta.dest_queue = h3_tag.to_queue ? h3_tag.target[QUEUE_W-1:0] : tbl_rd_data;
     end
 
+    // Registered once more: the block RAM's read data (about 5 ns after the clock) goes into
+    // flip-flops rather than through the queue select into the FIFO's memory.
+    meta_t h4_meta;
+    logic  h4_valid;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            h4_valid <= 1'b0;
+        end else begin
+            h4_valid <= h3_valid;
+        end
+    end
+    always_ff @(posedge clk) begin
+        h4_meta <= h3_meta;
+    end
+
+    // In flight between launch and the metadata FIFO: the commit waits for zero.
+    logic [4:0] inflight_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            inflight_q <= '0;
+        end else begin
+            inflight_q <= inflight_q + 5'(launch) - 5'(h4_valid);
+        end
+    end
+    assign drained = inflight_q == 5'd0;
+
     logic                  d_valid, d_ready, d_last, d_user;
     logic [DATA_W-1:0]     d_data;
     logic [DATA_BYTES-1:0] d_keep;
     logic                  mf_valid, mf_ready;
     /* verilator lint_off UNUSEDSIGNAL */
-    logic                  mf_s_ready;  // always high when h3_valid: the FIFO is big enough
+    logic                  mf_s_ready;  // always high when h4_valid: the FIFO is big enough
     /* verilator lint_on UNUSEDSIGNAL */
 
     stream_fifo #(
@@ -470,9 +485,9 @@ module rss_pipeline
     ) u_meta_fifo (
         .clk    (clk),
         .rst    (rst),
-        .s_valid(h3_valid),
+        .s_valid(h4_valid),
         .s_ready(mf_s_ready),
-        .s_data (h3_meta),
+        .s_data (h4_meta),
         .m_valid(mf_valid),
         .m_ready(mf_ready),
         .m_data (out_meta)

@@ -78,6 +78,8 @@ package rss_types_pkg;
         logic        short8;
         logic        deep2;
         logic        deep8;
+        logic        skip_ok;      // ...and together: a header to skip is named and its fixed
+                                   // part is there (a walking hop takes it on this bit alone)
         logic        transport;    // IPv4: a TCP/UDP decision is due...
         logic [4:0]  l4_word;      // ...at this 4-byte word of rel (the IHL)
     } walk_t;
@@ -96,14 +98,16 @@ package rss_types_pkg;
         logic        short8;
         logic        deep2;
         logic        deep8;
-        logic        frag_short2;  // as a fragment header: the four checks after it
+        logic        skip_ok;      // ...and walk_t.skip_ok there
+        logic        frag_short2;  // as a fragment header: the four checks after it...
         logic        frag_short8;
         logic        frag_deep2;
         logic        frag_deep8;
+        logic        frag_skip_ok; // ...and walk_t.skip_ok there
     } hop_entry_t;
     // Its width, spelled out for Yosys (Verilator's width lint checks it where entries are packed).
     /* verilator lint_off UNUSEDPARAM */
-    localparam int HOP_ENTRY_W = 30;
+    localparam int HOP_ENTRY_W = 32;
     /* verilator lint_on UNUSEDPARAM */
 
 endpackage
