@@ -28,7 +28,10 @@ module stream_fifo #(
     logic [WIDTH-1:0]    mem [DEPTH];
     logic [DEPTH_LOG2:0] wr_ptr_q, rd_ptr_q;   // one extra bit tells full from empty
 
-    wire push     = s_valid && s_ready;
+    // s_ready's own copy for the writes, so that the RAM's write enables and the pointer do not
+    // load the output's net. It is kept inverted, which keeps synthesis from merging the two.
+    logic full_q;
+    wire push     = s_valid && !full_q;
     wire ram_some = wr_ptr_q != rd_ptr_q;
     // Move the RAM's head to the output register when that is empty or being emptied.
     wire pop      = ram_some && (!m_valid || m_ready);
@@ -52,6 +55,7 @@ module stream_fifo #(
             rd_ptr_q <= '0;
             m_valid  <= 1'b0;
             s_ready  <= 1'b0;
+            full_q   <= 1'b1;
         end else begin
             wr_ptr_q <= wr_ptr_d;
             rd_ptr_q <= rd_ptr_d;
@@ -61,6 +65,8 @@ module stream_fifo #(
             // so push and pop reach s_ready through one gate rather than two incrementers.
             s_ready  <= !((used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
                           || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop));
+            full_q   <= (used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
+                        || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop);
         end
     end
 

@@ -20,7 +20,7 @@
 // with options and fragments, IPv6 with hop-by-hop, routing, destination-options and fragment
 // headers skipped, TCP, UDP, and RoCEv2's BTH destination QP behind UDP port 4791.
 //
-// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 12, each
+// Timing: a fixed-latency pipeline that never stalls; one frame per clock; LATENCY = 13, each
 // stage sized for 125 MHz on an ECP5 speed 6 (one extension header per clock).
 //   0    the L2 headers' fields decoded, the length compared with each constant, a coarse
 //        shift towards the IP header
@@ -31,9 +31,9 @@
 //        ahead of the first hop)
 //   4-7  IPv6 extension headers 1 to 4, one per stage
 //   8    the hop limit and the end of the IPv6 walk; where the transport header starts
-//   9    the transport header's fields are read
-//   10   the transport header's length compares
-//   11   TCP or UDP and the RoCEv2 BTH: the flags, and the ports and the BTH QPN where the
+//   9-10 the transport header's fields are read (a 32-byte block, then the fields in it)
+//   11   the transport header's length compares
+//   12   TCP or UDP and the RoCEv2 BTH: the flags, and the ports and the BTH QPN where the
 //        checks passed
 module rss_parser
 #(
@@ -61,7 +61,7 @@ module rss_parser
 
     // Cycles from in_valid to out_valid; public for the Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int LATENCY /*verilator public*/ = 12;
+    localparam int LATENCY /*verilator public*/ = 13;
     /* verilator lint_on UNUSEDPARAM */
 
     // The window re-based at the IP header: WIN - 14 bytes can be there, padded with zeros to
@@ -532,18 +532,19 @@ module rss_parser
     // Stage 8: the end of the IPv6 walk, and where the transport header starts.
     //
     // The transport header starts at a multiple of 4 in rel (the IPv4 IHL counts 32-bit words,
-    // the IPv6 chain 8-byte units); stage 9 reads its fields with a 32-way select on the word
-    // registered here, and stages 10 and 11 compare and decide, so that the walk's end, the
-    // select, the length compares and the decision each have a clock of their own.
+    // the IPv6 chain 8-byte units). Stage 9 picks the 32-byte block it lies in on the word
+    // registered here, stage 10 the fields in that block, and stages 11 and 12 compare and
+    // decide: the walk's end, the two selects, the compares and the decision each get a clock.
     rss_types_pkg::found_t s8_found_d, s8_found_q;
     logic        s8_tcp_d, s8_tcp_q;          // a TCP decision is due
     logic        s8_udp_d, s8_udp_q;          // a UDP decision is due
     logic [15:0] s8_seg_len_q;                // transport segment length
     logic [17:0] s8_window_room_q;            // window bytes from the transport header
-    // The transport header's 4-byte word in rel, four times: one copy per group of fields, so
-    // that no select line fans out to all 80 field bits. Their reset values differ, which keeps
-    // synthesis from merging them (nothing reads them in reset).
-    logic [4:0]  s8_l4_word_q, s8_l4_word1_q, s8_l4_word2_q, s8_l4_word3_q;
+    // The transport header's 4-byte word in rel; its 16-byte block three more times, so that
+    // each group of fields has its own select lines. The copies' reset values differ, which
+    // keeps synthesis from merging them (nothing reads them in reset).
+    logic [4:0]  s8_l4_word_q;
+    logic [2:0]  s8_l4_blk1_q, s8_l4_blk2_q, s8_l4_blk3_q;
     logic [REL*8-1:0] s8_rel_q;
     logic        s8_valid_q;
 
@@ -595,15 +596,15 @@ module rss_parser
         if (rst) begin
             s8_valid_q    <= 1'b0;
             s8_l4_word_q  <= 5'd0;
-            s8_l4_word1_q <= 5'd1;
-            s8_l4_word2_q <= 5'd2;
-            s8_l4_word3_q <= 5'd3;
+            s8_l4_blk1_q  <= 3'd1;
+            s8_l4_blk2_q  <= 3'd2;
+            s8_l4_blk3_q  <= 3'd3;
         end else begin
             s8_valid_q    <= s7_valid_q;
             s8_l4_word_q  <= l4_word;
-            s8_l4_word1_q <= l4_word;
-            s8_l4_word2_q <= l4_word;
-            s8_l4_word3_q <= l4_word;
+            s8_l4_blk1_q  <= l4_word[4:2];
+            s8_l4_blk2_q  <= l4_word[4:2];
+            s8_l4_blk3_q  <= l4_word[4:2];
         end
     end
 
@@ -624,26 +625,19 @@ module rss_parser
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 9: the transport header's fields. They are used only when stage 11's window checks
-    // pass, and then they lie inside rel.
+    // Stage 9: the 32 bytes of rel from the 16-byte boundary at or before the transport header
+    // (an 8-way select per field group, on the group's copy of the word), so that stage 10's
+    // select of the fields is 4-way.
     rss_types_pkg::found_t s9_found_q;
     logic        s9_tcp_q, s9_udp_q;
     logic [15:0] s9_seg_len_q;
-    logic        s9_deep8_q, s9_deep20_q;
-    logic [15:0] s9_src_port_q, s9_dst_port_q, s9_udp_len_q;
-    logic [7:0]  s9_doff_byte_q;              // TCP data offset byte
-    logic [23:0] s9_qpn_q;                    // BTH destination QP behind UDP
+    logic [17:0] s9_window_room_q;
+    logic [255:0] s9_block0_q, s9_block1_q, s9_block2_q, s9_block3_q;
+    logic [1:0]  s9_fine_q;                   // the header's 4-byte word in the block
     logic        s9_valid_q;
 
-    // rel padded so that the 16 bytes at any multiple of 4 are in range.
+    // rel padded so that the 32 bytes at any multiple of 16 are in range.
     wire [REL*8+128-1:0] l4_rel_pad = {128'h0, s8_rel_q};
-    // Its first 16 bytes, through each copy of the word.
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [127:0]         l4_bytes0 = l4_rel_pad[32*s8_l4_word_q +: 128];
-    wire [127:0]         l4_bytes1 = l4_rel_pad[32*s8_l4_word1_q +: 128];
-    wire [127:0]         l4_bytes2 = l4_rel_pad[32*s8_l4_word2_q +: 128];
-    wire [127:0]         l4_bytes3 = l4_rel_pad[32*s8_l4_word3_q +: 128];
-    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -654,35 +648,38 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        s9_found_q     <= s8_found_q;
-        s9_tcp_q       <= s8_tcp_q;
-        s9_udp_q       <= s8_udp_q;
-        s9_seg_len_q   <= s8_seg_len_q;
-        // The first 8 or 20 transport bytes pass the window (two's complement).
-        s9_deep8_q     <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd8;
-        s9_deep20_q    <= s8_window_room_q[17] || s8_window_room_q[16:0] < 17'd20;
-        s9_src_port_q  <= {l4_bytes0[7:0],   l4_bytes0[15:8]};
-        s9_dst_port_q  <= {l4_bytes1[23:16], l4_bytes1[31:24]};
-        s9_udp_len_q   <= {l4_bytes2[39:32], l4_bytes2[47:40]};
-        s9_doff_byte_q <= l4_bytes2[103:96];
-        s9_qpn_q       <= {l4_bytes3[111:104], l4_bytes3[119:112], l4_bytes3[127:120]};
+        s9_found_q       <= s8_found_q;
+        s9_tcp_q         <= s8_tcp_q;
+        s9_udp_q         <= s8_udp_q;
+        s9_seg_len_q     <= s8_seg_len_q;
+        s9_window_room_q <= s8_window_room_q;
+        // Each group reads only some bytes of its block; synthesis drops the others.
+        s9_block0_q      <= l4_rel_pad[128*s8_l4_word_q[4:2] +: 256];
+        s9_block1_q      <= l4_rel_pad[128*s8_l4_blk1_q +: 256];
+        s9_block2_q      <= l4_rel_pad[128*s8_l4_blk2_q +: 256];
+        s9_block3_q      <= l4_rel_pad[128*s8_l4_blk3_q +: 256];
+        s9_fine_q        <= s8_l4_word_q[1:0];
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 10: the transport header's length compares, each registered on its own; stage 11
-    // decides on them in the model's order. Splitting the two keeps the carry chains and the
-    // decision, and the decision and the 56 field bits' selects, in different clocks' paths.
+    // Stage 10: the transport header's fields. They are used only when stage 12's window checks
+    // pass, and then they lie inside rel.
     rss_types_pkg::found_t s10_found_q;
     logic        s10_tcp_q, s10_udp_q;
+    logic [15:0] s10_seg_len_q;
     logic        s10_deep8_q, s10_deep20_q;
-    logic        s10_seg_lt8_q, s10_seg_lt20_q;    // segment length < 8, < 20
-    logic        s10_doff_lt20_q, s10_doff_gt_q;   // TCP data offset < 20, > segment length
-    logic        s10_ulen_lt8_q, s10_ulen_lt20_q;  // UDP length < 8, < 20...
-    logic        s10_ulen_gt_q;                    // ...> segment length
-    logic        s10_roce_q;                       // UDP destination port 4791
-    logic [15:0] s10_src_port_q, s10_dst_port_q;
-    logic [23:0] s10_qpn_q;
+    logic [15:0] s10_src_port_q, s10_dst_port_q, s10_udp_len_q;
+    logic [7:0]  s10_doff_byte_q;              // TCP data offset byte
+    logic [23:0] s10_qpn_q;                    // BTH destination QP behind UDP
     logic        s10_valid_q;
+
+    // The header's first 16 bytes, from each group's block.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [127:0] l4_bytes0 = s9_block0_q[32*s9_fine_q +: 128];
+    wire [127:0] l4_bytes1 = s9_block1_q[32*s9_fine_q +: 128];
+    wire [127:0] l4_bytes2 = s9_block2_q[32*s9_fine_q +: 128];
+    wire [127:0] l4_bytes3 = s9_block3_q[32*s9_fine_q +: 128];
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -693,68 +690,107 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
-        logic [15:0] doff;
-        doff            = {8'h0, s9_doff_byte_q} >> 2 & 16'h3C;
         s10_found_q     <= s9_found_q;
         s10_tcp_q       <= s9_tcp_q;
         s10_udp_q       <= s9_udp_q;
-        s10_deep8_q     <= s9_deep8_q;
-        s10_deep20_q    <= s9_deep20_q;
-        s10_seg_lt8_q   <= s9_seg_len_q < 16'd8;
-        s10_seg_lt20_q  <= s9_seg_len_q < 16'd20;
-        s10_doff_lt20_q <= doff < 16'd20;
-        s10_doff_gt_q   <= doff > s9_seg_len_q;
-        s10_ulen_lt8_q  <= s9_udp_len_q < 16'd8;
-        s10_ulen_lt20_q <= s9_udp_len_q < 16'd20;
-        s10_ulen_gt_q   <= s9_udp_len_q > s9_seg_len_q;
-        s10_roce_q      <= s9_dst_port_q == ROCEV2_PORT;
-        s10_src_port_q  <= s9_src_port_q;
-        s10_dst_port_q  <= s9_dst_port_q;
-        s10_qpn_q       <= s9_qpn_q;
+        s10_seg_len_q   <= s9_seg_len_q;
+        // The first 8 or 20 transport bytes pass the window (two's complement).
+        s10_deep8_q     <= s9_window_room_q[17] || s9_window_room_q[16:0] < 17'd8;
+        s10_deep20_q    <= s9_window_room_q[17] || s9_window_room_q[16:0] < 17'd20;
+        s10_src_port_q  <= {l4_bytes0[7:0],   l4_bytes0[15:8]};
+        s10_dst_port_q  <= {l4_bytes1[23:16], l4_bytes1[31:24]};
+        s10_udp_len_q   <= {l4_bytes2[39:32], l4_bytes2[47:40]};
+        s10_doff_byte_q <= l4_bytes2[103:96];
+        s10_qpn_q       <= {l4_bytes3[111:104], l4_bytes3[119:112], l4_bytes3[127:120]};
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 11: TCP or UDP and the RoCEv2 BTH: the flags, and the fields where the checks passed.
-    rss_types_pkg::found_t s11_found;
-    logic                  s11_ports;   // the transport ports count
-    logic                  s11_qpn;     // the BTH's destination QP counts
+    // Stage 11: the transport header's length compares, each registered on its own; stage 11
+    // decides on them in the model's order. Splitting the two keeps the carry chains and the
+    // decision, and the decision and the 56 field bits' selects, in different clocks' paths.
+    rss_types_pkg::found_t s11_found_q;
+    logic        s11_tcp_q, s11_udp_q;
+    logic        s11_deep8_q, s11_deep20_q;
+    logic        s11_seg_lt8_q, s11_seg_lt20_q;    // segment length < 8, < 20
+    logic        s11_doff_lt20_q, s11_doff_gt_q;   // TCP data offset < 20, > segment length
+    logic        s11_ulen_lt8_q, s11_ulen_lt20_q;  // UDP length < 8, < 20...
+    logic        s11_ulen_gt_q;                    // ...> segment length
+    logic        s11_roce_q;                       // UDP destination port 4791
+    logic [15:0] s11_src_port_q, s11_dst_port_q;
+    logic [23:0] s11_qpn_q;
+    logic        s11_valid_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s11_valid_q <= 1'b0;
+        end else begin
+            s11_valid_q <= s10_valid_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        logic [15:0] doff;
+        doff            = {8'h0, s10_doff_byte_q} >> 2 & 16'h3C;
+        s11_found_q     <= s10_found_q;
+        s11_tcp_q       <= s10_tcp_q;
+        s11_udp_q       <= s10_udp_q;
+        s11_deep8_q     <= s10_deep8_q;
+        s11_deep20_q    <= s10_deep20_q;
+        s11_seg_lt8_q   <= s10_seg_len_q < 16'd8;
+        s11_seg_lt20_q  <= s10_seg_len_q < 16'd20;
+        s11_doff_lt20_q <= doff < 16'd20;
+        s11_doff_gt_q   <= doff > s10_seg_len_q;
+        s11_ulen_lt8_q  <= s10_udp_len_q < 16'd8;
+        s11_ulen_lt20_q <= s10_udp_len_q < 16'd20;
+        s11_ulen_gt_q   <= s10_udp_len_q > s10_seg_len_q;
+        s11_roce_q      <= s10_dst_port_q == ROCEV2_PORT;
+        s11_src_port_q  <= s10_src_port_q;
+        s11_dst_port_q  <= s10_dst_port_q;
+        s11_qpn_q       <= s10_qpn_q;
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 12: TCP or UDP and the RoCEv2 BTH: the flags, and the fields where the checks passed.
+    rss_types_pkg::found_t s12_found;
+    logic                  s12_ports;   // the transport ports count
+    logic                  s12_qpn;     // the BTH's destination QP counts
 
     always_comb begin
-        s11_found = s10_found_q;
-        s11_ports = 1'b0;
-        s11_qpn   = 1'b0;
-        if (s10_tcp_q) begin
-            if (s10_seg_lt20_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s10_deep20_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (s10_doff_lt20_q || s10_doff_gt_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        s12_found = s11_found_q;
+        s12_ports = 1'b0;
+        s12_qpn   = 1'b0;
+        if (s11_tcp_q) begin
+            if (s11_seg_lt20_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s11_deep20_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s11_doff_lt20_q || s11_doff_gt_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
-                s11_ports = 1'b1;
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_TCP] = 1'b1;
+                s12_ports = 1'b1;
             end
-        end else if (s10_udp_q) begin
-            if (s10_seg_lt8_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-            end else if (s10_deep8_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
-            end else if (s10_ulen_lt8_q || s10_ulen_gt_q) begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+        end else if (s11_udp_q) begin
+            if (s11_seg_lt8_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+            end else if (s11_deep8_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_DEEP]   = 1'b1;
+            end else if (s11_ulen_lt8_q || s11_ulen_gt_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
-                s11_found.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
-                s11_ports = 1'b1;
-                if (s10_roce_q) begin
-                    if (s10_ulen_lt20_q || s10_seg_lt20_q) begin
-                        s11_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
-                    end else if (s10_deep20_q) begin
+                s12_found.flags[rss_regs_pkg::RSS_FLAG_UDP] = 1'b1;
+                s12_ports = 1'b1;
+                if (s11_roce_q) begin
+                    if (s11_ulen_lt20_q || s11_seg_lt20_q) begin
+                        s12_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                    end else if (s11_deep20_q) begin
                         // The BTH lies past the window: the ports still count, the QPN not.
-                        s11_found.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
+                        s12_found.flags[rss_regs_pkg::RSS_FLAG_DEEP] = 1'b1;
                     end else begin
-                        s11_found.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
-                        s11_qpn = 1'b1;
+                        s12_found.flags[rss_regs_pkg::RSS_FLAG_BTH] = 1'b1;
+                        s12_qpn = 1'b1;
                     end
                 end
             end
@@ -765,19 +801,19 @@ module rss_parser
         if (rst) begin
             out_valid <= 1'b0;
         end else begin
-            out_valid <= s10_valid_q;
+            out_valid <= s11_valid_q;
         end
     end
 
     always_ff @(posedge clk) begin
-        out_flags       <= s11_found.flags;
-        out_ethertype   <= s11_found.ethertype;
-        out_l4_protocol <= s11_found.l4_protocol;
-        out_src         <= s11_found.src;
-        out_dst         <= s11_found.dst;
-        out_src_port    <= s11_ports ? s10_src_port_q : s11_found.src_port;
-        out_dst_port    <= s11_ports ? s10_dst_port_q : s11_found.dst_port;
-        out_qpn         <= s11_qpn ? s10_qpn_q : s11_found.qpn;
+        out_flags       <= s12_found.flags;
+        out_ethertype   <= s12_found.ethertype;
+        out_l4_protocol <= s12_found.l4_protocol;
+        out_src         <= s12_found.src;
+        out_dst         <= s12_found.dst;
+        out_src_port    <= s12_ports ? s11_src_port_q : s12_found.src_port;
+        out_dst_port    <= s12_ports ? s11_dst_port_q : s12_found.dst_port;
+        out_qpn         <= s12_qpn ? s11_qpn_q : s12_found.qpn;
     end
 
 endmodule

@@ -103,9 +103,9 @@ module rss_pipeline
     localparam int LEN_W      = 18;     // frame length counter; saturates (see rss_parser)
     localparam int CTX_W      = NUM_CONTEXTS > 1 ? $clog2(NUM_CONTEXTS) : 1;
     localparam int TBL_ADDR_W = CTX_W + 1 + TABLE_LOG2;
-    // Launch to metadata FIFO: parser 12, steering 2, hash 2, table 2. Public for the harness.
+    // Launch to metadata FIFO: parser 13, steering 2, hash 2, table 2. Public for the harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int META_LATENCY /*verilator public*/ = 18;
+    localparam int META_LATENCY /*verilator public*/ = 19;
     /* verilator lint_on UNUSEDPARAM */
 
     if (DATA_BYTES < 8 || DATA_BYTES > WIN || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
@@ -118,6 +118,7 @@ module rss_pipeline
     rss_types_pkg::rule_t [NUM_RULES-1:0]       rules;
     rss_types_pkg::context_t [NUM_CONTEXTS-1:0] contexts;
     logic                        pending;
+    logic                        pending_next;
     logic                        drained;
     logic                        launch;
     logic                        tbl_wr_en;
@@ -152,6 +153,7 @@ module rss_pipeline
         .rules         (rules),
         .contexts      (contexts),
         .pending       (pending),
+        .pending_next  (pending_next),
         .drained       (drained),
         .packet        (launch),
         .tbl_wr_en     (tbl_wr_en),
@@ -173,10 +175,17 @@ module rss_pipeline
     logic              fifo_s_ready;
 
     // A completed packet waits while a commit is pending; the next beat must not overwrite it.
-    wire capture_free = !(snap_q && pending);
+    // capture_free is !(snap_q && pending), registered from both registers' next values so
+    // that the data FIFO's write enables (some 70 LUT RAM cells) are a gate from flip-flops.
+    logic snap_d;
+    logic capture_free;
+    always_ff @(posedge clk) begin
+        capture_free <= !(snap_d && pending_next);
+    end
     assign s_axis_tready = fifo_s_ready && capture_free;
     wire accept = s_axis_tvalid && s_axis_tready;
     assign launch = snap_q && !pending;
+    assign snap_d = (accept && s_axis_tlast) || (snap_q && !launch);
 
     logic [DATA_W-1:0] beat_bytes;
     logic [LEN_W-1:0]  beat_len;
@@ -207,11 +216,7 @@ module rss_pipeline
                     len_q <= len_sum[LEN_W] ? {LEN_W{1'b1}} : len_sum[LEN_W-1:0];
                 end
             end
-            if (accept && s_axis_tlast) begin
-                snap_q <= 1'b1;
-            end else if (launch) begin
-                snap_q <= 1'b0;
-            end
+            snap_q <= snap_d;
         end
     end
 

@@ -56,6 +56,7 @@ module rss_regs
     output rss_types_pkg::context_t [NUM_CONTEXTS-1:0] contexts,
     // commit handshake with the datapath
     output logic                      pending,        // hold new packets back
+    output logic                      pending_next,   // what pending holds after this clock
     input  wire                       drained,        // no packet is using the configuration
     input  wire                       packet,         // a packet was launched (PACKETS)
     // indirection table write port
@@ -135,6 +136,10 @@ module rss_regs
     assign s_axil_bresp   = 2'b00;
 
     wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !pending;
+    // The pending register's next value, for callers that register what depends on it. A
+    // commit write sets it (only while clear) and the commit clears it (see below).
+    assign pending_next = !rst && (pending ? !drained
+                                           : do_write && aw_addr_q == rss_regs_pkg::RSS_COMMIT);
 
     function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] data,
                                           input logic [3:0] strb);

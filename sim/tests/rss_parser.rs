@@ -9,7 +9,7 @@ use rocenic_sim::rss::{bytes_of_u128_port, frames, window_words};
 use rocenic_sim::stream;
 use std::collections::VecDeque;
 
-const LATENCY: u64 = 12;
+const LATENCY: u64 = 13;
 
 /// What the parser reports: flags and the steering key.
 fn expected(link: Link, frame: &[u8]) -> (u16, SteeringKey) {
