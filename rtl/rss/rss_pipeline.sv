@@ -431,13 +431,15 @@ module rss_pipeline
         h3_meta.hash_type = h3_tag.hash_type;
         h3_meta.hit       = h3_tag.hit;
         h3_meta.rule      = h3_tag.rule;
-        h3_meta.dest_queue = h3_tag.to_queue ? h3_tag.target[QUEUE_W-1:0] : tbl_rd_data;
+        h3_meta.dest_queue = '0;  // stage h4 picks it
     end
 
-    // Registered once more: the block RAM's read data (about 5 ns after the clock) goes into
-    // flip-flops rather than through the queue select into the FIFO's memory.
-    meta_t h4_meta;
-    logic  h4_valid;
+    // Registered once more: the block RAM's read data (about 5 ns after the clock) goes straight
+    // into flip-flops; the choice between it and a rule's queue is made after them.
+    meta_t              h4_meta;
+    logic               h4_valid;
+    logic               h4_to_queue;
+    logic [QUEUE_W-1:0] h4_rule_queue, h4_table_queue;
     always_ff @(posedge clk) begin
         if (rst) begin
             h4_valid <= 1'b0;
@@ -446,7 +448,15 @@ module rss_pipeline
         end
     end
     always_ff @(posedge clk) begin
-        h4_meta <= h3_meta;
+        h4_meta        <= h3_meta;
+        h4_to_queue    <= h3_tag.to_queue;
+        h4_rule_queue  <= h3_tag.target[QUEUE_W-1:0];
+        h4_table_queue <= tbl_rd_data;
+    end
+    meta_t h4_meta_out;
+    always_comb begin
+        h4_meta_out            = h4_meta;
+        h4_meta_out.dest_queue = h4_to_queue ? h4_rule_queue : h4_table_queue;
     end
 
     // In flight between launch and the metadata FIFO: the commit waits for zero.
@@ -492,7 +502,7 @@ module rss_pipeline
         .rst    (rst),
         .s_valid(h4_valid),
         .s_ready(mf_s_ready),
-        .s_data (h4_meta),
+        .s_data (h4_meta_out),
         .m_valid(mf_valid),
         .m_ready(mf_ready),
         .m_data (out_meta)
