@@ -37,6 +37,12 @@ module rss_parser_hop_table #(
         $error("rss_parser_hop_table: a header can start past the last entry");
     end
 
+    // The window words past a header's first 8 bytes are at most (WIN - 48 - 14) / 8: below 16,
+    // so the deep checks below compare 4 bits.
+    if (WIN - 48 - 14 >= 128) begin : g_bad_window
+        $error("rss_parser_hop_table: the deep checks assume fewer than 16 window words");
+    end
+
     // The IPv6 payload length's bytes past whole words, in the fixed header.
     wire [2:0] payload_len_low = rel[8*5 +: 3];
 
@@ -48,9 +54,15 @@ module rss_parser_hop_table #(
         wire [15:0] frag = {head[23:16], head[31:24]};
         wire signed [13:0] words = $signed(words_left[14*i +: 14]);
         wire signed [17:0] win   = $signed(window_left[18*i +: 18]);
-        wire signed [14:0] win_words = 15'(win >>> 3);   // floor(win / 8)
-        // Payload words past the header: negative when it passes the payload's end.
-        wire signed [13:0] room_words = words - $signed({6'h0, len});
+        wire [3:0]         win_words = win[6:3];    // win / 8 where win >= 0 (then below 16)
+        // The compares below, spelled out for the value ranges here so that none needs a carry
+        // chain (the next hop's skip test follows them within this clock):
+        //   len == words, len > words (the header ends exactly at, or past, the payload's end),
+        //   len >= win_words, len > win_words.
+        wire len_eq_words = words[13:8] == 6'h0 && words[7:0] == len;
+        wire len_gt_words = words[13] || (words[12:8] == 5'h0 && len > words[7:0]);
+        wire len_ge_win   = win[17] || len[7:4] != 4'h0 || len[3:0] >= win_words;
+        wire len_gt_win   = win[17] || len[7:4] != 4'h0 || len[3:0] > win_words;
 
         always_comb begin
             e.next_header = head[7:0];
@@ -60,16 +72,15 @@ module rss_parser_hop_table #(
             e.frag_last   = frag[15:3] != 13'h0;
             // The header ends past the payload. The walk reaches this word only with the fixed
             // part inside the payload, so words >= -1; where this holds, nothing below is read.
-            e.short_ext   = room_words < 14'sd0;
+            e.short_ext   = len_gt_words;
             e.next_pos    = 9'(len) + 9'(i + 1);
             // Room past it < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd bytes.
-            e.short8      = room_words == 14'sd0;
+            e.short8      = len_eq_words;
             e.short2      = e.short8 && payload_len_low < 3'd2;
             // Window room past it (win - 8 len) < 8 and < 2, as compares of whole words
             // (win = 8 win_words + r): < 8 is win_words <= len; < 2 is that for r < 2, else <.
-            e.deep8       = win_words <= $signed({7'h0, len});
-            e.deep2       = win[2:0] < 3'd2 ? win_words <= $signed({7'h0, len})
-                                            : win_words < $signed({7'h0, len});
+            e.deep8       = len_ge_win;
+            e.deep2       = win[2:0] < 3'd2 ? len_ge_win : len_gt_win;
             // Past a fragment header here (8 bytes; a hop takes it only when it fits, so then
             // words >= 0): the same checks on the starting points themselves.
             e.frag_short8 = words == 14'sd0;
