@@ -376,7 +376,8 @@ module rss_parser
         // compare lies ahead of the subtractions and the compares that derive from them.
         ihl   = {10'h0, s2_rel_q[3:0], 2'b00};
         total = rel_be16(s2_rel_q, 7'd2);
-        s3_walk_d = '0;
+        s3_walk_d       = '0;
+        s3_walk_d.pos_n = 4'hF;                   // ~pos
         if (s2_v4_q) begin
             s3_walk_d.l4_word     = {1'b0, s2_rel_q[3:0]};
             s3_walk_d.room        = total - ihl;
@@ -413,24 +414,25 @@ module rss_parser
         end
     end
 
-    // Stage 3's outcome, from its registered checks: the IP flags, MALFORMED, FRAG, and whether
-    // the transport decision (IPv4) or the extension-header walk (IPv6) is due.
-    rss_types_pkg::found_t s3_found;
+    // Stage 3's outcome, from its registered checks: the IP flags, MALFORMED and FRAG (added to
+    // the first hop's result as it is registered, beside the hop rather than ahead of it), and
+    // whether the transport decision (IPv4) or the extension-header walk (IPv6) is due.
+    logic [FLAGS-1:0]      s3_flags;
     rss_types_pkg::walk_t  s3_walk;
     always_comb begin
-        s3_found = s3_found_q;
+        s3_flags = '0;
         s3_walk  = s3_walk_q;
         if (s3_ip_q) begin
             if (!s3_ip_hdr_q) begin
-                s3_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                s3_flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
             end else begin
                 // The addresses are valid as soon as the fixed header is there.
-                s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV4] = s3_v4_q;
-                s3_found.flags[rss_regs_pkg::RSS_FLAG_IPV6] = !s3_v4_q;
+                s3_flags[rss_regs_pkg::RSS_FLAG_IPV4] = s3_v4_q;
+                s3_flags[rss_regs_pkg::RSS_FLAG_IPV6] = !s3_v4_q;
                 if (s3_len_bad_q != 4'b0000) begin
-                    s3_found.flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
+                    s3_flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
                 end else if (s3_v4_q && s3_v4_frag_q) begin
-                    s3_found.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
+                    s3_flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
                 end else begin
                     s3_walk.transport = s3_v4_q;
                     s3_walk.walking   = !s3_v4_q;
@@ -476,7 +478,7 @@ module rss_parser
     logic                  s4_valid_q, s5_valid_q, s6_valid_q, s7_valid_q;
 
     rss_parser_hop u_hop1 (
-        .hop_table(s3_hop_table_q), .in_found(s3_found), .in_walk(s3_walk),
+        .hop_table(s3_hop_table_q), .in_found(s3_found_q), .in_walk(s3_walk),
         .out_found(s4_found_d), .out_walk(s4_walk_d)
     );
     rss_parser_hop u_hop2 (
@@ -508,6 +510,7 @@ module rss_parser
 
     always_ff @(posedge clk) begin
         s4_found_q <= s4_found_d;
+        s4_found_q.flags <= s4_found_d.flags | s3_flags;
         if (!s3_addr_ok_q) begin
             s4_found_q.src <= '0;
             s4_found_q.dst <= '0;

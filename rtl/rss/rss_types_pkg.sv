@@ -72,6 +72,7 @@ package rss_types_pkg;
         logic [15:0] room;
         logic [17:0] window_room;
         logic [8:0]  pos;          // IPv6: the position, in 8-byte words from the payload's start
+        logic [3:0]  pos_n;        // ~pos[3:0]: a second copy of the hop's select lines
         // A stage ahead, at the position: room < 2, room < 8, window room < 2, window room < 8
         // (the checks of a header's fixed part, 2 bytes or a fragment header's 8).
         logic        short2;
