@@ -48,6 +48,11 @@ module stream_fifo #(
     wire [DEPTH_LOG2:0] used     = wr_ptr_q - rd_ptr_q;   // entries in the RAM, 0 to DEPTH
     wire [DEPTH_LOG2:0] wr_ptr_d = wr_ptr_q + (DEPTH_LOG2 + 1)'(push);
     wire [DEPTH_LOG2:0] rd_ptr_d = rd_ptr_q + (DEPTH_LOG2 + 1)'(pop);
+    // Full next when one entry was free and one is written without one read, or it is full and
+    // none is read. The occupancy comes from the registered pointers alone, so push and pop
+    // reach s_ready through one gate rather than two incrementers.
+    wire full_d = (used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
+               || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop);
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -60,13 +65,8 @@ module stream_fifo #(
             wr_ptr_q <= wr_ptr_d;
             rd_ptr_q <= rd_ptr_d;
             m_valid  <= pop || (m_valid && !m_ready);
-            // Full next when one entry was free and one is written without one read, or it is
-            // full and none is read. The occupancy comes from the registered pointers alone,
-            // so push and pop reach s_ready through one gate rather than two incrementers.
-            s_ready  <= !((used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
-                          || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop));
-            full_q   <= (used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
-                        || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop);
+            s_ready  <= !full_d;
+            full_q   <= full_d;
         end
     end
 

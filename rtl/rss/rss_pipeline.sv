@@ -16,14 +16,15 @@
 //   capture    the first RSS_PARSE_WINDOW bytes of each packet are collected as it streams by,
 //              and its length counted; at tlast the window is launched into the metadata
 //              pipeline. Meanwhile the beats wait in the data FIFO.
-//   parse      rss_parser, 10 cycles
+//   parse      rss_parser, 13 cycles
 //   steer      rss_steering, 2 cycles: first matching rule, action queue or RSS context
 //   hash       the context's fields select the input (rss_hash_input), rss_hash_core hashes it
 //              with the context's function and key, 2 cycles
-//   indirect   hash & (2^k - 1) indexes the context's table bank in block RAM, 1 cycle
+//   indirect   hash & (2^k - 1) indexes the context's table bank in block RAM, 2 cycles (the
+//              read data is registered before the rule-or-table queue choice)
 //   join       a packet's last beat leaves only with its metadata
 // The metadata pipeline never stalls: each launched packet's metadata reaches the metadata FIFO
-// 15 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one
+// 19 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one
 // beat per clock flows in and out while m_axis keeps up, whatever the packet sizes: back-to-back
 // 64-byte packets run without a bubble at 8 bytes per beat (8 beats each) and at 64 (1 beat).
 //
@@ -431,7 +432,7 @@ module rss_pipeline
         h3_meta.hash_type = h3_tag.hash_type;
         h3_meta.hit       = h3_tag.hit;
         h3_meta.rule      = h3_tag.rule;
-        h3_meta.dest_queue = '0;  // stage h4 picks it
+        h3_meta.dest_queue = tbl_rd_data;  // or the rule's queue: picked after stage h4
     end
 
     // Registered once more: the block RAM's read data (about 5 ns after the clock) goes straight
@@ -439,7 +440,7 @@ module rss_pipeline
     meta_t              h4_meta;
     logic               h4_valid;
     logic               h4_to_queue;
-    logic [QUEUE_W-1:0] h4_rule_queue, h4_table_queue;
+    logic [QUEUE_W-1:0] h4_rule_queue;
     always_ff @(posedge clk) begin
         if (rst) begin
             h4_valid <= 1'b0;
@@ -451,12 +452,11 @@ module rss_pipeline
         h4_meta        <= h3_meta;
         h4_to_queue    <= h3_tag.to_queue;
         h4_rule_queue  <= h3_tag.target[QUEUE_W-1:0];
-        h4_table_queue <= tbl_rd_data;
     end
     meta_t h4_meta_out;
     always_comb begin
         h4_meta_out            = h4_meta;
-        h4_meta_out.dest_queue = h4_to_queue ? h4_rule_queue : h4_table_queue;
+        h4_meta_out.dest_queue = h4_to_queue ? h4_rule_queue : h4_meta.dest_queue;
     end
 
     // In flight between launch and the metadata FIFO: the commit waits for zero.
