@@ -98,6 +98,14 @@ const DUTS: &[DutSpec] = &[
         params: &[],
         extra_cpp: &[],
     },
+    // The indirection table in a test wrapper (8 entries, so that reads and writes collide).
+    DutSpec {
+        name: "rss_indirection",
+        top: "rss_indirection_tb",
+        sources: &["rtl/rss/rss_indirection.sv", "sim/rtl/rss_indirection_tb.sv"],
+        params: &[],
+        extra_cpp: &[],
+    },
     // The whole RSS pipeline at 64 and 512 bits per beat.
     DutSpec {
         name: "rss_pipeline_64",

@@ -8,8 +8,14 @@
 // context does not use and then commits the context with that bank (rss_regs), so a packet never
 // sees a half-written table.
 //
-// Read: rd_addr in cycle c, rd_data in cycle c + 1 (the RAM's output register). Contents start
-// at queue 0.
+// Read: rd_addr in cycle c, the entry in cycle c + 1 (the RAM's output register). A write to
+// the same address in cycle c is seen by that read (write first). Contents start at queue 0.
+//
+// The entry comes in two parts, for the caller to register before it picks one: a block RAM's
+// read data leaves it about 6 ns after the clock on ECP5, which leaves no room for a multiplexer
+// ahead of the next register at 125 MHz. Two ports of a block RAM at one address in one clock
+// give undefined read data, so the memory carries no_rw_check (Yosys would otherwise add that
+// multiplexer itself) and such a read is answered from the write: rd_hit, with rd_hit_data.
 module rss_indirection #(
     parameter  int NUM_CONTEXTS = 4,    // RSS contexts
     parameter  int TABLE_LOG2   = 12,   // log2 of the largest table (entries per bank)
@@ -23,10 +29,12 @@ module rss_indirection #(
     input  wire [QUEUE_W-1:0] wr_data,
     input  wire               rd_en,
     input  wire [ADDR_W-1:0]  rd_addr,
-    output logic [QUEUE_W-1:0] rd_data
+    output logic [QUEUE_W-1:0] rd_ram,       // the entry, unless rd_hit
+    output logic               rd_hit,       // the entry was written as it was read...
+    output logic [QUEUE_W-1:0] rd_hit_data   // ...with this
 );
 
-    logic [QUEUE_W-1:0] mem [2**ADDR_W];
+    (* no_rw_check *) logic [QUEUE_W-1:0] mem [2**ADDR_W];
 
     // Block RAM without initial contents powers up at zero on ECP5 and iCE40; simulation does
     // the same. (Yosys defines SYNTHESIS; an initial loop over 2^ADDR_W entries is slow there.)
@@ -46,7 +54,9 @@ module rss_indirection #(
 
     always_ff @(posedge clk) begin
         if (rd_en) begin
-            rd_data <= mem[rd_addr];
+            rd_ram      <= mem[rd_addr];
+            rd_hit      <= wr_en && wr_addr == rd_addr;
+            rd_hit_data <= wr_data;
         end
     end
 

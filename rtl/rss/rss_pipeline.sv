@@ -178,10 +178,15 @@ module rss_pipeline
     // A completed packet waits while a commit is pending; the next beat must not overwrite it.
     // capture_free is !(snap_q && pending), registered from both registers' next values so
     // that the data FIFO's write enables (some 70 LUT RAM cells) are a gate from flip-flops.
+    // Its own next value is worked out from capture_busy, an inverted copy: the loop then
+    // stays off the accept net, which fans out to the whole window.
     logic snap_d;
-    logic capture_free;
+    logic capture_free, capture_busy;
+    wire  snap_d_copy = (s_axis_tvalid && s_axis_tlast && fifo_s_ready && !capture_busy)
+                     || (snap_q && pending);                 // = snap_d
     always_ff @(posedge clk) begin
-        capture_free <= !(snap_d && pending_next);
+        capture_free <= !(snap_d_copy && pending_next);
+        capture_busy <= snap_d_copy && pending_next;
     end
     assign s_axis_tready = fifo_s_ready && capture_free;
     wire accept = s_axis_tvalid && s_axis_tready;
@@ -382,7 +387,8 @@ module rss_pipeline
         index_mask = TABLE_LOG2'((17'd1 << eff_log2) - 17'd1);
     end
 
-    logic [QUEUE_W-1:0] tbl_rd_data;
+    logic [QUEUE_W-1:0] tbl_rd_ram, tbl_rd_hit_data;
+    logic               tbl_rd_hit;
     rss_indirection #(
         .NUM_CONTEXTS(NUM_CONTEXTS),
         .TABLE_LOG2  (TABLE_LOG2),
@@ -394,7 +400,9 @@ module rss_pipeline
         .wr_data(tbl_wr_data),
         .rd_en  (h2_valid),
         .rd_addr({h2_tag.ctx, h2_tag.bank, h2_hash[TABLE_LOG2-1:0] & index_mask}),
-        .rd_data(tbl_rd_data)
+        .rd_ram (tbl_rd_ram),
+        .rd_hit (tbl_rd_hit),
+        .rd_hit_data(tbl_rd_hit_data)
     );
 
     logic        h3_valid;
@@ -432,15 +440,18 @@ module rss_pipeline
         h3_meta.hash_type = h3_tag.hash_type;
         h3_meta.hit       = h3_tag.hit;
         h3_meta.rule      = h3_tag.rule;
-        h3_meta.dest_queue = tbl_rd_data;  // or the rule's queue: picked after stage h4
+        h3_meta.dest_queue = tbl_rd_ram;  // or the rule's queue, or a write's: picked after h4
     end
 
-    // Registered once more: the block RAM's read data (about 5 ns after the clock) goes straight
-    // into flip-flops; the choice between it and a rule's queue is made after them.
+    // Registered once more: the block RAM's read data (about 6 ns after the clock) goes straight
+    // into flip-flops; the choice between it, a write to the entry as it was read, and a rule's
+    // queue is made after them.
     meta_t              h4_meta;
     logic               h4_valid;
     logic               h4_to_queue;
     logic [QUEUE_W-1:0] h4_rule_queue;
+    logic               h4_table_hit;
+    logic [QUEUE_W-1:0] h4_table_hit_data;
     always_ff @(posedge clk) begin
         if (rst) begin
             h4_valid <= 1'b0;
@@ -452,11 +463,14 @@ module rss_pipeline
         h4_meta        <= h3_meta;
         h4_to_queue    <= h3_tag.to_queue;
         h4_rule_queue  <= h3_tag.target[QUEUE_W-1:0];
+        h4_table_hit      <= tbl_rd_hit;
+        h4_table_hit_data <= tbl_rd_hit_data;
     end
     meta_t h4_meta_out;
     always_comb begin
         h4_meta_out            = h4_meta;
-        h4_meta_out.dest_queue = h4_to_queue ? h4_rule_queue : h4_meta.dest_queue;
+        h4_meta_out.dest_queue = h4_to_queue  ? h4_rule_queue
+                               : h4_table_hit ? h4_table_hit_data : h4_meta.dest_queue;
     end
 
     // In flight between launch and the metadata FIFO: the commit waits for zero.
