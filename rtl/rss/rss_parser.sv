@@ -27,9 +27,9 @@
 //   1    L2: EtherType, VLAN tags, or LRH/GRH/BTH/DETH/IPoIB; the offset of the IP header (one
 //        of seven values) and the IB QPN
 //   2    the window re-based at the IP header (a coarse shift in stage 1, a fine one here)
-//   3    L3: IPv4 or the fixed IPv6 header (its checks registered one by one and combined
-//        ahead of the first hop)
-//   4-7  IPv6 extension headers 1 to 4, one per stage
+//   3    L3: IPv4 or the fixed IPv6 header (its checks registered one by one, and applied to
+//        the first hop's result); the compares behind the extension-header walk's table
+//   4-7  IPv6 extension headers 1 to 4, one per stage (stage 4 also combines the table)
 //   8    the hop limit and the end of the IPv6 walk; where the transport header starts
 //   9-10 the transport header's fields are read (a 32-byte block, then the fields in it)
 //   11   the transport header's length compares
@@ -337,13 +337,16 @@ module rss_parser
     rss_types_pkg::found_t           s3_found_d, s3_found_q;
     rss_types_pkg::walk_t            s3_walk_d, s3_walk_q;
     logic [REL*8-1:0] s3_rel_q;
-    // The extension-header walk worked out ahead for every word of rel it can reach.
-    localparam int HOP_TABLE_W = 10 * rss_types_pkg::HOP_ENTRY_W;
-    logic [HOP_TABLE_W-1:0] s3_hop_table_d, s3_hop_table_q;
+    // The extension-header walk worked out ahead for every word of rel it can reach: the
+    // compares here, combined into the hops' table in stage 4 (the first hop combines entry 0).
+    localparam int HOP_ENTRY_W = rss_types_pkg::HOP_ENTRY_W;
+    localparam int HOP_RAW_W   = rss_types_pkg::HOP_RAW_W;
+    localparam int HOP_TABLE_W = 10 * HOP_ENTRY_W;
+    logic [10*HOP_RAW_W-1:0] s3_hop_raw_d, s3_hop_raw_q;
 
     rss_parser_hop_table u_hop_table (
         .rel(s2_rel_q), .words_left(s2_words_left_q), .window_left(s2_window_left_q),
-        .table_out(s3_hop_table_d)
+        .table_out(s3_hop_raw_d)
     );
     logic             s3_valid_q;
 
@@ -377,7 +380,10 @@ module rss_parser
         ihl   = {10'h0, s2_rel_q[3:0], 2'b00};
         total = rel_be16(s2_rel_q, 7'd2);
         s3_walk_d       = '0;
-        s3_walk_d.pos_n = 4'hF;                   // ~pos
+        s3_walk_d.sel   = 10'b1;                  // pos 0
+        // The first hop walks every IPv6 frame; stage 4 drops its result where stage 3's
+        // checks failed, so that the hop does not wait for them.
+        s3_walk_d.walking = s2_ip_q && !s2_v4_q;
         if (s2_v4_q) begin
             s3_walk_d.l4_word     = {1'b0, s2_rel_q[3:0]};
             s3_walk_d.room        = total - ihl;
@@ -414,14 +420,15 @@ module rss_parser
         end
     end
 
-    // Stage 3's outcome, from its registered checks: the IP flags, MALFORMED and FRAG (added to
-    // the first hop's result as it is registered, beside the hop rather than ahead of it), and
-    // whether the transport decision (IPv4) or the extension-header walk (IPv6) is due.
+    // Stage 3's outcome, from its registered checks: the IP flags, MALFORMED and FRAG, and
+    // whether the transport decision (IPv4) or the extension-header walk (IPv6) is due (s3_ok).
+    // Both are applied to the first hop's result as it is registered, beside the hop rather
+    // than ahead of it.
     logic [FLAGS-1:0]      s3_flags;
-    rss_types_pkg::walk_t  s3_walk;
+    logic                  s3_ok;
     always_comb begin
         s3_flags = '0;
-        s3_walk  = s3_walk_q;
+        s3_ok    = 1'b0;
         if (s3_ip_q) begin
             if (!s3_ip_hdr_q) begin
                 s3_flags[rss_regs_pkg::RSS_FLAG_MALFORMED] = 1'b1;
@@ -434,8 +441,7 @@ module rss_parser
                 end else if (s3_v4_q && s3_v4_frag_q) begin
                     s3_flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
                 end else begin
-                    s3_walk.transport = s3_v4_q;
-                    s3_walk.walking   = !s3_v4_q;
+                    s3_ok = 1'b1;
                 end
             end
         end
@@ -459,7 +465,7 @@ module rss_parser
         s3_v4_frag_q <= s3_v4_frag_d;
         s3_walk_q  <= s3_walk_d;
         s3_rel_q   <= s2_rel_q;
-        s3_hop_table_q <= s3_hop_table_d;
+        s3_hop_raw_q <= s3_hop_raw_d;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -477,9 +483,21 @@ module rss_parser
     logic [HOP_TABLE_W-1:0] s4_hop_table_q, s5_hop_table_q, s6_hop_table_q;
     logic                  s4_valid_q, s5_valid_q, s6_valid_q, s7_valid_q;
 
+    // The first hop is at position 0: entry 0 alone, combined here.
+    rss_types_pkg::hop_entry_t s3_entry0;
+    rss_parser_hop_entry u_entry0 (.raw(s3_hop_raw_q[HOP_RAW_W-1:0]), .entry(s3_entry0));
+    // The later hops' table, combined from stage 3's compares.
+    logic [HOP_TABLE_W-1:0] s4_hop_table_d;
+    for (genvar i = 0; i < 10; i++) begin : g_entry
+        rss_parser_hop_entry u_entry (
+            .raw(s3_hop_raw_q[HOP_RAW_W*i +: HOP_RAW_W]),
+            .entry(s4_hop_table_d[HOP_ENTRY_W*i +: HOP_ENTRY_W])
+        );
+    end
+
     rss_parser_hop u_hop1 (
-        .hop_table(s3_hop_table_q), .in_found(s3_found_q), .in_walk(s3_walk),
-        .out_found(s4_found_d), .out_walk(s4_walk_d)
+        .hop_table({(9 * HOP_ENTRY_W)'(0), s3_entry0}), .in_found(s3_found_q),
+        .in_walk(s3_walk_q), .out_found(s4_found_d), .out_walk(s4_walk_d)
     );
     rss_parser_hop u_hop2 (
         .hop_table(s4_hop_table_q), .in_found(s4_found_q), .in_walk(s4_walk_q),
@@ -509,15 +527,24 @@ module rss_parser
     end
 
     always_ff @(posedge clk) begin
+        // The first hop changes only the flags and the protocol, and the walk's state.
         s4_found_q <= s4_found_d;
-        s4_found_q.flags <= s4_found_d.flags | s3_flags;
+        if (s3_ok) begin
+            s4_found_q.flags <= s4_found_d.flags | s3_flags;
+        end else begin
+            s4_found_q.flags       <= s3_found_q.flags | s3_flags;
+            s4_found_q.l4_protocol <= s3_found_q.l4_protocol;
+        end
         if (!s3_addr_ok_q) begin
             s4_found_q.src <= '0;
             s4_found_q.dst <= '0;
         end
-        s4_walk_q  <= s4_walk_d;
+        s4_walk_q           <= s4_walk_d;
+        s4_walk_q.walking   <= s3_ok && s4_walk_d.walking;
+        s4_walk_q.walked    <= s3_ok && s4_walk_d.walked;
+        s4_walk_q.transport <= s3_ok && s3_v4_q;
         s4_rel_q   <= s3_rel_q;
-        s4_hop_table_q <= s3_hop_table_q;
+        s4_hop_table_q <= s4_hop_table_d;
         s5_found_q <= s5_found_d;
         s5_walk_q  <= s5_walk_d;
         s5_rel_q   <= s4_rel_q;

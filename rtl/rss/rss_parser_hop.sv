@@ -31,33 +31,19 @@ module rss_parser_hop #(
     wire is_ext  = in_walk.next_ext;
     wire is_frag = in_walk.next_frag;
 
-    // The entry at the walk's position. It is used only once the window check has passed, and
-    // then the position is 0 to 9 (words 5 to 14 of rel, see rss_parser_hop_table).
-    // Two selects, the entry's low half on pos and its high half on the inverted copy, so that
-    // each select line drives half the multiplexers.
-    function automatic logic [ENTRY_W-1:0] entry_at(input logic [ENTRIES*ENTRY_W-1:0] t,
-                                                    input logic [3:0] i);
-        case (i)
-            4'd0:    entry_at = t[ENTRY_W*0 +: ENTRY_W];
-            4'd1:    entry_at = t[ENTRY_W*1 +: ENTRY_W];
-            4'd2:    entry_at = t[ENTRY_W*2 +: ENTRY_W];
-            4'd3:    entry_at = t[ENTRY_W*3 +: ENTRY_W];
-            4'd4:    entry_at = t[ENTRY_W*4 +: ENTRY_W];
-            4'd5:    entry_at = t[ENTRY_W*5 +: ENTRY_W];
-            4'd6:    entry_at = t[ENTRY_W*6 +: ENTRY_W];
-            4'd7:    entry_at = t[ENTRY_W*7 +: ENTRY_W];
-            4'd8:    entry_at = t[ENTRY_W*8 +: ENTRY_W];
-            default: entry_at = t[ENTRY_W*9 +: ENTRY_W];
-        endcase
-    endfunction
-
-    localparam int LOW = ENTRY_W / 2;
+    // The entry at the walk's position: an AND-OR over the one-hot select lines, which maps
+    // to a shallow tree of LUTs where a binary 10-way select maps to a chain. It is used only
+    // once the window check has passed, and then the position is 0 to 9 (words 5 to 14 of rel,
+    // see rss_parser_hop_table).
     rss_types_pkg::hop_entry_t e;
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [ENTRY_W-1:0] e_by_pos   = entry_at(hop_table, in_walk.pos[3:0]);
-    wire [ENTRY_W-1:0] e_by_pos_n = entry_at(hop_table, ~in_walk.pos_n);
-    /* verilator lint_on UNUSEDSIGNAL */
-    assign e = {e_by_pos_n[ENTRY_W-1:LOW], e_by_pos[LOW-1:0]};
+    always_comb begin
+        logic [ENTRY_W-1:0] picked;
+        picked = '0;
+        for (int i = 0; i < ENTRIES; i++) begin
+            picked = picked | (hop_table[ENTRY_W*i +: ENTRY_W] & {ENTRY_W{in_walk.sel[i]}});
+        end
+        e = picked;
+    end
 
     // The header's fixed part (8 bytes for a fragment header, 2 for the others) passes the
     // payload's end, or the window's: checked a stage ahead for both sizes.
@@ -99,7 +85,7 @@ module rss_parser_hop #(
         end
         if (fits && is_frag) begin
             out_walk.pos         = {5'h0, in_walk.pos[3:0] + 4'd1};  // position 0..9 here
-            out_walk.pos_n       = ~(in_walk.pos[3:0] + 4'd1);
+            out_walk.sel         = {in_walk.sel[8:0], 1'b0};
             out_walk.short2      = e.frag_short2;
             out_walk.short8      = e.frag_short8;
             out_walk.deep2       = e.frag_deep2;
@@ -108,7 +94,7 @@ module rss_parser_hop #(
             out_walk.fragment    = in_walk.fragment || e.frag_flag;
         end else if (fits) begin
             out_walk.pos         = e.next_pos;
-            out_walk.pos_n       = ~(e.next_pos[3:0]);
+            out_walk.sel         = e.next_sel;
             out_walk.short2      = e.short2;
             out_walk.short8      = e.short8;
             out_walk.deep2       = e.deep2;

@@ -7,8 +7,9 @@
 `default_nettype none
 
 // The RSS parser's IPv6 extension-header walk, worked out ahead for every place a header can
-// start: one rss_types_pkg::hop_entry_t per 8-byte word of rel from 5 (right after the fixed
-// IPv6 header) to 14 (the last word whose first 2 bytes can lie in the window). Extension
+// start: per 8-byte word of rel from 5 (right after the fixed IPv6 header) to 14 (the last word
+// whose first 2 bytes can lie in the window), the compares behind an rss_types_pkg::hop_entry_t
+// (an rss_types_pkg::hop_raw_t; rss_parser_hop_entry combines them a stage later). Extension
 // headers are multiples of 8 bytes, so every header of a chain starts on such a word, and a
 // header's offset into the IPv6 payload follows from its word: 8 * (word - 5). So each entry
 // depends on the frame alone, not on the headers before it, and all ten are computed side by
@@ -19,7 +20,7 @@ module rss_parser_hop_table #(
     localparam int REL     = 128,                             // rel bytes (see rss_parser)
     localparam int FIRST   = 5,                               // first word: 40 / 8
     localparam int ENTRIES = 10,                              // words FIRST to FIRST + 9
-    localparam int ENTRY_W = rss_types_pkg::HOP_ENTRY_W
+    localparam int ENTRY_W = rss_types_pkg::HOP_RAW_W
 ) (
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [REL*8-1:0]           rel,     // the window re-based at the IP header
@@ -48,7 +49,7 @@ module rss_parser_hop_table #(
 
     for (genvar i = 0; i < ENTRIES; i++) begin : g_entry
         localparam int WORD = FIRST + i;
-        rss_types_pkg::hop_entry_t e;
+        rss_types_pkg::hop_raw_t e;
         wire [31:0] head = rel[64*WORD +: 32];
         wire [7:0]  len  = head[15:8];          // in 8-byte units, not counting the first 8
         wire [15:0] frag = {head[23:16], head[31:24]};
@@ -65,35 +66,32 @@ module rss_parser_hop_table #(
         wire len_gt_win   = win[17] || len[7:4] != 4'h0 || len[3:0] > win_words;
 
         always_comb begin
-            e.next_header = head[7:0];
-            e.next_ext    = head[7:0] == 8'd0 || head[7:0] == 8'd43 || head[7:0] == 8'd60;
-            e.next_frag   = head[7:0] == 8'd44;
-            e.frag_flag   = (frag & 16'hFFF9) != 16'h0;
-            e.frag_last   = frag[15:3] != 13'h0;
+            e.next_header     = head[7:0];
+            e.next_ext        = head[7:0] == 8'd0 || head[7:0] == 8'd43 || head[7:0] == 8'd60;
+            e.next_frag       = head[7:0] == 8'd44;
+            e.frag_flag       = (frag & 16'hFFF9) != 16'h0;
+            e.frag_last       = frag[15:3] != 13'h0;
             // The header ends past the payload. The walk reaches this word only with the fixed
-            // part inside the payload, so words >= -1; where this holds, nothing below is read.
-            e.short_ext   = len_gt_words;
-            e.next_pos    = 9'(len) + 9'(i + 1);
-            // Room past it < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd bytes.
-            e.short8      = len_eq_words;
-            e.short2      = e.short8 && payload_len_low < 3'd2;
-            // Window room past it (win - 8 len) < 8 and < 2, as compares of whole words
-            // (win = 8 win_words + r): < 8 is win_words <= len; < 2 is that for r < 2, else <.
-            e.deep8       = len_ge_win;
-            e.deep2       = win[2:0] < 3'd2 ? len_ge_win : len_gt_win;
+            // part inside the payload, so words >= -1; where this holds, nothing else is read.
+            e.short_ext       = len_gt_words;
+            e.next_pos        = 9'(len) + 9'(i + 1);
+            // One-hot: entry j follows where len + i + 1 == j, an 8-bit compare each.
+            for (int j = 0; j < ENTRIES; j++) begin
+                e.next_sel[j] = j > i && len == 8'(j - i - 1);
+            end
+            // Room past it < 8 where room >= 0: no word left. Window room past it (win - 8 len)
+            // < 8 and < 2, as compares of whole words (win = 8 win_words + r): < 8 is
+            // win_words <= len; < 2 is that for r < 2, else <.
+            e.len_eq_words    = len_eq_words;
+            e.len_ge_win      = len_ge_win;
+            e.len_gt_win      = len_gt_win;
+            e.win_low_lt2     = win[2:0] < 3'd2;
+            e.payload_low_lt2 = payload_len_low < 3'd2;
             // Past a fragment header here (8 bytes; a hop takes it only when it fits, so then
             // words >= 0): the same checks on the starting points themselves.
-            e.frag_short8 = words == 14'sd0;
-            e.frag_short2 = words == 14'sd0 && payload_len_low < 3'd2;
-            e.frag_deep8  = win < 18'sd8;
-            e.frag_deep2  = win < 18'sd2;
-            // Whether the next hop skips the header named here: the hop's own test, a stage
-            // early.
-            e.skip_ok      = (e.next_ext || e.next_frag)
-                          && !(e.next_frag ? e.short8 || e.deep8 : e.short2 || e.deep2);
-            e.frag_skip_ok = (e.next_ext || e.next_frag)
-                          && !(e.next_frag ? e.frag_short8 || e.frag_deep8
-                                           : e.frag_short2 || e.frag_deep2);
+            e.frag_words0     = words == 14'sd0;
+            e.frag_win_lt8    = win < 18'sd8;
+            e.frag_win_lt2    = win < 18'sd2;
         end
 
         assign table_out[ENTRY_W*i +: ENTRY_W] = e;

@@ -72,7 +72,7 @@ package rss_types_pkg;
         logic [15:0] room;
         logic [17:0] window_room;
         logic [8:0]  pos;          // IPv6: the position, in 8-byte words from the payload's start
-        logic [3:0]  pos_n;        // ~pos[3:0]: a second copy of the hop's select lines
+        logic [9:0]  sel;          // pos one-hot while it is 0 to 9: a hop's select lines
         // A stage ahead, at the position: room < 2, room < 8, window room < 2, window room < 8
         // (the checks of a header's fixed part, 2 bytes or a fragment header's 8).
         logic        short2;
@@ -95,6 +95,7 @@ package rss_types_pkg;
         logic        frag_last;    // as a fragment header: the offset ends the walk
         logic        short_ext;    // as an extension header: it passes the payload's end
         logic [8:0]  next_pos;     // as an extension header: walk_t.pos after it...
+        logic [9:0]  next_sel;     // ...and walk_t.sel
         logic        short2;       // ...and the four checks there
         logic        short8;
         logic        deep2;
@@ -108,7 +109,34 @@ package rss_types_pkg;
     } hop_entry_t;
     // Its width, spelled out for Yosys (Verilator's width lint checks it where entries are packed).
     /* verilator lint_off UNUSEDPARAM */
-    localparam int HOP_ENTRY_W = 32;
+    localparam int HOP_ENTRY_W = 42;
+    /* verilator lint_on UNUSEDPARAM */
+
+    // What rss_parser_hop_table registers per word: the compares behind a hop_entry_t, which
+    // rss_parser_hop_entry combines a stage later (the first hop reads only entry 0 and can
+    // combine its own; later hops get the combined table).
+    typedef struct packed {
+        logic [7:0]  next_header;
+        logic        next_ext;
+        logic        next_frag;
+        logic        frag_flag;
+        logic        frag_last;
+        logic        short_ext;
+        logic [8:0]  next_pos;
+        logic [9:0]  next_sel;
+        // As an extension header, the header's length in words against what is left past it:
+        logic        len_eq_words;    // the payload's whole words (hop_entry_t.short8)
+        logic        len_ge_win;      // the window's whole words (hop_entry_t.deep8)
+        logic        len_gt_win;      // ...strictly more (deep2, with win_low_lt2)
+        logic        win_low_lt2;     // the window's bytes past whole words: 0 or 1
+        logic        payload_low_lt2; // the payload's bytes past whole words: 0 or 1
+        // As a fragment header (8 bytes), what is left past it:
+        logic        frag_words0;     // no payload word (hop_entry_t.frag_short8)
+        logic        frag_win_lt8;    // fewer than 8 window bytes (frag_deep8)
+        logic        frag_win_lt2;    // fewer than 2 (frag_deep2)
+    } hop_raw_t;
+    /* verilator lint_off UNUSEDPARAM */
+    localparam int HOP_RAW_W = 40;
     /* verilator lint_on UNUSEDPARAM */
 
 endpackage
