@@ -103,7 +103,10 @@ const DUTS: &[DutSpec] = &[
     DutSpec {
         name: "rss_indirection",
         top: "rss_indirection_tb",
-        sources: &["rtl/rss/rss_indirection.sv", "sim/rtl/rss_indirection_tb.sv"],
+        sources: &[
+            "rtl/rss/rss_indirection.sv",
+            "sim/rtl/rss_indirection_tb.sv",
+        ],
         params: &[],
         extra_cpp: &[],
     },

@@ -27,7 +27,11 @@ fn reads_see_writes_of_their_own_clock() {
         let wr_data: u16 = rng.gen();
         let rd = rng.gen_bool(0.7);
         // Half the reads at the address being written, when there is one.
-        let rd_addr = if wr && rng.gen_bool(0.5) { wr_addr } else { rng.gen_range(0..ENTRIES) };
+        let rd_addr = if wr && rng.gen_bool(0.5) {
+            wr_addr
+        } else {
+            rng.gen_range(0..ENTRIES)
+        };
         sim.dut.set_wr_en(u8::from(wr));
         sim.dut.set_wr_addr(wr_addr as _);
         sim.dut.set_wr_data(wr_data);
@@ -51,5 +55,8 @@ fn reads_see_writes_of_their_own_clock() {
             );
         }
     }
-    assert!(same_clock > CYCLES / 10, "too few same-clock reads to test: {same_clock}");
+    assert!(
+        same_clock > CYCLES / 10,
+        "too few same-clock reads to test: {same_clock}"
+    );
 }
