@@ -16,6 +16,8 @@ RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sor
 RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
 RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))
 RTL := $(RTL_PKG) $(RTL_MODULES)
+# Test wrappers for co-simulation only (not synthesized), linted the same way.
+SIM_RTL := $(sort $(wildcard sim/rtl/*.sv))
 # Packages from Debian that the build needs: Verilator 5 for co-simulation, tshark (with
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
@@ -71,10 +73,10 @@ lint: deps lint-rtl
 
 # Each module is linted as the top, so that unused ports and parameters of leaves show too.
 lint-rtl: deps
-	@for f in $(RTL_MODULES); do \
-	  verilator --lint-only -Wall --no-timing $(RTL) --top-module $$(basename $${f%.*}) || exit 1; \
+	@for f in $(RTL_MODULES) $(SIM_RTL); do \
+	  verilator --lint-only -Wall --no-timing $(RTL) $(SIM_RTL) --top-module $$(basename $${f%.*}) || exit 1; \
 	done
-	@echo "verilator lint: clean ($(words $(RTL)) files)"
+	@echo "verilator lint: clean ($(words $(RTL) $(SIM_RTL)) files)"
 
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps
