@@ -167,10 +167,12 @@ $(foreach p,$(PIPELINES),$(eval $(call pipe_rules,$(p))))
 ROWS := $(foreach b,$(BOARDS),$(FPGA)/$(b)) $(foreach p,$(PIPELINES),$(FPGA)/pipe/$(call pipe_id,$(p)))
 
 ## report: every board and every pipeline alone; the table goes to build/fpga/report.md. Runs
-## them all (-k) so the table is complete, then fails if any clock was missed.
+## them all (-k) so the table is complete, then fails if any clock was missed. (The rows are
+## looked for once the builds are done: make expands $(wildcard) before the recipe runs.)
 report: $(FPGA_DEPS)
 	@status=0; $(MAKE) --no-print-directory -k $(addsuffix /row.json,$(ROWS)) $(foreach b,$(BOARDS),$(call board_bit,$(b))) || status=1; \
-	$(REPORT_PY) table $(foreach r,$(ROWS),$(if $(wildcard $(r)/row.json),$(r))) $(ROWS:%=) > $(FPGA)/report.md.tmp; \
+	rows=; for r in $(ROWS); do [ ! -f $$r/row.json ] || rows="$$rows $$r"; done; \
+	$(REPORT_PY) table $$rows > $(FPGA)/report.md.tmp; \
 	for r in $(ROWS); do [ -f $$r/row.json ] || { echo "| $$r | failed before timing | | | | | | | **failed** |" >> $(FPGA)/report.md.tmp; status=1; }; done; \
 	mv $(FPGA)/report.md.tmp $(FPGA)/report.md; cat $(FPGA)/report.md; exit $$status
 
