@@ -404,7 +404,8 @@ module rss_parser
                                  && !(s3_walk_d.next_frag ? s3_walk_d.short8 || s3_walk_d.deep8
                                                           : s3_walk_d.short2 || s3_walk_d.deep2);
         end
-        // The header checks, each registered on its own and combined ahead of the first hop.
+        // The header checks, each registered on its own and applied to the first hop's result
+        // (s3_ok below).
         s3_ip_hdr_d = s2_v4_q ? s2_plen_q >= LEN_W'(20) && s2_rel_q[7:4] == 4'd4
                               : s2_plen_q >= LEN_W'(40) && s2_rel_q[7:4] == 4'd6;
         s3_addr_ok_d = s2_ip_q && s3_ip_hdr_d;
@@ -735,7 +736,7 @@ module rss_parser
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 11: the transport header's length compares, each registered on its own; stage 11
+    // Stage 11: the transport header's length compares, each registered on its own; stage 12
     // decides on them in the model's order. Splitting the two keeps the carry chains and the
     // decision, and the decision and the 56 field bits' selects, in different clocks' paths.
     rss_types_pkg::found_t s11_found_q;

@@ -54,9 +54,9 @@ module rss_parser_hop #(
     // fields then switch on registered conditions only, and just the walk's end and the
     // MALFORMED flag wait for the entry's two checks.
     wire skip = in_walk.walking && (is_ext || is_frag);    // a header to skip is named...
-    wire fits = in_walk.walking && in_walk.skip_ok;      // ...and its fixed part is there
-    wire ends_frag = fits && is_frag && e.frag_last;       // a fragment offset ends the walk
-    wire bad_ext   = fits && !is_frag && e.short_ext;      // the header passes the payload
+    wire fits = in_walk.walking && in_walk.skip_ok;        // ...and its fixed part is there
+    wire ends_frag = fits && is_frag && e.hdr.frag_last;   // a fragment offset ends the walk
+    wire bad_ext   = fits && !is_frag && e.hdr.short_ext;  // the header passes the payload
 
     always_comb begin
         out_found = in_found;
@@ -79,9 +79,9 @@ module rss_parser_hop #(
         // header, nothing reads it (only a walk that ended normally leads to the transport).
         // Room and window room stay: they follow from the position when the walk ends.
         if (fits) begin
-            out_walk.next_header = e.next_header;
-            out_walk.next_ext    = e.next_ext;
-            out_walk.next_frag   = e.next_frag;
+            out_walk.next_header = e.hdr.next_header;
+            out_walk.next_ext    = e.hdr.next_ext;
+            out_walk.next_frag   = e.hdr.next_frag;
         end
         if (fits && is_frag) begin
             out_walk.pos         = {5'h0, in_walk.pos[3:0] + 4'd1};  // position 0..9 here
@@ -91,10 +91,10 @@ module rss_parser_hop #(
             out_walk.deep2       = e.frag_deep2;
             out_walk.deep8       = e.frag_deep8;
             out_walk.skip_ok     = e.frag_skip_ok;
-            out_walk.fragment    = in_walk.fragment || e.frag_flag;
+            out_walk.fragment    = in_walk.fragment || e.hdr.frag_flag;
         end else if (fits) begin
-            out_walk.pos         = e.next_pos;
-            out_walk.sel         = e.next_sel;
+            out_walk.pos         = e.hdr.next_pos;
+            out_walk.sel         = e.hdr.next_sel;
             out_walk.short2      = e.short2;
             out_walk.short8      = e.short8;
             out_walk.deep2       = e.deep2;

@@ -16,14 +16,7 @@ module rss_parser_hop_entry (
 );
 
     always_comb begin
-        entry.next_header  = raw.next_header;
-        entry.next_ext     = raw.next_ext;
-        entry.next_frag    = raw.next_frag;
-        entry.frag_flag    = raw.frag_flag;
-        entry.frag_last    = raw.frag_last;
-        entry.short_ext    = raw.short_ext;
-        entry.next_pos     = raw.next_pos;
-        entry.next_sel     = raw.next_sel;
+        entry.hdr          = raw.hdr;
         // Room past the header < 8 and < 2 where room >= 0: no word left, and fewer than 2 odd
         // bytes. Window room past it < 8, and < 2 (see rss_parser_hop_table).
         entry.short8       = raw.len_eq_words;
@@ -35,11 +28,11 @@ module rss_parser_hop_entry (
         entry.frag_deep8   = raw.frag_win_lt8;
         entry.frag_deep2   = raw.frag_win_lt2;
         // Whether the next hop skips the header named here: the hop's own test, a stage early.
-        entry.skip_ok      = (raw.next_ext || raw.next_frag)
-                          && !(raw.next_frag ? entry.short8 || entry.deep8
+        entry.skip_ok      = (raw.hdr.next_ext || raw.hdr.next_frag)
+                          && !(raw.hdr.next_frag ? entry.short8 || entry.deep8
                                              : entry.short2 || entry.deep2);
-        entry.frag_skip_ok = (raw.next_ext || raw.next_frag)
-                          && !(raw.next_frag ? entry.frag_short8 || entry.frag_deep8
+        entry.frag_skip_ok = (raw.hdr.next_ext || raw.hdr.next_frag)
+                          && !(raw.hdr.next_frag ? entry.frag_short8 || entry.frag_deep8
                                              : entry.frag_short2 || entry.frag_deep2);
     end
 

@@ -57,7 +57,7 @@ module rss_parser_hop_table #(
         wire signed [17:0] win   = $signed(window_left[18*i +: 18]);
         wire [3:0]         win_words = win[6:3];    // win / 8 where win >= 0 (then below 16)
         // The compares below, spelled out for the value ranges here so that none needs a carry
-        // chain (the next hop's skip test follows them within this clock):
+        // chain (rss_parser_hop_entry builds the next hop's skip test on them):
         //   len == words, len > words (the header ends exactly at, or past, the payload's end),
         //   len >= win_words, len > win_words.
         wire len_eq_words = words[13:8] == 6'h0 && words[7:0] == len;
@@ -66,18 +66,18 @@ module rss_parser_hop_table #(
         wire len_gt_win   = win[17] || len[7:4] != 4'h0 || len[3:0] > win_words;
 
         always_comb begin
-            e.next_header     = head[7:0];
-            e.next_ext        = head[7:0] == 8'd0 || head[7:0] == 8'd43 || head[7:0] == 8'd60;
-            e.next_frag       = head[7:0] == 8'd44;
-            e.frag_flag       = (frag & 16'hFFF9) != 16'h0;
-            e.frag_last       = frag[15:3] != 13'h0;
+            e.hdr.next_header = head[7:0];
+            e.hdr.next_ext    = head[7:0] == 8'd0 || head[7:0] == 8'd43 || head[7:0] == 8'd60;
+            e.hdr.next_frag   = head[7:0] == 8'd44;
+            e.hdr.frag_flag   = (frag & 16'hFFF9) != 16'h0;
+            e.hdr.frag_last   = frag[15:3] != 13'h0;
             // The header ends past the payload. The walk reaches this word only with the fixed
             // part inside the payload, so words >= -1; where this holds, nothing else is read.
-            e.short_ext       = len_gt_words;
-            e.next_pos        = 9'(len) + 9'(i + 1);
+            e.hdr.short_ext   = len_gt_words;
+            e.hdr.next_pos    = 9'(len) + 9'(i + 1);
             // One-hot: entry j follows where len + i + 1 == j, an 8-bit compare each.
             for (int j = 0; j < ENTRIES; j++) begin
-                e.next_sel[j] = j > i && len == 8'(j - i - 1);
+                e.hdr.next_sel[j] = j > i && len == 8'(j - i - 1);
             end
             // Room past it < 8 where room >= 0: no word left. Window room past it (win - 8 len)
             // < 8 and < 2, as compares of whole words (win = 8 win_words + r): < 8 is

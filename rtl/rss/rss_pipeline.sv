@@ -21,7 +21,7 @@
 //   hash       the context's fields select the input (rss_hash_input), rss_hash_core hashes it
 //              with the context's function and key, 2 cycles
 //   indirect   hash & (2^k - 1) indexes the context's table bank in block RAM, 2 cycles (the
-//              read data is registered before the rule-or-table queue choice)
+//              read data is registered before the queue is chosen: rule, table or a write)
 //   join       a packet's last beat leaves only with its metadata
 // The metadata pipeline never stalls: each launched packet's metadata reaches the metadata FIFO
 // 19 cycles later, and that FIFO is big enough for every packet the data FIFO can hold. So one

@@ -85,8 +85,8 @@ package rss_types_pkg;
         logic [4:0]  l4_word;      // ...at this 4-byte word of rel (the IHL)
     } walk_t;
 
-    // What an IPv6 walk finds at one 8-byte word of rel if an extension header starts there
-    // (rss_parser_hop_table): everything a hop needs, worked out for every word at once.
+    // What the header at one 8-byte word of rel names, and where it leads: the part of a
+    // hop_entry_t that rss_parser_hop_table reads straight from the frame.
     typedef struct packed {
         logic [7:0]  next_header;  // the header's next header...
         logic        next_ext;     // ...decoded: hop-by-hop, routing or destination options
@@ -96,6 +96,12 @@ package rss_types_pkg;
         logic        short_ext;    // as an extension header: it passes the payload's end
         logic [8:0]  next_pos;     // as an extension header: walk_t.pos after it...
         logic [9:0]  next_sel;     // ...and walk_t.sel
+    } hop_header_t;
+
+    // What an IPv6 walk finds at one 8-byte word of rel if an extension header starts there
+    // (rss_parser_hop_table): everything a hop needs, worked out for every word at once.
+    typedef struct packed {
+        hop_header_t hdr;          // the header there and where it leads...
         logic        short2;       // ...and the four checks there
         logic        short8;
         logic        deep2;
@@ -116,14 +122,7 @@ package rss_types_pkg;
     // rss_parser_hop_entry combines a stage later (the first hop reads only entry 0 and can
     // combine its own; later hops get the combined table).
     typedef struct packed {
-        logic [7:0]  next_header;
-        logic        next_ext;
-        logic        next_frag;
-        logic        frag_flag;
-        logic        frag_last;
-        logic        short_ext;
-        logic [8:0]  next_pos;
-        logic [9:0]  next_sel;
+        hop_header_t hdr;
         // As an extension header, the header's length in words against what is left past it:
         logic        len_eq_words;    // the payload's whole words (hop_entry_t.short8)
         logic        len_ge_win;      // the window's whole words (hop_entry_t.deep8)
