@@ -6,9 +6,10 @@
 // Formal harness of rtl/rss/rss_hash.sv (formal/rss_hash.sby).
 //
 // Assumed: both input streams (key, requests) obey the valid/ready rules. Proved:
-//   protocol (task prove, unbounded by k-induction): the result stream obeys them, nothing
-//     comes out of reset, and the key is not taken while a request waits in stage 1;
-//   equivalence (task equiv, unbounded by k-induction): every result equals
+//   protocol (task prove, unbounded by k-induction): the result stream obeys them, and
+//     nothing comes out of reset;
+//   equivalence (task equiv, unbounded by k-induction): the key is not taken while a request
+//     waits in stage 1, and every result equals
 //     formal/toeplitz_words_ref.sv on its request (bytes past its length cleared), with the key
 //     of the last key handshake at or before the request's acceptance (the RTL's documented
 //     key rule), in order, none lost or invented (at most four inside). Results are checked
@@ -160,21 +161,19 @@ module rss_hash_fv #(
     // of stage 1, one fewer while a request waits there.
     logic [2:0]  count_q;
     logic [15:0] tag_q [4];
-    logic [2:0]  hcount_q;
     logic [32:0] hash_q [4];
+    wire  [2:0]  hcount = count_q - {2'd0, pend_q};   // hashes known: all but stage 1's
     always_ff @(posedge clk) begin
         if (rst) begin
             count_q  <= '0;
-            hcount_q <= '0;
         end else begin
             for (int i = 0; i < 3; i++) begin
                 if (m_hs) tag_q[i] <= tag_q[i + 1];
                 if (m_hs) hash_q[i] <= hash_q[i + 1];
             end
             if (s_hs) tag_q[count_q - {2'd0, m_hs}] <= s_req_tag;
-            if (s1_exit) hash_q[hcount_q - {2'd0, m_hs}] <= {last_checked_q, exit_hash};
+            if (s1_exit) hash_q[hcount - {2'd0, m_hs}] <= {last_checked_q, exit_hash};
             count_q  <= count_q + {2'd0, s_hs} - {2'd0, m_hs};
-            hcount_q <= hcount_q + {2'd0, s1_exit} - {2'd0, m_hs};
         end
     end
 
@@ -184,7 +183,6 @@ module rss_hash_fv #(
     always @* begin
         if (past_ok && !rst) begin
             assert (count_q <= 3'd4);
-            assert (hcount_q == count_q - {2'd0, pend_q});
             // Stage 1 holds exactly the last accepted request, and reads the right key.
             assert (dut_s1_valid == pend_q);
             if (pend_q) begin
@@ -207,14 +205,14 @@ module rss_hash_fv #(
                 if (hash_q[1][32]) assert (dut_skid_data[47:16] == hash_q[1][31:0]);
             end
             if (dut_s2_valid) begin
-                assert (dut_res_tag == tag_q[hcount_q - 3'd1]);
-                if (hash_q[hcount_q - 3'd1][32]) begin
-                    assert (dut_res_hash == hash_q[hcount_q - 3'd1][31:0]);
+                assert (dut_res_tag == tag_q[hcount - 3'd1]);
+                if (hash_q[hcount - 3'd1][32]) begin
+                    assert (dut_res_hash == hash_q[hcount - 3'd1][31:0]);
                 end
             end
             if (m_res_valid) begin
                 assert (count_q != 3'd0);
-                assert (hcount_q != 3'd0);
+                assert (hcount != 3'd0);
                 assert (m_res_tag == tag_q[0]);
                 if (hash_q[0][32]) assert (m_res_hash == hash_q[0][31:0]);
             end
