@@ -1,9 +1,12 @@
 //! The RSS hash core (rtl/rss/rss_hash.sv) against model::toeplitz, at three key lengths (the
 //! iCEBreaker's 16 bytes, 40 and 52), with keys replaced mid-stream and random back-pressure on
-//! every stream.
+//! every stream, and against the published verification vectors.
 
 use rand::Rng;
-use rocenic_model::toeplitz::{hash_bitserial, hash_xor, MICROSOFT_KEY};
+use rocenic_model::toeplitz::{
+    hash_bitserial, hash_xor, VerificationVector, MICROSOFT_KEY, VERIFICATION_IPV4,
+    VERIFICATION_IPV6,
+};
 use rocenic_sim::duts::{RssHash12, RssHash36, RssHash48};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::scoreboard::Scoreboard;
@@ -12,6 +15,25 @@ use std::collections::VecDeque;
 
 /// Cycles from acceptance to result with an always-ready sink (the RTL's LATENCY).
 const LATENCY: u64 = 3;
+
+/// The public verification suite as (addresses and ports, the addresses' hash, the hash of
+/// all), IPv4 then IPv6.
+fn published_vectors() -> Vec<(Vec<u8>, u32, u32)> {
+    fn rows<const N: usize>(vs: &[VerificationVector<N>]) -> Vec<(Vec<u8>, u32, u32)> {
+        vs.iter()
+            .map(|v| {
+                let mut tuple = v.src.to_vec();
+                tuple.extend_from_slice(&v.dst);
+                tuple.extend_from_slice(&v.src_port.to_be_bytes());
+                tuple.extend_from_slice(&v.dst_port.to_be_bytes());
+                (tuple, v.hash_l3, v.hash_l3l4)
+            })
+            .collect()
+    }
+    let mut all = rows(&VERIFICATION_IPV4);
+    all.extend(rows(&VERIFICATION_IPV6));
+    all
+}
 
 /// Packs bytes into Verilator's little-endian words, byte 0 in the top byte of the vector.
 fn pack<const W: usize>(bytes: &[u8], total: usize) -> [u32; W] {
@@ -60,7 +82,7 @@ macro_rules! hash_bench {
                 (h, r.tag)
             }
 
-            pub(super) fn out_of_reset(name: &str, key: &[u8]) -> Sim<$dut> {
+            fn out_of_reset(name: &str, key: &[u8]) -> Sim<$dut> {
                 let mut sim: Sim<$dut> = Sim::new(name);
                 sim.reset(3);
                 set_key(&mut sim, key);
@@ -72,10 +94,8 @@ macro_rules! hash_bench {
                 sim
             }
 
-            /// One Toeplitz request through an idle unit with a ready sink; its hash. (The
-            /// 52-byte build has no published vectors to use it with.)
-            #[allow(dead_code)]
-            pub(super) fn hash_once(sim: &mut Sim<$dut>, data: &[u8]) -> u32 {
+            /// One Toeplitz request through an idle unit with a ready sink; its hash.
+            fn hash_once(sim: &mut Sim<$dut>, data: &[u8]) -> u32 {
                 let r = Req {
                     data: data.to_vec(),
                     xor: false,
@@ -92,6 +112,34 @@ macro_rules! hash_bench {
                 let hash = sim.dut.m_res_hash();
                 sim.step();
                 hash
+            }
+
+            /// The public verification suite through the RTL with the Microsoft key, cut or
+            /// padded with zeros to this build's key (an input of n bytes reads only the key's
+            /// first n + 4): IPv4 with and without ports, and IPv6 where the inputs hold it.
+            #[test]
+            fn microsoft_vectors() {
+                let mut key = [0u8; KEY];
+                let n = KEY.min(MICROSOFT_KEY.len());
+                key[..n].copy_from_slice(&MICROSOFT_KEY[..n]);
+                let mut sim = out_of_reset(concat!(stringify!($module), "_vectors"), &key);
+                sim.dut.set_m_res_ready(1);
+                let mut checked = 0;
+                for (tuple, hash_l3, hash_l3l4) in published_vectors() {
+                    let l3 = tuple.len() - 4;
+                    for (len, want) in [(tuple.len(), hash_l3l4), (l3, hash_l3)] {
+                        if len <= MAX {
+                            assert_eq!(
+                                hash_once(&mut sim, &tuple[..len]),
+                                want,
+                                "{len}-byte input {tuple:02x?}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+                // Every build holds IPv4 with ports; 36 bytes and more hold IPv6 with ports.
+                assert_eq!(checked, if MAX >= 36 { 16 } else { 10 });
             }
 
             /// Random inputs, lengths 0..=MAX, Toeplitz and XOR mixed, keys replaced at random
@@ -214,39 +262,3 @@ macro_rules! hash_bench {
 hash_bench!(key16, RssHash12, 12, 4, 3);
 hash_bench!(key40, RssHash36, 36, 10, 9);
 hash_bench!(key52, RssHash48, 48, 13, 12);
-
-/// The public verification suite through the RTL: IPv4 with and without ports.
-#[test]
-fn microsoft_vectors() {
-    let mut sim = key40::out_of_reset("rss_hash_vectors", &MICROSOFT_KEY);
-    sim.dut.set_m_res_ready(1);
-    let tuple = [66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6];
-    for (len, want) in [(12, 0x51cc_c178u32), (8, 0x323e_8fc2)] {
-        assert_eq!(
-            key40::hash_once(&mut sim, &tuple[..len]),
-            want,
-            "{len}-byte input"
-        );
-    }
-}
-
-/// The iCEBreaker's build (12-byte inputs, 16-byte key): the first 16 bytes of the Microsoft
-/// key give the published IPv4 hashes, with ports (12 bytes, the whole input) and without (8).
-#[test]
-fn microsoft_vectors_with_a_16_byte_key() {
-    let mut sim = key16::out_of_reset("rss_hash_vectors_12", &MICROSOFT_KEY[..16]);
-    sim.dut.set_m_res_ready(1);
-    for v in rocenic_model::toeplitz::VERIFICATION_IPV4 {
-        let mut tuple = v.src.to_vec();
-        tuple.extend_from_slice(&v.dst);
-        tuple.extend_from_slice(&v.src_port.to_be_bytes());
-        tuple.extend_from_slice(&v.dst_port.to_be_bytes());
-        for (len, want) in [(12, v.hash_l3l4), (8, v.hash_l3)] {
-            assert_eq!(
-                key16::hash_once(&mut sim, &tuple[..len]),
-                want,
-                "{len}-byte input of {v:?}"
-            );
-        }
-    }
-}
