@@ -119,15 +119,14 @@ module tso_parse #(
             s1_ip_le_q[sel]          <= hdr_len <= 16'(LINK_BASE[8*sel +: 8]);
             s1_ip_big_q[sel]         <= hdr_len >= 16'(LINK_BASE[8*sel +: 8]) + 16'd64;
             s1_ip_room_q[6*sel +: 6] <= 6'(hdr_len - 16'(LINK_BASE[8*sel +: 8]));
+            s1_short_q[sel]          <= hdr_len < 16'(LINK_BASE[8*sel +: 8]);
         end
         s1_sel_q   <= ipoib ? 2'd0 : et12 == 16'h8100 || et12 == 16'h88A8 ? 2'd2 : 2'd1;
         s1_v4_q    <= {et16 == 16'h0800, et12 == 16'h0800, et0 == 16'h0800};
         s1_v6_q    <= {et16 == 16'h86DD, et12 == 16'h86DD, et0 == 16'h86DD};
-        s1_short_q <= {hdr_len < 16'd18, hdr_len < 16'd14, hdr_len < 16'd4};
     end
 
-    // ---- stage 2: the IP header, through a window of 80 bytes at the IP offset (60 of IPv4 +
-    // 20 of TCP)
+    // ---- stage 2: the IP header's first bytes (ip_byte), at the offset its link type puts it
     wire [1:0] link_sel = s1_sel_q;   // 0 IPoIB, 1 untagged Ethernet, 2 tagged
     wire is_v4 = s1_v4_q[link_sel];
     wire is_v6 = s1_v6_q[link_sel];

@@ -466,8 +466,8 @@ module tso_segmenter #(
 
     wire [SUMW-1:0] ip_word_sum;
     wire [SUMW-1:0] tcp_word_sum;
-    tso_sum16 #(.BYTES(W)) u_ip_sum  (.data(sa_ipw_q),  .mask('1), .sum(ip_word_sum));
-    tso_sum16 #(.BYTES(W)) u_tcp_sum (.data(sa_tcpw_q), .mask('1), .sum(tcp_word_sum));
+    tso_sum16 #(.BYTES(W)) u_ip_sum  (.data(sa_ipw_q),  .sum(ip_word_sum));
+    tso_sum16 #(.BYTES(W)) u_tcp_sum (.data(sa_tcpw_q), .sum(tcp_word_sum));
 
     logic            sb_valid_q;
     logic [SUMW-1:0] sb_ip_q;
@@ -747,7 +747,7 @@ module tso_segmenter #(
                     blft_q    <= sum0[LW] ? b1_q : b0_q;
                     blft1_q   <= sum0[LW] ? b0z_q : b0one_q;
                     rot_q     <= '0;
-                    ae_q      <= h_len_q[LW] ? ~lanes_ge(lo0) : lanes_ge(lo0);
+                    ae_q      <= hl_ae_q;
                     w0_q      <= KW'(h_len_q >> LW);
                     winc_q    <= 1'b1;
                     if (empty_q && !ended_q) begin
@@ -969,7 +969,7 @@ module tso_segmenter #(
     );
 
     wire [SUMW-1:0] beat_sum;
-    tso_sum16 #(.BYTES(W)) u_pay_sum (.data(w1_data_q), .mask('1), .sum(beat_sum));
+    tso_sum16 #(.BYTES(W)) u_pay_sum (.data(w1_data_q), .sum(beat_sum));
 
     wire [7:0] w1_flags = flags_q & ~(w1_last_q ? 8'h00 : 8'h09) & ~(w1_first_q ? 8'h00 : 8'h80);
 
@@ -1197,7 +1197,6 @@ module tso_segmenter #(
     logic [W-1:0]      p_tmask_q;
     logic [W-1:0]      p_keep_q;
     logic              p_last_q;
-    logic              p_odd_q;
     logic [NF*16-1:0]  p_fval_q;   // the segment's field values, 16 bits each
 
     always_ff @(posedge clk) begin
@@ -1213,7 +1212,6 @@ module tso_segmenter #(
             p_tmask_q   <= t_mask;
             p_keep_q    <= r_last_q ? c_lkeep_q : '1;
             p_last_q    <= r_last_q;
-            p_odd_q     <= k_q[0];
             p_fval_q    <= {c_tcs_q, 8'd0, c_flg_q, c_seq_q[15:0], c_seq_q[31:16], c_ipcs_q,
                             c_id_q, c_iplen_q};
         end
@@ -1265,7 +1263,7 @@ module tso_segmenter #(
             d_tword_q <= p_patched;
             d_re_q    <= rd_e;
             d_ro_q    <= rd_o;
-            d_odd_q   <= p_odd_q;
+            d_odd_q   <= p_k_q[0];
             d_tmask_q <= p_tmask_q;
             d_keep_q  <= p_keep_q;
             d_last_q  <= p_last_q;

@@ -3,10 +3,10 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Plain binary sum of the 16-bit big-endian words of one data beat, masked by byte lane: the
-// partial Internet checksum of those bytes before the end-around-carry fold (RFC 1071 lets the
-// fold wait until the very end, so callers accumulate these sums in a wide register and fold
-// once per segment).
+// Plain binary sum of the 16-bit big-endian words of one data beat (callers zero the lanes that
+// do not count): the partial Internet checksum of those bytes before the end-around-carry fold
+// (RFC 1071 lets the fold wait until the very end, so callers accumulate these sums in a wide
+// register and fold once per segment).
 //
 // Lane 2m is the high byte and lane 2m+1 the low byte of word m: that is the checksum's byte
 // order whenever lane parity equals the byte's offset parity from the start of the summed
@@ -18,7 +18,6 @@ module tso_sum16 #(
     localparam int SUM_W = 16 + $clog2(BYTES / 2 + 1)   // Wide enough for BYTES/2 words
 ) (
     input  wire [BYTES*8-1:0] data,   // lane l in bits [8l+7:8l]
-    input  wire [BYTES-1:0]   mask,   // lanes that count; the others add zero
     output logic [SUM_W-1:0]  sum
 );
 
@@ -29,8 +28,7 @@ module tso_sum16 #(
     always_comb begin
         sum = '0;
         for (int m = 0; m < BYTES / 2; m++) begin
-            sum = sum + SUM_W'({mask[2*m]   ? data[16*m +: 8]   : 8'h00,
-                                mask[2*m+1] ? data[16*m+8 +: 8] : 8'h00});
+            sum = sum + SUM_W'({data[16*m +: 8], data[16*m+8 +: 8]});
         end
     end
 
