@@ -132,16 +132,24 @@ impl Send {
         }
     }
 
+    /// Where the data stream is broken by a partial beat, if `break_at` lies inside the data.
+    pub fn broken(&self) -> Option<usize> {
+        self.break_at.filter(|&b| b < self.data.len())
+    }
+
     /// The data stream's beats on a path of `beat_bytes` (see [`beats`] and `break_at`).
     pub fn beats(&self, beat_bytes: usize) -> Vec<Beat> {
-        match self.break_at {
-            Some(b) if b < self.data.len() => {
+        match self.broken() {
+            Some(b) => {
+                // Whole beats up to the partial one, none of them last.
                 let k = b / beat_bytes * beat_bytes;
-                let mut v = beats(&self.data[..k], beat_bytes);
-                v.retain(|beat| !beat.bytes.is_empty());
-                for beat in &mut v {
-                    beat.last = false;
-                }
+                let mut v: Vec<Beat> = self.data[..k]
+                    .chunks(beat_bytes)
+                    .map(|c| Beat {
+                        bytes: c.to_vec(),
+                        last: false,
+                    })
+                    .collect();
                 v.push(Beat {
                     bytes: self.data[k..b].to_vec(),
                     last: false,
@@ -149,7 +157,7 @@ impl Send {
                 v.extend(beats(&self.data[b..], beat_bytes));
                 v
             }
-            _ => beats(&self.data, beat_bytes),
+            None => beats(&self.data, beat_bytes),
         }
     }
 
@@ -194,7 +202,7 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
     {
         return (Status::from_model(&e), Vec::new());
     }
-    let broken = send.break_at.filter(|&b| b < have);
+    let broken = send.broken();
     if have < h || broken.is_some_and(|b| b < h) {
         return (Status::Short, Vec::new());
     }

@@ -217,6 +217,13 @@ fn good_header(rng: &mut SmallRng, link: LinkType, ipv4: bool) -> Vec<u8> {
     .bytes(rng)
 }
 
+/// A good Ethernet IPv4 send of up to 3000 payload bytes, to follow a broken one.
+fn good_send(rng: &mut SmallRng) -> Send {
+    let h = good_header(rng, LinkType::Ethernet, true);
+    let p: Vec<u8> = (0..rng.gen_range(0..3000)).map(|_| rng.gen()).collect();
+    Send::new(LinkType::Ethernet, &h, &p, 1000)
+}
+
 /// Every error case, each followed by a good send that must come out whole.
 fn error_cases<D: TsoPorts>(name: &str) {
     let seed = stream::seed(name);
@@ -224,9 +231,7 @@ fn error_cases<D: TsoPorts>(name: &str) {
     let mut sends = Vec::new();
     let mut push_with_good = |s: Send, rng: &mut SmallRng| {
         sends.push(s);
-        let h = good_header(rng, LinkType::Ethernet, true);
-        let p: Vec<u8> = (0..rng.gen_range(0..3000)).map(|_| rng.gen()).collect();
-        sends.push(Send::new(LinkType::Ethernet, &h, &p, 1000));
+        sends.push(good_send(rng));
     };
     let payload: Vec<u8> = (0..5000).map(|_| rng.gen()).collect();
     for link in [LinkType::Ethernet, LinkType::Ipoib] {
@@ -440,9 +445,7 @@ fn partial_middle_beat<D: TsoPorts>(name: &str) {
         // b = total - 1 at most: the beat with the stream's last byte follows the partial one.
         bad.break_at = Some(b);
         sends.push(bad);
-        let h = good_header(&mut rng, LinkType::Ethernet, true);
-        let p: Vec<u8> = (0..rng.gen_range(0..3000)).map(|_| rng.gen()).collect();
-        sends.push(Send::new(LinkType::Ethernet, &h, &p, 1000));
+        sends.push(good_send(&mut rng));
     }
     let traffic = Traffic {
         idle: 0.3,
