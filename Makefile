@@ -66,8 +66,10 @@ test: deps lint
 	@if [ "$(FPGA_TESTS)" != 0 ]; then $(MAKE) --no-print-directory fpga-ci formal; fi
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 
-## lint: Verilator lint of all RTL, rustfmt check, clippy with warnings denied.
+## lint: Verilator lint of all RTL, generated files current, rustfmt check, clippy with warnings
+## denied.
 lint: deps lint-rtl
+	$(CARGO) xtask gen --check
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 

@@ -12,6 +12,7 @@
 
 pub mod bridge;
 pub mod entropy;
+pub mod regmap;
 pub mod rss;
 pub mod toeplitz;
 pub mod tso;

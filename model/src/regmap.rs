@@ -1,0 +1,121 @@
+//! Register maps as data: registers, their fields and access, in a form that the encoders use
+//! directly and that `cargo xtask gen` renders into SystemVerilog packages and Markdown tables
+//! (`xtask/`). Each map is a `const` slice of [`Register`], in address order.
+
+/// Register access from software.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only.
+    Ro,
+    /// Read and write.
+    Rw,
+    /// Write only; reads return 0.
+    Wo,
+}
+
+/// A bit field of a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Upper-case name.
+    pub name: &'static str,
+    /// Least significant bit.
+    pub lsb: u32,
+    /// Width in bits.
+    pub width: u32,
+    /// What it means.
+    pub doc: &'static str,
+}
+
+impl Field {
+    /// `value` placed in this field (bits past the width are dropped).
+    pub const fn put(&self, value: u32) -> u32 {
+        (value & self.mask()) << self.lsb
+    }
+
+    /// This field of `word`.
+    pub const fn get(&self, word: u32) -> u32 {
+        (word >> self.lsb) & self.mask()
+    }
+
+    const fn mask(&self) -> u32 {
+        if self.width >= 32 {
+            u32::MAX
+        } else {
+            (1 << self.width) - 1
+        }
+    }
+}
+
+/// A register, or an array of `words` consecutive 32-bit registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Register {
+    /// Upper-case name.
+    pub name: &'static str,
+    /// Address in the map's unit: a byte offset on AXI4-Lite (RSS), a word address on the UART
+    /// bridge's bus (the board core).
+    pub offset: u32,
+    /// Consecutive 32-bit words (1 for a plain register).
+    pub words: u32,
+    /// Software access.
+    pub access: Access,
+    /// What it is for.
+    pub doc: &'static str,
+    /// Its fields (empty when the whole word is one value).
+    pub fields: &'static [Field],
+}
+
+/// A [`Field`].
+pub const fn field(name: &'static str, lsb: u32, width: u32, doc: &'static str) -> Field {
+    Field {
+        name,
+        lsb,
+        width,
+        doc,
+    }
+}
+
+/// A [`Register`].
+pub const fn reg(
+    offset: u32,
+    name: &'static str,
+    words: u32,
+    access: Access,
+    doc: &'static str,
+    fields: &'static [Field],
+) -> Register {
+    Register {
+        name,
+        offset,
+        words,
+        access,
+        doc,
+        fields,
+    }
+}
+
+/// The offset of register `name` in `map`; a name not in it fails the build (in a `const`).
+pub const fn offset(map: &[Register], name: &str) -> u32 {
+    let mut i = 0;
+    while i < map.len() {
+        if str_eq(map[i].name, name) {
+            return map[i].offset;
+        }
+        i += 1;
+    }
+    panic!("no such register")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
