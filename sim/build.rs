@@ -171,6 +171,8 @@ const DUTS: &[DutSpec] = &[
 ];
 
 const CORE_SOURCES: &[&str] = &[
+    "rtl/top/rocenic_core_regs_pkg.sv",
+    "rtl/top/uart_bridge_pkg.sv",
     "rtl/common/skid_buffer.sv",
     "rtl/common/mul_reg.sv",
     "rtl/entropy/entropy_unit.sv",

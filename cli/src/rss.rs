@@ -543,8 +543,9 @@ mod tests {
 
     #[test]
     fn serial_engine_needs_an_rss_hash_unit() {
-        // Version 1, the entropy unit, no RSS hash (bit 9 clear), 8 registers per request.
-        let caps = 1 | 1 << 8 | 8 << 24;
+        // Version 1, the entropy unit, no RSS hash, 8 registers per request.
+        let caps =
+            regs::caps::VERSION.put(1) | regs::caps::ENTROPY.put(1) | regs::caps::MAX_WORDS.put(8);
         let case = Case::new(
             Function::Toeplitz,
             HashFields::DEFAULT,
@@ -561,7 +562,7 @@ mod tests {
         // With the RSS bit set the same fake gets past the check, to the first hash (which it
         // never finishes): the message above is about the capability, not the fake.
         let err = case.serial(
-            &mut fake_board(caps | 1 << 9 | 12 << 16),
+            &mut fake_board(caps | regs::caps::RSS.put(1) | regs::caps::RSS_INPUT.put(12)),
             Link::Ethernet,
             &frames,
         );

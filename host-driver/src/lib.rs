@@ -8,7 +8,8 @@
 //!
 //! The verbs-shaped driver comes with a later issue.
 
-use rocenic_model::bridge::{self, regs, FrameError, Op, MAX_FRAME, MAX_WORDS, REPLY_START};
+use rocenic_model::bridge::regs::{self, caps, r_ctrl};
+use rocenic_model::bridge::{self, FrameError, Op, MAX_FRAME, MAX_WORDS, REPLY_START};
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use std::fmt;
 use std::io;
@@ -209,14 +210,14 @@ impl<L: Link> Board<L> {
             return Err(Error::NotRocenic(w[0]));
         }
         let caps = Caps {
-            version: w[1] as u8,
-            entropy: w[1] & (1 << 8) != 0,
-            rss_max_input: if w[1] & (1 << 9) != 0 {
-                ((w[1] >> 16) & 0xFF) as usize
+            version: caps::VERSION.get(w[1]) as u8,
+            entropy: caps::ENTROPY.get(w[1]) != 0,
+            rss_max_input: if caps::RSS.get(w[1]) != 0 {
+                caps::RSS_INPUT.get(w[1]) as usize
             } else {
                 0
             },
-            max_words: (w[1] >> 24) as usize,
+            max_words: caps::MAX_WORDS.get(w[1]) as usize,
         };
         bus.set_max_words(caps.max_words);
         Ok(Board { bus, caps })
@@ -286,10 +287,8 @@ impl<L: Link> Board<L> {
         let mut padded = vec![0u8; max];
         padded[..data.len()].copy_from_slice(data);
         self.bus.write(regs::R_DATA, &be_words(&padded))?;
-        self.bus.write(
-            regs::R_CTRL,
-            &[data.len() as u32 | (u32::from(xor) << 8), 1],
-        )?;
+        let ctrl = r_ctrl::LEN.put(data.len() as u32) | r_ctrl::XOR.put(xor.into());
+        self.bus.write(regs::R_CTRL, &[ctrl, 1])?;
         let [_, hash] = self.wait_done::<2>(regs::R_STATUS)?;
         Ok(hash)
     }

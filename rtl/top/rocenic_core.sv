@@ -7,28 +7,9 @@
 // pipelines behind it. Board tops add only the clock (PLL), the reset and the pins, so this
 // module is what the co-simulation (sim/tests/board_core.rs) runs end to end.
 //
-// Register map (32-bit registers, word addresses; docs/uart-bridge.md, model/src/bridge.rs):
-//   0x0000 ID        read 0x524E4943 ("RNIC")
-//   0x0001 CAPS      [7:0] register-map version (1), [8] entropy unit, [9] RSS hash,
-//                    [23:16] RSS_MAX_INPUT, [31:24] MAX_WORDS of the bridge
-//   0x0002 SCRATCH   read/write, no effect
-//   Entropy unit (rtl/entropy/entropy_unit.sv):
-//   0x0100 E_CTRL    [0] mode (0 QP, 1 CM), [2:1] profile, [3] qp_type
-//   0x0101 E_LQPN    [23:0]       0x0102 E_RQPN [23:0]      0x0103 E_FL [31:0]
-//   0x0104 E_PORTS   [31:16] src_port, [15:0] dst_port
-//   0x0105 E_GO      write: submit the request held in 0x0100..0x0104
-//   0x0106 E_STATUS  [0] done (result below is for the last submission), [1] busy (submitted,
-//                    not yet accepted), [2] overrun (a GO while busy was ignored; cleared by
-//                    the next accepted GO)
-//   0x0107 E_FLOW_LABEL [19:0]    0x0108 E_UDP_SPORT [15:0]
-//   RSS hash (rtl/rss/rss_hash.sv), present when RSS_MAX_INPUT > 0:
-//   0x0200 R_CTRL    [7:0] input length in bytes, [8] 1 = XOR hash instead of Toeplitz
-//   0x0201 R_GO      write: submit the request (R_CTRL and the data words)
-//   0x0202 R_KEY_GO  write: load the key words into the hash unit
-//   0x0203 R_STATUS  [0] done, [1] busy, [2] overrun, [3] key load pending
-//   0x0204 R_HASH    the last result
-//   0x0210.. R_KEY   (RSS_MAX_INPUT + 4) / 4 words, key byte 0 in bits [31:24] of the first
-//   0x0230.. R_DATA  RSS_MAX_INPUT / 4 words, input byte 0 in bits [31:24] of the first
+// Register map: 32-bit registers at word addresses, in pages of 16 (common, entropy, RSS, RSS
+// key, RSS data), defined in model/src/bridge/regs.rs; rocenic_core_regs_pkg (the addresses
+// and fields used here) and docs/core-registers.md are generated from it by `cargo xtask gen`.
 // Unmapped addresses read 0 and ignore writes. A write to GO is one submission: the stream's
 // valid is held from the write until the unit accepts it; the result sink is always ready, so
 // `done` follows within the pipeline's latency (far below one UART byte time).
@@ -61,9 +42,11 @@ module rocenic_core #(
                RSS_MAX_INPUT);
     end
 
-    localparam logic [31:0] ID = 32'h524E_4943;
+    localparam logic [31:0] ID = rocenic_core_regs_pkg::CORE_ID_VALUE;
     localparam bit HAS_RSS = RSS_MAX_INPUT > 0;
-    localparam logic [31:0] CAPS = {8'(MAX_WORDS), 8'(RSS_MAX_INPUT), 6'd0, HAS_RSS, 1'b1, 8'd1};
+    // MAX_WORDS, RSS input bytes, RSS hash, entropy unit, map version (CORE_CAPS_*).
+    localparam logic [31:0] CAPS = {8'(MAX_WORDS), 8'(RSS_MAX_INPUT), 6'd0, HAS_RSS, 1'b1,
+                                    8'(rocenic_core_regs_pkg::CORE_MAP_VERSION)};
 
     // ------------------------------------------------------------------------------------------
     // UART and bridge.
@@ -152,14 +135,19 @@ module rocenic_core #(
     localparam int W_R_KEY    = 10;  // one of the key words
     localparam int W_R_DATA   = 11;  // one of the data words
     logic [11:0] wsel_q;
-    // Read pages, decoded the same way: 16-register windows of the common (0x000x), entropy
-    // (0x010x), RSS control (0x020x), RSS key (0x021x) and RSS data (0x023x) registers; within a
-    // page the low four address bits pick the register.
+    // Read pages, decoded the same way: 16-register windows of the common, entropy, RSS
+    // control, RSS key and RSS data registers (PAGE_*, the upper address bits of the page's
+    // first register); within a page the low four address bits pick the register.
     localparam int P_COMMON  = 0;
     localparam int P_ENTROPY = 1;
     localparam int P_RSS     = 2;
     localparam int P_KEY     = 3;
     localparam int P_DATA    = 4;
+    localparam logic [11:0] PAGE_COMMON  = rocenic_core_regs_pkg::CORE_ID[15:4];
+    localparam logic [11:0] PAGE_ENTROPY = rocenic_core_regs_pkg::CORE_E_CTRL[15:4];
+    localparam logic [11:0] PAGE_RSS     = rocenic_core_regs_pkg::CORE_R_CTRL[15:4];
+    localparam logic [11:0] PAGE_KEY     = rocenic_core_regs_pkg::CORE_R_KEY[15:4];
+    localparam logic [11:0] PAGE_DATA    = rocenic_core_regs_pkg::CORE_R_DATA[15:4];
     logic [4:0]  page_q;
 
     always_ff @(posedge clk) begin
@@ -168,23 +156,23 @@ module rocenic_core #(
             wd_q <= bus_wdata;
             we_q <= bus_write;
             wsel_q             <= '0;
-            wsel_q[W_SCRATCH]  <= bus_addr == 16'h0002;
-            wsel_q[W_E_CTRL]   <= bus_addr == 16'h0100;
-            wsel_q[W_E_LQPN]   <= bus_addr == 16'h0101;
-            wsel_q[W_E_RQPN]   <= bus_addr == 16'h0102;
-            wsel_q[W_E_FL]     <= bus_addr == 16'h0103;
-            wsel_q[W_E_PORTS]  <= bus_addr == 16'h0104;
-            wsel_q[W_E_GO]     <= bus_addr == 16'h0105;
-            wsel_q[W_R_CTRL]   <= bus_addr == 16'h0200;
-            wsel_q[W_R_GO]     <= bus_addr == 16'h0201;
-            wsel_q[W_R_KEY_GO] <= bus_addr == 16'h0202;
-            wsel_q[W_R_KEY]    <= bus_addr[15:4] == 12'h021 && 32'(bus_addr[3:0]) < KEY_WORDS;
-            wsel_q[W_R_DATA]   <= bus_addr[15:4] == 12'h023 && 32'(bus_addr[3:0]) < DATA_WORDS;
-            page_q[P_COMMON]   <= bus_addr[15:4] == 12'h000;
-            page_q[P_ENTROPY]  <= bus_addr[15:4] == 12'h010;
-            page_q[P_RSS]      <= bus_addr[15:4] == 12'h020;
-            page_q[P_KEY]      <= bus_addr[15:4] == 12'h021;
-            page_q[P_DATA]     <= bus_addr[15:4] == 12'h023;
+            wsel_q[W_SCRATCH]  <= bus_addr == rocenic_core_regs_pkg::CORE_SCRATCH;
+            wsel_q[W_E_CTRL]   <= bus_addr == rocenic_core_regs_pkg::CORE_E_CTRL;
+            wsel_q[W_E_LQPN]   <= bus_addr == rocenic_core_regs_pkg::CORE_E_LQPN;
+            wsel_q[W_E_RQPN]   <= bus_addr == rocenic_core_regs_pkg::CORE_E_RQPN;
+            wsel_q[W_E_FL]     <= bus_addr == rocenic_core_regs_pkg::CORE_E_FL;
+            wsel_q[W_E_PORTS]  <= bus_addr == rocenic_core_regs_pkg::CORE_E_PORTS;
+            wsel_q[W_E_GO]     <= bus_addr == rocenic_core_regs_pkg::CORE_E_GO;
+            wsel_q[W_R_CTRL]   <= bus_addr == rocenic_core_regs_pkg::CORE_R_CTRL;
+            wsel_q[W_R_GO]     <= bus_addr == rocenic_core_regs_pkg::CORE_R_GO;
+            wsel_q[W_R_KEY_GO] <= bus_addr == rocenic_core_regs_pkg::CORE_R_KEY_GO;
+            wsel_q[W_R_KEY]    <= bus_addr[15:4] == PAGE_KEY && 32'(bus_addr[3:0]) < KEY_WORDS;
+            wsel_q[W_R_DATA]   <= bus_addr[15:4] == PAGE_DATA && 32'(bus_addr[3:0]) < DATA_WORDS;
+            page_q[P_COMMON]   <= bus_addr[15:4] == PAGE_COMMON;
+            page_q[P_ENTROPY]  <= bus_addr[15:4] == PAGE_ENTROPY;
+            page_q[P_RSS]      <= bus_addr[15:4] == PAGE_RSS;
+            page_q[P_KEY]      <= bus_addr[15:4] == PAGE_KEY;
+            page_q[P_DATA]     <= bus_addr[15:4] == PAGE_DATA;
         end
     end
 
@@ -408,9 +396,10 @@ module rocenic_core #(
                 rss_rdata = data_rd[sub];
             end else if (page_q[P_RSS]) begin
                 case (sub)
-                    4'h0: rss_rdata = {23'd0, ctrl_q};
-                    4'h3: rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
-                    4'h4: rss_rdata = hash_q;
+                    rocenic_core_regs_pkg::CORE_R_CTRL[3:0]:   rss_rdata = {23'd0, ctrl_q};
+                    rocenic_core_regs_pkg::CORE_R_STATUS[3:0]:
+                        rss_rdata = {28'd0, key_busy_q, overrun_q, busy_q, done_q};
+                    rocenic_core_regs_pkg::CORE_R_HASH[3:0]:   rss_rdata = hash_q;
                     default: ;
                 endcase
             end
@@ -428,21 +417,22 @@ module rocenic_core #(
         rdata = 32'd0;
         if (page_q[P_COMMON]) begin
             case (a_q)
-                4'h0: rdata = ID;
-                4'h1: rdata = CAPS;
-                4'h2: rdata = scratch_q;
+                rocenic_core_regs_pkg::CORE_ID[3:0]:      rdata = ID;
+                rocenic_core_regs_pkg::CORE_CAPS[3:0]:    rdata = CAPS;
+                rocenic_core_regs_pkg::CORE_SCRATCH[3:0]: rdata = scratch_q;
                 default: ;
             endcase
         end else if (page_q[P_ENTROPY]) begin
             case (a_q)
-                4'h0: rdata = {28'd0, e_ctrl_q};
-                4'h1: rdata = {8'd0, e_lqpn_q};
-                4'h2: rdata = {8'd0, e_rqpn_q};
-                4'h3: rdata = e_fl_q;
-                4'h4: rdata = e_ports_q;
-                4'h6: rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
-                4'h7: rdata = {12'd0, e_res_fl_q};
-                4'h8: rdata = {16'd0, e_res_sport_q};
+                rocenic_core_regs_pkg::CORE_E_CTRL[3:0]:        rdata = {28'd0, e_ctrl_q};
+                rocenic_core_regs_pkg::CORE_E_LQPN[3:0]:        rdata = {8'd0, e_lqpn_q};
+                rocenic_core_regs_pkg::CORE_E_RQPN[3:0]:        rdata = {8'd0, e_rqpn_q};
+                rocenic_core_regs_pkg::CORE_E_FL[3:0]:          rdata = e_fl_q;
+                rocenic_core_regs_pkg::CORE_E_PORTS[3:0]:       rdata = e_ports_q;
+                rocenic_core_regs_pkg::CORE_E_STATUS[3:0]:
+                    rdata = {29'd0, e_overrun_q, e_busy_q, e_done_q};
+                rocenic_core_regs_pkg::CORE_E_FLOW_LABEL[3:0]:  rdata = {12'd0, e_res_fl_q};
+                rocenic_core_regs_pkg::CORE_E_UDP_SPORT[3:0]:   rdata = {16'd0, e_res_sport_q};
                 default: ;
             endcase
         end

@@ -4,6 +4,8 @@
 //! [`OUTPUTS`] lists them. `cargo xtask gen` writes those that differ from their rendering;
 //! `cargo xtask gen --check` and `tests/generated.rs` fail naming each stale one.
 
+mod bridge;
+mod core;
 mod markdown;
 mod rss;
 mod sv;
@@ -37,6 +39,22 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/rss-registers.md",
         render: rss::markdown,
+    },
+    Output {
+        path: "rtl/top/rocenic_core_regs_pkg.sv",
+        render: core::sv_package,
+    },
+    Output {
+        path: "docs/core-registers.md",
+        render: core::markdown,
+    },
+    Output {
+        path: "rtl/top/uart_bridge_pkg.sv",
+        render: bridge::sv_package,
+    },
+    Output {
+        path: "docs/uart-bridge-codes.md",
+        render: bridge::markdown,
     },
 ];
 

@@ -55,3 +55,18 @@ pub fn registers(out: &mut String, digits: usize, map: &[Register]) -> fmt::Resu
     }
     Ok(())
 }
+
+/// A table of codes: value (`digits` hex digits), name and meaning.
+pub fn codes(
+    out: &mut String,
+    digits: usize,
+    codes: impl IntoIterator<Item = (u32, &'static str, String)>,
+) -> fmt::Result {
+    writeln!(out)?;
+    writeln!(out, "| Code | Name | Meaning |")?;
+    writeln!(out, "|---|---|---|")?;
+    for (value, name, doc) in codes {
+        writeln!(out, "| 0x{value:0digits$x} | `{name}` | {doc} |")?;
+    }
+    Ok(())
+}

@@ -16,7 +16,11 @@ pub fn open(out: &mut String, name: &str, source: &str, about: &[&str]) -> fmt::
         out,
         "// Guarded: a module may include it, and any file order compiles."
     )?;
-    let guard = format!("ROCENIC_{}_SV", name.to_ascii_uppercase());
+    let upper = name.to_ascii_uppercase();
+    let guard = match upper.strip_prefix("ROCENIC_") {
+        Some(rest) => format!("ROCENIC_{rest}_SV"),
+        None => format!("ROCENIC_{upper}_SV"),
+    };
     writeln!(out, "`ifndef {guard}")?;
     writeln!(out, "`define {guard}")?;
     writeln!(out, "`resetall")?;

@@ -1,6 +1,7 @@
-//! The UART register bridge of the board tops (`rtl/top/uart_bridge.sv`): frame format, CRC and
-//! register map, shared by the host driver and the tests so that both speak exactly what the RTL
-//! speaks.
+//! The UART register bridge of the board tops (`rtl/top/uart_bridge.sv`): frame format, CRC,
+//! operation and status codes ([`Op`], [`Status`]) and the board core's register map ([`regs`]),
+//! shared by the host driver and the tests so that both speak exactly what the RTL speaks; the
+//! RTL's packages and `docs/core-registers.md` are rendered from them by `cargo xtask gen`.
 //!
 //! A request reads or writes up to [`MAX_WORDS`] consecutive 32-bit registers; every request
 //! gets one reply. Multi-byte fields are big-endian; the CRC is CRC-16/CCITT-FALSE over every
@@ -11,8 +12,14 @@
 //! reply:   0x5A | status | count | count x 4 data bytes (successful read only) | crc_hi | crc_lo
 //! ```
 
+mod codes;
+pub mod regs;
+
+pub use codes::{Op, Status};
+
 use crate::entropy::{Profile, QpType, Request};
 use core::fmt;
+use regs::{e_ctrl, e_ports};
 
 /// First byte of a request.
 pub const REQUEST_START: u8 = 0xA5;
@@ -22,60 +29,6 @@ pub const REPLY_START: u8 = 0x5A;
 pub const MAX_WORDS: usize = 16;
 /// Bytes of the longest request or reply with [`MAX_WORDS`] registers.
 pub const MAX_FRAME: usize = 5 + 4 * MAX_WORDS + 2;
-
-/// Request operation codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Op {
-    /// Read `count` registers.
-    Read = 0x01,
-    /// Write `count` registers.
-    Write = 0x02,
-}
-
-/// The status byte of a reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// Carried out.
-    Ok,
-    /// The request's CRC did not match; nothing was done.
-    BadCrc,
-    /// Unknown operation code.
-    BadOp,
-    /// `count` was 0 or above the bridge's maximum.
-    BadCount,
-    /// The line went quiet in the middle of the request.
-    Timeout,
-    /// A status code this codec does not know.
-    Unknown(u8),
-}
-
-impl Status {
-    /// The status for a reply byte.
-    pub fn from_byte(b: u8) -> Status {
-        match b {
-            0x00 => Status::Ok,
-            0x01 => Status::BadCrc,
-            0x02 => Status::BadOp,
-            0x03 => Status::BadCount,
-            0x04 => Status::Timeout,
-            other => Status::Unknown(other),
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Status::Ok => f.write_str("ok"),
-            Status::BadCrc => f.write_str("the bridge saw a bad CRC"),
-            Status::BadOp => f.write_str("the bridge does not know the operation"),
-            Status::BadCount => f.write_str("register count out of range"),
-            Status::Timeout => f.write_str("the request was cut short (timeout)"),
-            Status::Unknown(b) => write!(f, "unknown status {b:#04x}"),
-        }
-    }
-}
 
 /// CRC-16/CCITT-FALSE of `crc` extended by one byte (polynomial 0x1021, MSB first).
 pub const fn crc16_update(crc: u16, byte: u8) -> u16 {
@@ -168,7 +121,7 @@ pub fn encode_read(addr: u16, count: usize, out: &mut [u8]) -> Result<usize, Fra
         return Err(FrameError::Buffer);
     }
     let [hi, lo] = addr.to_be_bytes();
-    out[..5].copy_from_slice(&[REQUEST_START, Op::Read as u8, hi, lo, n]);
+    out[..5].copy_from_slice(&[REQUEST_START, Op::Read.code(), hi, lo, n]);
     Ok(finish(out, 5))
 }
 
@@ -180,7 +133,7 @@ pub fn encode_write(addr: u16, words: &[u32], out: &mut [u8]) -> Result<usize, F
         return Err(FrameError::Buffer);
     }
     let [hi, lo] = addr.to_be_bytes();
-    out[..5].copy_from_slice(&[REQUEST_START, Op::Write as u8, hi, lo, n]);
+    out[..5].copy_from_slice(&[REQUEST_START, Op::Write.code(), hi, lo, n]);
     for (chunk, w) in out[5..len].chunks_exact_mut(4).zip(words) {
         chunk.copy_from_slice(&w.to_be_bytes());
     }
@@ -230,43 +183,6 @@ pub fn decode_reply(op: Op, reply: &[u8], words: &mut [u32]) -> Result<(), Frame
     Ok(())
 }
 
-/// The register map of `rtl/top/rocenic_core.sv` (word addresses).
-pub mod regs {
-    /// Reads [`ID_VALUE`].
-    pub const ID: u16 = 0x0000;
-    /// `"RNIC"`.
-    pub const ID_VALUE: u32 = 0x524E_4943;
-    /// [7:0] map version, [8] entropy unit, [9] RSS hash, [23:16] RSS input bytes, [31:24]
-    /// the bridge's maximum count.
-    pub const CAPS: u16 = 0x0001;
-    /// Read/write, no effect.
-    pub const SCRATCH: u16 = 0x0002;
-    /// Entropy request: [0] mode, [2:1] profile, [3] QP type; then LQPN, RQPN, FL, ports.
-    pub const E_CTRL: u16 = 0x0100;
-    /// Write: submit the entropy request.
-    pub const E_GO: u16 = 0x0105;
-    /// [0] done, [1] busy, [2] overrun; then flow label, UDP source port.
-    pub const E_STATUS: u16 = 0x0106;
-    /// RSS request: [7:0] length, [8] XOR hash.
-    pub const R_CTRL: u16 = 0x0200;
-    /// Write: submit the RSS request.
-    pub const R_GO: u16 = 0x0201;
-    /// Write: load the key words into the hash unit.
-    pub const R_KEY_GO: u16 = 0x0202;
-    /// [0] done, [1] busy, [2] overrun, [3] key load pending; then the hash.
-    pub const R_STATUS: u16 = 0x0203;
-    /// First key word (key byte 0 in bits 31:24).
-    pub const R_KEY: u16 = 0x0210;
-    /// First data word (input byte 0 in bits 31:24).
-    pub const R_DATA: u16 = 0x0230;
-    /// Status bit: the last submission's result is in place.
-    pub const DONE: u32 = 1 << 0;
-    /// Status bit: a submission waits for the unit.
-    pub const BUSY: u32 = 1 << 1;
-    /// Status bit: a GO arrived while busy and was ignored.
-    pub const OVERRUN: u32 = 1 << 2;
-}
-
 /// The entropy unit's profile code (`s_req_profile`).
 pub fn profile_code(p: Profile) -> u32 {
     match p {
@@ -284,7 +200,7 @@ pub const MAX_QPN: u32 = 0x00FF_FFFF;
 /// to `E_GO`: one write request of six words. `Err` carries a QPN wider than 24 bits.
 pub fn entropy_request_words(profile: Profile, request: &Request) -> Result<[u32; 6], u32> {
     let check = |q: u32| if q > MAX_QPN { Err(q) } else { Ok(q) };
-    let p = profile_code(profile) << 1;
+    let p = e_ctrl::PROFILE.put(profile_code(profile));
     Ok(match *request {
         Request::Qp {
             lqpn,
@@ -292,7 +208,7 @@ pub fn entropy_request_words(profile: Profile, request: &Request) -> Result<[u32
             flow_label,
             qp_type,
         } => {
-            let ud = u32::from(qp_type == QpType::Ud) << 3;
+            let ud = e_ctrl::QP_TYPE.put(u32::from(qp_type == QpType::Ud));
             [p | ud, check(lqpn)?, check(rqpn)?, flow_label, 0, 1]
         }
         Request::Cm {
@@ -302,11 +218,11 @@ pub fn entropy_request_words(profile: Profile, request: &Request) -> Result<[u32
             lqpn,
             rqpn,
         } => [
-            1 | p,
+            e_ctrl::MODE.put(1) | p,
             check(lqpn)?,
             check(rqpn)?,
             flowinfo,
-            (u32::from(src_port) << 16) | u32::from(dst_port),
+            e_ports::SRC_PORT.put(src_port.into()) | e_ports::DST_PORT.put(dst_port.into()),
             1,
         ],
     })
