@@ -12,9 +12,9 @@ use rocenic_host_driver::Link;
 use std::collections::VecDeque;
 use std::io;
 
-/// Clocks per UART bit of the `rocenic_core*` DUTs (`CLKS_PER_BIT` in sim/build.rs).
+/// Clocks per UART bit of the `rocenic_core*` DUTs (`CLKS_PER_BIT` in sim/build/duts.rs).
 pub const CLKS_PER_BIT: u64 = 8;
-/// The DUT's frame timeout in clocks (`IDLE_TIMEOUT` in sim/build.rs).
+/// The DUT's frame timeout in clocks (`IDLE_TIMEOUT` in sim/build/duts.rs).
 pub const IDLE_TIMEOUT: u64 = 2000;
 /// How long `recv` waits for a byte: past the bridge's timeout plus a whole reply, so that any
 /// reply the bridge owes arrives first.
