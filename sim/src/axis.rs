@@ -91,6 +91,25 @@ pub fn bytes_to_u64(bytes: &[u8]) -> u64 {
         .fold(0, |v, (i, &b)| v | u64::from(b) << (8 * i))
 }
 
+/// Bytes into the words of a `total`-byte vector that holds byte 0 in its top byte (the order
+/// of keys, hash inputs and addresses, which RTL keeps as network-order vectors).
+pub fn bytes_to_words_msb_first(bytes: &[u8], total: usize, words: &mut [u32]) {
+    words.fill(0);
+    for (i, &b) in bytes.iter().enumerate().take(total) {
+        let bit = (total - 1 - i) * 8;
+        words[bit / 32] |= u32::from(b) << (bit % 32);
+    }
+}
+
+/// The bytes of a vector of `out.len()` bytes that holds byte 0 in its top byte.
+pub fn words_to_bytes_msb_first(words: &[u32], out: &mut [u8]) {
+    let total = out.len();
+    for (i, b) in out.iter_mut().enumerate() {
+        let bit = (total - 1 - i) * 8;
+        *b = words.get(bit / 32).map_or(0, |w| (w >> (bit % 32)) as u8);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +151,16 @@ mod tests {
         let mut o = [0u8; 10];
         u64_to_bytes(0x0807_0605_0403_0201, &mut o);
         assert_eq!(o, [1, 2, 3, 4, 5, 6, 7, 8, 0, 0]);
+    }
+
+    #[test]
+    fn network_order_vectors_hold_byte_0_on_top() {
+        let mut w = [0u32; 2];
+        bytes_to_words_msb_first(&[0xaa, 0xbb], 6, &mut w);
+        // Byte 0 in bits [47:40], byte 1 in [39:32].
+        assert_eq!(w, [0, 0xaabb]);
+        let mut back = [0u8; 6];
+        words_to_bytes_msb_first(&w, &mut back);
+        assert_eq!(back, [0xaa, 0xbb, 0, 0, 0, 0]);
     }
 }
