@@ -9,15 +9,18 @@ NO_STD_TARGET := riscv32imc-unknown-none-elf
 BUILD := build
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-# Every RTL file; lint covers them all (board tops excepted: they need vendor primitives).
-RTL_ALL := $(shell find rtl -name '*.sv' -o -name '*.v' | grep -v /boards/ | sort)
-# Packages first (rss_regs_pkg sorts before rss_types_pkg, which uses it): modules import
-# them. Packages are not tops.
-RTL_PKG := $(filter %_pkg.sv,$(RTL_ALL))
-RTL_MODULES := $(filter-out %_pkg.sv,$(RTL_ALL))
-RTL := $(RTL_PKG) $(RTL_MODULES)
-# Test wrappers for co-simulation only (not synthesized), linted the same way.
-SIM_RTL := $(sort $(wildcard sim/rtl/*.sv))
+# RTL file lists, one per top (rtl/<block>/<top>.f, nesting allowed): the co-simulation build,
+# lint, the FPGA flow and the formal scripts all read them (scripts/flist expands one). Every
+# RTL file is in a list; adding a file to a block touches its list only.
+FLISTS := $(sort $(shell find rtl sim/rtl -name '*.f'))
+# Board lists need vendor primitives (PLLs), so lint leaves them to Yosys.
+LINT_FLISTS := $(filter-out rtl/top/boards/%,$(FLISTS))
+# Every RTL file, to check that each is in some list. Test wrappers (sim/rtl) are linted too.
+RTL_FILES := $(sort $(shell find rtl sim/rtl -name '*.sv' -o -name '*.v'))
+# $(call flist,LIST.f...): the files a list names; an unreadable list stops make.
+flist = $(or $(shell scripts/flist $(1)),$(error file list $(1): missing, or it names a missing file))
+# $(call flist_deps,LIST.f): the lists it reads, nested ones included (rebuild when one changes).
+flist_deps = $(shell scripts/flist --lists $(1))
 # Packages from Debian that the build needs: Verilator 5 for co-simulation, tshark (with
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
@@ -73,12 +76,20 @@ lint: deps lint-rtl
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 
-# Each module is linted as the top, so that unused ports and parameters of leaves show too.
+# Each module is linted as the top, with the first list (in name order) that holds it, so that
+# unused ports and parameters of leaves show too, and a module that needs a file its list lacks
+# fails. Then every RTL file must be in some list.
 lint-rtl: deps
-	@for f in $(RTL_MODULES) $(SIM_RTL); do \
-	  verilator --lint-only -Wall --no-timing $(RTL) $(SIM_RTL) --top-module $$(basename $${f%.*}) || exit 1; \
-	done
-	@echo "verilator lint: clean ($(words $(RTL) $(SIM_RTL)) files)"
+	@set -e; seen=" "; n=0; \
+	for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
+	  for f in $$files; do case "$$f" in *_pkg.sv) continue;; esac; \
+	    case "$$seen" in *" $$f "*) continue;; esac; seen="$$seen$$f "; n=$$((n+1)); \
+	    verilator --lint-only -Wall --no-timing $$files --top-module $$(basename $${f%.*}); \
+	  done; \
+	done; \
+	listed=" $$(scripts/flist $(FLISTS) | tr '\n' ' ')"; \
+	for f in $(RTL_FILES); do case "$$listed" in *" $$f "*) ;; *) echo "$$f is in no file list (rtl/<block>/<top>.f)" >&2; exit 1;; esac; done; \
+	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists)"
 
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps

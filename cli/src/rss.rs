@@ -292,7 +292,8 @@ mod tests {
     use super::*;
     use rocenic_model::bridge::{self, regs};
     use rocenic_model::wire::pcap;
-    use rocenic_sim::board::{CorePins, SimLink};
+    use rocenic_sim::board::SimLink;
+    use rocenic_sim::duts::RocenicCorePorts;
     use rocenic_sim::rss::frames;
     use rocenic_sim::stream;
     use std::collections::{HashMap, VecDeque};
@@ -387,7 +388,7 @@ mod tests {
     }
 
     /// Runs every case through the model and through `board`; the outputs must be identical.
-    fn serial_matches_model<D: CorePins>(
+    fn serial_matches_model<D: RocenicCorePorts>(
         board: &mut Board<SimLink<D>>,
         link: Link,
         frames: &[Vec<u8>],

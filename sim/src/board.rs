@@ -6,15 +6,15 @@
 //! `RocenicCoreIcebreaker` as the iCEBreaker does (12-byte RSS inputs, the entropy unit's
 //! products split at 16 bits, 8 registers per request); both with the fast UART below.
 
-use crate::duts::{RocenicCore, RocenicCoreIcebreaker};
-use crate::harness::{Dut, Sim};
+use crate::duts::{RocenicCore, RocenicCoreIcebreaker, RocenicCorePorts};
+use crate::harness::Sim;
 use rocenic_host_driver::Link;
 use std::collections::VecDeque;
 use std::io;
 
-/// Clocks per UART bit of the `rocenic_core*` DUTs (`CLKS_PER_BIT` in sim/build.rs).
+/// Clocks per UART bit of the `rocenic_core*` DUTs (`CLKS_PER_BIT` in sim/build/duts.rs).
 pub const CLKS_PER_BIT: u64 = 8;
-/// The DUT's frame timeout in clocks (`IDLE_TIMEOUT` in sim/build.rs).
+/// The DUT's frame timeout in clocks (`IDLE_TIMEOUT` in sim/build/duts.rs).
 pub const IDLE_TIMEOUT: u64 = 2000;
 /// How long `recv` waits for a byte: past the bridge's timeout plus a whole reply, so that any
 /// reply the bridge owes arrives first.
@@ -70,31 +70,8 @@ impl TxDecoder {
     }
 }
 
-/// The UART pins of a build of the core.
-pub trait CorePins: Dut {
-    /// Drives the host's line (`uart_rx`).
-    fn set_uart_rx(&mut self, v: u8);
-    /// The board's line (`uart_tx`).
-    fn uart_tx(&self) -> u8;
-}
-
-macro_rules! core_pins {
-    ($($dut:ty),*) => {$(
-        impl CorePins for $dut {
-            fn set_uart_rx(&mut self, v: u8) {
-                <$dut>::set_uart_rx(self, v)
-            }
-            fn uart_tx(&self) -> u8 {
-                <$dut>::uart_tx(self)
-            }
-        }
-    )*};
-}
-
-core_pins!(RocenicCore, RocenicCoreIcebreaker);
-
 /// The co-simulated core as a [`Link`] (by default the ECP5 boards' build).
-pub struct SimLink<D: CorePins = RocenicCore> {
+pub struct SimLink<D: RocenicCorePorts = RocenicCore> {
     /// The simulation; tests may look at its cycle count.
     pub sim: Sim<D>,
     decoder: TxDecoder,
@@ -115,11 +92,11 @@ impl SimLink<RocenicCoreIcebreaker> {
     }
 }
 
-impl<D: CorePins> SimLink<D> {
+impl<D: RocenicCorePorts> SimLink<D> {
     /// A reset core of build `D` with an idle line.
     pub fn open(run: &str) -> Self {
         let mut sim = Sim::<D>::new(run);
-        sim.dut.set_uart_rx(1);
+        sim.dut.set_uart_rx(true);
         sim.reset(4);
         let mut link = SimLink {
             sim,
@@ -139,7 +116,7 @@ impl<D: CorePins> SimLink<D> {
     /// One clock, decoding the board's line.
     fn clock(&mut self) -> io::Result<()> {
         self.sim.step();
-        let line = self.sim.dut.uart_tx() != 0;
+        let line = self.sim.dut.uart_tx();
         if let Some(b) = self.decoder.sample(line).map_err(io::Error::other)? {
             self.received.push_back(b);
         }
@@ -148,7 +125,7 @@ impl<D: CorePins> SimLink<D> {
 
     /// Holds the host's line at `level` for `bits` bit times.
     pub fn drive(&mut self, level: bool, bits: u64) -> io::Result<()> {
-        self.sim.dut.set_uart_rx(u8::from(level));
+        self.sim.dut.set_uart_rx(level);
         for _ in 0..bits * CLKS_PER_BIT {
             self.clock()?;
         }
@@ -166,7 +143,7 @@ impl<D: CorePins> SimLink<D> {
 
     /// Lets `cycles` clocks pass with the host's line idle.
     pub fn idle(&mut self, cycles: u64) -> io::Result<()> {
-        self.sim.dut.set_uart_rx(1);
+        self.sim.dut.set_uart_rx(true);
         for _ in 0..cycles {
             self.clock()?;
         }
@@ -179,7 +156,7 @@ impl<D: CorePins> SimLink<D> {
     }
 }
 
-impl<D: CorePins> Link for SimLink<D> {
+impl<D: RocenicCorePorts> Link for SimLink<D> {
     fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         for &b in bytes {
             self.send_byte(b, true)?;
@@ -188,7 +165,7 @@ impl<D: CorePins> Link for SimLink<D> {
     }
 
     fn recv(&mut self) -> io::Result<u8> {
-        self.sim.dut.set_uart_rx(1);
+        self.sim.dut.set_uart_rx(true);
         for _ in 0..RECV_LIMIT {
             if let Some(b) = self.received.pop_front() {
                 return Ok(b);

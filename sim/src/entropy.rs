@@ -2,8 +2,8 @@
 //! products split at 18 bits (`EntropyUnit`, the default, ECP5) or at 16 (`EntropyUnit16`, the
 //! iCEBreaker's).
 
-use crate::duts::{EntropyUnit, EntropyUnit16};
-use crate::harness::{Dut, Hang, Sim};
+use crate::duts::{EntropyUnit, EntropyUnitPorts};
+use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use std::collections::VecDeque;
@@ -146,70 +146,37 @@ pub struct Stats {
     pub late: u64,
 }
 
-/// The ports of an entropy unit build: every build of `entropy_unit.sv` has the same ones.
-pub trait EntropyPorts: Dut {
-    /// Drives the request stream's `valid`.
-    fn set_s_req_valid(&mut self, v: u8);
-    /// Drives the request fields.
-    fn set_request(&mut self, r: &PortRequest);
-    /// The request stream's `ready`.
-    fn s_req_ready(&self) -> u8;
-    /// Drives the result stream's `ready`.
-    fn set_m_res_ready(&mut self, v: u8);
-    /// The result stream's `valid`.
-    fn m_res_valid(&self) -> u8;
-    /// The result on the ports.
-    fn result(&self) -> Entropy;
+/// Drives the request fields.
+fn set_request<D: EntropyUnitPorts>(dut: &mut D, r: &PortRequest) {
+    dut.set_s_req_mode(r.mode & 1 != 0);
+    dut.set_s_req_profile(r.profile);
+    dut.set_s_req_qp_type(r.qp_type & 1 != 0);
+    dut.set_s_req_lqpn(r.lqpn);
+    dut.set_s_req_rqpn(r.rqpn);
+    dut.set_s_req_fl(r.fl);
+    dut.set_s_req_src_port(r.src_port);
+    dut.set_s_req_dst_port(r.dst_port);
 }
 
-macro_rules! entropy_ports {
-    ($($dut:ty),*) => {$(
-        impl EntropyPorts for $dut {
-            fn set_s_req_valid(&mut self, v: u8) {
-                <$dut>::set_s_req_valid(self, v)
-            }
-            fn set_request(&mut self, r: &PortRequest) {
-                self.set_s_req_mode(r.mode);
-                self.set_s_req_profile(r.profile);
-                self.set_s_req_qp_type(r.qp_type);
-                self.set_s_req_lqpn(r.lqpn);
-                self.set_s_req_rqpn(r.rqpn);
-                self.set_s_req_fl(r.fl);
-                self.set_s_req_src_port(r.src_port);
-                self.set_s_req_dst_port(r.dst_port);
-            }
-            fn s_req_ready(&self) -> u8 {
-                <$dut>::s_req_ready(self)
-            }
-            fn set_m_res_ready(&mut self, v: u8) {
-                <$dut>::set_m_res_ready(self, v)
-            }
-            fn m_res_valid(&self) -> u8 {
-                <$dut>::m_res_valid(self)
-            }
-            fn result(&self) -> Entropy {
-                Entropy {
-                    flow_label: self.m_res_flow_label(),
-                    udp_sport: self.m_res_udp_sport(),
-                }
-            }
-        }
-    )*};
+/// The result on the ports.
+fn result<D: EntropyUnitPorts>(dut: &D) -> Entropy {
+    Entropy {
+        flow_label: dut.m_res_flow_label(),
+        udp_sport: dut.m_res_udp_sport(),
+    }
 }
-
-entropy_ports!(EntropyUnit, EntropyUnit16);
 
 /// The co-simulated entropy unit (by default the 18-bit-split build that `--engine rtl` runs).
-pub struct EntropyRtl<D: EntropyPorts = EntropyUnit> {
+pub struct EntropyRtl<D: EntropyUnitPorts = EntropyUnit> {
     sim: Sim<D>,
 }
 
-impl<D: EntropyPorts> EntropyRtl<D> {
+impl<D: EntropyUnitPorts> EntropyRtl<D> {
     /// A unit out of reset; `run` names its VCD when `ROCENIC_VCD` is set.
     pub fn new(run: &str) -> Self {
         let mut sim: Sim<D> = Sim::new(run);
-        sim.dut.set_s_req_valid(0);
-        sim.dut.set_m_res_ready(0);
+        sim.dut.set_s_req_valid(false);
+        sim.dut.set_m_res_ready(false);
         sim.reset(4);
         EntropyRtl { sim }
     }
@@ -246,26 +213,26 @@ impl<D: EntropyPorts> EntropyRtl<D> {
             let ready = sink.ready();
             let now = self.sim.cycle();
             let d = &mut self.sim.dut;
-            d.set_s_req_valid(u8::from(offer.is_some()));
+            d.set_s_req_valid(offer.is_some());
             if let Some(r) = offer {
-                d.set_request(&r);
+                set_request(d, &r);
             }
-            d.set_m_res_ready(u8::from(ready));
+            d.set_m_res_ready(ready);
             // Outputs are registered: what is visible now is this cycle's, before the edge.
-            let valid = d.m_res_valid() == 1;
+            let valid = d.m_res_valid();
             if let Some(prev) = held.take() {
-                if !valid || d.result() != prev {
+                if !valid || result(d) != prev {
                     return Err(Error::Protocol(format!(
                         "cycle {now}: result {done} changed or vanished while stalled"
                     )));
                 }
             }
-            if source.accepted(d.s_req_ready() == 1).is_some() {
+            if source.accepted(d.s_req_ready()).is_some() {
                 accepted_at.push_back(now);
                 first_accept.get_or_insert(now);
             }
             if valid {
-                let e = d.result();
+                let e = result(d);
                 if ready {
                     let Some(at) = accepted_at.pop_front() else {
                         return Err(Error::Protocol(format!(
@@ -289,10 +256,10 @@ impl<D: EntropyPorts> EntropyRtl<D> {
             self.sim.step();
         }
         // Drain: nothing more may come out.
-        self.sim.dut.set_s_req_valid(0);
-        self.sim.dut.set_m_res_ready(1);
+        self.sim.dut.set_s_req_valid(false);
+        self.sim.dut.set_m_res_ready(true);
         for _ in 0..LATENCY + 2 {
-            if self.sim.dut.m_res_valid() == 1 {
+            if self.sim.dut.m_res_valid() {
                 return Err(Error::Protocol("a result beyond the last request".into()));
             }
             self.sim.step();

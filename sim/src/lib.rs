@@ -1,7 +1,10 @@
 //! Cycle-accurate co-simulation of rocenic's RTL from Rust.
 //!
 //! The build script verilates every DUT under `rtl/` and generates a typed wrapper per DUT in
-//! [`duts`]: a struct whose methods are its ports. On top of them:
+//! [`duts`]: a struct whose methods are its ports, and one trait per top module over its ports
+//! (`EntropyUnitPorts`, `TsoSegmenterPorts`, …) that every DUT built from it implements. On top
+//! of them:
+//! - [`axis`]: the one stream beat, keep masks and byte packing of every DUT's ports;
 //! - [`harness`]: clock and reset, cycle-limited runs that fail with the cycle count and VCD path
 //!   instead of hanging, VCD tracing per test or via `ROCENIC_VCD=1`;
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
@@ -11,6 +14,7 @@
 //!   share;
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
+pub mod axis;
 pub mod board;
 pub mod entropy;
 pub mod harness;
@@ -19,7 +23,7 @@ pub mod scoreboard;
 pub mod stream;
 pub mod tso;
 
-/// The generated wrappers, one per DUT (see `sim/build.rs`).
+/// The generated wrappers, one per DUT (see `sim/build/`).
 #[allow(missing_docs, clippy::all)]
 pub mod duts {
     include!(concat!(env!("OUT_DIR"), "/duts.rs"));

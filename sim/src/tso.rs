@@ -3,8 +3,10 @@
 //!
 //! The tests, the efficiency bench and `rocenic tso --engine rtl` share this driver.
 
-use crate::duts::{Tso512, Tso64};
-use crate::harness::{Dut, Hang, Sim};
+pub use crate::axis::{beats, Beat};
+use crate::axis::{keep_count, keep_mask};
+use crate::duts::{Tso512, Tso64, TsoSegmenterPorts};
+use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, LinkType, Segmenter};
 use std::fmt;
@@ -143,21 +145,19 @@ impl Send {
             Some(b) => {
                 // Whole beats up to the partial one, none of them last.
                 let k = b / beat_bytes * beat_bytes;
-                let mut v: Vec<Beat> = self.data[..k]
-                    .chunks(beat_bytes)
-                    .map(|c| Beat {
-                        bytes: c.to_vec(),
-                        last: false,
-                    })
-                    .collect();
-                v.push(Beat {
-                    bytes: self.data[k..b].to_vec(),
-                    last: false,
-                });
-                v.extend(beats(&self.data[b..], beat_bytes));
+                let mut v = if k == 0 {
+                    Vec::new()
+                } else {
+                    beats(&self.data[..k], beat_bytes, false)
+                };
+                v.extend(beats(&self.data[k..b], beat_bytes, false));
+                for beat in &mut v {
+                    beat.last = false;
+                }
+                v.extend(beats(&self.data[b..], beat_bytes, false));
                 v
             }
-            None => beats(&self.data, beat_bytes),
+            None => beats(&self.data, beat_bytes, false),
         }
     }
 
@@ -268,134 +268,51 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// The ports of a segmenter DUT, whatever its width.
-pub trait TsoPorts: Dut {
-    /// Bytes per beat.
-    const BYTES: usize;
-    /// Drives the descriptor port.
-    fn drive_desc(&mut self, desc: Option<&Send>);
-    /// Drives the data port with one beat (`bytes.len()` ≤ BYTES valid bytes).
-    fn drive_data(&mut self, beat: Option<&Beat>);
-    /// Drives the two output readies.
-    fn drive_ready(&mut self, seg: bool, sts: bool);
-    /// `s_desc_ready`, `s_data_ready`.
-    fn in_ready(&self) -> (bool, bool);
-    /// The segment beat on offer: bytes (tkeep lanes only), tlast.
-    fn seg_beat(&self) -> Option<(Vec<u8>, bool)>;
-    /// The status on offer: code and segment count.
-    fn status(&self) -> Option<(u8, u32)>;
+/// Bytes per beat of a segmenter DUT (its data path width).
+pub fn beat_bytes<D: TsoSegmenterPorts>() -> usize {
+    D::S_DATA_TDATA_BITS as usize / 8
 }
 
-/// One beat of the data stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Beat {
-    /// The valid bytes, lane 0 first.
-    pub bytes: Vec<u8>,
-    /// tlast.
-    pub last: bool,
-}
-
-/// Cuts a send's data into beats (one empty last beat for no data).
-pub fn beats(data: &[u8], beat_bytes: usize) -> Vec<Beat> {
-    if data.is_empty() {
-        return vec![Beat {
-            bytes: Vec::new(),
-            last: true,
-        }];
-    }
-    let n = data.len().div_ceil(beat_bytes);
-    data.chunks(beat_bytes)
-        .enumerate()
-        .map(|(i, c)| Beat {
-            bytes: c.to_vec(),
-            last: i + 1 == n,
-        })
-        .collect()
-}
-
-/// The byte count of a tkeep that is contiguous from lane 0.
-fn keep_count(keep: u64, bytes: usize) -> Option<usize> {
-    let n = keep.trailing_ones() as usize;
-    let rest = if n >= 64 { 0 } else { keep >> n };
-    (rest == 0 && n <= bytes).then_some(n)
-}
-
-fn keep_mask(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
+fn drive_desc<D: TsoSegmenterPorts>(dut: &mut D, desc: Option<&Send>) {
+    dut.set_s_desc_valid(desc.is_some());
+    if let Some(d) = desc {
+        dut.set_s_desc_hdr_len(d.hdr_len);
+        dut.set_s_desc_mss(d.mss);
+        dut.set_s_desc_len(d.len);
+        dut.set_s_desc_ipoib(d.link == LinkType::Ipoib);
     }
 }
 
-macro_rules! tso_ports {
-    ($ty:ty, $bytes:expr, $to:expr, $from:expr) => {
-        impl TsoPorts for $ty {
-            const BYTES: usize = $bytes;
-            fn drive_desc(&mut self, desc: Option<&Send>) {
-                self.set_s_desc_valid(u8::from(desc.is_some()));
-                if let Some(d) = desc {
-                    self.set_s_desc_hdr_len(d.hdr_len);
-                    self.set_s_desc_mss(d.mss);
-                    self.set_s_desc_len(d.len);
-                    self.set_s_desc_ipoib(u8::from(d.link == LinkType::Ipoib));
-                }
-            }
-            fn drive_data(&mut self, beat: Option<&Beat>) {
-                self.set_s_data_valid(u8::from(beat.is_some()));
-                if let Some(b) = beat {
-                    let mut lanes = [0u8; $bytes];
-                    lanes[..b.bytes.len()].copy_from_slice(&b.bytes);
-                    self.set_s_data_tdata(($to)(&lanes));
-                    self.set_s_data_tkeep(keep_mask(b.bytes.len()) as _);
-                    self.set_s_data_tlast(u8::from(b.last));
-                }
-            }
-            fn drive_ready(&mut self, seg: bool, sts: bool) {
-                self.set_m_seg_ready(u8::from(seg));
-                self.set_m_sts_ready(u8::from(sts));
-            }
-            fn in_ready(&self) -> (bool, bool) {
-                (self.s_desc_ready() == 1, self.s_data_ready() == 1)
-            }
-            fn seg_beat(&self) -> Option<(Vec<u8>, bool)> {
-                if self.m_seg_valid() == 0 {
-                    return None;
-                }
-                let lanes: [u8; $bytes] = ($from)(self.m_seg_tdata());
-                let keep = self.m_seg_tkeep() as u64;
-                // A tkeep that is not contiguous comes back as one byte too many, which the
-                // run reports.
-                let Some(n) = keep_count(keep, $bytes) else {
-                    return Some((vec![0; $bytes + 1], true));
-                };
-                let mut v = lanes.to_vec();
-                v.truncate(n);
-                Some((v, self.m_seg_tlast() == 1))
-            }
-            fn status(&self) -> Option<(u8, u32)> {
-                (self.m_sts_valid() == 1).then(|| (self.m_sts_error(), self.m_sts_segments()))
-            }
-        }
+fn drive_data<D: TsoSegmenterPorts>(dut: &mut D, beat: Option<&Beat>) {
+    dut.set_s_data_valid(beat.is_some());
+    if let Some(b) = beat {
+        dut.write_s_data_tdata(&b.data);
+        dut.set_s_data_tkeep(keep_mask(b.keep));
+        dut.set_s_data_tlast(b.last);
+    }
+}
+
+/// The segment beat on offer: its valid bytes and tlast. A tkeep that is not contiguous comes
+/// back as one byte too many, which the run reports.
+fn seg_beat<D: TsoSegmenterPorts>(dut: &D) -> Option<(Vec<u8>, bool)> {
+    if !dut.m_seg_valid() {
+        return None;
+    }
+    let w = beat_bytes::<D>();
+    let Some(n) = keep_count(dut.m_seg_tkeep(), w) else {
+        return Some((vec![0; w + 1], true));
     };
+    let mut lanes = vec![0u8; w];
+    dut.read_m_seg_tdata(&mut lanes);
+    lanes.truncate(n);
+    Some((lanes, dut.m_seg_tlast()))
 }
 
-tso_ports!(Tso64, 8, |l: &[u8; 8]| u64::from_le_bytes(*l), |d: u64| d
-    .to_le_bytes());
-tso_ports!(
-    Tso512,
-    64,
-    |l: &[u8; 64]| core::array::from_fn::<u32, 16, _>(|i| u32::from_le_bytes(
-        l[4 * i..4 * i + 4].try_into().unwrap()
-    )),
-    |d: [u32; 16]| {
-        let mut l = [0u8; 64];
-        for (i, w) in d.iter().enumerate() {
-            l[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        l
-    }
-);
+/// The status on offer: code and segment count.
+fn status<D: TsoSegmenterPorts>(dut: &D) -> Option<(u8, u32)> {
+    dut.m_sts_valid()
+        .then(|| (dut.m_sts_error(), dut.m_sts_segments()))
+}
 
 /// How the stimulus treats the unit.
 #[derive(Clone, Copy, Debug)]
@@ -444,17 +361,18 @@ impl Outcome {
 }
 
 /// A co-simulated segmenter of either width.
-pub struct TsoRtl<D: TsoPorts> {
+pub struct TsoRtl<D: TsoSegmenterPorts> {
     sim: Sim<D>,
 }
 
-impl<D: TsoPorts> TsoRtl<D> {
+impl<D: TsoSegmenterPorts> TsoRtl<D> {
     /// A unit out of reset; `run` names its VCD when `ROCENIC_VCD` is set.
     pub fn new(run: &str) -> Self {
         let mut sim: Sim<D> = Sim::new(run);
-        sim.dut.drive_desc(None);
-        sim.dut.drive_data(None);
-        sim.dut.drive_ready(false, false);
+        drive_desc(&mut sim.dut, None);
+        drive_data(&mut sim.dut, None);
+        sim.dut.set_m_seg_ready(false);
+        sim.dut.set_m_sts_ready(false);
         sim.reset(4);
         TsoRtl { sim }
     }
@@ -468,7 +386,7 @@ impl<D: TsoPorts> TsoRtl<D> {
     /// status stays valid and unchanged, that tkeep is contiguous and full but on tlast, and
     /// that nothing comes out after the last status.
     pub fn run(&mut self, sends: &[Send], traffic: Traffic) -> Result<Outcome, Error> {
-        let w = D::BYTES;
+        let w = beat_bytes::<D>();
         let mut desc_src: Source<Send> = Source::new(traffic.seed, traffic.idle);
         let mut data_src: Source<Beat> = Source::new(traffic.seed ^ 0xDA7A, traffic.idle);
         let mut bound = 10_000u64;
@@ -508,11 +426,12 @@ impl<D: TsoPorts> TsoRtl<D> {
             let b = data_src.offer().cloned();
             let (seg_ready, sts_ready) = (seg_sink.ready(), sts_sink.ready());
             let dut = &mut self.sim.dut;
-            dut.drive_desc(d.as_ref());
-            dut.drive_data(b.as_ref());
-            dut.drive_ready(seg_ready, sts_ready);
-            let seg = dut.seg_beat();
-            let sts = dut.status();
+            drive_desc(dut, d.as_ref());
+            drive_data(dut, b.as_ref());
+            dut.set_m_seg_ready(seg_ready);
+            dut.set_m_sts_ready(sts_ready);
+            let seg = seg_beat(dut);
+            let sts = status(dut);
             if let Some(prev) = held_seg.take() {
                 if seg.as_ref() != Some(&prev) {
                     return Err(Error::Protocol(format!(
@@ -560,7 +479,7 @@ impl<D: TsoPorts> TsoRtl<D> {
                     held_sts = Some((code, n));
                 }
             }
-            let (desc_ready, data_ready) = dut.in_ready();
+            let (desc_ready, data_ready) = (dut.s_desc_ready(), dut.s_data_ready());
             if desc_src.accepted(desc_ready).is_some() {
                 first_in.get_or_insert(now);
             }
@@ -582,11 +501,12 @@ impl<D: TsoPorts> TsoRtl<D> {
             )));
         }
         // Drain: nothing more may come out.
-        self.sim.dut.drive_desc(None);
-        self.sim.dut.drive_data(None);
-        self.sim.dut.drive_ready(true, true);
+        drive_desc(&mut self.sim.dut, None);
+        drive_data(&mut self.sim.dut, None);
+        self.sim.dut.set_m_seg_ready(true);
+        self.sim.dut.set_m_sts_ready(true);
         for _ in 0..32 {
-            if self.sim.dut.seg_beat().is_some() || self.sim.dut.status().is_some() {
+            if seg_beat(&self.sim.dut).is_some() || status(&self.sim.dut).is_some() {
                 return Err(Error::Protocol(
                     "output beyond what the statuses announce".into(),
                 ));

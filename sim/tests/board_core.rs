@@ -10,8 +10,9 @@ use rocenic_host_driver::{Board, Error, Link, RegisterBus};
 use rocenic_model::bridge::{self, regs, FrameError, Op, Status, MAX_FRAME, MAX_WORDS};
 use rocenic_model::entropy::{Profile, QpType, Request};
 use rocenic_model::toeplitz::{hash_bitserial, hash_xor, MICROSOFT_KEY};
-use rocenic_sim::board::{CorePins, SimLink, IDLE_TIMEOUT};
+use rocenic_sim::board::{SimLink, IDLE_TIMEOUT};
 use rocenic_sim::duts::RocenicCoreIcebreaker;
+use rocenic_sim::duts::RocenicCorePorts;
 use rocenic_sim::stream;
 
 fn board(run: &str) -> Board<SimLink> {
@@ -123,7 +124,7 @@ fn icebreaker_entropy_over_the_uart_matches_the_model() {
     entropy_matches_the_model(&mut icebreaker("board_ice_entropy"), seed);
 }
 
-fn entropy_matches_the_model<D: CorePins>(b: &mut Board<SimLink<D>>, seed: u64) {
+fn entropy_matches_the_model<D: RocenicCorePorts>(b: &mut Board<SimLink<D>>, seed: u64) {
     let mut rng = stream::rng(seed);
     for i in 0..160 {
         let profile = Profile::ALL[i % 4];
@@ -162,7 +163,7 @@ fn icebreaker_rss_over_the_uart_matches_the_model() {
 
 /// The published IPv4 hashes (with ports when the board takes 12 bytes), random inputs of every
 /// length the board takes under two keys, Toeplitz and XOR, and the length limits.
-fn rss_matches_the_model<D: CorePins>(b: &mut Board<SimLink<D>>, max: usize, seed: u64) {
+fn rss_matches_the_model<D: RocenicCorePorts>(b: &mut Board<SimLink<D>>, max: usize, seed: u64) {
     let mut rng = stream::rng(seed);
     // The board's key is the Microsoft key's first max + 4 bytes: the bytes any input of up to
     // max bytes reaches.

@@ -3,8 +3,9 @@
 
 use rand::Rng;
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MULTICAST_QPN};
+use rocenic_sim::duts::EntropyUnitPorts;
 use rocenic_sim::duts::{EntropyUnit, EntropyUnit16};
-use rocenic_sim::entropy::{EntropyPorts, EntropyRtl, Error, Traffic, LATENCY, MAX_QPN};
+use rocenic_sim::entropy::{EntropyRtl, Error, Traffic, LATENCY, MAX_QPN};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::scoreboard::Scoreboard;
 use rocenic_sim::stream;
@@ -62,7 +63,7 @@ fn random_request(rng: &mut impl Rng) -> Request {
 
 /// Runs `requests` through build `D` with random gaps and back-pressure; every result is checked
 /// against the model.
-fn check_against_model<D: EntropyPorts>(
+fn check_against_model<D: EntropyUnitPorts>(
     name: &str,
     requests: &[(Profile, Request)],
     idle: f64,

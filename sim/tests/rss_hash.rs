@@ -7,6 +7,7 @@ use rocenic_model::toeplitz::{
     hash_bitserial, hash_xor, VerificationVector, MICROSOFT_KEY, VERIFICATION_IPV4,
     VERIFICATION_IPV6,
 };
+use rocenic_sim::axis;
 use rocenic_sim::duts::{RssHash12, RssHash36, RssHash48};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::scoreboard::Scoreboard;
@@ -35,13 +36,10 @@ fn published_vectors() -> Vec<(Vec<u8>, u32, u32)> {
     all
 }
 
-/// Packs bytes into Verilator's little-endian words, byte 0 in the top byte of the vector.
+/// Packs bytes into Verilator's words, byte 0 in the top byte of the vector.
 fn pack<const W: usize>(bytes: &[u8], total: usize) -> [u32; W] {
     let mut words = [0u32; W];
-    for (i, &b) in bytes.iter().enumerate() {
-        let bit = (total - 1 - i) * 8;
-        words[bit / 32] |= u32::from(b) << (bit % 32);
-    }
+    axis::bytes_to_words_msb_first(bytes, total, &mut words);
     words
 }
 

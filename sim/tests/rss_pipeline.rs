@@ -9,8 +9,9 @@ use rand::Rng;
 use rocenic_model::rss::regs::{self, ContextRegs, KEY_BYTES};
 use rocenic_model::rss::{classify, Action, Function, HashFields, Link, Rule, SteeringKey};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY, VERIFICATION_IPV4, VERIFICATION_IPV6};
+use rocenic_sim::duts::RssPipelinePorts;
 use rocenic_sim::rss::frames;
-use rocenic_sim::rss::pipeline::{table_writes, Bench, Delivered, Mirror, PipelinePorts};
+use rocenic_sim::rss::pipeline::{data_bytes, table_writes, Bench, Delivered, Mirror};
 use rocenic_sim::stream;
 
 const RULES: usize = 16;
@@ -24,7 +25,7 @@ fn key52(key: &[u8]) -> [u8; KEY_BYTES] {
 }
 
 /// Configures a context (table into `bank`, then the commit) on the bench and the mirror.
-fn set_context<D: PipelinePorts>(
+fn set_context<D: RssPipelinePorts>(
     bench: &mut Bench<D>,
     mirror: &mut Mirror,
     index: u8,
@@ -39,7 +40,7 @@ fn set_context<D: PipelinePorts>(
     mirror.set_context(usize::from(index), ctx);
 }
 
-fn set_rule<D: PipelinePorts>(bench: &mut Bench<D>, mirror: &mut Mirror, index: u8, rule: Rule) {
+fn set_rule<D: RssPipelinePorts>(bench: &mut Bench<D>, mirror: &mut Mirror, index: u8, rule: Rule) {
     bench.write_all(&regs::rule_writes(&rule));
     bench.write_all(&[regs::commit_rule(index)]);
     mirror.set_rule(usize::from(index), rule);
@@ -440,7 +441,7 @@ macro_rules! pipeline_tests {
                 let in_cycles = b.sim.cycle() - start;
                 b.drain(10_000).unwrap();
                 let total = b.sim.cycle() - start;
-                let beats = (n * 64 / <Dut as PipelinePorts>::DATA_BYTES) as u64;
+                let beats = (n * 64 / data_bytes::<Dut>()) as u64;
                 assert_eq!(b.out_beats, beats);
                 assert_eq!(stalls_in, 0, "the input stalled {stalls_in} times");
                 assert_eq!(in_cycles, beats);

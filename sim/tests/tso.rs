@@ -8,9 +8,10 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::tso::{verify_segment, Limits, LinkType};
+use rocenic_sim::duts::TsoSegmenterPorts;
 use rocenic_sim::duts::{Tso512, Tso64};
 use rocenic_sim::stream;
-use rocenic_sim::tso::{expected, Outcome, Send, Status, Traffic, TsoPorts, TsoRtl};
+use rocenic_sim::tso::{beat_bytes, expected, Outcome, Send, Status, Traffic, TsoRtl};
 
 /// A header template: link header, IPv4 (with options) or IPv6, TCP with options.
 #[derive(Clone, Debug)]
@@ -116,7 +117,7 @@ fn random_len(rng: &mut SmallRng, mss: u16) -> usize {
 }
 
 /// Runs `sends`, then checks everything the RTL produced against the model.
-fn check<D: TsoPorts>(name: &str, sends: &[Send], traffic: Traffic, seed: u64) -> Outcome {
+fn check<D: TsoSegmenterPorts>(name: &str, sends: &[Send], traffic: Traffic, seed: u64) -> Outcome {
     let mut rtl: TsoRtl<D> = TsoRtl::new(name);
     let out = rtl
         .run(sends, traffic)
@@ -124,7 +125,7 @@ fn check<D: TsoPorts>(name: &str, sends: &[Send], traffic: Traffic, seed: u64) -
     assert_eq!(out.statuses.len(), sends.len());
     let mut segs = out.segments.iter();
     for (k, (send, &(status, count))) in sends.iter().zip(&out.statuses).enumerate() {
-        let (want_status, want) = expected(send, D::BYTES, Limits::default());
+        let (want_status, want) = expected(send, beat_bytes::<D>(), Limits::default());
         assert_eq!(
             (status, count as usize),
             (want_status, want.len()),
@@ -173,7 +174,7 @@ fn random_sends(rng: &mut SmallRng, n: usize) -> Vec<Send> {
         .collect()
 }
 
-fn random_traffic<D: TsoPorts>(name: &str, n: usize) {
+fn random_traffic<D: TsoSegmenterPorts>(name: &str, n: usize) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
     let sends = random_sends(&mut rng, n);
@@ -225,7 +226,7 @@ fn good_send(rng: &mut SmallRng) -> Send {
 }
 
 /// Every error case, each followed by a good send that must come out whole.
-fn error_cases<D: TsoPorts>(name: &str) {
+fn error_cases<D: TsoSegmenterPorts>(name: &str) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
     let mut sends = Vec::new();
@@ -338,7 +339,7 @@ fn error_cases<D: TsoPorts>(name: &str) {
                 push_with_good(s, &mut rng);
             }
             // Long: a byte more, a beat more, announced 0 with data.
-            for extra in [1, D::BYTES, 3000] {
+            for extra in [1, beat_bytes::<D>(), 3000] {
                 let mut s = good.clone();
                 s.data.extend((0..extra).map(|_| rng.gen::<u8>()));
                 push_with_good(s, &mut rng);
@@ -402,10 +403,10 @@ fn error_cases_512() {
 /// announced end, anywhere), under random gaps and back-pressure. Each ends with Short or Long
 /// and the segments completed on earlier beats (`expected`), its data is drained, and the good
 /// send after it comes out whole.
-fn partial_middle_beat<D: TsoPorts>(name: &str) {
+fn partial_middle_beat<D: TsoSegmenterPorts>(name: &str) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
-    let w = D::BYTES;
+    let w = beat_bytes::<D>();
     let mut sends = Vec::new();
     for _ in 0..60 {
         let link = if rng.gen_bool(0.3) {
@@ -488,7 +489,7 @@ fn partial_middle_beat_512() {
 }
 
 /// A payload of at most one MSS is one segment, flags untouched (first and last at once).
-fn one_segment<D: TsoPorts>(name: &str) {
+fn one_segment<D: TsoSegmenterPorts>(name: &str) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
     let mut sends = Vec::new();
@@ -553,7 +554,7 @@ fn ipoib_seed_example() {
 /// Long runs at full rate: 64 KiB sends at MSS 1448, Ethernet + IPv4 + TCP with timestamps
 /// (66-byte headers, 1514-byte frames). Efficiency = segment beats per cycle between the first
 /// and the last segment beat.
-fn efficiency<D: TsoPorts>(name: &str, sends: usize) -> Outcome {
+fn efficiency<D: TsoSegmenterPorts>(name: &str, sends: usize) -> Outcome {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
     let h = Template {
@@ -583,7 +584,7 @@ fn efficiency<D: TsoPorts>(name: &str, sends: usize) -> Outcome {
         out.out_beats,
         out.out_span,
         out.efficiency(),
-        bytes as f64 / (out.out_span as f64 * D::BYTES as f64),
+        bytes as f64 / (out.out_span as f64 * beat_bytes::<D>() as f64),
         out.total_cycles
     );
     out

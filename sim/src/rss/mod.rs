@@ -3,23 +3,20 @@
 pub mod frames;
 pub mod pipeline;
 
+use crate::axis;
 use rocenic_model::rss::parse::PARSE_WINDOW;
 
 /// The parser's window of a frame as Verilator words: frame byte i in bits [8i +: 8], zero past
 /// the frame.
 pub fn window_words(frame: &[u8]) -> [u32; PARSE_WINDOW / 4] {
     let mut words = [0u32; PARSE_WINDOW / 4];
-    for (i, &b) in frame.iter().take(PARSE_WINDOW).enumerate() {
-        words[i / 4] |= u32::from(b) << (8 * (i % 4));
-    }
+    axis::bytes_to_words(&frame[..frame.len().min(PARSE_WINDOW)], &mut words);
     words
 }
 
 /// A 128-bit port (byte 0 in bits [127:120]) as the 16 bytes it holds.
 pub fn bytes_of_u128_port(words: [u32; 4]) -> [u8; 16] {
-    let mut v: u128 = 0;
-    for (i, w) in words.iter().enumerate() {
-        v |= u128::from(*w) << (32 * i);
-    }
-    v.to_be_bytes()
+    let mut out = [0u8; 16];
+    axis::words_to_bytes_msb_first(&words, &mut out);
+    out
 }

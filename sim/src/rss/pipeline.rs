@@ -2,8 +2,10 @@
 //! register writes and reads through an AXI4-Lite model, and the model-side mirror of what was
 //! committed. The co-simulation tests and `rocenic rss --engine rtl` share it.
 
-use crate::duts::{RssPipeline512, RssPipeline64};
-use crate::harness::{Dut, Hang, Sim};
+use crate::axis::keep_mask;
+pub use crate::axis::{beats, Beat};
+use crate::duts::RssPipelinePorts;
+use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::rss::regs::{self, ContextRegs, Write32};
 use rocenic_model::rss::{
@@ -11,43 +13,9 @@ use rocenic_model::rss::{
 };
 use std::collections::VecDeque;
 
-/// One beat of a packet stream.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Beat {
-    /// DATA_BYTES bytes; those past `keep` are zero.
-    pub data: Vec<u8>,
-    /// Valid bytes (lanes 0..keep).
-    pub keep: usize,
-    /// Last beat of its packet.
-    pub last: bool,
-    /// InfiniBand link layer.
-    pub ib: bool,
-}
-
-/// The ports of one rss_pipeline build, as bytes.
-pub trait PipelinePorts: Dut {
-    /// Bytes per beat.
-    const DATA_BYTES: usize;
-    /// Drives s_axis (valid low for `None`).
-    fn drive_in(&mut self, beat: Option<&Beat>);
-    /// s_axis_tready.
-    fn in_ready(&self) -> bool;
-    /// m_axis_tready.
-    fn set_out_ready(&mut self, ready: bool);
-    /// The m_axis beat on offer, with the metadata if it is the last.
-    fn out_beat(&self) -> Option<(Beat, Option<Meta>)>;
-    /// Drives AW (valid low for `None`).
-    fn drive_aw(&mut self, addr: Option<u32>);
-    /// Drives W.
-    fn drive_w(&mut self, data: Option<u32>);
-    /// Drives B's ready.
-    fn set_b_ready(&mut self, ready: bool);
-    /// Drives AR.
-    fn drive_ar(&mut self, addr: Option<u32>);
-    /// Drives R's ready.
-    fn set_r_ready(&mut self, ready: bool);
-    /// (awready, wready, bvalid, arready, rvalid, rdata).
-    fn axil_state(&self) -> (bool, bool, bool, bool, bool, u32);
+/// Bytes per beat of a pipeline DUT.
+pub fn data_bytes<D: RssPipelinePorts>() -> usize {
+    D::S_AXIS_TDATA_BITS as usize / 8
 }
 
 fn meta_of(flags: u16, hash: u32, hash_type: u8, hit: u8, rule: u8, queue: u16) -> Meta {
@@ -60,131 +28,52 @@ fn meta_of(flags: u16, hash: u32, hash_type: u8, hit: u8, rule: u8, queue: u16) 
     }
 }
 
-macro_rules! pipeline_ports {
-    ($dut:ty, $bytes:expr, $to_data:expr, $from_data:expr, $to_keep:expr, $from_keep:expr) => {
-        impl PipelinePorts for $dut {
-            const DATA_BYTES: usize = $bytes;
-            fn drive_in(&mut self, beat: Option<&Beat>) {
-                self.set_s_axis_tvalid(u8::from(beat.is_some()));
-                if let Some(b) = beat {
-                    self.set_s_axis_tdata($to_data(&b.data));
-                    self.set_s_axis_tkeep($to_keep(b.keep));
-                    self.set_s_axis_tlast(u8::from(b.last));
-                    self.set_s_axis_tuser(u8::from(b.ib));
-                }
-            }
-            fn in_ready(&self) -> bool {
-                self.s_axis_tready() == 1
-            }
-            fn set_out_ready(&mut self, ready: bool) {
-                self.set_m_axis_tready(u8::from(ready));
-            }
-            fn out_beat(&self) -> Option<(Beat, Option<Meta>)> {
-                if self.m_axis_tvalid() == 0 {
-                    return None;
-                }
-                let last = self.m_axis_tlast() == 1;
-                let beat = Beat {
-                    data: $from_data(self.m_axis_tdata()),
-                    keep: $from_keep(self.m_axis_tkeep()),
-                    last,
-                    ib: self.m_axis_tuser() == 1,
-                };
-                let meta = last.then(|| {
-                    meta_of(
-                        self.m_meta_flags(),
-                        self.m_meta_hash(),
-                        self.m_meta_hash_type(),
-                        self.m_meta_rule_hit(),
-                        self.m_meta_rule(),
-                        self.m_meta_queue(),
-                    )
-                });
-                Some((beat, meta))
-            }
-            fn drive_aw(&mut self, addr: Option<u32>) {
-                self.set_s_axil_awvalid(u8::from(addr.is_some()));
-                self.set_s_axil_awaddr(addr.unwrap_or(0) as u16);
-            }
-            fn drive_w(&mut self, data: Option<u32>) {
-                self.set_s_axil_wvalid(u8::from(data.is_some()));
-                self.set_s_axil_wdata(data.unwrap_or(0));
-                self.set_s_axil_wstrb(0xF);
-            }
-            fn set_b_ready(&mut self, ready: bool) {
-                self.set_s_axil_bready(u8::from(ready));
-            }
-            fn drive_ar(&mut self, addr: Option<u32>) {
-                self.set_s_axil_arvalid(u8::from(addr.is_some()));
-                self.set_s_axil_araddr(addr.unwrap_or(0) as u16);
-            }
-            fn set_r_ready(&mut self, ready: bool) {
-                self.set_s_axil_rready(u8::from(ready));
-            }
-            fn axil_state(&self) -> (bool, bool, bool, bool, bool, u32) {
-                (
-                    self.s_axil_awready() == 1,
-                    self.s_axil_wready() == 1,
-                    self.s_axil_bvalid() == 1,
-                    self.s_axil_arready() == 1,
-                    self.s_axil_rvalid() == 1,
-                    self.s_axil_rdata(),
-                )
-            }
-        }
-    };
-}
-
-fn keep_mask(keep: usize) -> u64 {
-    if keep >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << keep) - 1
+fn drive_in<D: RssPipelinePorts>(dut: &mut D, beat: Option<&Beat>) {
+    dut.set_s_axis_tvalid(beat.is_some());
+    if let Some(b) = beat {
+        dut.write_s_axis_tdata(&b.data);
+        dut.set_s_axis_tkeep(keep_mask(b.keep));
+        dut.set_s_axis_tlast(b.last);
+        dut.set_s_axis_tuser(b.user);
     }
 }
 
-pipeline_ports!(
-    RssPipeline64,
-    8,
-    |d: &[u8]| u64::from_le_bytes(d.try_into().unwrap()),
-    |w: u64| w.to_le_bytes().to_vec(),
-    |k: usize| keep_mask(k) as u8,
-    |k: u8| k.trailing_ones() as usize
-);
+/// The m_axis beat on offer, with the metadata if it is the last.
+fn out_beat<D: RssPipelinePorts>(dut: &D) -> Option<(Beat, Option<Meta>)> {
+    if !dut.m_axis_tvalid() {
+        return None;
+    }
+    let last = dut.m_axis_tlast();
+    let mut data = vec![0u8; data_bytes::<D>()];
+    dut.read_m_axis_tdata(&mut data);
+    let beat = Beat {
+        data,
+        keep: dut.m_axis_tkeep().trailing_ones() as usize,
+        last,
+        user: dut.m_axis_tuser(),
+    };
+    let meta = last.then(|| {
+        meta_of(
+            dut.m_meta_flags(),
+            dut.m_meta_hash(),
+            dut.m_meta_hash_type(),
+            u8::from(dut.m_meta_rule_hit()),
+            dut.m_meta_rule(),
+            dut.m_meta_queue(),
+        )
+    });
+    Some((beat, meta))
+}
 
-pipeline_ports!(
-    RssPipeline512,
-    64,
-    |d: &[u8]| {
-        let mut w = [0u32; 16];
-        for (i, c) in d.chunks_exact(4).enumerate() {
-            w[i] = u32::from_le_bytes(c.try_into().unwrap());
-        }
-        w
-    },
-    |w: [u32; 16]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>(),
-    keep_mask,
-    |k: u64| k.trailing_ones() as usize
-);
-
-/// Splits a frame into beats of `width` bytes.
-pub fn beats(frame: &[u8], width: usize, ib: bool) -> Vec<Beat> {
-    let n = frame.len().div_ceil(width).max(1);
-    (0..n)
-        .map(|i| {
-            let chunk = frame
-                .get(i * width..((i + 1) * width).min(frame.len()))
-                .unwrap_or(&[]);
-            let mut data = chunk.to_vec();
-            data.resize(width, 0);
-            Beat {
-                data,
-                keep: chunk.len(),
-                last: i + 1 == n,
-                ib,
-            }
-        })
-        .collect()
+/// Drives the AXI4-Lite request channels (valid low for `None`).
+fn drive_axil<D: RssPipelinePorts>(dut: &mut D, aw: Option<u32>, w: Option<u32>, ar: Option<u32>) {
+    dut.set_s_axil_awvalid(aw.is_some());
+    dut.set_s_axil_awaddr(aw.unwrap_or(0) as u16);
+    dut.set_s_axil_wvalid(w.is_some());
+    dut.set_s_axil_wdata(w.unwrap_or(0));
+    dut.set_s_axil_wstrb(0xF);
+    dut.set_s_axil_arvalid(ar.is_some());
+    dut.set_s_axil_araddr(ar.unwrap_or(0) as u16);
 }
 
 /// A register operation of the AXI4-Lite model.
@@ -222,7 +111,7 @@ pub struct Delivered {
 
 /// The bench: stream models on both sides, the AXI4-Lite model, and the record of what
 /// happened.
-pub struct Bench<D: PipelinePorts> {
+pub struct Bench<D: RssPipelinePorts> {
     /// The simulation.
     pub sim: Sim<D>,
     source: Source<Beat>,
@@ -244,7 +133,7 @@ pub struct Bench<D: PipelinePorts> {
     pub out_beats: u64,
 }
 
-impl<D: PipelinePorts> Bench<D> {
+impl<D: RssPipelinePorts> Bench<D> {
     /// A bench out of reset. `idle`: probability that the source idles when it could send;
     /// `stall`: probability that the sink is not ready.
     pub fn new(run: &str, seed: u64, idle: f64, stall: f64) -> Self {
@@ -270,7 +159,7 @@ impl<D: PipelinePorts> Bench<D> {
 
     /// Queues a frame.
     pub fn send(&mut self, link: Link, frame: &[u8]) {
-        for b in beats(frame, D::DATA_BYTES, link == Link::Infiniband) {
+        for b in beats(frame, data_bytes::<D>(), link == Link::Infiniband) {
             self.source.push(b);
         }
     }
@@ -304,39 +193,33 @@ impl<D: PipelinePorts> Bench<D> {
     pub fn step(&mut self) -> Result<(), String> {
         let cycle = self.sim.cycle();
         let offer = self.source.offer().cloned();
-        self.sim.dut.drive_in(offer.as_ref());
+        drive_in(&mut self.sim.dut, offer.as_ref());
         let ready = self.sink.ready();
-        self.sim.dut.set_out_ready(ready);
+        self.sim.dut.set_m_axis_tready(ready);
         let op = self.ops.front().copied();
         let (aw_done, w_done, waiting) = self.op_state;
         match op {
             Some(Op::Write(addr, value)) => {
-                self.sim.dut.drive_aw((!aw_done).then_some(addr));
-                self.sim.dut.drive_w((!w_done).then_some(value));
-                self.sim.dut.drive_ar(None);
+                let (aw, w) = ((!aw_done).then_some(addr), (!w_done).then_some(value));
+                drive_axil(&mut self.sim.dut, aw, w, None);
             }
             Some(Op::Read(addr)) => {
-                self.sim.dut.drive_aw(None);
-                self.sim.dut.drive_w(None);
-                self.sim.dut.drive_ar((!waiting).then_some(addr));
+                drive_axil(&mut self.sim.dut, None, None, (!waiting).then_some(addr));
             }
             Some(Op::AwaitCommit) => {
-                self.sim.dut.drive_aw(None);
-                self.sim.dut.drive_w(None);
-                self.sim.dut.drive_ar((!waiting).then_some(regs::STATUS));
+                let ar = (!waiting).then_some(regs::STATUS);
+                drive_axil(&mut self.sim.dut, None, None, ar);
             }
             None => {
-                self.sim.dut.drive_aw(None);
-                self.sim.dut.drive_w(None);
-                self.sim.dut.drive_ar(None);
+                drive_axil(&mut self.sim.dut, None, None, None);
             }
         }
-        self.sim.dut.set_b_ready(true);
-        self.sim.dut.set_r_ready(true);
+        self.sim.dut.set_s_axil_bready(true);
+        self.sim.dut.set_s_axil_rready(true);
         self.sim.settle();
 
         // Input side.
-        if let Some(beat) = self.source.accepted(self.sim.dut.in_ready()) {
+        if let Some(beat) = self.source.accepted(self.sim.dut.s_axis_tready()) {
             if !self.in_packet {
                 self.first_in.push_back(cycle);
                 self.in_packet = true;
@@ -348,7 +231,7 @@ impl<D: PipelinePorts> Bench<D> {
         }
 
         // Output side: a stalled beat must stay as it was.
-        let out = self.sim.dut.out_beat();
+        let out = out_beat(&self.sim.dut);
         if let Some(prev) = self.held.take() {
             if out.as_ref() != Some(&prev) {
                 return Err(format!(
@@ -365,7 +248,7 @@ impl<D: PipelinePorts> Bench<D> {
                     let last_in = self.last_in.pop_front().ok_or("a packet nobody ended")?;
                     self.delivered.push_back(Delivered {
                         frame: std::mem::take(&mut self.out_bytes),
-                        ib: beat.ib,
+                        ib: beat.user,
                         meta,
                         first_in,
                         last_in,
@@ -377,7 +260,15 @@ impl<D: PipelinePorts> Bench<D> {
         }
 
         // Bus side.
-        let (awready, wready, bvalid, arready, rvalid, rdata) = self.sim.dut.axil_state();
+        let d = &self.sim.dut;
+        let (awready, wready, bvalid, arready, rvalid, rdata) = (
+            d.s_axil_awready(),
+            d.s_axil_wready(),
+            d.s_axil_bvalid(),
+            d.s_axil_arready(),
+            d.s_axil_rvalid(),
+            d.s_axil_rdata(),
+        );
         match op {
             Some(Op::Write(addr, _)) => {
                 let aw = aw_done || awready;
@@ -534,7 +425,7 @@ pub const RTL_TABLE_LOG2: u8 = 12;
 /// Runs frames through the RTL with one RSS context and no steering rules, as `rocenic rss
 /// --engine rtl` does: context 0 gets `ctx` and, in bank `ctx.bank`, `table`. Returns the
 /// metadata of every frame, in order.
-pub fn run_context<D: PipelinePorts>(
+pub fn run_context<D: RssPipelinePorts>(
     run: &str,
     link: Link,
     frames: &[&[u8]],
@@ -558,7 +449,7 @@ pub fn run_context<D: PipelinePorts>(
     for chunk in frames.chunks(1024) {
         let beats: u64 = chunk
             .iter()
-            .map(|f| f.len().div_ceil(D::DATA_BYTES).max(1) as u64)
+            .map(|f| f.len().div_ceil(data_bytes::<D>()).max(1) as u64)
             .sum();
         for frame in chunk {
             bench.send(link, frame);

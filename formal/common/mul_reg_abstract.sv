@@ -4,8 +4,8 @@
 `default_nettype none
 
 // Formal-only stand-in for rtl/common/mul_reg.sv with the same ports and cycle behaviour, its
-// product built by formal/formal_mul.sv (see there why). Read instead of the RTL module by the
-// equivalence tasks; formal/mul_reg_ecp5 (make formal-dsp) covers the real module.
+// product built by formal/common/mul_abstract.sv (see there why). Read instead of the RTL module by the
+// equivalence tasks; build/formal/mul_reg_ecp5 (make formal-dsp) covers the real module.
 module mul_reg #(
     parameter int A_W = 18,         // width of a
     parameter int B_W = 18,         // width of b
@@ -19,7 +19,7 @@ module mul_reg #(
 );
 
     wire [P_W-1:0] p;
-    formal_mul #(.A_W(A_W), .B_W(B_W), .P_W(P_W)) u_mul (.a(a), .b(b), .p(p));
+    mul_abstract #(.A_W(A_W), .B_W(B_W), .P_W(P_W)) u_mul (.a(a), .b(b), .p(p));
 
     always_ff @(posedge clk) begin
         if (ce) begin

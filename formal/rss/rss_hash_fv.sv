@@ -3,18 +3,18 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Formal harness of rtl/rss/rss_hash.sv (formal/rss_hash.sby).
+// Formal harness of rtl/rss/rss_hash.sv (formal/rss/rss_hash.sby).
 //
 // Assumed: both input streams (key, requests) obey the valid/ready rules. Proved:
 //   protocol (task prove, unbounded by k-induction): the result stream obeys them, and
 //     nothing comes out of reset;
 //   equivalence (task equiv, unbounded by k-induction): the key is not taken while a request
 //     waits in stage 1, and every result equals
-//     formal/toeplitz_words_ref.sv on its request (bytes past its length cleared), with the key
+//     formal/rss/toeplitz_words_ref.sv on its request (bytes past its length cleared), with the key
 //     of the last key handshake at or before the request's acceptance (the RTL's documented
 //     key rule), in order, none lost or invented (at most four inside). Results are checked
 //     once a key has been loaded, or for the XOR hash, which uses none. `make formal-toeplitz`
-//     proves that form, applied so, equal to formal/toeplitz_bytes_ref.sv; rss_hash.sby says
+//     proves that form, applied so, equal to formal/rss/toeplitz_bytes_ref.sv; rss_hash.sby says
 //     why the proof is split there.
 module rss_hash_fv #(
     parameter  int MAX_INPUT = 12,             // Input bytes (the proof's size)

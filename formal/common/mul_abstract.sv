@@ -16,7 +16,7 @@
 // kept bits, so a wrong operand, a stale register or a swapped product shows. That products are
 // products, and that the partial products add up to the definitions' ones, is arithmetic, checked
 // against the model in simulation (sim/tests/entropy.rs).
-module formal_mul #(
+module mul_abstract #(
     parameter int A_W = 18,         // width of a
     parameter int B_W = 18,         // width of b
     parameter int P_W = A_W + B_W   // low product bits kept, at most A_W + B_W

@@ -5,7 +5,7 @@
 
 // The combinational half of the rss_hash equivalence (`make formal-toeplitz`, fpga.mk):
 // `differ` is low for every key, data, length and hash kind exactly when the per-word form,
-// applied as formal/rss_hash_fv.sv applies it (to the request with the bytes past its length
+// applied as formal/rss/rss_hash_fv.sv applies it (to the request with the bytes past its length
 // cleared by one instance, hashed at full length by another), equals the per-byte reference.
 // Proved by Yosys's `sat` after ABC's SAT sweeping has merged the equal internal points of the
 // two XOR groupings (the running sum after each word); plain SAT on this miter never finishes.
@@ -35,7 +35,7 @@ module toeplitz_refs_fv #(
         .hash   (by_bytes)
     );
 
-    // The same two instances as in formal/rss_hash_fv.sv, with the same constant inputs; the
+    // The same two instances as in formal/rss/rss_hash_fv.sv, with the same constant inputs; the
     // harness has only the key bits the unit stores, so the last one is 0 here too.
     toeplitz_words_ref #(
         .MAX_INPUT(MAX_INPUT)

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Formal harness of rtl/common/skid_buffer.sv (formal/skid_buffer.sby).
+// Formal harness of rtl/common/skid_buffer.sv (formal/common/skid_buffer.sby).
 //
 // Assumed of the source: the valid/ready rules (valid held and data stable until the
 // handshake). Proved of the buffer:

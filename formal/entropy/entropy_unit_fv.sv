@@ -3,12 +3,12 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Formal harness of rtl/entropy/entropy_unit.sv (formal/entropy_unit.sby).
+// Formal harness of rtl/entropy/entropy_unit.sv (formal/entropy/entropy_unit.sby).
 //
 // Assumed: the request source obeys the valid/ready rules. Proved:
 //   protocol (task prove, unbounded by k-induction): the result stream obeys them too (no
 //     valid drop without a handshake, stable data while stalled), nothing comes out of reset;
-//   equivalence (task bmc, bounded): every result equals formal/entropy_ref.sv applied to its
+//   equivalence (task bmc, bounded): every result equals formal/entropy/entropy_ref.sv applied to its
 //     request, in order, none lost or invented, under any pattern of gaps and stalls. A shadow
 //     FIFO here holds the expected results of the requests inside the unit (at most six: five
 //     stages and the skid register).

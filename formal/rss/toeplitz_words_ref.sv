@@ -9,8 +9,8 @@
 //
 // Why a second reference: no solver here shows two differently grouped XOR trees equal once
 // they sit in different clock cycles of a pipeline. So the proof is cut in two
-// (formal/rss_hash.sby): combinationally, with ABC's SAT sweeping, this form equals the per-byte
-// one (formal/toeplitz_bytes_ref.sv); sequentially, the unit's results equal this form applied
+// (formal/rss/rss_hash.sby): combinationally, with ABC's SAT sweeping, this form equals the per-byte
+// one (formal/rss/toeplitz_bytes_ref.sv); sequentially, the unit's results equal this form applied
 // to its own stage 1 and key registers, where it is the RTL's logic gate for gate.
 module toeplitz_words_ref #(
     parameter  int MAX_INPUT = 12,             // Input bytes

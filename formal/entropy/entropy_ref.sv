@@ -5,12 +5,12 @@
 
 // Formal-only: the entropy unit's combinational form, one request in, its result out, written
 // from the definitions (REFERENCE §1, model/src/entropy.rs) without any pipelining. The proof
-// (formal/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
+// (formal/entropy/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
 //
-// Every product is a formal/formal_mul.sv with the operands the pipeline multiplies: the 24x24
+// Every product is a formal/common/mul_abstract.sv with the operands the pipeline multiplies: the 24x24
 // QPN product as four 18-bit-split partial products, the rxe hash_32 product as three, and the
 // rfc-v2 port product, and their sums grouped as the pipeline groups them. The products are
-// one stand-in function there (formal_mul.sv says why), so the proof covers how the
+// one stand-in function there (mul_abstract.sv says why), so the proof covers how the
 // pipeline routes, registers, adds, folds and chooses; the arithmetic identities behind the
 // splits and the grouping stay with the co-simulation against the model (sim/tests/entropy.rs).
 // Everything else here is written independently of the RTL.
@@ -32,10 +32,10 @@ module entropy_ref (
     wire [23:0] pp_lh;
     wire [23:0] pp_hl;
     wire [11:0] pp_hh;
-    formal_mul #(.A_W(18), .B_W(18)) u_ll (.a(lqpn[17:0]),  .b(rqpn[17:0]),  .p(pp_ll));
-    formal_mul #(.A_W(18), .B_W(6))  u_lh (.a(lqpn[17:0]),  .b(rqpn[23:18]), .p(pp_lh));
-    formal_mul #(.A_W(6),  .B_W(18)) u_hl (.a(lqpn[23:18]), .b(rqpn[17:0]),  .p(pp_hl));
-    formal_mul #(.A_W(6),  .B_W(6))  u_hh (.a(lqpn[23:18]), .b(rqpn[23:18]), .p(pp_hh));
+    mul_abstract #(.A_W(18), .B_W(18)) u_ll (.a(lqpn[17:0]),  .b(rqpn[17:0]),  .p(pp_ll));
+    mul_abstract #(.A_W(18), .B_W(6))  u_lh (.a(lqpn[17:0]),  .b(rqpn[23:18]), .p(pp_lh));
+    mul_abstract #(.A_W(6),  .B_W(18)) u_hl (.a(lqpn[23:18]), .b(rqpn[17:0]),  .p(pp_hl));
+    mul_abstract #(.A_W(6),  .B_W(6))  u_hh (.a(lqpn[23:18]), .b(rqpn[23:18]), .p(pp_hh));
     // The sum grouped as the pipeline groups it, the two middle terms first: regrouping a sum is
     // arithmetic again, as hard for a solver as the products themselves.
     wire [24:0] pp_mid   = {1'b0, pp_lh} + {1'b0, pp_hl};
@@ -49,7 +49,7 @@ module entropy_ref (
     // match a multiplier against the pipeline's shift and subtract in reasonable time.
     wire [31:0] linux_cm = {11'd0, src_port, 5'd0} - {16'd0, src_port} + {16'd0, dst_port};
     wire [31:0] v2_a;
-    formal_mul #(.A_W(16), .B_W(16)) u_v2 (.a(dst_port), .b(src_port), .p(v2_a));
+    mul_abstract #(.A_W(16), .B_W(16)) u_v2 (.a(dst_port), .b(src_port), .p(v2_a));
     wire [31:0] v2_b     = v2_a ^ (v2_a >> 16);
     wire [31:0] v2_c     = v2_b ^ (v2_b >> 8);
 
@@ -64,9 +64,9 @@ module entropy_ref (
     wire [35:0] rxe_ll;
     wire [13:0] rxe_lh;
     wire [13:0] rxe_hl;
-    formal_mul #(.A_W(18), .B_W(18)) u_rxe_ll (.a(lqpn[17:0]), .b(18'h0_8647), .p(rxe_ll));
-    formal_mul #(.A_W(14), .B_W(14), .P_W(14)) u_rxe_lh (.a(lqpn[13:0]), .b(14'h1872), .p(rxe_lh));
-    formal_mul #(.A_W(6), .B_W(14), .P_W(14)) u_rxe_hl (.a(lqpn[23:18]), .b(14'h0647), .p(rxe_hl));
+    mul_abstract #(.A_W(18), .B_W(18)) u_rxe_ll (.a(lqpn[17:0]), .b(18'h0_8647), .p(rxe_ll));
+    mul_abstract #(.A_W(14), .B_W(14), .P_W(14)) u_rxe_lh (.a(lqpn[13:0]), .b(14'h1872), .p(rxe_lh));
+    mul_abstract #(.A_W(6), .B_W(14), .P_W(14)) u_rxe_hl (.a(lqpn[23:18]), .b(14'h0647), .p(rxe_hl));
     wire [13:0] rxe_hash = rxe_ll[31:18] + (rxe_lh + rxe_hl);  // grouped as in the pipeline
 
     logic [19:0] pre;

@@ -1,0 +1,3 @@
+// The entropy unit: IPv6 flow label and RoCEv2 UDP source port per request.
+-f rtl/common/common.f
+rtl/entropy/entropy_unit.sv

@@ -1,0 +1,3 @@
+// The ulx3s board top (pins and clock in its constraints file).
+-f rtl/top/boards/ecp5_board.f
+rtl/top/boards/ulx3s_top.sv

@@ -1,0 +1,6 @@
+// The TSO segmenter (Ethernet and IPoIB): parse, segment RAM, checksums, the wiring top last.
+-f rtl/common/common.f
+rtl/tso/tso_sum16.sv
+rtl/tso/tso_ram.sv
+rtl/tso/tso_parse.sv
+rtl/tso/tso_segmenter.sv

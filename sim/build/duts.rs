@@ -1,0 +1,105 @@
+//! The designs under test: each is a top module built from its RTL file list
+//! (`rtl/<block>/<top>.f`), with parameter overrides, under a unique name (the C/Rust prefix).
+
+/// A design under test.
+pub struct DutSpec {
+    /// The C/Rust symbol prefix and wrapper name (`V<name>`, `duts::<Name>`).
+    pub name: &'static str,
+    /// The top module.
+    pub top: &'static str,
+    /// The file list its sources come from, relative to the repository root.
+    pub list: &'static str,
+    /// Parameter overrides (`-G<name>=<value>`): one RTL module can be several DUTs.
+    pub params: &'static [(&'static str, &'static str)],
+    /// Extra C++ compiled with this DUT (native benchmark harnesses).
+    pub extra_cpp: &'static [&'static str],
+}
+
+const fn dut(name: &'static str, top: &'static str, list: &'static str) -> DutSpec {
+    DutSpec {
+        name,
+        top,
+        list,
+        params: &[],
+        extra_cpp: &[],
+    }
+}
+
+const ENTROPY: &str = "rtl/entropy/entropy_unit.f";
+const RSS_HASH: &str = "rtl/rss/rss_hash.f";
+const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
+const TSO: &str = "rtl/tso/tso_segmenter.f";
+const CORE: &str = "rtl/top/rocenic_core.f";
+
+pub const DUTS: &[DutSpec] = &[
+    DutSpec {
+        extra_cpp: &["sim/cpp/entropy_unit_bench.cpp"],
+        ..dut("entropy_unit", "entropy_unit", ENTROPY)
+    },
+    // The entropy unit as the iCEBreaker builds it: products split at 16 bits (SB_MAC16).
+    DutSpec {
+        params: &[("QPN_SPLIT", "16")],
+        ..dut("entropy_unit_16", "entropy_unit", ENTROPY)
+    },
+    // The RSS hash core at three key lengths: 16-byte (12-byte inputs, the iCEBreaker's),
+    // 40-byte (36) and 52-byte (48).
+    DutSpec {
+        params: &[("MAX_INPUT", "12")],
+        ..dut("rss_hash_12", "rss_hash", RSS_HASH)
+    },
+    DutSpec {
+        params: &[("MAX_INPUT", "36")],
+        ..dut("rss_hash_36", "rss_hash", RSS_HASH)
+    },
+    DutSpec {
+        params: &[("MAX_INPUT", "48")],
+        ..dut("rss_hash_48", "rss_hash", RSS_HASH)
+    },
+    dut("rss_parser", "rss_parser", "rtl/rss/rss_parser.f"),
+    // The indirection table in a test wrapper (8 entries, so that reads and writes collide).
+    dut(
+        "rss_indirection",
+        "rss_indirection_tb",
+        "sim/rtl/rss_indirection_tb.f",
+    ),
+    // The whole RSS pipeline at 64 and 512 bits per beat.
+    DutSpec {
+        params: &[("DATA_BYTES", "8")],
+        ..dut("rss_pipeline_64", "rss_pipeline", RSS_PIPELINE)
+    },
+    DutSpec {
+        params: &[("DATA_BYTES", "64")],
+        ..dut("rss_pipeline_512", "rss_pipeline", RSS_PIPELINE)
+    },
+    // The TSO segmenter at a 64-bit and a 512-bit data path, default limits.
+    DutSpec {
+        params: &[("DATA_W", "64")],
+        ..dut("tso_64", "tso_segmenter", TSO)
+    },
+    DutSpec {
+        params: &[("DATA_W", "512")],
+        ..dut("tso_512", "tso_segmenter", TSO)
+    },
+    // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
+    // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.
+    DutSpec {
+        params: &[
+            ("CLKS_PER_BIT", "8"),
+            ("RSS_MAX_INPUT", "36"),
+            ("IDLE_TIMEOUT", "2000"),
+        ],
+        ..dut("rocenic_core", "rocenic_core", CORE)
+    },
+    // The core as rtl/top/boards/icebreaker_top.sv builds it (12-byte RSS inputs, products
+    // split at 16 bits, 8 registers per request), with the same fast UART and timeout.
+    DutSpec {
+        params: &[
+            ("CLKS_PER_BIT", "8"),
+            ("RSS_MAX_INPUT", "12"),
+            ("QPN_SPLIT", "16"),
+            ("MAX_WORDS", "8"),
+            ("IDLE_TIMEOUT", "2000"),
+        ],
+        ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
+    },
+];
