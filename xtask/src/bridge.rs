@@ -43,12 +43,15 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
 
 /// `docs/uart-bridge-codes.md`.
 pub fn markdown(out: &mut String) -> fmt::Result {
-    markdown::open(out, SOURCE, "UART bridge codes")?;
-    markdown::paragraph(
+    markdown::open(
         out,
+        SOURCE,
+        "UART bridge codes",
         &format!(
-            "The bytes that the frames of `docs/uart-bridge.md` carry. A request starts with \
-             0x{REQUEST_START:02x}, a reply with 0x{REPLY_START:02x}."
+            "The start bytes, operation and status codes in the frames of the UART bridge \
+             ([uart-bridge.md](uart-bridge.md)): a request starts with 0x{REQUEST_START:02x}, a \
+             reply with 0x{REPLY_START:02x}. The RTL has them from `rtl/top/uart_bridge_pkg.sv`, \
+             the Rust side from `model::bridge`."
         ),
     )?;
     markdown::paragraph(out, "## Operations (request byte 1)")?;

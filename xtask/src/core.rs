@@ -27,12 +27,13 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
 
 /// `docs/core-registers.md`.
 pub fn markdown(out: &mut String) -> fmt::Result {
-    markdown::open(out, SOURCE, "Board core registers")?;
-    markdown::paragraph(
+    markdown::open(
         out,
+        SOURCE,
+        "Board core registers",
         "The registers of `rtl/top/rocenic_core.sv`, which every board top puts behind the UART \
-         bridge (`docs/uart-bridge.md`): 32-bit registers at word addresses. The same map \
-         drives the RTL (`rtl/top/rocenic_core_regs_pkg.sv`) and the Rust side \
+         bridge ([uart-bridge.md](uart-bridge.md)): 32-bit registers at word addresses. The same \
+         map drives the RTL (`rtl/top/rocenic_core_regs_pkg.sv`) and the Rust side \
          (`model::bridge::regs`, used by `host-driver/`).",
     )?;
     markdown::paragraph(

@@ -3,10 +3,15 @@
 use rocenic_model::regmap::{Access, Register};
 use std::fmt::{self, Write};
 
-/// The header comment of a page rendered from `source`, then its title.
-pub fn open(out: &mut String, source: &str, title: &str) -> fmt::Result {
+/// The header comment of a page rendered from `source`, its title, and what it covers with the
+/// way back to the README (as every page in `docs/` opens).
+pub fn open(out: &mut String, source: &str, title: &str, covers: &str) -> fmt::Result {
     writeln!(out, "<!-- {} -->", crate::generated_from(source))?;
-    writeln!(out, "# {title}")
+    writeln!(out, "# {title}")?;
+    paragraph(
+        out,
+        &format!("{covers} Back to the [README](../README.md)."),
+    )
 }
 
 /// A paragraph: a blank line, then `text`.

@@ -64,11 +64,13 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
 
 /// `docs/rss-registers.md`.
 pub fn markdown(out: &mut String) -> fmt::Result {
-    markdown::open(out, SOURCE, "RSS pipeline registers")?;
-    markdown::paragraph(
+    markdown::open(
         out,
-        "AXI4-Lite, 32-bit words, byte offsets. The same map drives the RTL \
-         (`rtl/rss/rss_regs_pkg.sv`) and the Rust side (`model::rss::regs`).",
+        SOURCE,
+        "RSS pipeline registers",
+        "The register map of the RSS pipeline ([rss.md](rss.md)): AXI4-Lite, 32-bit words, byte \
+         offsets. The same map drives the RTL (`rtl/rss/rss_regs_pkg.sv`) and the Rust side \
+         (`model::rss::regs`).",
     )?;
     markdown::paragraph(
         out,
