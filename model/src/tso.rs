@@ -11,6 +11,10 @@
 //! encapsulation header (IPoIB on a UD QP). Nothing here allocates: segments are written into a
 //! caller's buffer one at a time.
 
+mod status;
+
+pub use status::{Status, STATUS_BITS};
+
 use crate::wire::checksum::{self, IpPseudo};
 use crate::wire::{be16, EtherType, IpProtocol};
 use crate::wire::{Ipv4Address, Ipv6Address};

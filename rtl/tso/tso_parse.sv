@@ -50,9 +50,9 @@ module tso_parse #(
     output logic [7:0]            flags       // TCP byte 13
 );
 
-    localparam logic [3:0] ERR_MSS_TOO_LARGE = 4'd2;
-    localparam logic [3:0] ERR_NOT_TCP       = 4'd5;
-    localparam logic [3:0] ERR_MALFORMED     = 4'd6;
+    localparam logic [3:0] ERR_MSS_TOO_LARGE = tso_status_pkg::TSO_ERR_MSS_TOO_LARGE;
+    localparam logic [3:0] ERR_NOT_TCP       = tso_status_pkg::TSO_ERR_NOT_TCP;
+    localparam logic [3:0] ERR_MALFORMED     = tso_status_pkg::TSO_ERR_MALFORMED;
     localparam int         LATENCY           = 6;   // register stages, start to done
     // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
     localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};

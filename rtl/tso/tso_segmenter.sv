@@ -115,13 +115,13 @@ module tso_segmenter #(
         $error("tso_segmenter: MAX_HDR must be 4..255, MAX_MSS and MAX_TSO at least 1");
     end
 
-    // Status codes (m_sts_error); sim/src/tso.rs maps them onto model::tso::Error.
-    localparam logic [3:0] ERR_NONE         = 4'd0;
-    localparam logic [3:0] ERR_MSS_ZERO     = 4'd1;
-    localparam logic [3:0] ERR_HDR_TOO_LONG = 4'd3;
-    localparam logic [3:0] ERR_LEN_TOO_LONG = 4'd4;
-    localparam logic [3:0] ERR_SHORT        = 4'd7;
-    localparam logic [3:0] ERR_LONG         = 4'd8;
+    // Status codes (m_sts_error): model::tso::Status, via the generated tso_status_pkg.
+    localparam logic [3:0] ERR_NONE         = tso_status_pkg::TSO_ERR_NONE;
+    localparam logic [3:0] ERR_MSS_ZERO     = tso_status_pkg::TSO_ERR_MSS_ZERO;
+    localparam logic [3:0] ERR_HDR_TOO_LONG = tso_status_pkg::TSO_ERR_HDR_TOO_LONG;
+    localparam logic [3:0] ERR_LEN_TOO_LONG = tso_status_pkg::TSO_ERR_LEN_TOO_LONG;
+    localparam logic [3:0] ERR_SHORT        = tso_status_pkg::TSO_ERR_SHORT;
+    localparam logic [3:0] ERR_LONG         = tso_status_pkg::TSO_ERR_LONG;
 
     localparam int LW    = $clog2(W);                    // lane index width
     localparam int HW    = (MAX_HDR + W - 1) / W;        // template words per header slot

@@ -4,101 +4,15 @@
 //! The tests, the efficiency bench and `rocenic tso --engine rtl` share this driver.
 
 pub use crate::axis::{beats, Beat};
+/// What the status port reports for a send (`m_sts_error`): the model's codes.
+pub use rocenic_model::tso::Status;
+
 use crate::axis::{keep_count, keep_mask};
 use crate::duts::{Tso512, Tso64, TsoSegmenterPorts};
 use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, LinkType, Segmenter};
 use std::fmt;
-
-/// What the status port reports for a send (`m_sts_error`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    /// Every segment sent.
-    Ok,
-    /// MSS 0.
-    MssZero,
-    /// MSS over `MAX_MSS`, or a segment longer than the IP length fields allow.
-    MssTooLarge,
-    /// Header length over `MAX_HDR`.
-    HeaderTooLong,
-    /// Payload length over `MAX_TSO`.
-    LenTooLong,
-    /// The template is not IPv4/IPv6 + TCP.
-    NotTcp,
-    /// The template's lengths are inconsistent.
-    Malformed,
-    /// The data stream ended before the announced length.
-    Short,
-    /// The data stream went past the announced length.
-    Long,
-    /// A code the RTL does not define (a bug).
-    Unknown(u8),
-}
-
-impl Status {
-    /// The RTL's code.
-    pub fn code(self) -> u8 {
-        match self {
-            Status::Ok => 0,
-            Status::MssZero => 1,
-            Status::MssTooLarge => 2,
-            Status::HeaderTooLong => 3,
-            Status::LenTooLong => 4,
-            Status::NotTcp => 5,
-            Status::Malformed => 6,
-            Status::Short => 7,
-            Status::Long => 8,
-            Status::Unknown(c) => c,
-        }
-    }
-
-    /// Reads `m_sts_error`.
-    pub fn from_code(code: u8) -> Status {
-        match code {
-            0 => Status::Ok,
-            1 => Status::MssZero,
-            2 => Status::MssTooLarge,
-            3 => Status::HeaderTooLong,
-            4 => Status::LenTooLong,
-            5 => Status::NotTcp,
-            6 => Status::Malformed,
-            7 => Status::Short,
-            8 => Status::Long,
-            c => Status::Unknown(c),
-        }
-    }
-
-    /// The status for a send the model refuses.
-    pub fn from_model(e: &ModelError) -> Status {
-        match e {
-            ModelError::MssZero => Status::MssZero,
-            ModelError::MssTooLarge(_) => Status::MssTooLarge,
-            ModelError::HeaderTooLong { .. } => Status::HeaderTooLong,
-            ModelError::PayloadTooLong { .. } => Status::LenTooLong,
-            ModelError::NotTcp(_) => Status::NotTcp,
-            // BufferTooSmall and NoSuchSegment cannot come out of Segmenter::new.
-            _ => Status::Malformed,
-        }
-    }
-}
-
-impl fmt::Display for Status {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Status::Ok => "ok",
-            Status::MssZero => "MSS is 0",
-            Status::MssTooLarge => "MSS too large for the segment buffer or IP",
-            Status::HeaderTooLong => "header longer than MAX_HDR",
-            Status::LenTooLong => "payload longer than MAX_TSO",
-            Status::NotTcp => "header is not IPv4/IPv6 + TCP",
-            Status::Malformed => "malformed header",
-            Status::Short => "data shorter than announced",
-            Status::Long => "data longer than announced",
-            Status::Unknown(_) => "unknown status code",
-        })
-    }
-}
 
 /// One send as the host posts it: a descriptor and the bytes of the data stream (header then
 /// payload). For a well-formed send `data.len() == hdr_len + len` and `break_at` is `None`; the
@@ -200,7 +114,7 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
         | ModelError::PayloadTooLong { .. }),
     ) = checked
     {
-        return (Status::from_model(&e), Vec::new());
+        return (Status::from_error(&e), Vec::new());
     }
     let broken = send.broken();
     if have < h || broken.is_some_and(|b| b < h) {
@@ -208,7 +122,7 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
     }
     let s = match checked {
         Ok(s) => s,
-        Err(e) => return (Status::from_model(&e), Vec::new()),
+        Err(e) => return (Status::from_error(&e), Vec::new()),
     };
     let p = have - h;
     let n = s.segment_count();

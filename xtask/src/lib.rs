@@ -9,6 +9,7 @@ mod core;
 mod markdown;
 mod rss;
 mod sv;
+mod tso;
 
 use std::path::{Path, PathBuf};
 use std::{fmt, fs, io};
@@ -55,6 +56,10 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/uart-bridge-codes.md",
         render: bridge::markdown,
+    },
+    Output {
+        path: "rtl/tso/tso_status_pkg.sv",
+        render: tso::sv_package,
     },
 ];
 
