@@ -330,6 +330,7 @@ fn demo_runs() {
 }
 
 /// `--engine rtl` runs the co-simulated unit and must print exactly what the model prints.
+#[cfg(feature = "rtl")]
 #[test]
 fn entropy_rtl_engine_matches_model() {
     let mut qp = String::from("lqpn,rqpn,fl,qp_type\n");
@@ -393,6 +394,7 @@ fn entropy_rtl_engine_matches_model() {
     );
 }
 
+#[cfg(feature = "rtl")]
 #[test]
 fn entropy_rtl_engine_refuses_wide_qpns_by_line() {
     let o = rocenic(
@@ -556,6 +558,7 @@ fn rss_bad_input_is_named() {
 }
 
 /// Random frames of every parser case (and damaged ones), per link layer.
+#[cfg(feature = "rtl")]
 fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec<u8>> {
     use rocenic_sim::rss::frames;
     let mut rng = rocenic_sim::stream::rng(seed);
@@ -571,6 +574,7 @@ fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec
         .collect()
 }
 
+#[cfg(feature = "rtl")]
 #[test]
 fn rss_rtl_engine_matches_model() {
     use rocenic_model::rss::Link;
@@ -629,6 +633,7 @@ fn rss_rtl_engine_matches_model() {
     }
 }
 
+#[cfg(feature = "rtl")]
 #[test]
 fn rss_rtl_engine_limits_are_named() {
     let p = pcap_file("rss-rtl-limits", 1, &[]);
@@ -706,6 +711,7 @@ fn tso_run(input: &std::path::Path, output: &std::path::Path, mss: &str, engine:
 
 /// `--engine rtl` and `--engine model` write byte-identical pcaps; every segment checks out with
 /// the model's checker and the payloads reassemble, for Ethernet (1) and IPoIB (242).
+#[cfg(feature = "rtl")]
 #[test]
 fn tso_rtl_and_model_write_identical_files() {
     use rocenic_model::tso::{verify_segment, LinkType};
@@ -768,6 +774,13 @@ fn tso_rtl_and_model_write_identical_files() {
     }
 }
 
+/// The engines that run `rocenic tso` in this build.
+const TSO_ENGINES: &[&str] = if cfg!(feature = "rtl") {
+    &["model", "rtl"]
+} else {
+    &["model"]
+};
+
 #[test]
 fn tso_bad_input_is_named() {
     let dir = std::env::temp_dir();
@@ -775,7 +788,7 @@ fn tso_bad_input_is_named() {
     let mut udp = tso_frame(false, false, true, 0, 100);
     udp[23] = 17;
     let p = pcap_file("tso-udp", 1, &[tso_frame(false, false, true, 0, 3000), udp]);
-    for engine in ["model", "rtl"] {
+    for engine in TSO_ENGINES {
         fails_with(&tso_run(&p, &out, "1448", engine), "packet 1");
         fails_with(&tso_run(&p, &out, "1448", engine), "not IPv4/IPv6 + TCP");
         let o = tso_run(&p, &out, "0", engine);
@@ -846,5 +859,55 @@ fn rss_serial_engine_reports_a_missing_port_and_bad_engines() {
     );
     fails_with(&run("serial:"), "serial:PORT");
     fails_with(&run("fpga"), "unknown engine `fpga`");
+    std::fs::remove_file(p).unwrap();
+}
+
+#[test]
+fn engines_refuse_commands_they_do_not_run() {
+    let p = pcap_file("tso-serial", 1, &[tso_frame(false, false, true, 0, 3000)]);
+    let out = std::env::temp_dir().join(format!(
+        "rocenic-{}-tso-serial-out.pcap",
+        std::process::id()
+    ));
+    fails_with(
+        &tso_run(&p, &out, "1448", "serial:/dev/rocenic-no-such-port"),
+        "`rocenic tso` runs on --engine model or rtl, not on serial:/dev/rocenic-no-such-port",
+    );
+    assert!(!out.exists(), "no output before the refusal");
+    for engine in ["rtl", "serial:/dev/rocenic-no-such-port"] {
+        let o = rocenic(
+            &["toeplitz", "--engine", engine],
+            &format!("key_hex,input_hex\n{KEY},00\n"),
+        );
+        fails_with(&o, "`rocenic toeplitz` runs on --engine model, not on");
+        assert_eq!(stdout(&o), "", "nothing is written before the refusal");
+    }
+    std::fs::remove_file(p).unwrap();
+}
+
+/// A model-only build (`--no-default-features`) still parses `--engine rtl`, and says why it
+/// cannot run it.
+#[cfg(not(feature = "rtl"))]
+#[test]
+fn rtl_engine_needs_the_rtl_feature() {
+    const WHY: &str = "this rocenic was built without the `rtl` feature (Verilator co-simulation); rebuild with default features";
+    let o = rocenic(
+        &["entropy", "--engine", "rtl", "--lqpn", "1", "--rqpn", "2"],
+        "",
+    );
+    fails_with(&o, WHY);
+    let p = pcap_file(
+        "rss-no-rtl",
+        1,
+        &[tcp4_frame([1, 2, 3, 4], 1, [5, 6, 7, 8], 2)],
+    );
+    let o = rocenic(
+        &["rss", "--pcap", p.to_str().unwrap(), "--engine", "rtl"],
+        "",
+    );
+    fails_with(&o, WHY);
+    assert_eq!(stdout(&o), "");
+    let out = std::env::temp_dir().join(format!("rocenic-{}-tso-no-rtl.pcap", std::process::id()));
+    fails_with(&tso_run(&p, &out, "1448", "rtl"), WHY);
     std::fs::remove_file(p).unwrap();
 }
