@@ -4,7 +4,7 @@
 `default_nettype none
 
 // Formal-only: the entropy unit's combinational form, one request in, its result out, written
-// from the definitions (REFERENCE §1, model/src/entropy.rs) without any pipelining. The proof
+// from the definitions (docs/reference.md §1, model/src/entropy.rs) without any pipelining. The proof
 // (formal/entropy/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
 //
 // Every product is a formal/common/mul_abstract.sv with the operands the pipeline multiplies: the 24x24

@@ -2,7 +2,8 @@
 //!
 //! Every other part of the project — the RTL test benches, the firmware, the host driver and the
 //! `rocenic` CLI — checks against or calls this crate; none of them re-derives a flow label, a
-//! hash or a checksum. The formulas and their sources are in `shared/REFERENCE.md`.
+//! hash or a checksum. The formulas and their public sources are in the repository's
+//! `docs/reference.md`; module docs cite its sections (`docs/reference.md §N`).
 //!
 //! The crate is `no_std`, allocates nothing and contains no `unsafe`. The `std` feature (on by
 //! default) only adds runtime SIMD detection for CRC-32 and `std::error::Error` impls.

@@ -1,4 +1,4 @@
-//! TCP segmentation offload (REFERENCE §5): one large send becomes MSS-sized segments.
+//! TCP segmentation offload (docs/reference.md §5): one large send becomes MSS-sized segments.
 //!
 //! The host hands a header template (link header, IPv4 or IPv6, TCP) and a payload. Segment `i`
 //! of `n` is the template with: IPv4 total length, identification `ID0 + i` and a fresh header

@@ -1,4 +1,4 @@
-//! The RSS parser and hash over real frames (REFERENCE §2, §4).
+//! The RSS parser and hash over real frames (docs/reference.md §2, §4).
 
 use proptest::prelude::*;
 use rocenic_model::rss::{

@@ -1,5 +1,5 @@
 //! TSO model properties: segments reassemble to the payload, every checksum verifies through the
-//! independent checker, and the per-segment header rules hold (REFERENCE §5).
+//! independent checker, and the per-segment header rules hold (docs/reference.md §5).
 
 use proptest::prelude::*;
 use rocenic_model::tso::{verify_segment, Error, Limits, LinkType, Segmenter};

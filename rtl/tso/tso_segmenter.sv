@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// TCP segmentation offload for Ethernet and IPoIB (REFERENCE §5): one send (a descriptor, its
+// TCP segmentation offload for Ethernet and IPoIB (docs/reference.md §5): one send (a descriptor, its
 // header template, its payload) in, MSS-sized segments with correct headers out. Byte-exact
 // with Segmenter::write_segment in model/src/tso.rs: segment i of n is the template with the
 // IPv4 total length, identification ID0 + i and a fresh header checksum (or the IPv6 payload

@@ -1,4 +1,4 @@
-//! The RSS parser: what of a received frame can be hashed (REFERENCE §2, §4).
+//! The RSS parser: what of a received frame can be hashed (docs/reference.md §2, §4).
 //!
 //! It never fails. A frame is read header by header while each header is present and
 //! consistent; what was valid up to the first problem goes into the [`FlowTuple`], the problem is

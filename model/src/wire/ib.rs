@@ -17,7 +17,7 @@ use core::fmt;
 use super::ipv6::{fmt_v6, Ipv6Address};
 use super::{be16, be24, be32, put16, put24, put32, Error, Result};
 
-/// BTH opcodes (REFERENCE §3) and helpers. The top three bits are the transport (RC 0x00,
+/// BTH opcodes (docs/reference.md §3) and helpers. The top three bits are the transport (RC 0x00,
 /// UC 0x20, RD 0x40, UD 0x60, CNP 0x80, XRC 0xA0), the low five the operation.
 pub mod opcode {
     /// RC SEND First.
