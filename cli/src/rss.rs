@@ -9,10 +9,10 @@ use rocenic_host_driver::{Board, Error as BoardError, Link as ByteLink};
 use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
 use rocenic_model::rss::{
     classify, distribute, distribute_with, Context, ContextView, Function, HashFields, HashInput,
-    IndirectionTable, Link, Meta,
+    IndirectionTable, Meta,
 };
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
-use rocenic_model::wire::PcapReader;
+use rocenic_model::wire::{LinkType, PcapReader};
 use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
 use rocenic_sim::rss::pipeline::{run_context, RTL_TABLE_LOG2};
 use std::fmt::Write as _;
@@ -175,16 +175,20 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// The link layer and the frames of a pcap.
-fn read_pcap(path: &Path) -> Result<(Link, Vec<Vec<u8>>), Failure> {
+fn read_pcap(path: &Path) -> Result<(LinkType, Vec<Vec<u8>>), Failure> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let link = Link::from_pcap(reader.link_type()).ok_or_else(|| {
-        Failure(format!(
-            "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
-            reader.link_type()
-        ))
-    })?;
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
+        Some(link @ (LinkType::Ethernet | LinkType::Infiniband)) => link,
+        _ => {
+            return Err(Failure(format!(
+                "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
+                reader.link_type()
+            )))
+        }
+    };
     let mut frames = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let record = record.map_err(|e| Failure(format!("{name}: frame {index}: {e}")))?;
@@ -194,7 +198,7 @@ fn read_pcap(path: &Path) -> Result<(Link, Vec<Vec<u8>>), Failure> {
 }
 
 /// `--engine model`: every packet through the model's parser, steering, hash and table.
-fn model_metas(link: Link, frames: &[Vec<u8>], context: &Context, table: &[u16]) -> Vec<Meta> {
+fn model_metas(link: LinkType, frames: &[Vec<u8>], context: &Context, table: &[u16]) -> Vec<Meta> {
     let view = ContextView { context, table };
     frames
         .iter()
@@ -214,7 +218,7 @@ fn model_metas(link: Link, frames: &[Vec<u8>], context: &Context, table: &[u16])
 /// its hash is never taken from the model instead.
 fn board_metas<L: ByteLink>(
     board: &mut Board<L>,
-    link: Link,
+    link: LinkType,
     frames: &[Vec<u8>],
     context: &Context,
     key: &[u8],
@@ -328,7 +332,7 @@ mod tests {
         }
 
         /// Standard output and standard error of `--engine model`.
-        fn model(&self, link: Link, frames: &[Vec<u8>]) -> (Vec<u8>, String) {
+        fn model(&self, link: LinkType, frames: &[Vec<u8>]) -> (Vec<u8>, String) {
             let metas = model_metas(link, frames, &self.context(), self.table().entries());
             self.print(&metas)
         }
@@ -337,7 +341,7 @@ mod tests {
         fn serial<L: ByteLink>(
             &self,
             board: &mut Board<L>,
-            link: Link,
+            link: LinkType,
             frames: &[Vec<u8>],
         ) -> Result<(Vec<u8>, String), Failure> {
             let (context, table) = (self.context(), self.table());
@@ -355,17 +359,14 @@ mod tests {
     /// A pcap of `n` random frames of `link` (Ethernet: IPv4 and IPv6 with options, extension
     /// headers and fragments, TCP, UDP, RoCEv2, other protocols, damage), read back the way
     /// `run` reads its input.
-    fn random_pcap(name: &str, seed: u64, link: Link, n: usize) -> (Link, Vec<Vec<u8>>) {
+    fn random_pcap(name: &str, seed: u64, link: LinkType, n: usize) -> (LinkType, Vec<Vec<u8>>) {
         let mut rng = stream::rng(seed);
-        let linktype = match link {
-            Link::Ethernet => 1,
-            Link::Infiniband => 247,
-        };
-        let mut bytes = pcap::write_global_header(linktype, 65535).to_vec();
+        let mut bytes = pcap::write_global_header(link.pcap(), 65535).to_vec();
         for _ in 0..n {
             let mut f = match link {
-                Link::Ethernet => frames::ethernet(&mut rng),
-                Link::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ethernet => frames::ethernet(&mut rng),
+                LinkType::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
             };
             frames::damage(&mut rng, &mut f);
             bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
@@ -380,7 +381,7 @@ mod tests {
         read
     }
 
-    fn input_len(link: Link, frame: &[u8], fields: HashFields) -> usize {
+    fn input_len(link: LinkType, frame: &[u8], fields: HashFields) -> usize {
         HashInput::new(&classify(link, frame).tuple, fields)
             .as_bytes()
             .len()
@@ -389,7 +390,7 @@ mod tests {
     /// Runs every case through the model and through `board`; the outputs must be identical.
     fn serial_matches_model<D: CorePins>(
         board: &mut Board<SimLink<D>>,
-        link: Link,
+        link: LinkType,
         frames: &[Vec<u8>],
         cases: &[Case],
         seed: u64,
@@ -442,9 +443,9 @@ mod tests {
                 1,
             ),
         ];
-        let (link, frames) = random_pcap("eth36", seed, Link::Ethernet, 160);
+        let (link, frames) = random_pcap("eth36", seed, LinkType::Ethernet, 160);
         serial_matches_model(&mut board, link, &frames, &cases, seed);
-        let (link, frames) = random_pcap("ib36", seed, Link::Infiniband, 40);
+        let (link, frames) = random_pcap("ib36", seed, LinkType::Infiniband, 40);
         serial_matches_model(&mut board, link, &frames, &cases[..1], seed);
     }
 
@@ -466,7 +467,7 @@ mod tests {
             Case::new(Function::Toeplitz, v4_ports, &symmetric_key::<40>(), 32, 3),
             Case::new(Function::Xor, v4_ports, &MICROSOFT_KEY, 128, 4),
         ];
-        let (link, frames) = random_pcap("eth12", seed, Link::Ethernet, 160);
+        let (link, frames) = random_pcap("eth12", seed, LinkType::Ethernet, 160);
         serial_matches_model(&mut board, link, &frames, &cases, seed);
     }
 
@@ -475,7 +476,7 @@ mod tests {
     #[test]
     fn serial_engine_refuses_inputs_longer_than_the_board_takes() {
         let seed = stream::seed("cli::serial_engine_refuses_inputs_longer_than_the_board_takes");
-        let (link, frames) = random_pcap("eth-long", seed, Link::Ethernet, 60);
+        let (link, frames) = random_pcap("eth-long", seed, LinkType::Ethernet, 60);
         let lens: Vec<usize> = frames
             .iter()
             .map(|f| input_len(link, f, HashFields::DEFAULT))
@@ -553,7 +554,7 @@ mod tests {
             4,
         );
         let frames = [frames::tcp_frame(&[10, 0, 0, 1], &[10, 0, 0, 2], 1, 2)];
-        let err = case.serial(&mut fake_board(caps), Link::Ethernet, &frames);
+        let err = case.serial(&mut fake_board(caps), LinkType::Ethernet, &frames);
         assert_eq!(
             err.unwrap_err().0,
             "serial engine: the board has no RSS hash unit"
@@ -562,7 +563,7 @@ mod tests {
         // never finishes): the message above is about the capability, not the fake.
         let err = case.serial(
             &mut fake_board(caps | 1 << 9 | 12 << 16),
-            Link::Ethernet,
+            LinkType::Ethernet,
             &frames,
         );
         let err = err.unwrap_err().0;

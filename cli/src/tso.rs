@@ -7,14 +7,11 @@
 
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_model::tso::{Limits, LinkType, Segmenter};
-use rocenic_model::wire::{pcap, PcapReader};
+use rocenic_model::tso::{Limits, Segmenter};
+use rocenic_model::wire::{pcap, LinkType, PcapReader};
 use rocenic_sim::tso::{Send, Status, Traffic, Tso512Rtl, Tso64Rtl};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-
-/// `LINKTYPE_IPOIB`: frames start with the 4-byte IPoIB encapsulation header.
-pub const LINKTYPE_IPOIB: u32 = 242;
 
 /// Which implementation cuts the segments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -70,13 +67,14 @@ pub fn run(args: Args) -> Outcome {
     let bytes =
         std::fs::read(&args.input).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let link_type = reader.link_type();
-    let link = match link_type {
-        pcap::LinkType::ETHERNET => LinkType::Ethernet,
-        LINKTYPE_IPOIB => LinkType::Ipoib,
-        other => {
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        Some(link @ (LinkType::Ethernet | LinkType::Ipoib)) => link,
+        _ => {
             return Err(Failure(format!(
-                "{path}: link type {other} is neither Ethernet (1) nor IPoIB (242)"
+                "{path}: link type {} is neither Ethernet ({}) nor IPoIB ({})",
+                reader.link_type(),
+                LinkType::Ethernet.pcap(),
+                LinkType::Ipoib.pcap()
             )))
         }
     };
@@ -115,7 +113,7 @@ pub fn run(args: Args) -> Outcome {
     let file = std::fs::File::create(&args.output)
         .map_err(|e| Failure(format!("cannot create {out_path}: {e}")))?;
     let mut out = BufWriter::new(file);
-    out.write_all(&pcap::write_global_header(link_type, 65535))?;
+    out.write_all(&pcap::write_global_header(link.pcap(), 65535))?;
     let mut count = 0usize;
     for (packet, segs) in packets.iter().zip(&segments) {
         for s in segs {

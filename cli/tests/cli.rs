@@ -1,7 +1,7 @@
 //! The `rocenic` CLI contracts, run as a user would: real files, real exit codes.
 
 use rocenic_model::entropy::{Profile, QpType, Request};
-use rocenic_model::wire::{icrc_fill, pcap};
+use rocenic_model::wire::{icrc_fill, pcap, LinkType};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -306,7 +306,7 @@ fn icrc_bad_input_is_named() {
     let o = rocenic(&["icrc", p.to_str().unwrap()], "");
     fails_with(&o, "not RoCEv2");
     assert!(stderr(&o).contains("frame 1"), "{}", stderr(&o));
-    let ib = pcap_file("ib", 247, &[]);
+    let ib = pcap_file("ib", LinkType::Infiniband.pcap(), &[]);
     fails_with(
         &rocenic(&["icrc", ib.to_str().unwrap()], ""),
         "link type 247",
@@ -556,14 +556,15 @@ fn rss_bad_input_is_named() {
 }
 
 /// Random frames of every parser case (and damaged ones), per link layer.
-fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec<u8>> {
+fn random_frames(seed: u64, link: LinkType, n: usize) -> Vec<Vec<u8>> {
     use rocenic_sim::rss::frames;
     let mut rng = rocenic_sim::stream::rng(seed);
     (0..n)
         .map(|_| {
             let mut f = match link {
-                rocenic_model::rss::Link::Ethernet => frames::ethernet(&mut rng),
-                rocenic_model::rss::Link::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ethernet => frames::ethernet(&mut rng),
+                LinkType::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
             };
             frames::damage(&mut rng, &mut f);
             f
@@ -573,14 +574,13 @@ fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec
 
 #[test]
 fn rss_rtl_engine_matches_model() {
-    use rocenic_model::rss::Link;
     let seed = rocenic_sim::stream::seed("cli::rss_rtl_engine_matches_model");
-    for (name, link, pcap_link) in [
-        ("rss-rtl-eth", Link::Ethernet, 1),
-        ("rss-rtl-ib", Link::Infiniband, 247),
+    for (name, link) in [
+        ("rss-rtl-eth", LinkType::Ethernet),
+        ("rss-rtl-ib", LinkType::Infiniband),
     ] {
         let frames = random_frames(seed, link, 1500);
-        let p = pcap_file(name, pcap_link, &frames);
+        let p = pcap_file(name, link.pcap(), &frames);
         let path = p.to_str().unwrap();
         for options in [
             &[][..],
@@ -708,16 +708,16 @@ fn tso_run(input: &std::path::Path, output: &std::path::Path, mss: &str, engine:
 /// the model's checker and the payloads reassemble, for Ethernet (1) and IPoIB (242).
 #[test]
 fn tso_rtl_and_model_write_identical_files() {
-    use rocenic_model::tso::{verify_segment, LinkType};
+    use rocenic_model::tso::verify_segment;
     let cases = [
         (
-            1u32,
             LinkType::Ethernet,
             vec![(false, true), (true, true), (false, false)],
         ),
-        (242, LinkType::Ipoib, vec![(false, true), (false, false)]),
+        (LinkType::Ipoib, vec![(false, true), (false, false)]),
     ];
-    for (link_type, link, forms) in cases {
+    for (link, forms) in cases {
+        let link_type = link.pcap();
         let mut frames = Vec::new();
         for (vlan, ipv4) in &forms {
             for len in [0usize, 1, 1448, 5000, 70_000] {
@@ -783,7 +783,7 @@ fn tso_bad_input_is_named() {
         fails_with(&o, "MSS is 0");
         fails_with(&tso_run(&p, &out, "9001", engine), "packet 0");
     }
-    let ib = pcap_file("tso-ib", 247, &[]);
+    let ib = pcap_file("tso-ib", LinkType::Infiniband.pcap(), &[]);
     fails_with(&tso_run(&ib, &out, "1448", "model"), "link type 247");
     let text = dir.join(format!("rocenic-{}-tso-text.pcap", std::process::id()));
     std::fs::write(&text, "not a pcap").unwrap();

@@ -259,7 +259,7 @@ proptest! {
         let s = start.min(f.len());
         exercise_all(&f[s..], nh);
         // Valid pcap headers in front of the mutated bytes.
-        let mut file = write_global_header(LinkType::ETHERNET, 65535).to_vec();
+        let mut file = write_global_header(LinkType::Ethernet.pcap(), 65535).to_vec();
         file.extend_from_slice(&record_header(1, 2, (f.len() / 2) as u32, f.len() as u32));
         file.extend_from_slice(f);
         exercise_all(&file, nh);

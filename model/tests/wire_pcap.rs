@@ -9,7 +9,7 @@ proptest! {
 
     #[test]
     fn pcap_round_trip(
-        link in prop_oneof![Just(LinkType::ETHERNET), Just(LinkType::INFINIBAND)],
+        link in prop_oneof![Just(LinkType::Ethernet.pcap()), Just(LinkType::Infiniband.pcap())],
         recs in proptest::collection::vec((any::<u32>(), 0u32..1_000_000, proptest::collection::vec(any::<u8>(), 0..80)), 0..8),
         cut in any::<prop::sample::Index>(),
     ) {

@@ -6,7 +6,8 @@
 use crate::duts::{Tso512, Tso64};
 use crate::harness::{Dut, Hang, Sim};
 use crate::stream::{Sink, Source};
-use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, LinkType, Segmenter};
+use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, Segmenter};
+use rocenic_model::wire::LinkType;
 use std::fmt;
 
 /// What the status port reports for a send (`m_sts_error`).

@@ -39,6 +39,7 @@ pub mod icrc;
 pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod link;
 pub mod pcap;
 pub mod tcp;
 pub mod udp;
@@ -52,7 +53,8 @@ pub use icrc::{icrc_compute, icrc_fill, RoceFrame, ICRC_LEN};
 pub use ipoib::{IpoibHeader, IpoibHwAddr, IpoibRepr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr};
 pub use ipv6::{skip_extension_headers, Ipv6Address, Ipv6ExtChain, Ipv6Packet, Ipv6Repr};
-pub use pcap::{record_header, write_global_header, LinkType, PcapReader, PcapRecord, PcapRecords};
+pub use link::LinkType;
+pub use pcap::{record_header, write_global_header, PcapReader, PcapRecord, PcapRecords};
 pub use tcp::{TcpFlags, TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr, ROCEV2_PORT};
 

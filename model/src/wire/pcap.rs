@@ -8,17 +8,6 @@
 
 use super::{Error, Result};
 
-/// pcap link-layer header types used here.
-#[derive(Debug)]
-pub enum LinkType {}
-
-impl LinkType {
-    /// `LINKTYPE_ETHERNET`: Ethernet II frames.
-    pub const ETHERNET: u32 = 1;
-    /// `LINKTYPE_INFINIBAND`: native InfiniBand packets starting at the LRH.
-    pub const INFINIBAND: u32 = 247;
-}
-
 /// Length of the global header.
 pub const GLOBAL_HEADER_LEN: usize = 24;
 /// Length of a record header.
@@ -110,7 +99,7 @@ impl<'a> PcapReader<'a> {
     }
 
     /// Link-layer type: the low 16 bits of the header's link-type field (the upper bits carry
-    /// FCS information in newer writers). See [`LinkType`].
+    /// FCS information in newer writers). See [`LinkType::from_pcap`](super::LinkType::from_pcap).
     pub fn link_type(&self) -> u32 {
         self.link_type & 0xFFFF
     }
@@ -226,11 +215,12 @@ pub fn record_header(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::LinkType;
 
     #[test]
     fn write_then_read() {
         let mut file = [0u8; 24 + 16 + 3 + 16];
-        file[..24].copy_from_slice(&write_global_header(LinkType::INFINIBAND, 65535));
+        file[..24].copy_from_slice(&write_global_header(LinkType::Infiniband.pcap(), 65535));
         file[24..40].copy_from_slice(&record_header(7, 8, 3, 60));
         file[40..43].copy_from_slice(&[1, 2, 3]);
         file[43..59].copy_from_slice(&record_header(9, 10, 1, 1));
@@ -262,7 +252,7 @@ mod tests {
         be[20..24].copy_from_slice(&1u32.to_be_bytes());
         let r = PcapReader::new(&be).unwrap();
         assert!(r.is_big_endian() && r.is_nanosecond());
-        assert_eq!(r.link_type(), LinkType::ETHERNET);
+        assert_eq!(r.link_type(), LinkType::Ethernet.pcap());
         assert_eq!(r.records().next(), None);
         assert_eq!(PcapReader::new(&be[..23]).unwrap_err(), Error::Truncated);
     }
