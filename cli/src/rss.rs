@@ -295,7 +295,7 @@ fn histogram(metas: &[Meta], queues: u16) -> String {
 mod tests {
     use super::*;
     use rocenic_model::bridge::{self, regs};
-    use rocenic_model::wire::pcap;
+    use rocenic_model::wire::PcapWriter;
     use rocenic_sim::board::{CorePins, SimLink};
     use rocenic_sim::rss::frames;
     use rocenic_sim::stream;
@@ -361,7 +361,7 @@ mod tests {
     /// `run` reads its input.
     fn random_pcap(name: &str, seed: u64, link: LinkType, n: usize) -> (LinkType, Vec<Vec<u8>>) {
         let mut rng = stream::rng(seed);
-        let mut bytes = pcap::write_global_header(link.pcap(), 65535).to_vec();
+        let mut pcap = PcapWriter::new(Vec::new(), link).unwrap();
         for _ in 0..n {
             let mut f = match link {
                 LinkType::Ethernet => frames::ethernet(&mut rng),
@@ -369,12 +369,11 @@ mod tests {
                 LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
             };
             frames::damage(&mut rng, &mut f);
-            bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
-            bytes.extend_from_slice(&f);
+            pcap.write_record((0, 0), &f).unwrap();
         }
         let path =
             std::env::temp_dir().join(format!("rocenic-{}-{name}-{seed}.pcap", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
+        std::fs::write(&path, pcap.finish().unwrap()).unwrap();
         let read = read_pcap(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(read.1.len(), n);

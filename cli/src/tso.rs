@@ -8,9 +8,9 @@
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
 use rocenic_model::tso::{Limits, Segmenter};
-use rocenic_model::wire::{pcap, LinkType, PcapReader};
+use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
 use rocenic_sim::tso::{Send, Status, Traffic, Tso512Rtl, Tso64Rtl};
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::PathBuf;
 
 /// Which implementation cuts the segments.
@@ -112,23 +112,15 @@ pub fn run(args: Args) -> Outcome {
     let out_path = args.output.display();
     let file = std::fs::File::create(&args.output)
         .map_err(|e| Failure(format!("cannot create {out_path}: {e}")))?;
-    let mut out = BufWriter::new(file);
-    out.write_all(&pcap::write_global_header(link.pcap(), 65535))?;
+    let mut out = PcapWriter::new(BufWriter::new(file), link)?;
     let mut count = 0usize;
     for (packet, segs) in packets.iter().zip(&segments) {
         for s in segs {
-            let len = s.len() as u32;
-            out.write_all(&pcap::record_header(
-                packet.ts_sec,
-                packet.ts_usec,
-                len,
-                len,
-            ))?;
-            out.write_all(s)?;
+            out.write_record((packet.ts_sec, packet.ts_usec), s)?;
             count += 1;
         }
     }
-    out.flush()?;
+    out.finish()?;
     eprintln!(
         "rocenic tso: {} packet(s) in, {count} segment(s) out",
         packets.len()

@@ -1,7 +1,7 @@
 //! The `rocenic` CLI contracts, run as a user would: real files, real exit codes.
 
 use rocenic_model::entropy::{Profile, QpType, Request};
-use rocenic_model::wire::{icrc_fill, pcap, LinkType};
+use rocenic_model::wire::{icrc_fill, LinkType, PcapReader, PcapWriter};
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -255,13 +255,12 @@ fn roce_frame(ipv6: bool, payload: usize) -> Vec<u8> {
 }
 
 fn pcap_file(name: &str, link: u32, frames: &[Vec<u8>]) -> std::path::PathBuf {
-    let mut bytes = pcap::write_global_header(link, 65535).to_vec();
+    let mut pcap = PcapWriter::with_header(Vec::new(), link, 65535).unwrap();
     for f in frames {
-        bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
-        bytes.extend_from_slice(f);
+        pcap.write_record((0, 0), f).unwrap();
     }
     let path = std::env::temp_dir().join(format!("rocenic-{}-{name}.pcap", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
+    std::fs::write(&path, pcap.finish().unwrap()).unwrap();
     path
 }
 
@@ -747,7 +746,7 @@ fn tso_rtl_and_model_write_identical_files() {
             assert!(o.status.success(), "{}", stderr(&o));
             let (m, r) = (std::fs::read(&model).unwrap(), std::fs::read(&rtl).unwrap());
             assert!(m == r, "link {link_type} MSS {mss}: engines differ");
-            let reader = pcap::PcapReader::new(&m).unwrap();
+            let reader = PcapReader::new(&m).unwrap();
             assert_eq!(reader.link_type(), link_type);
             let mss_n: usize = mss.parse().unwrap();
             let mut records = reader.records();
@@ -798,11 +797,11 @@ fn tso_bad_input_is_named() {
         "cannot read",
     );
     // A record cut short by the capture's snap length.
-    let mut cut = pcap::write_global_header(1, 100).to_vec();
-    cut.extend_from_slice(&pcap::record_header(0, 0, 100, 3000));
-    cut.extend_from_slice(&tso_frame(false, false, true, 0, 3000)[..100]);
+    let mut cut = PcapWriter::with_header(Vec::new(), LinkType::Ethernet.pcap(), 100).unwrap();
+    cut.write_cut_record((0, 0), &tso_frame(false, false, true, 0, 3000)[..100], 3000)
+        .unwrap();
     let cut_path = dir.join(format!("rocenic-{}-tso-cut.pcap", std::process::id()));
-    std::fs::write(&cut_path, cut).unwrap();
+    std::fs::write(&cut_path, cut.finish().unwrap()).unwrap();
     fails_with(
         &tso_run(&cut_path, &out, "1448", "rtl"),
         "captured 100 of 3000",

@@ -54,6 +54,8 @@ pub use ipoib::{IpoibHeader, IpoibHwAddr, IpoibRepr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr};
 pub use ipv6::{skip_extension_headers, Ipv6Address, Ipv6ExtChain, Ipv6Packet, Ipv6Repr};
 pub use link::LinkType;
+#[cfg(feature = "std")]
+pub use pcap::PcapWriter;
 pub use pcap::{record_header, write_global_header, PcapReader, PcapRecord, PcapRecords};
 pub use tcp::{TcpFlags, TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr, ROCEV2_PORT};
