@@ -4,9 +4,9 @@ use crate::engine::{parse_engine, Engine, Width};
 use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_model::rss::{Context, Function, HashFields, IndirectionTable, Link, Meta};
+use rocenic_model::rss::{Context, Function, HashFields, IndirectionTable, Meta};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
-use rocenic_model::wire::PcapReader;
+use rocenic_model::wire::{LinkType, PcapReader};
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub enum HashFunction {
 /// What `rocenic rss` computes: the metadata of every frame of a pcap under one context and
 /// indirection table.
 pub struct Job<'a> {
-    pub link: Link,
+    pub link: LinkType,
     pub frames: &'a [Vec<u8>],
     pub context: &'a Context,
     /// The key as given: the RTL and the boards hold it in key registers of their own length.
@@ -145,16 +145,20 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// The link layer and the frames of a pcap.
-pub fn read_pcap(path: &Path) -> Result<(Link, Vec<Vec<u8>>), Failure> {
+pub fn read_pcap(path: &Path) -> Result<(LinkType, Vec<Vec<u8>>), Failure> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let link = Link::from_pcap(reader.link_type()).ok_or_else(|| {
-        Failure(format!(
-            "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
-            reader.link_type()
-        ))
-    })?;
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
+        Some(link @ (LinkType::Ethernet | LinkType::Infiniband)) => link,
+        _ => {
+            return Err(Failure(format!(
+                "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
+                reader.link_type()
+            )))
+        }
+    };
     let mut frames = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let record = record.map_err(|e| Failure(format!("{name}: frame {index}: {e}")))?;

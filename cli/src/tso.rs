@@ -1,19 +1,15 @@
 //! `rocenic tso`: every packet of a pcap is an oversized TCP send as a host hands it to the NIC;
 //! the output pcap holds the segments the NIC's TSO puts on the wire.
 //!
-//! Link types: Ethernet (1), and IPoIB (242, `LINKTYPE_IPOIB`), each frame starting with the
+//! Link types: Ethernet (1), and IPoIB (242, `LinkType::Ipoib`), each frame starting with the
 //! 4-byte IPoIB encapsulation header of RFC 4391 §6 (EtherType, two reserved bytes). The output
 //! has the input's link type; each segment carries its send's timestamp.
 
 use crate::engine::{parse_engine, Engine, Width};
 use crate::{Failure, Outcome};
-use rocenic_model::tso::LinkType;
-use rocenic_model::wire::{pcap, PcapReader};
-use std::io::{BufWriter, Write};
+use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
+use std::io::BufWriter;
 use std::path::PathBuf;
-
-/// `LINKTYPE_IPOIB`: frames start with the 4-byte IPoIB encapsulation header.
-pub const LINKTYPE_IPOIB: u32 = 242;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -69,13 +65,14 @@ pub fn run(args: Args) -> Outcome {
     let bytes =
         std::fs::read(&args.input).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let link_type = reader.link_type();
-    let link = match link_type {
-        pcap::LinkType::ETHERNET => LinkType::Ethernet,
-        LINKTYPE_IPOIB => LinkType::Ipoib,
-        other => {
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        Some(link @ (LinkType::Ethernet | LinkType::Ipoib)) => link,
+        _ => {
             return Err(Failure(format!(
-                "{path}: link type {other} is neither Ethernet (1) nor IPoIB (242)"
+                "{path}: link type {} is neither Ethernet ({}) nor IPoIB ({})",
+                reader.link_type(),
+                LinkType::Ethernet.pcap(),
+                LinkType::Ipoib.pcap()
             )))
         }
     };
@@ -118,23 +115,15 @@ pub fn run(args: Args) -> Outcome {
     let out_path = args.output.display();
     let file = std::fs::File::create(&args.output)
         .map_err(|e| Failure(format!("cannot create {out_path}: {e}")))?;
-    let mut out = BufWriter::new(file);
-    out.write_all(&pcap::write_global_header(link_type, 65535))?;
+    let mut out = PcapWriter::new(BufWriter::new(file), link)?;
     let mut count = 0usize;
     for (packet, segs) in packets.iter().zip(&segments) {
         for s in segs {
-            let len = s.len() as u32;
-            out.write_all(&pcap::record_header(
-                packet.ts_sec,
-                packet.ts_usec,
-                len,
-                len,
-            ))?;
-            out.write_all(s)?;
+            out.write_record((packet.ts_sec, packet.ts_usec), s)?;
             count += 1;
         }
     }
-    out.flush()?;
+    out.finish()?;
     eprintln!(
         "rocenic tso: {} packet(s) in, {count} segment(s) out",
         packets.len()

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{fails_with, pcap_file, rocenic, stderr, stdout};
-use rocenic_model::wire::icrc_fill;
+use rocenic_model::wire::{icrc_fill, LinkType};
 
 /// An Ethernet RoCEv2 frame with a correct ICRC: RC SEND_ONLY over IPv4, or UD over IPv6.
 fn roce_frame(ipv6: bool, payload: usize) -> Vec<u8> {
@@ -76,7 +76,7 @@ fn icrc_bad_input_is_named() {
     let o = rocenic(&["icrc", p.to_str().unwrap()], "");
     fails_with(&o, "not RoCEv2");
     assert!(stderr(&o).contains("frame 1"), "{}", stderr(&o));
-    let ib = pcap_file("ib", 247, &[]);
+    let ib = pcap_file("ib", LinkType::Infiniband.pcap(), &[]);
     fails_with(
         &rocenic(&["icrc", ib.to_str().unwrap()], ""),
         "link type 247",

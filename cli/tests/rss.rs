@@ -3,6 +3,7 @@
 mod common;
 
 use common::{fails_with, pcap_file, rocenic, stderr, stdout};
+use rocenic_model::wire::LinkType;
 
 /// An Ethernet + IPv4 + TCP frame.
 fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
@@ -155,14 +156,15 @@ fn rss_bad_input_is_named() {
 
 /// Random frames of every parser case (and damaged ones), per link layer.
 #[cfg(feature = "rtl")]
-fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec<u8>> {
+fn random_frames(seed: u64, link: LinkType, n: usize) -> Vec<Vec<u8>> {
     use rocenic_sim::rss::frames;
     let mut rng = rocenic_sim::stream::rng(seed);
     (0..n)
         .map(|_| {
             let mut f = match link {
-                rocenic_model::rss::Link::Ethernet => frames::ethernet(&mut rng),
-                rocenic_model::rss::Link::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ethernet => frames::ethernet(&mut rng),
+                LinkType::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
             };
             frames::damage(&mut rng, &mut f);
             f
@@ -173,14 +175,13 @@ fn random_frames(seed: u64, link: rocenic_model::rss::Link, n: usize) -> Vec<Vec
 #[cfg(feature = "rtl")]
 #[test]
 fn rss_rtl_engine_matches_model() {
-    use rocenic_model::rss::Link;
     let seed = rocenic_sim::stream::seed("cli::rss_rtl_engine_matches_model");
-    for (name, link, pcap_link) in [
-        ("rss-rtl-eth", Link::Ethernet, 1),
-        ("rss-rtl-ib", Link::Infiniband, 247),
+    for (name, link) in [
+        ("rss-rtl-eth", LinkType::Ethernet),
+        ("rss-rtl-ib", LinkType::Infiniband),
     ] {
         let frames = random_frames(seed, link, 1500);
-        let p = pcap_file(name, pcap_link, &frames);
+        let p = pcap_file(name, link.pcap(), &frames);
         let path = p.to_str().unwrap();
         for options in [
             &[][..],

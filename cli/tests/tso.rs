@@ -5,7 +5,7 @@ mod common;
 #[cfg(feature = "rtl")]
 use common::stderr;
 use common::{fails_with, pcap_file, rocenic};
-use rocenic_model::wire::pcap;
+use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
 use std::process::Output;
 
 /// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
@@ -60,16 +60,16 @@ fn tso_run(input: &std::path::Path, output: &std::path::Path, mss: &str, engine:
 #[cfg(feature = "rtl")]
 #[test]
 fn tso_rtl_and_model_write_identical_files() {
-    use rocenic_model::tso::{verify_segment, LinkType};
+    use rocenic_model::tso::verify_segment;
     let cases = [
         (
-            1u32,
             LinkType::Ethernet,
             vec![(false, true), (true, true), (false, false)],
         ),
-        (242, LinkType::Ipoib, vec![(false, true), (false, false)]),
+        (LinkType::Ipoib, vec![(false, true), (false, false)]),
     ];
-    for (link_type, link, forms) in cases {
+    for (link, forms) in cases {
+        let link_type = link.pcap();
         let mut frames = Vec::new();
         for (vlan, ipv4) in &forms {
             for len in [0usize, 1, 1448, 5000, 70_000] {
@@ -99,7 +99,7 @@ fn tso_rtl_and_model_write_identical_files() {
             assert!(o.status.success(), "{}", stderr(&o));
             let (m, r) = (std::fs::read(&model).unwrap(), std::fs::read(&rtl).unwrap());
             assert!(m == r, "link {link_type} MSS {mss}: engines differ");
-            let reader = pcap::PcapReader::new(&m).unwrap();
+            let reader = PcapReader::new(&m).unwrap();
             assert_eq!(reader.link_type(), link_type);
             let mss_n: usize = mss.parse().unwrap();
             let mut records = reader.records();
@@ -142,7 +142,7 @@ fn tso_bad_input_is_named() {
         fails_with(&o, "MSS is 0");
         fails_with(&tso_run(&p, &out, "9001", engine), "packet 0");
     }
-    let ib = pcap_file("tso-ib", 247, &[]);
+    let ib = pcap_file("tso-ib", LinkType::Infiniband.pcap(), &[]);
     fails_with(&tso_run(&ib, &out, "1448", "model"), "link type 247");
     let text = dir.join(format!("rocenic-{}-tso-text.pcap", std::process::id()));
     std::fs::write(&text, "not a pcap").unwrap();
@@ -157,11 +157,11 @@ fn tso_bad_input_is_named() {
         "cannot read",
     );
     // A record cut short by the capture's snap length.
-    let mut cut = pcap::write_global_header(1, 100).to_vec();
-    cut.extend_from_slice(&pcap::record_header(0, 0, 100, 3000));
-    cut.extend_from_slice(&tso_frame(false, false, true, 0, 3000)[..100]);
+    let mut cut = PcapWriter::with_header(Vec::new(), LinkType::Ethernet.pcap(), 100).unwrap();
+    cut.write_cut_record((0, 0), &tso_frame(false, false, true, 0, 3000)[..100], 3000)
+        .unwrap();
     let cut_path = dir.join(format!("rocenic-{}-tso-cut.pcap", std::process::id()));
-    std::fs::write(&cut_path, cut).unwrap();
+    std::fs::write(&cut_path, cut.finish().unwrap()).unwrap();
     fails_with(
         &tso_run(&cut_path, &out, "1448", "rtl"),
         "captured 100 of 3000",

@@ -6,7 +6,8 @@
 //! `docs/reference.md`; module docs cite its sections (`docs/reference.md §N`).
 //!
 //! The crate is `no_std`, allocates nothing and contains no `unsafe`. The `std` feature (on by
-//! default) only adds runtime SIMD detection for CRC-32 and `std::error::Error` impls.
+//! default) only adds runtime SIMD detection for CRC-32, `std::error::Error` impls and the pcap
+//! file writer `wire::PcapWriter` over `std::io::Write`.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

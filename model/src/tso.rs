@@ -7,24 +7,14 @@
 //! payload. The length and checksum fields of the template are ignored: hosts leave totals or
 //! partial sums there.
 //!
-//! Link headers: Ethernet II with an optional 802.1Q/802.1ad tag, or the 4-byte IPoIB
-//! encapsulation header (IPoIB on a UD QP). Nothing here allocates: segments are written into a
+//! Link headers ([`LinkType`]): Ethernet II with an optional 802.1Q/802.1ad tag, or the 4-byte
+//! IPoIB encapsulation header (IPoIB on a UD QP); native InfiniBand is refused. Nothing here allocates: segments are written into a
 //! caller's buffer one at a time.
 
 use crate::wire::checksum::{self, IpPseudo};
-use crate::wire::{be16, EtherType, IpProtocol};
+use crate::wire::{be16, EtherType, IpProtocol, LinkType};
 use crate::wire::{Ipv4Address, Ipv6Address};
 use core::fmt;
-
-/// The link header in front of IP.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum LinkType {
-    /// Ethernet II, optionally with one 802.1Q (0x8100) or 802.1ad (0x88A8) tag.
-    #[default]
-    Ethernet,
-    /// The IPoIB encapsulation header: EtherType and two reserved bytes.
-    Ipoib,
-}
 
 /// Device limits (verbs `max_tso_header` and `max_tso`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,6 +132,7 @@ impl HeaderLayout {
                 (at + 2, ethertype)
             }
             LinkType::Ipoib => (4, be16(bytes.get(..4).ok_or(truncated)?, 0)),
+            LinkType::Infiniband => return Err(Error::NotTcp("native InfiniBand link header")),
         };
         let ip = bytes.get(ip_offset..).ok_or(truncated)?;
         let (ipv4, tcp_offset) = match ethertype {

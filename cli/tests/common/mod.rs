@@ -2,7 +2,7 @@
 // Each test file is a crate of its own and uses some of these only.
 #![allow(dead_code)]
 
-use rocenic_model::wire::pcap;
+use rocenic_model::wire::PcapWriter;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -45,12 +45,11 @@ pub fn fails_with(o: &Output, needle: &str) {
 }
 
 pub fn pcap_file(name: &str, link: u32, frames: &[Vec<u8>]) -> std::path::PathBuf {
-    let mut bytes = pcap::write_global_header(link, 65535).to_vec();
+    let mut pcap = PcapWriter::with_header(Vec::new(), link, 65535).unwrap();
     for f in frames {
-        bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
-        bytes.extend_from_slice(f);
+        pcap.write_record((0, 0), f).unwrap();
     }
     let path = std::env::temp_dir().join(format!("rocenic-{}-{name}.pcap", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
+    std::fs::write(&path, pcap.finish().unwrap()).unwrap();
     path
 }

@@ -10,7 +10,7 @@ use core::fmt;
 pub mod parse;
 pub mod regs;
 pub mod steer;
-pub use parse::{classify, Link, ParseFlags, Parsed};
+pub use parse::{classify, ParseFlags, Parsed};
 pub use steer::{distribute, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey};
 
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH

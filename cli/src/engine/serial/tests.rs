@@ -8,12 +8,12 @@ use crate::rss::{histogram, read_pcap, write_csv, Job, Unit};
 use crate::Failure;
 use rocenic_host_driver::{Board, Link as ByteLink};
 use rocenic_model::bridge::{self, regs};
+use rocenic_model::rss::Meta;
 use rocenic_model::rss::{classify, Context, Function, HashFields, HashInput, IndirectionTable};
-use rocenic_model::rss::{Link, Meta};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
-use rocenic_model::wire::pcap;
+use rocenic_model::wire::{LinkType, PcapWriter};
 use rocenic_sim::board::SimLink;
-    use rocenic_sim::duts::RocenicCorePorts;
+use rocenic_sim::duts::RocenicCorePorts;
 use rocenic_sim::rss::frames;
 use rocenic_sim::stream;
 use std::collections::{HashMap, VecDeque};
@@ -53,7 +53,7 @@ impl Case {
     fn metas(
         &self,
         unit: &mut impl Unit,
-        link: Link,
+        link: LinkType,
         frames: &[Vec<u8>],
     ) -> Result<Vec<Meta>, Failure> {
         let (context, table) = (self.context(), self.table());
@@ -68,7 +68,7 @@ impl Case {
     }
 
     /// Standard output and standard error of `--engine model`.
-    fn model(&self, link: Link, frames: &[Vec<u8>]) -> (Vec<u8>, String) {
+    fn model(&self, link: LinkType, frames: &[Vec<u8>]) -> (Vec<u8>, String) {
         let metas = self.metas(&mut Model::default(), link, frames).unwrap();
         self.print(&metas)
     }
@@ -77,7 +77,7 @@ impl Case {
     fn serial<L: ByteLink>(
         &self,
         board: &mut Board<L>,
-        link: Link,
+        link: LinkType,
         frames: &[Vec<u8>],
     ) -> Result<(Vec<u8>, String), Failure> {
         let metas = self.metas(board, link, frames)?;
@@ -94,32 +94,28 @@ impl Case {
 /// A pcap of `n` random frames of `link` (Ethernet: IPv4 and IPv6 with options, extension
 /// headers and fragments, TCP, UDP, RoCEv2, other protocols, damage), read back the way
 /// `run` reads its input.
-fn random_pcap(name: &str, seed: u64, link: Link, n: usize) -> (Link, Vec<Vec<u8>>) {
+fn random_pcap(name: &str, seed: u64, link: LinkType, n: usize) -> (LinkType, Vec<Vec<u8>>) {
     let mut rng = stream::rng(seed);
-    let linktype = match link {
-        Link::Ethernet => 1,
-        Link::Infiniband => 247,
-    };
-    let mut bytes = pcap::write_global_header(linktype, 65535).to_vec();
+    let mut pcap = PcapWriter::new(Vec::new(), link).unwrap();
     for _ in 0..n {
         let mut f = match link {
-            Link::Ethernet => frames::ethernet(&mut rng),
-            Link::Infiniband => frames::infiniband(&mut rng),
+            LinkType::Ethernet => frames::ethernet(&mut rng),
+            LinkType::Infiniband => frames::infiniband(&mut rng),
+            LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
         };
         frames::damage(&mut rng, &mut f);
-        bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
-        bytes.extend_from_slice(&f);
+        pcap.write_record((0, 0), &f).unwrap();
     }
     let path =
         std::env::temp_dir().join(format!("rocenic-{}-{name}-{seed}.pcap", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
+    std::fs::write(&path, pcap.finish().unwrap()).unwrap();
     let read = read_pcap(&path).unwrap();
     std::fs::remove_file(&path).unwrap();
     assert_eq!(read.1.len(), n);
     read
 }
 
-fn input_len(link: Link, frame: &[u8], fields: HashFields) -> usize {
+fn input_len(link: LinkType, frame: &[u8], fields: HashFields) -> usize {
     HashInput::new(&classify(link, frame).tuple, fields)
         .as_bytes()
         .len()
@@ -128,7 +124,7 @@ fn input_len(link: Link, frame: &[u8], fields: HashFields) -> usize {
 /// Runs every case through the model and through `board`; the outputs must be identical.
 fn serial_matches_model<D: RocenicCorePorts>(
     board: &mut Board<SimLink<D>>,
-    link: Link,
+    link: LinkType,
     frames: &[Vec<u8>],
     cases: &[Case],
     seed: u64,
@@ -181,9 +177,9 @@ fn serial_engine_on_the_default_core_matches_the_model() {
             1,
         ),
     ];
-    let (link, frames) = random_pcap("eth36", seed, Link::Ethernet, 160);
+    let (link, frames) = random_pcap("eth36", seed, LinkType::Ethernet, 160);
     serial_matches_model(&mut board, link, &frames, &cases, seed);
-    let (link, frames) = random_pcap("ib36", seed, Link::Infiniband, 40);
+    let (link, frames) = random_pcap("ib36", seed, LinkType::Infiniband, 40);
     serial_matches_model(&mut board, link, &frames, &cases[..1], seed);
 }
 
@@ -205,7 +201,7 @@ fn serial_engine_on_the_icebreaker_core_matches_the_model() {
         Case::new(Function::Toeplitz, v4_ports, &symmetric_key::<40>(), 32, 3),
         Case::new(Function::Xor, v4_ports, &MICROSOFT_KEY, 128, 4),
     ];
-    let (link, frames) = random_pcap("eth12", seed, Link::Ethernet, 160);
+    let (link, frames) = random_pcap("eth12", seed, LinkType::Ethernet, 160);
     serial_matches_model(&mut board, link, &frames, &cases, seed);
 }
 
@@ -214,7 +210,7 @@ fn serial_engine_on_the_icebreaker_core_matches_the_model() {
 #[test]
 fn serial_engine_refuses_inputs_longer_than_the_board_takes() {
     let seed = stream::seed("cli::serial_engine_refuses_inputs_longer_than_the_board_takes");
-    let (link, frames) = random_pcap("eth-long", seed, Link::Ethernet, 60);
+    let (link, frames) = random_pcap("eth-long", seed, LinkType::Ethernet, 60);
     let lens: Vec<usize> = frames
         .iter()
         .map(|f| input_len(link, f, HashFields::DEFAULT))
@@ -292,7 +288,7 @@ fn serial_engine_needs_an_rss_hash_unit() {
         4,
     );
     let frames = [frames::tcp_frame(&[10, 0, 0, 1], &[10, 0, 0, 2], 1, 2)];
-    let err = case.serial(&mut fake_board(caps), Link::Ethernet, &frames);
+    let err = case.serial(&mut fake_board(caps), LinkType::Ethernet, &frames);
     assert_eq!(
         err.unwrap_err().0,
         "serial engine: the board has no RSS hash unit"
@@ -301,7 +297,7 @@ fn serial_engine_needs_an_rss_hash_unit() {
     // never finishes): the message above is about the capability, not the fake.
     let err = case.serial(
         &mut fake_board(caps | 1 << 9 | 12 << 16),
-        Link::Ethernet,
+        LinkType::Ethernet,
         &frames,
     );
     let err = err.unwrap_err().0;
