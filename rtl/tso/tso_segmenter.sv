@@ -49,6 +49,7 @@
 //                 it over the RAM word; the slot is released with its last read. The next ready
 //                 slot starts on the following clock, so back-to-back segments leave no idle
 //                 cycle.
+//
 // Double buffering: while one slot goes out the next segment fills the other, so its checksum
 // is known before its header leaves. With a 64-bit path and MSS 1448 the writer needs about 182
 // passes per segment (181 beats, one of them split) and the reader 190 beats, so the output is
