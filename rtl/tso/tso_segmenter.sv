@@ -3,8 +3,9 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// TCP segmentation offload for Ethernet and IPoIB (docs/reference.md §5): one send (a descriptor, its
-// header template, its payload) in, MSS-sized segments with correct headers out. Byte-exact
+// TCP segmentation offload for Ethernet and IPoIB (docs/reference.md §5): one send (a
+// descriptor, its header template, its payload) in, MSS-sized segments with correct headers
+// out. Byte-exact
 // with Segmenter::write_segment in model/src/tso.rs: segment i of n is the template with the
 // IPv4 total length, identification ID0 + i and a fresh header checksum (or the IPv6 payload
 // length), TCP sequence seq0 + i*MSS, FIN and PSH kept only on the last segment and CWR only on

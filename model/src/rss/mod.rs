@@ -1,4 +1,5 @@
-//! Receive-side scaling: which fields feed the hash, and the indirection table (docs/reference.md §2).
+//! Receive-side scaling: which fields feed the hash, and the indirection table
+//! (docs/reference.md §2).
 //!
 //! "Classify first, distribute after": a parser reduces a packet to a [`FlowTuple`]; the context's
 //! [`HashFields`] pick the bytes of that tuple that form the hash input; the hash ([`Function`])
