@@ -56,25 +56,28 @@ run: deps
 # FPGA_TESTS=0 skips the FPGA part of `make test` (bitstreams and proofs, about 15 minutes on 2 cores).
 FPGA_TESTS ?= 1
 
-## test: lint, the no_std builds, every test in the workspace (model, co-simulation, CLI), the
-## tshark interoperability check, then the CI boards' bitstreams with their timing checked and the
-## formal proofs (unless FPGA_TESTS=0); the last line totals the Rust tests.
+## test: lint, the no_std builds, the model-only CLI's tests (no `rtl` feature), every test in the
+## workspace (model, co-simulation, CLI), the tshark interoperability check, then the CI boards'
+## bitstreams with their timing checked and the formal proofs (unless FPGA_TESTS=0); the last line
+## totals the Rust tests.
 test: deps lint
 	$(CARGO) build -q -p rocenic-model --no-default-features
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
 	  $(CARGO) build -q -p rocenic-model --no-default-features --target $(NO_STD_TARGET); \
 	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
+	$(CARGO) test -q -p rocenic --no-default-features
 	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
 	@$(MAKE) --no-print-directory interop
 	@if [ "$(FPGA_TESTS)" != 0 ]; then $(MAKE) --no-print-directory fpga-ci formal; fi
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 
 ## lint: Verilator lint of all RTL, generated files current, rustfmt check, clippy with warnings
-## denied.
+## denied (the CLI also without its `rtl` feature).
 lint: deps lint-rtl
 	$(CARGO) xtask gen --check
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -q -p rocenic --all-targets --no-default-features -- -D warnings
 
 # Each module is linted as the top, with the first list (in name order) that holds it, so that
 # unused ports and parameters of leaves show too, and a module that needs a file its list lacks

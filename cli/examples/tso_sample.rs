@@ -9,8 +9,7 @@
 //!
 //! Usage: `cargo run -p rocenic --example tso_sample -- DIR [SEED]`
 
-use rocenic_model::wire::pcap;
-use std::io::Write;
+use rocenic_model::wire::{LinkType, PcapWriter};
 
 /// A small deterministic generator (xorshift64*): the samples are the same on every run.
 struct Rng(u64);
@@ -118,19 +117,14 @@ fn frame(
     f
 }
 
-fn write_pcap(path: &std::path::Path, link_type: u32, frames: &[Vec<u8>]) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    out.write_all(&pcap::write_global_header(link_type, 262_144))?;
+fn write_pcap(path: &std::path::Path, link: LinkType, frames: &[Vec<u8>]) -> std::io::Result<()> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    // The sends reach 100 KB of payload: a snap length above them.
+    let mut out = PcapWriter::with_header(file, link.pcap(), 262_144)?;
     for (i, f) in frames.iter().enumerate() {
-        out.write_all(&pcap::record_header(
-            1_700_000_000,
-            i as u32,
-            f.len() as u32,
-            f.len() as u32,
-        ))?;
-        out.write_all(f)?;
+        out.write_record((1_700_000_000, i as u32), f)?;
     }
-    out.flush()
+    out.finish().map(drop)
 }
 
 fn main() -> std::process::ExitCode {
@@ -165,8 +159,8 @@ fn main() -> std::process::ExitCode {
     ];
     let lens = [65_536usize, 1, 3000, 0, 20_000, 9000, 100_000];
     for (name, link_type, flows) in [
-        ("eth.pcap", pcap::LinkType::ETHERNET, eth),
-        ("ipoib.pcap", 242, ipoib),
+        ("eth.pcap", LinkType::Ethernet, eth),
+        ("ipoib.pcap", LinkType::Ipoib, ipoib),
     ] {
         let mut frames = Vec::new();
         for (k, &(link, ipv4, ip_opts, words)) in flows.iter().enumerate() {

@@ -4,69 +4,21 @@ use crate::csvio::{self, Columns};
 use crate::engine::{parse_engine, Engine};
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_host_driver::serial::{SerialLink, DEFAULT_BAUD};
-use rocenic_host_driver::{Board, Error as BoardError};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
-use rocenic_sim::entropy::{EntropyRtl, Error as RtlError};
 use std::path::PathBuf;
 
 /// Rows per batch handed to an engine: bounds memory on large inputs.
 const CHUNK: usize = 1 << 16;
 
-/// Computes a batch of requests with the chosen engine.
-struct Computer {
-    profile: Profile,
-    rtl: Option<EntropyRtl>,
-    board: Option<Board<SerialLink>>,
-}
-
-impl Computer {
-    fn new(engine: &Engine, profile: Profile) -> Result<Self, Failure> {
-        let rtl = (*engine == Engine::Rtl).then(|| EntropyRtl::new("rocenic_entropy"));
-        let board = match engine {
-            Engine::Serial(path) => Some(
-                SerialLink::open(path, DEFAULT_BAUD)
-                    .map_err(BoardError::Io)
-                    .and_then(Board::open)
-                    .map_err(|e| Failure(format!("serial engine: {e}")))?,
-            ),
-            _ => None,
-        };
-        Ok(Computer {
-            profile,
-            rtl,
-            board,
-        })
-    }
-
+/// What `rocenic entropy` computes; the engines implement it.
+pub trait Unit {
     /// Results for `batch`; `lines[i]` names request `i` in messages.
-    fn compute(&mut self, batch: &[Request], lines: &[u64]) -> Result<Vec<Entropy>, Failure> {
-        if let Some(board) = &mut self.board {
-            return batch
-                .iter()
-                .zip(lines)
-                .map(|(r, line)| {
-                    board.entropy(self.profile, r).map_err(|e| match e {
-                        BoardError::QpnTooWide(qpn) => Failure(format!(
-                            "line {line}: QPN {qpn:#x} is wider than the 24 bits of the wire (the hardware takes 24-bit QPNs)"
-                        )),
-                        other => Failure(format!("line {line}: serial engine: {other}")),
-                    })
-                })
-                .collect();
-        }
-        let Some(rtl) = &mut self.rtl else {
-            return Ok(batch.iter().map(|r| self.profile.compute(r)).collect());
-        };
-        let requests: Vec<(Profile, Request)> = batch.iter().map(|r| (self.profile, *r)).collect();
-        rtl.compute(&requests).map_err(|e| match e {
-            RtlError::QpnTooWide { index, qpn } => Failure(format!(
-                "line {}: QPN {qpn:#x} is wider than the 24 bits of the wire (the RTL takes 24-bit QPNs)",
-                lines[index]
-            )),
-            other => Failure(format!("RTL engine: {other}")),
-        })
-    }
+    fn compute(
+        &mut self,
+        profile: Profile,
+        batch: &[Request],
+        lines: &[u64],
+    ) -> Result<Vec<Entropy>, Failure>;
 }
 
 /// How the entropy is keyed.
@@ -171,7 +123,10 @@ pub fn run(args: Args) -> Outcome {
                 return Err(Failure("CM mode needs --src-port and --dst-port".into()))
             }
         };
-        let e = Computer::new(&args.engine, args.profile)?.compute(&[request], &[1])?[0];
+        let e = args
+            .engine
+            .entropy()?
+            .compute(args.profile, &[request], &[1])?[0];
         println!("profile    {} ({:?} mode)", args.profile, args.mode);
         println!("flow_label {:#07x} ({})", e.flow_label, e.flow_label);
         println!("udp_sport  {:#06x} ({})", e.udp_sport, e.udp_sport);
@@ -232,11 +187,11 @@ pub fn run(args: Args) -> Outcome {
             },
         })
     };
-    let mut computer = Computer::new(&args.engine, args.profile)?;
+    let mut unit = args.engine.entropy()?;
     csvio::for_each_chunk(&mut rdr, &mut out, CHUNK, |rows| {
         let requests = rows.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
         let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();
-        let results = computer.compute(&requests, &lines)?;
+        let results = unit.compute(args.profile, &requests, &lines)?;
         Ok(results.iter().map(|e| format(e).to_vec()).collect())
     })?;
     Ok(true)

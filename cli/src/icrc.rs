@@ -1,7 +1,7 @@
 //! `rocenic icrc FILE.pcap`: stored against computed ICRC for every RoCEv2 frame.
 
 use crate::{Failure, Outcome};
-use rocenic_model::wire::{pcap::LinkType, Error as WireError, PcapReader, RoceFrame};
+use rocenic_model::wire::{Error as WireError, LinkType, PcapReader, RoceFrame};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -16,7 +16,7 @@ pub fn run(args: Args) -> Outcome {
     let bytes =
         std::fs::read(&args.pcap).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    if reader.link_type() != LinkType::ETHERNET {
+    if LinkType::from_pcap(reader.link_type()) != Some(LinkType::Ethernet) {
         return Err(Failure(format!(
             "{path}: link type {} is not Ethernet (1); RoCEv2 runs over Ethernet",
             reader.link_type()

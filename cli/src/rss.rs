@@ -1,34 +1,15 @@
 //! `rocenic rss`: hash and queue of every packet of a pcap, as the NIC's RSS would pick them.
 
-use crate::engine::{parse_engine, Engine};
+use crate::engine::{parse_engine, Engine, Width};
 use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_host_driver::serial::{SerialLink, DEFAULT_BAUD};
-use rocenic_host_driver::{Board, Error as BoardError, Link as ByteLink};
-use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
-use rocenic_model::rss::{
-    classify, distribute, distribute_with, Context, ContextView, Function, HashFields, HashInput,
-    IndirectionTable, Link, Meta,
-};
+use rocenic_model::rss::{Context, Function, HashFields, IndirectionTable, Meta};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
-use rocenic_model::wire::PcapReader;
-use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
-use rocenic_sim::rss::pipeline::{run_context, RTL_TABLE_LOG2};
+use rocenic_model::wire::{LinkType, PcapReader};
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-
-/// The RTL's data path width in bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Width {
-    /// 8 bytes per beat.
-    #[value(name = "64")]
-    W64,
-    /// 64 bytes per beat.
-    #[value(name = "512")]
-    W512,
-}
 
 /// The hash function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -37,6 +18,26 @@ pub enum HashFunction {
     Toeplitz,
     /// XOR of the input's 32-bit words.
     Xor,
+}
+
+/// What `rocenic rss` computes: the metadata of every frame of a pcap under one context and
+/// indirection table.
+pub struct Job<'a> {
+    pub link: LinkType,
+    pub frames: &'a [Vec<u8>],
+    pub context: &'a Context,
+    /// The key as given: the RTL and the boards hold it in key registers of their own length.
+    pub key: &'a [u8],
+    pub table: &'a [u16],
+    /// The RTL's data path width; the metadata do not depend on it.
+    #[cfg_attr(not(feature = "rtl"), allow(dead_code))]
+    pub width: Width,
+}
+
+/// Computes a [`Job`]; the engines implement it.
+pub trait Unit {
+    /// The metadata of every frame of `job`, in order.
+    fn metas(&mut self, job: &Job) -> Result<Vec<Meta>, Failure>;
 }
 
 #[derive(clap::Args)]
@@ -126,46 +127,15 @@ pub fn run(args: Args) -> Outcome {
     table.fill_round_robin(args.queues)?;
 
     let (link, frames) = read_pcap(&args.pcap)?;
-    let metas: Vec<Meta> = match &args.engine {
-        Engine::Model => model_metas(link, &frames, &context, table.entries()),
-        Engine::Rtl => {
-            if key.len() > KEY_BYTES {
-                return Err(Failure(format!(
-                    "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
-                )));
-            }
-            if args.table_size > 1 << RTL_TABLE_LOG2 {
-                return Err(Failure(format!(
-                    "--table-size: the RTL's tables hold up to {} entries",
-                    1 << RTL_TABLE_LOG2
-                )));
-            }
-            // Shorter keys are stored with a zero tail, which no covered input reaches.
-            let mut key52 = [0u8; KEY_BYTES];
-            key52[..key.len()].copy_from_slice(&key);
-            let regs = ContextRegs {
-                function,
-                fields,
-                key: key52,
-                table_log2: args.table_size.trailing_zeros() as u8,
-                bank: 1,
-            };
-            let run = match args.width {
-                Width::W64 => run_context::<RssPipeline64>,
-                Width::W512 => run_context::<RssPipeline512>,
-            };
-            let frames: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
-            run("rocenic_rss", link, &frames, &regs, table.entries())
-                .map_err(|e| Failure(format!("RTL engine: {e}")))?
-        }
-        Engine::Serial(path) => {
-            let mut board = SerialLink::open(path, DEFAULT_BAUD)
-                .map_err(BoardError::Io)
-                .and_then(Board::open)
-                .map_err(|e| Failure(format!("serial engine: {e}")))?;
-            board_metas(&mut board, link, &frames, &context, &key, table.entries())?
-        }
+    let job = Job {
+        link,
+        frames: &frames,
+        context: &context,
+        key: &key,
+        table: table.entries(),
+        width: args.width,
     };
+    let metas = args.engine.rss()?.metas(&job)?;
 
     let mut out = BufWriter::new(io::stdout().lock());
     write_csv(&metas, &mut out)?;
@@ -175,16 +145,20 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// The link layer and the frames of a pcap.
-fn read_pcap(path: &Path) -> Result<(Link, Vec<Vec<u8>>), Failure> {
+pub fn read_pcap(path: &Path) -> Result<(LinkType, Vec<Vec<u8>>), Failure> {
     let name = path.display();
     let bytes = std::fs::read(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let link = Link::from_pcap(reader.link_type()).ok_or_else(|| {
-        Failure(format!(
-            "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
-            reader.link_type()
-        ))
-    })?;
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
+        Some(link @ (LinkType::Ethernet | LinkType::Infiniband)) => link,
+        _ => {
+            return Err(Failure(format!(
+                "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
+                reader.link_type()
+            )))
+        }
+    };
     let mut frames = Vec::new();
     for (index, record) in reader.records().enumerate() {
         let record = record.map_err(|e| Failure(format!("{name}: frame {index}: {e}")))?;
@@ -193,73 +167,8 @@ fn read_pcap(path: &Path) -> Result<(Link, Vec<Vec<u8>>), Failure> {
     Ok((link, frames))
 }
 
-/// `--engine model`: every packet through the model's parser, steering, hash and table.
-fn model_metas(link: Link, frames: &[Vec<u8>], context: &Context, table: &[u16]) -> Vec<Meta> {
-    let view = ContextView { context, table };
-    frames
-        .iter()
-        .map(|f| distribute(&classify(link, f), &[], &[view]))
-        .collect()
-}
-
-/// `--engine serial:PORT` over any link to a board (a tty, or the co-simulated core in the
-/// tests): the model parses, steers and looks the queue up in `table`, as `--engine model`
-/// does, but every hash is computed by the board's RSS hash unit from the model's hash input.
-///
-/// The board holds a key of exactly `rss_max_input + 4` bytes. An input of n bytes reaches
-/// only the key's first n + 4 bytes, so for every input the board takes, the first
-/// `rss_max_input + 4` bytes of a longer key, or a shorter key with a zero tail, give the
-/// model's hash (a shorter key covers every input of the selected fields, which `run` checks
-/// first). A packet whose input is longer than the board takes stops the run with its index:
-/// its hash is never taken from the model instead.
-fn board_metas<L: ByteLink>(
-    board: &mut Board<L>,
-    link: Link,
-    frames: &[Vec<u8>],
-    context: &Context,
-    key: &[u8],
-    table: &[u16],
-) -> Result<Vec<Meta>, Failure> {
-    let max = board.caps().rss_max_input;
-    if max == 0 {
-        return Err(Failure(
-            "serial engine: the board has no RSS hash unit".into(),
-        ));
-    }
-    let xor = context.function == Function::Xor;
-    if !xor {
-        let mut board_key = vec![0u8; max + 4];
-        let n = key.len().min(max + 4);
-        board_key[..n].copy_from_slice(&key[..n]);
-        board
-            .rss_key(&board_key)
-            .map_err(|e| Failure(format!("serial engine: loading the key: {e}")))?;
-    }
-    let view = ContextView { context, table };
-    frames
-        .iter()
-        .enumerate()
-        .map(|(index, frame)| {
-            distribute_with(&classify(link, frame), &[], &[view], |view, tuple| {
-                let input = HashInput::new(tuple, view.context.fields);
-                let bytes = input.as_bytes();
-                if bytes.len() > max {
-                    return Err(Failure(format!(
-                        "packet {index}: its hash input is {} bytes, but the board's RSS hash takes at most {max} (hash fewer --fields, or use a board with longer inputs)",
-                        bytes.len()
-                    )));
-                }
-                let hash = board
-                    .rss_hash(bytes, xor)
-                    .map_err(|e| Failure(format!("packet {index}: serial engine: {e}")))?;
-                Ok((hash, input.hash_type))
-            })
-        })
-        .collect()
-}
-
 /// The CSV written to standard output: `index,hash,queue,flags` per packet.
-fn write_csv(metas: &[Meta], out: &mut impl Write) -> io::Result<()> {
+pub fn write_csv(metas: &[Meta], out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "index,hash,queue,flags")?;
     for (index, meta) in metas.iter().enumerate() {
         let (hash, queue) = (meta.hash, meta.queue);
@@ -269,7 +178,7 @@ fn write_csv(metas: &[Meta], out: &mut impl Write) -> io::Result<()> {
 }
 
 /// The per-queue histogram written to standard error.
-fn histogram(metas: &[Meta], queues: u16) -> String {
+pub fn histogram(metas: &[Meta], queues: u16) -> String {
     let mut per_queue = vec![0u64; usize::from(queues)];
     for meta in metas {
         per_queue[usize::from(meta.queue)] += 1;
@@ -290,289 +199,6 @@ fn histogram(metas: &[Meta], queues: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocenic_model::bridge::{self, regs};
-    use rocenic_model::wire::pcap;
-    use rocenic_sim::board::SimLink;
-    use rocenic_sim::duts::RocenicCorePorts;
-    use rocenic_sim::rss::frames;
-    use rocenic_sim::stream;
-    use std::collections::{HashMap, VecDeque};
-
-    /// What `rocenic rss` is asked for, minus the pcap and the engine.
-    struct Case {
-        function: Function,
-        fields: HashFields,
-        key: Vec<u8>,
-        table_size: usize,
-        queues: u16,
-    }
-
-    impl Case {
-        fn new(function: Function, fields: HashFields, key: &[u8], size: usize, q: u16) -> Self {
-            Case {
-                function,
-                fields,
-                key: key.to_vec(),
-                table_size: size,
-                queues: q,
-            }
-        }
-
-        fn context(&self) -> Context {
-            Context::new(self.function, self.fields, &self.key).unwrap()
-        }
-
-        fn table(&self) -> IndirectionTable<Vec<u16>> {
-            let mut t = IndirectionTable::new(vec![0u16; self.table_size]).unwrap();
-            t.fill_round_robin(self.queues).unwrap();
-            t
-        }
-
-        /// Standard output and standard error of `--engine model`.
-        fn model(&self, link: Link, frames: &[Vec<u8>]) -> (Vec<u8>, String) {
-            let metas = model_metas(link, frames, &self.context(), self.table().entries());
-            self.print(&metas)
-        }
-
-        /// Standard output and standard error of `--engine serial:` on `board`.
-        fn serial<L: ByteLink>(
-            &self,
-            board: &mut Board<L>,
-            link: Link,
-            frames: &[Vec<u8>],
-        ) -> Result<(Vec<u8>, String), Failure> {
-            let (context, table) = (self.context(), self.table());
-            let metas = board_metas(board, link, frames, &context, &self.key, table.entries())?;
-            Ok(self.print(&metas))
-        }
-
-        fn print(&self, metas: &[Meta]) -> (Vec<u8>, String) {
-            let mut csv = Vec::new();
-            write_csv(metas, &mut csv).unwrap();
-            (csv, histogram(metas, self.queues))
-        }
-    }
-
-    /// A pcap of `n` random frames of `link` (Ethernet: IPv4 and IPv6 with options, extension
-    /// headers and fragments, TCP, UDP, RoCEv2, other protocols, damage), read back the way
-    /// `run` reads its input.
-    fn random_pcap(name: &str, seed: u64, link: Link, n: usize) -> (Link, Vec<Vec<u8>>) {
-        let mut rng = stream::rng(seed);
-        let linktype = match link {
-            Link::Ethernet => 1,
-            Link::Infiniband => 247,
-        };
-        let mut bytes = pcap::write_global_header(linktype, 65535).to_vec();
-        for _ in 0..n {
-            let mut f = match link {
-                Link::Ethernet => frames::ethernet(&mut rng),
-                Link::Infiniband => frames::infiniband(&mut rng),
-            };
-            frames::damage(&mut rng, &mut f);
-            bytes.extend_from_slice(&pcap::record_header(0, 0, f.len() as u32, f.len() as u32));
-            bytes.extend_from_slice(&f);
-        }
-        let path =
-            std::env::temp_dir().join(format!("rocenic-{}-{name}-{seed}.pcap", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        let read = read_pcap(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(read.1.len(), n);
-        read
-    }
-
-    fn input_len(link: Link, frame: &[u8], fields: HashFields) -> usize {
-        HashInput::new(&classify(link, frame).tuple, fields)
-            .as_bytes()
-            .len()
-    }
-
-    /// Runs every case through the model and through `board`; the outputs must be identical.
-    fn serial_matches_model<D: RocenicCorePorts>(
-        board: &mut Board<SimLink<D>>,
-        link: Link,
-        frames: &[Vec<u8>],
-        cases: &[Case],
-        seed: u64,
-    ) {
-        let max = board.caps().rss_max_input;
-        for (i, case) in cases.iter().enumerate() {
-            let longest = frames.iter().map(|f| input_len(link, f, case.fields)).max();
-            assert!(longest <= Some(max), "case {i}: the board cannot hash it");
-            let want = case.model(link, frames);
-            let got = case
-                .serial(board, link, frames)
-                .unwrap_or_else(|e| panic!("case {i}: {} (seed {seed})", e.0));
-            assert_eq!(
-                String::from_utf8(got.0).unwrap(),
-                String::from_utf8(want.0).unwrap(),
-                "case {i}, {link:?} (seed {seed})"
-            );
-            assert_eq!(got.1, want.1, "case {i}: the histograms (seed {seed})");
-        }
-    }
-
-    /// The ECP5 boards' core (36-byte inputs): every default-field input fits, so every packet of
-    /// a mixed pcap is hashed by the board, and the output is `--engine model`'s byte for byte,
-    /// for Toeplitz with the default, the symmetric and a short key, and for XOR.
-    #[test]
-    fn serial_engine_on_the_default_core_matches_the_model() {
-        let seed = stream::seed("cli::serial_engine_on_the_default_core_matches_the_model");
-        let mut board = Board::open(SimLink::new("cli_rss_serial")).unwrap();
-        let v6_udp = HashFields::SRC_IPV6
-            | HashFields::DST_IPV6
-            | HashFields::SRC_PORT_UDP
-            | HashFields::DST_PORT_UDP;
-        let cases = [
-            Case::new(
-                Function::Toeplitz,
-                HashFields::DEFAULT,
-                &MICROSOFT_KEY,
-                128,
-                4,
-            ),
-            Case::new(Function::Toeplitz, v6_udp, &symmetric_key::<40>(), 256, 16),
-            Case::new(Function::Xor, HashFields::DEFAULT, &MICROSOFT_KEY, 64, 7),
-            // A 12-byte key covers the addresses of IPv4; the board's 40-byte key gets a zero
-            // tail that no such input reaches.
-            Case::new(
-                Function::Toeplitz,
-                HashFields::SRC_IPV4 | HashFields::DST_IPV4,
-                &MICROSOFT_KEY[8..20],
-                1,
-                1,
-            ),
-        ];
-        let (link, frames) = random_pcap("eth36", seed, Link::Ethernet, 160);
-        serial_matches_model(&mut board, link, &frames, &cases, seed);
-        let (link, frames) = random_pcap("ib36", seed, Link::Infiniband, 40);
-        serial_matches_model(&mut board, link, &frames, &cases[..1], seed);
-    }
-
-    /// The iCEBreaker's core (12-byte inputs, 16-byte key): with IPv4 addresses and ports only
-    /// (IPv6 packets then hash on their ports), every packet fits; the 40-byte Microsoft key is
-    /// cut to its first 16 bytes, which is all that such inputs reach.
-    #[test]
-    fn serial_engine_on_the_icebreaker_core_matches_the_model() {
-        let seed = stream::seed("cli::serial_engine_on_the_icebreaker_core_matches_the_model");
-        let mut board = Board::open(SimLink::icebreaker("cli_rss_serial_ice")).unwrap();
-        let v4_ports = HashFields::SRC_IPV4
-            | HashFields::DST_IPV4
-            | HashFields::SRC_PORT_TCP
-            | HashFields::DST_PORT_TCP
-            | HashFields::SRC_PORT_UDP
-            | HashFields::DST_PORT_UDP;
-        let cases = [
-            Case::new(Function::Toeplitz, v4_ports, &MICROSOFT_KEY, 128, 4),
-            Case::new(Function::Toeplitz, v4_ports, &symmetric_key::<40>(), 32, 3),
-            Case::new(Function::Xor, v4_ports, &MICROSOFT_KEY, 128, 4),
-        ];
-        let (link, frames) = random_pcap("eth12", seed, Link::Ethernet, 160);
-        serial_matches_model(&mut board, link, &frames, &cases, seed);
-    }
-
-    /// With the default fields an IPv6 packet's input (up to 36 bytes) is longer than the
-    /// iCEBreaker takes: the run stops at the first such packet, named with both lengths.
-    #[test]
-    fn serial_engine_refuses_inputs_longer_than_the_board_takes() {
-        let seed = stream::seed("cli::serial_engine_refuses_inputs_longer_than_the_board_takes");
-        let (link, frames) = random_pcap("eth-long", seed, Link::Ethernet, 60);
-        let lens: Vec<usize> = frames
-            .iter()
-            .map(|f| input_len(link, f, HashFields::DEFAULT))
-            .collect();
-        let first = lens.iter().position(|&n| n > 12).expect("an IPv6 packet");
-        let mut board = Board::open(SimLink::icebreaker("cli_rss_serial_long")).unwrap();
-        let case = Case::new(
-            Function::Toeplitz,
-            HashFields::DEFAULT,
-            &MICROSOFT_KEY,
-            128,
-            4,
-        );
-        let err = case.serial(&mut board, link, &frames).unwrap_err().0;
-        let want = format!(
-            "packet {first}: its hash input is {} bytes, but the board's RSS hash takes at most 12",
-            lens[first]
-        );
-        assert!(err.starts_with(&want), "{err} (seed {seed})");
-    }
-
-    /// A register file behind the bridge's framing, for boards that the co-simulation has no
-    /// build of.
-    struct FakeBoard {
-        regs: HashMap<u16, u32>,
-        reply: VecDeque<u8>,
-    }
-
-    impl ByteLink for FakeBoard {
-        fn send(&mut self, f: &[u8]) -> io::Result<()> {
-            let (op, addr, n) = (f[1], u16::from_be_bytes([f[2], f[3]]), f[4]);
-            let mut r = vec![bridge::REPLY_START, 0, n];
-            for i in 0..u16::from(n) {
-                let a = addr + i;
-                if op == bridge::Op::Read as u8 {
-                    let w = self.regs.get(&a).copied().unwrap_or(0);
-                    r.extend_from_slice(&w.to_be_bytes());
-                } else {
-                    let at = 5 + 4 * usize::from(i);
-                    let w = u32::from_be_bytes(f[at..at + 4].try_into().unwrap());
-                    self.regs.insert(a, w);
-                }
-            }
-            let crc = bridge::crc16(&r[1..]);
-            r.extend_from_slice(&crc.to_be_bytes());
-            self.reply.extend(r);
-            Ok(())
-        }
-
-        fn recv(&mut self) -> io::Result<u8> {
-            self.reply
-                .pop_front()
-                .ok_or_else(|| io::Error::new(io::ErrorKind::TimedOut, "silence"))
-        }
-    }
-
-    /// A fake board that answers ID and CAPS (`caps`) and keeps whatever is written.
-    fn fake_board(caps: u32) -> Board<FakeBoard> {
-        Board::open(FakeBoard {
-            regs: HashMap::from([(regs::ID, regs::ID_VALUE), (regs::CAPS, caps)]),
-            reply: VecDeque::new(),
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn serial_engine_needs_an_rss_hash_unit() {
-        // Version 1, the entropy unit, no RSS hash, 8 registers per request.
-        let caps =
-            regs::caps::VERSION.put(1) | regs::caps::ENTROPY.put(1) | regs::caps::MAX_WORDS.put(8);
-        let case = Case::new(
-            Function::Toeplitz,
-            HashFields::DEFAULT,
-            &MICROSOFT_KEY,
-            128,
-            4,
-        );
-        let frames = [frames::tcp_frame(&[10, 0, 0, 1], &[10, 0, 0, 2], 1, 2)];
-        let err = case.serial(&mut fake_board(caps), Link::Ethernet, &frames);
-        assert_eq!(
-            err.unwrap_err().0,
-            "serial engine: the board has no RSS hash unit"
-        );
-        // With the RSS bit set the same fake gets past the check, to the first hash (which it
-        // never finishes): the message above is about the capability, not the fake.
-        let err = case.serial(
-            &mut fake_board(caps | regs::caps::RSS.put(1) | regs::caps::RSS_INPUT.put(12)),
-            Link::Ethernet,
-            &frames,
-        );
-        let err = err.unwrap_err().0;
-        assert!(
-            err.starts_with("packet 0: serial engine: no result"),
-            "{err}"
-        );
-    }
 
     #[test]
     fn field_lists() {

@@ -1,22 +1,27 @@
 //! `rocenic toeplitz`: the Toeplitz hash of hex inputs.
 
 use crate::csvio::{self, Columns};
+use crate::engine::{parse_engine, Engine};
 use crate::{Failure, Outcome};
-use clap::ValueEnum;
 use rocenic_model::toeplitz::{ToeplitzTable, MAX_KEY_LEN};
 use std::path::PathBuf;
 
-/// Which implementation computes the results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
-    /// The reference model.
-    Model,
+/// Why a hash could not be computed: the key or the input is at fault.
+pub enum Bad {
+    Key(String),
+    Input(String),
+}
+
+/// What `rocenic toeplitz` computes; the engines implement it.
+pub trait Unit {
+    /// The Toeplitz hash of `data` under `key`.
+    fn hash(&mut self, key: &[u8], data: &[u8]) -> Result<u32, Bad>;
 }
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Implementation to run.
-    #[arg(long, value_enum, default_value_t = Engine::Model)]
+    /// Implementation to run: model (the only one that hashes bare bytes).
+    #[arg(long, default_value = "model", value_parser = parse_engine)]
     engine: Engine,
     /// CSV with columns `key_hex,input_hex` (plain hex bytes, no 0x); default standard input.
     #[arg(long, short)]
@@ -49,12 +54,12 @@ pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
 }
 
 /// Builds the table for a key, with a message fit for the user.
-fn table_for(key: &[u8]) -> Result<ToeplitzTable, String> {
+pub fn table_for(key: &[u8]) -> Result<ToeplitzTable, String> {
     ToeplitzTable::new(key).map_err(|e| format!("{e} (keys are 4 to {MAX_KEY_LEN} bytes)"))
 }
 
 pub fn run(args: Args) -> Outcome {
-    let Engine::Model = args.engine;
+    let mut unit = args.engine.toeplitz()?;
     if let (Some(key), Some(data)) = (&args.key, &args.data) {
         if args.input.is_some() {
             return Err(Failure(
@@ -63,7 +68,9 @@ pub fn run(args: Args) -> Outcome {
         }
         let key = decode_hex(key).map_err(|e| Failure(format!("--key: {e}")))?;
         let data = decode_hex(data).map_err(|e| Failure(format!("--data: {e}")))?;
-        let hash = table_for(&key).and_then(|t| t.hash(&data).map_err(|e| e.to_string()))?;
+        let hash = unit
+            .hash(&key, &data)
+            .map_err(|(Bad::Key(e) | Bad::Input(e))| e)?;
         println!("{hash:#010x}");
         return Ok(true);
     }
@@ -81,23 +88,14 @@ pub fn run(args: Args) -> Outcome {
     let mut header = columns.header().clone();
     header.push_field("hash");
     out.write_record(&header)?;
-    // Rows usually share one key: rebuild the table only when it changes.
-    let mut cached: Option<(Vec<u8>, ToeplitzTable)> = None;
     csvio::for_each_row(&mut rdr, &mut out, |row| {
         let at = |col: &str, e: String| Failure(format!("line {}: column `{col}`: {e}", row.line));
         let key = decode_hex(row.text(k)).map_err(|e| at("key_hex", e))?;
         let data = decode_hex(row.text(d)).map_err(|e| at("input_hex", e))?;
-        if cached
-            .as_ref()
-            .is_none_or(|(cached_key, _)| *cached_key != key)
-        {
-            let table = table_for(&key).map_err(|e| at("key_hex", e))?;
-            cached = Some((key, table));
-        }
-        let (_, table) = cached.as_ref().expect("filled above");
-        let hash = table
-            .hash(&data)
-            .map_err(|e| at("input_hex", e.to_string()))?;
+        let hash = unit.hash(&key, &data).map_err(|bad| match bad {
+            Bad::Key(e) => at("key_hex", e),
+            Bad::Input(e) => at("input_hex", e),
+        })?;
         Ok(vec![format!("{hash:#010x}")])
     })?;
     Ok(true)

@@ -1,29 +1,15 @@
 //! `rocenic tso`: every packet of a pcap is an oversized TCP send as a host hands it to the NIC;
 //! the output pcap holds the segments the NIC's TSO puts on the wire.
 //!
-//! Link types: Ethernet (1), and IPoIB (242, `LINKTYPE_IPOIB`), each frame starting with the
+//! Link types: Ethernet (1), and IPoIB (242, `LinkType::Ipoib`), each frame starting with the
 //! 4-byte IPoIB encapsulation header of RFC 4391 §6 (EtherType, two reserved bytes). The output
 //! has the input's link type; each segment carries its send's timestamp.
 
+use crate::engine::{parse_engine, Engine, Width};
 use crate::{Failure, Outcome};
-use clap::ValueEnum;
-use rocenic_model::tso::{Limits, LinkType, Segmenter};
-use rocenic_model::wire::{pcap, PcapReader};
-use rocenic_sim::tso::{Send, Status, Traffic, Tso512Rtl, Tso64Rtl};
-use std::io::{BufWriter, Write};
+use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
+use std::io::BufWriter;
 use std::path::PathBuf;
-
-/// `LINKTYPE_IPOIB`: frames start with the 4-byte IPoIB encapsulation header.
-pub const LINKTYPE_IPOIB: u32 = 242;
-
-/// Which implementation cuts the segments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
-    /// The reference model.
-    Model,
-    /// The RTL segmenter, co-simulated cycle by cycle.
-    Rtl,
-}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,33 +22,42 @@ pub struct Args {
     /// TCP payload bytes per segment (1 to 9000, the segment buffer of the RTL).
     #[arg(long)]
     mss: u16,
-    /// Implementation to run.
-    #[arg(long, value_enum, default_value_t = Engine::Model)]
+    /// Implementation to run: model or rtl (the RTL segmenter, co-simulated).
+    #[arg(long, default_value = "model", value_parser = parse_engine)]
     engine: Engine,
-    /// Data path width of the RTL in bits (64 or 512); the segments do not depend on it.
-    #[arg(long, default_value_t = 64, value_parser = parse_width)]
-    width: u16,
-}
-
-fn parse_width(text: &str) -> Result<u16, String> {
-    match text {
-        "64" => Ok(64),
-        "512" => Ok(512),
-        _ => Err(format!("`{text}`: the RTL is built at 64 and 512 bits")),
-    }
+    /// Data path width of the RTL in bits; the segments do not depend on it.
+    #[arg(long, value_enum, default_value_t = Width::W64)]
+    width: Width,
 }
 
 /// The segments of each input packet, in order.
-type Segments = Vec<Vec<Vec<u8>>>;
+pub type Segments = Vec<Vec<Vec<u8>>>;
 
 /// Why the segments could not be made: the packet at fault (when one is), and the reason.
-type Refusal = (Option<usize>, String);
+pub type Refusal = (Option<usize>, String);
 
 /// One input packet.
-struct Packet {
+pub struct Packet {
     ts_sec: u32,
     ts_usec: u32,
-    data: Vec<u8>,
+    pub data: Vec<u8>,
+}
+
+/// What `rocenic tso` computes: every packet of `packets` cut into segments of `mss` payload
+/// bytes.
+pub struct Job<'a> {
+    pub packets: &'a [Packet],
+    pub link: LinkType,
+    pub mss: u16,
+    /// The RTL's data path width.
+    #[cfg_attr(not(feature = "rtl"), allow(dead_code))]
+    pub width: Width,
+}
+
+/// Computes a [`Job`]; the engines implement it.
+pub trait Unit {
+    /// The segments of every packet, or the first packet refused.
+    fn segments(&mut self, job: &Job) -> Result<Segments, Refusal>;
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -70,13 +65,14 @@ pub fn run(args: Args) -> Outcome {
     let bytes =
         std::fs::read(&args.input).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
     let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let link_type = reader.link_type();
-    let link = match link_type {
-        pcap::LinkType::ETHERNET => LinkType::Ethernet,
-        LINKTYPE_IPOIB => LinkType::Ipoib,
-        other => {
+    let link = match LinkType::from_pcap(reader.link_type()) {
+        Some(link @ (LinkType::Ethernet | LinkType::Ipoib)) => link,
+        _ => {
             return Err(Failure(format!(
-                "{path}: link type {other} is neither Ethernet (1) nor IPoIB (242)"
+                "{path}: link type {} is neither Ethernet ({}) nor IPoIB ({})",
+                reader.link_type(),
+                LinkType::Ethernet.pcap(),
+                LinkType::Ipoib.pcap()
             )))
         }
     };
@@ -101,105 +97,36 @@ pub fn run(args: Args) -> Outcome {
             data: record.data.to_vec(),
         });
     }
-    let limits = Limits::default();
-    let segments = match args.engine {
-        Engine::Model => model_segments(&packets, link, args.mss, limits),
-        Engine::Rtl => rtl_segments(&packets, link, args.mss, args.width),
-    }
-    .map_err(|(index, why)| match index {
-        Some(index) => Failure(format!("{path}: packet {index}: {why}")),
-        None => Failure(why),
-    })?;
+    let job = Job {
+        packets: &packets,
+        link,
+        mss: args.mss,
+        width: args.width,
+    };
+    let segments = args
+        .engine
+        .tso()?
+        .segments(&job)
+        .map_err(|(index, why)| match index {
+            Some(index) => Failure(format!("{path}: packet {index}: {why}")),
+            None => Failure(why),
+        })?;
 
     let out_path = args.output.display();
     let file = std::fs::File::create(&args.output)
         .map_err(|e| Failure(format!("cannot create {out_path}: {e}")))?;
-    let mut out = BufWriter::new(file);
-    out.write_all(&pcap::write_global_header(link_type, 65535))?;
+    let mut out = PcapWriter::new(BufWriter::new(file), link)?;
     let mut count = 0usize;
     for (packet, segs) in packets.iter().zip(&segments) {
         for s in segs {
-            let len = s.len() as u32;
-            out.write_all(&pcap::record_header(
-                packet.ts_sec,
-                packet.ts_usec,
-                len,
-                len,
-            ))?;
-            out.write_all(s)?;
+            out.write_record((packet.ts_sec, packet.ts_usec), s)?;
             count += 1;
         }
     }
-    out.flush()?;
+    out.finish()?;
     eprintln!(
         "rocenic tso: {} packet(s) in, {count} segment(s) out",
         packets.len()
     );
     Ok(true)
-}
-
-/// The segments of every packet, or the first packet the model refuses.
-fn model_segments(
-    packets: &[Packet],
-    link: LinkType,
-    mss: u16,
-    limits: Limits,
-) -> Result<Segments, Refusal> {
-    packets
-        .iter()
-        .enumerate()
-        .map(|(index, p)| {
-            let s = Segmenter::from_frame(link, &p.data, usize::from(mss), limits)
-                .map_err(|e| (Some(index), e.to_string()))?;
-            (0..s.segment_count())
-                .map(|i| {
-                    let mut buf = vec![0u8; s.segment_len(i)];
-                    s.write_segment(i, &mut buf)
-                        .map_err(|e| (Some(index), e.to_string()))?;
-                    Ok(buf)
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// The segments from the RTL: the host side splits each frame where its TCP header ends (the
-/// descriptor's header length), the unit does the rest.
-fn rtl_segments(
-    packets: &[Packet],
-    link: LinkType,
-    mss: u16,
-    width: u16,
-) -> Result<Segments, Refusal> {
-    // A frame the host cannot split never reaches the unit; the ones before it still run, so that
-    // the first bad packet is the one reported, as with the model.
-    let mut sends = Vec::with_capacity(packets.len());
-    let mut host_error = None;
-    for (index, p) in packets.iter().enumerate() {
-        match Send::from_frame(link, &p.data, mss) {
-            Ok(s) => sends.push(s),
-            Err(e) => {
-                host_error = Some((Some(index), e.to_string()));
-                break;
-            }
-        }
-    }
-    let run = if width == 512 {
-        Tso512Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE)
-    } else {
-        Tso64Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE)
-    };
-    let outcome = run.map_err(|e| (None, format!("RTL engine: {e}")))?;
-    let mut flat = outcome.segments.into_iter();
-    let mut per_packet = Vec::with_capacity(sends.len());
-    for (index, (status, count)) in outcome.statuses.into_iter().enumerate() {
-        if status != Status::Ok {
-            return Err((Some(index), format!("the RTL refused the send: {status}")));
-        }
-        per_packet.push(flat.by_ref().take(count as usize).collect());
-    }
-    match host_error {
-        Some(e) => Err(e),
-        None => Ok(per_packet),
-    }
 }

@@ -4,8 +4,8 @@
 `default_nettype none
 
 // Formal-only: the entropy unit's combinational form, one request in, its result out, written
-// from the definitions (REFERENCE §1, model/src/entropy.rs) without any pipelining. The proof
-// (formal/entropy/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
+// from the definitions (docs/reference.md §1, model/src/entropy.rs) without any pipelining.
+// The proof (formal/entropy/entropy_unit.sby) shows the pipeline computes exactly this under any stalls.
 //
 // Every product is a formal/common/mul_abstract.sv with the operands the pipeline multiplies: the 24x24
 // QPN product as four 18-bit-split partial products, the rxe hash_32 product as three, and the

@@ -6,8 +6,8 @@
 // Formal-only: the Toeplitz and XOR hashes of rtl/rss/rss_hash.sv, combinationally and grouped
 // per input byte instead of per 32-bit word. For byte p, the 8 windows of its bits are the key
 // bits 8p .. 8p+38; the hash is the XOR over bytes of each byte's 8 AND-XOR terms. Written from
-// REFERENCE §2 independently of the RTL's grouping; the bit-serial definition itself is checked
-// in simulation (sim/tests/rss_hash.rs), since its form is too slow for the solvers.
+// docs/reference.md §2 independently of the RTL's grouping; the bit-serial definition itself is
+// checked in simulation (sim/tests/rss_hash.rs), since its form is too slow for the solvers.
 module toeplitz_bytes_ref #(
     parameter  int MAX_INPUT = 12,             // Input bytes
     localparam int KEY_BYTES = MAX_INPUT + 4,  // Key bytes

@@ -7,8 +7,8 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rocenic_model::entropy::{flow_label, get_udp_sport};
 use rocenic_model::toeplitz::{hash_bitserial, ToeplitzTable, MICROSOFT_KEY};
-use rocenic_model::tso::{Limits, LinkType, Segmenter};
-use rocenic_model::wire::icrc_compute;
+use rocenic_model::tso::{Limits, Segmenter};
+use rocenic_model::wire::{icrc_compute, LinkType};
 
 fn entropy(c: &mut Criterion) {
     c.bench_function("entropy/flow_label+udp_sport", |b| {

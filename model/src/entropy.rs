@@ -1,4 +1,4 @@
-//! RoCEv2 entropy: the IPv6 flow label and the UDP source port (REFERENCE §1).
+//! RoCEv2 entropy: the IPv6 flow label and the UDP source port (docs/reference.md §1).
 //!
 //! Four profiles are modelled:
 //! - [`Profile::Linux`] (default): upstream Linux, as used by mlx5, rxe, irdma, hns and rdma-core's

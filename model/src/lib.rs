@@ -2,10 +2,12 @@
 //!
 //! Every other part of the project — the RTL test benches, the firmware, the host driver and the
 //! `rocenic` CLI — checks against or calls this crate; none of them re-derives a flow label, a
-//! hash or a checksum. The formulas and their sources are in `docs/reference.md`.
+//! hash or a checksum. The formulas and their public sources are in the repository's
+//! `docs/reference.md`; module docs cite its sections (`docs/reference.md §N`).
 //!
 //! The crate is `no_std`, allocates nothing and contains no `unsafe`. The `std` feature (on by
-//! default) only adds runtime SIMD detection for CRC-32 and `std::error::Error` impls.
+//! default) only adds runtime SIMD detection for CRC-32, `std::error::Error` impls and the pcap
+//! file writer `wire::PcapWriter` over `std::io::Write`.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

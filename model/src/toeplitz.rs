@@ -1,5 +1,5 @@
 //! The Toeplitz hash of RSS, in its bit-serial definition and a table form, plus the XOR hash
-//! (REFERENCE §2).
+//! (docs/reference.md §2).
 //!
 //! For every input bit, most significant bit of byte 0 first, a set bit XORs into the result the
 //! 32-bit window of the key that starts at that bit's position. A key of `k` bytes therefore

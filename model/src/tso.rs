@@ -1,4 +1,4 @@
-//! TCP segmentation offload (REFERENCE §5): one large send becomes MSS-sized segments.
+//! TCP segmentation offload (docs/reference.md §5): one large send becomes MSS-sized segments.
 //!
 //! The host hands a header template (link header, IPv4 or IPv6, TCP) and a payload. Segment `i`
 //! of `n` is the template with: IPv4 total length, identification `ID0 + i` and a fresh header
@@ -7,8 +7,8 @@
 //! payload. The length and checksum fields of the template are ignored: hosts leave totals or
 //! partial sums there.
 //!
-//! Link headers: Ethernet II with an optional 802.1Q/802.1ad tag, or the 4-byte IPoIB
-//! encapsulation header (IPoIB on a UD QP). Nothing here allocates: segments are written into a
+//! Link headers ([`LinkType`]): Ethernet II with an optional 802.1Q/802.1ad tag, or the 4-byte
+//! IPoIB encapsulation header (IPoIB on a UD QP); native InfiniBand is refused. Nothing here allocates: segments are written into a
 //! caller's buffer one at a time.
 
 mod status;
@@ -16,19 +16,9 @@ mod status;
 pub use status::{Status, STATUS_BITS};
 
 use crate::wire::checksum::{self, IpPseudo};
-use crate::wire::{be16, EtherType, IpProtocol};
+use crate::wire::{be16, EtherType, IpProtocol, LinkType};
 use crate::wire::{Ipv4Address, Ipv6Address};
 use core::fmt;
-
-/// The link header in front of IP.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum LinkType {
-    /// Ethernet II, optionally with one 802.1Q (0x8100) or 802.1ad (0x88A8) tag.
-    #[default]
-    Ethernet,
-    /// The IPoIB encapsulation header: EtherType and two reserved bytes.
-    Ipoib,
-}
 
 /// Device limits (verbs `max_tso_header` and `max_tso`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +136,7 @@ impl HeaderLayout {
                 (at + 2, ethertype)
             }
             LinkType::Ipoib => (4, be16(bytes.get(..4).ok_or(truncated)?, 0)),
+            LinkType::Infiniband => return Err(Error::NotTcp("native InfiniBand link header")),
         };
         let ip = bytes.get(ip_offset..).ok_or(truncated)?;
         let (ipv4, tcp_offset) = match ethertype {

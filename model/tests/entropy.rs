@@ -1,4 +1,4 @@
-//! Properties of the entropy profiles (REFERENCE §1).
+//! Properties of the entropy profiles (docs/reference.md §1).
 
 use proptest::prelude::*;
 use rocenic_model::entropy::*;

@@ -1,10 +1,11 @@
-//! The RSS parser and hash over real frames (REFERENCE §2, §4).
+//! The RSS parser and hash over real frames (docs/reference.md §2, §4).
 
 use proptest::prelude::*;
 use rocenic_model::rss::{
-    classify, Context, Function, HashFields, HashType, IpPair, Link, ParseFlags, L4,
+    classify, Context, Function, HashFields, HashType, IpPair, ParseFlags, L4,
 };
 use rocenic_model::toeplitz::{MICROSOFT_KEY, VERIFICATION_IPV4 as V4, VERIFICATION_IPV6};
+use rocenic_model::wire::LinkType;
 
 /// Frame builder for the tests: link header, IP header, transport header.
 struct Frame {
@@ -152,7 +153,7 @@ fn verification_suite_as_real_packets() {
             let mut f = Frame::tcp(&s, &d, sp, dp);
             f.tags = tags;
             f.ip_options = 4 * tags; // options must not move the fields
-            let parsed = classify(Link::Ethernet, &f.ethernet());
+            let parsed = classify(LinkType::Ethernet, &f.ethernet());
             assert!(parsed.flags.contains(ParseFlags::TCP));
             assert_eq!(
                 l4.hash(&parsed.tuple).unwrap(),
@@ -160,7 +161,7 @@ fn verification_suite_as_real_packets() {
             );
             assert_eq!(l3.hash(&parsed.tuple).unwrap().0, h3);
             // The same flow over IPoIB on native InfiniBand hashes the same.
-            let ib = classify(Link::Infiniband, &f.infiniband(tags == 1, 0x48));
+            let ib = classify(LinkType::Infiniband, &f.infiniband(tags == 1, 0x48));
             assert_eq!(
                 ib.flags,
                 ParseFlags(
@@ -171,18 +172,26 @@ fn verification_suite_as_real_packets() {
                 )
             );
             assert_eq!(l4.hash(&ib.tuple).unwrap().0, h4);
+            // And so does bare IPoIB: the same frame from its 4-byte header on (after LRH,
+            // BTH and DETH).
+            let ipoib = classify(LinkType::Ipoib, &f.infiniband(false, 0x48)[8 + 12 + 8..]);
+            assert_eq!(
+                ipoib.flags,
+                ParseFlags(ParseFlags::IPOIB.0 | ParseFlags::IPV4.0 | ParseFlags::TCP.0)
+            );
+            assert_eq!(l4.hash(&ipoib.tuple).unwrap().0, h4);
         }
     }
     for v in VERIFICATION_IPV6 {
         let (s, sp, d, dp, h3, h4) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3, v.hash_l3l4);
         let f = Frame::tcp(&s, &d, sp, dp);
-        let parsed = classify(Link::Ethernet, &f.ethernet());
+        let parsed = classify(LinkType::Ethernet, &f.ethernet());
         assert_eq!(l4.hash(&parsed.tuple).unwrap().0, h4);
         assert_eq!(l3.hash(&parsed.tuple).unwrap().0, h3);
         // Hop-by-hop and destination options are skipped to reach the ports.
         let mut g = Frame::tcp(&s, &d, sp, dp);
         g.v6_ext = vec![0, 60, 0, 1, 4, 0, 0, 0, 0, 6, 0, 1, 4, 0, 0, 0, 0];
-        let parsed = classify(Link::Ethernet, &g.ethernet());
+        let parsed = classify(LinkType::Ethernet, &g.ethernet());
         assert_eq!(
             parsed.flags,
             ParseFlags(ParseFlags::IPV6.0 | ParseFlags::TCP.0),
@@ -199,7 +208,7 @@ fn fragments_and_unskipped_extensions_hash_l3_only() {
     let (s, sp, d, dp, h3) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3);
     let mut f = Frame::tcp(&s, &d, sp, dp);
     f.fragment = true;
-    let parsed = classify(Link::Ethernet, &f.ethernet());
+    let parsed = classify(LinkType::Ethernet, &f.ethernet());
     assert!(parsed.flags.contains(ParseFlags::FRAGMENT));
     assert_eq!(
         ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap(),
@@ -211,7 +220,7 @@ fn fragments_and_unskipped_extensions_hash_l3_only() {
     let mut g = Frame::tcp(&s, &d, sp, dp);
     // A fragment header with M set.
     g.v6_ext = vec![44, 6, 0, 0, 1, 0, 0, 0, 9];
-    let parsed = classify(Link::Ethernet, &g.ethernet());
+    let parsed = classify(LinkType::Ethernet, &g.ethernet());
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV6.0 | ParseFlags::FRAGMENT.0)
@@ -219,7 +228,7 @@ fn fragments_and_unskipped_extensions_hash_l3_only() {
     assert_eq!(ctx(HashFields::DEFAULT).hash(&parsed.tuple).unwrap().0, h3);
     // An AH header: not skipped, L3 only, and said so.
     g.v6_ext = vec![51, 6, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    let parsed = classify(Link::Ethernet, &g.ethernet());
+    let parsed = classify(LinkType::Ethernet, &g.ethernet());
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV6.0 | ParseFlags::L3_ONLY.0)
@@ -232,7 +241,7 @@ fn rocev2_bth_destination_qp() {
     let mut bth = vec![0x04, 0, 0xFF, 0xFF, 0, 0x12, 0x34, 0x56, 0, 0, 0, 1];
     bth.extend_from_slice(&[0; 8]);
     let f = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4791, &bth);
-    let parsed = classify(Link::Ethernet, &f.ethernet());
+    let parsed = classify(LinkType::Ethernet, &f.ethernet());
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV4.0 | ParseFlags::UDP.0 | ParseFlags::BTH.0)
@@ -242,12 +251,14 @@ fn rocev2_bth_destination_qp() {
     // UDP on another port carries no BTH.
     let g = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4792, &bth);
     assert_eq!(
-        classify(Link::Ethernet, &g.ethernet()).tuple.bth_dest_qpn,
+        classify(LinkType::Ethernet, &g.ethernet())
+            .tuple
+            .bth_dest_qpn,
         None
     );
     // A RoCEv2 packet cut inside the BTH is malformed but keeps its UDP ports.
     let h = Frame::udp(&[10, 0, 0, 1], &[10, 0, 0, 2], 0xC123, 4791, &bth[..6]);
-    let parsed = classify(Link::Ethernet, &h.ethernet());
+    let parsed = classify(LinkType::Ethernet, &h.ethernet());
     assert!(parsed.flags.contains(ParseFlags::MALFORMED));
     assert_eq!(parsed.tuple.dst_port, 4791);
 }
@@ -258,7 +269,7 @@ fn malformed_frames_hash_what_was_valid() {
     let (s, sp, d, dp, h3) = (v.src, v.src_port, v.dst, v.dst_port, v.hash_l3);
     let good = Frame::tcp(&s, &d, sp, dp).ethernet();
     // Cut inside the TCP header: the IP total length now runs past the frame.
-    let parsed = classify(Link::Ethernet, &good[..14 + 20 + 10]);
+    let parsed = classify(LinkType::Ethernet, &good[..14 + 20 + 10]);
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV4.0 | ParseFlags::MALFORMED.0)
@@ -267,25 +278,25 @@ fn malformed_frames_hash_what_was_valid() {
     // IHL below 5.
     let mut bad = good.clone();
     bad[14] = 0x44;
-    let parsed = classify(Link::Ethernet, &bad);
+    let parsed = classify(LinkType::Ethernet, &bad);
     assert!(parsed.flags.contains(ParseFlags::MALFORMED));
     assert_eq!(parsed.tuple.l4, L4::None);
     // A runt.
     assert_eq!(
-        classify(Link::Ethernet, &good[..10]).flags,
+        classify(LinkType::Ethernet, &good[..10]).flags,
         ParseFlags::MALFORMED
     );
     // Ethernet padding after the IP packet is fine.
     let mut padded = good.clone();
     padded.extend_from_slice(&[0; 10]);
-    assert!(!classify(Link::Ethernet, &padded)
+    assert!(!classify(LinkType::Ethernet, &padded)
         .flags
         .contains(ParseFlags::MALFORMED));
     // Non-IP frames are not malformed, just not hashable.
     let mut arp = good[..12].to_vec();
     arp.extend_from_slice(&[0x08, 0x06]);
     arp.extend_from_slice(&[0; 28]);
-    let parsed = classify(Link::Ethernet, &arp);
+    let parsed = classify(LinkType::Ethernet, &arp);
     assert_eq!(
         (parsed.flags, parsed.ethertype, parsed.tuple.ip),
         (ParseFlags::default(), 0x0806, IpPair::None)
@@ -309,7 +320,7 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
         static CTX: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
         let ctx = CTX.get_or_init(|| ctx(HashFields(0x10FF)));
-        for link in [Link::Ethernet, Link::Infiniband] {
+        for link in [LinkType::Ethernet, LinkType::Infiniband] {
             let parsed = classify(link, &bytes);
             let _ = ctx.hash(&parsed.tuple);
         }
@@ -323,7 +334,7 @@ proptest! {
         f.tags = tags;
         let frame = f.ethernet();
         let cut = cut.min(frame.len());
-        let parsed = classify(Link::Ethernet, &frame[..cut]);
+        let parsed = classify(LinkType::Ethernet, &frame[..cut]);
         if cut < frame.len() {
             prop_assert!(parsed.flags.contains(ParseFlags::MALFORMED), "cut {} of {}: {}", cut, frame.len(), parsed.flags);
         } else {
@@ -353,14 +364,14 @@ fn parse_limits_fall_back_to_l3_and_say_deep() {
     let mut f = Frame::tcp(&s, &d, sp, dp);
     // As many extension headers as the walk takes: the ports are still found.
     f.v6_ext = v6_chain(MAX_EXTENSION_HEADERS, 1);
-    let parsed = classify(Link::Ethernet, &f.ethernet());
+    let parsed = classify(LinkType::Ethernet, &f.ethernet());
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV6.0 | ParseFlags::TCP.0)
     );
     // One more: L3 only, flagged deep, and the unread header's type is reported.
     f.v6_ext = v6_chain(MAX_EXTENSION_HEADERS + 1, 1);
-    let parsed = classify(Link::Ethernet, &f.ethernet());
+    let parsed = classify(LinkType::Ethernet, &f.ethernet());
     assert_eq!(
         parsed.flags,
         ParseFlags(ParseFlags::IPV6.0 | ParseFlags::L3_ONLY.0 | ParseFlags::DEEP.0)
@@ -377,7 +388,7 @@ fn parse_limits_fall_back_to_l3_and_say_deep() {
             f.tags = tags;
             f.v6_ext = v6_chain(1, len8);
             let tcp_at = 14 + 4 * tags + 40 + usize::from(len8) * 8;
-            let parsed = classify(Link::Ethernet, &f.ethernet());
+            let parsed = classify(LinkType::Ethernet, &f.ethernet());
             let inside = tcp_at + 20 <= PARSE_WINDOW;
             assert_eq!(parsed.flags.contains(ParseFlags::TCP), inside, "{tcp_at}");
             assert_eq!(parsed.flags.contains(ParseFlags::DEEP), !inside, "{tcp_at}");
@@ -388,7 +399,7 @@ fn parse_limits_fall_back_to_l3_and_say_deep() {
     f.v6_ext = v6_chain(1, 12);
     let mut frame = f.ethernet();
     frame.truncate(14 + 40 + 50);
-    assert!(classify(Link::Ethernet, &frame)
+    assert!(classify(LinkType::Ethernet, &frame)
         .flags
         .contains(ParseFlags::MALFORMED));
 }
@@ -409,7 +420,7 @@ mod steering {
 
     #[test]
     fn key_carries_what_the_parser_found() {
-        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let parsed = classify(LinkType::Ethernet, &rocev2(0x12_3456));
         let key = SteeringKey::of(&parsed);
         assert_eq!(key.ethertype, 0x0800);
         assert_eq!(key.l4_protocol, 17);
@@ -422,7 +433,7 @@ mod steering {
 
     #[test]
     fn first_enabled_match_wins_and_queue_actions_skip_the_hash() {
-        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let parsed = classify(LinkType::Ethernet, &rocev2(0x12_3456));
         let context = ctx(HashFields::DEFAULT);
         let table: Vec<u16> = (0..8).collect();
         let contexts = [ContextView {
@@ -460,7 +471,7 @@ mod steering {
         assert_eq!((meta.rule, meta.queue, meta.hash), (Some(2), 77, 0));
 
         // A QPN that differs in one masked bit no longer matches.
-        let parsed = classify(Link::Ethernet, &rocev2(0x12_3457));
+        let parsed = classify(LinkType::Ethernet, &rocev2(0x12_3457));
         assert_eq!(distribute(&parsed, &rules, &contexts).rule, None);
     }
 
@@ -468,7 +479,7 @@ mod steering {
     /// fixed queue asks for no hash; the hash's error is passed through.
     #[test]
     fn distribute_with_takes_its_hash_from_outside() {
-        let parsed = classify(Link::Ethernet, &rocev2(0x12_3456));
+        let parsed = classify(LinkType::Ethernet, &rocev2(0x12_3456));
         let context = ctx(HashFields::DEFAULT);
         let table: Vec<u16> = (100..116).collect();
         let contexts = [ContextView {

@@ -1,8 +1,9 @@
 //! TSO model properties: segments reassemble to the payload, every checksum verifies through the
-//! independent checker, and the per-segment header rules hold (REFERENCE §5).
+//! independent checker, and the per-segment header rules hold (docs/reference.md §5).
 
 use proptest::prelude::*;
-use rocenic_model::tso::{verify_segment, Error, Limits, LinkType, Segmenter};
+use rocenic_model::tso::{verify_segment, Error, Limits, Segmenter};
+use rocenic_model::wire::LinkType;
 
 /// A header template: link header, IPv4 (with options) or IPv6, TCP with options.
 #[derive(Clone, Debug)]
@@ -34,6 +35,7 @@ impl Template {
                 h.extend_from_slice(&ethertype.to_be_bytes());
                 h.extend_from_slice(&[0, 0]);
             }
+            LinkType::Infiniband => unreachable!("TSO sends are Ethernet or IPoIB"),
         }
         if self.ipv4 {
             let ihl = 5 + self.ip_options.len() / 4;

@@ -3,7 +3,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// RoCEv2 entropy: the 20-bit IPv6 flow label and the UDP source port of a QP (REFERENCE §1).
+// RoCEv2 entropy: the 20-bit IPv6 flow label and the UDP source port of a QP
+// (docs/reference.md §1).
 //
 // Bit-exact with `Profile::compute` in model/src/entropy.rs for 24-bit QPNs (lqpn and rqpn
 // zero-extended to 32 bits):

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// RSS hash unit: one Toeplitz or XOR hash per clock (REFERENCE §2).
+// RSS hash unit: one Toeplitz or XOR hash per clock (docs/reference.md §2).
 //
 // Bit-exact with model/src/toeplitz.rs for a key of MAX_INPUT + 4 bytes and an input of s_req_len
 // bytes (bytes of s_req_data past s_req_len are ignored):

@@ -6,7 +6,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The RSS pipeline: "classify first, distribute after" (seed 004, REFERENCE §2).
+// The RSS pipeline: "classify first, distribute after", as "User Space IPoIB Packet Processing"
+// designs it (docs/reference.md §2).
 //
 // Packets in on s_axis, the same packets out on m_axis, unmodified, with their metadata on
 // m_meta_* valid in the beat that carries tlast: parse flags, steering rule, RSS hash and hash

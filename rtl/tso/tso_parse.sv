@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Header template check and field extraction for the TSO segmenter (REFERENCE §5).
+// Header template check and field extraction for the TSO segmenter (docs/reference.md §5).
 //
 // Agrees with HeaderLayout::parse and Segmenter::new in model/src/tso.rs, check for check and in
 // the same order, so that a bad template gets the model's error class:

@@ -11,7 +11,8 @@ use crate::axis::{keep_count, keep_mask};
 use crate::duts::{Tso512, Tso64, TsoSegmenterPorts};
 use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
-use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, LinkType, Segmenter};
+use rocenic_model::tso::{Error as ModelError, HeaderLayout, Limits, Segmenter};
+use rocenic_model::wire::LinkType;
 use std::fmt;
 
 /// One send as the host posts it: a descriptor and the bytes of the data stream (header then

@@ -2,7 +2,8 @@
 
 use rand::Rng;
 use rocenic_model::rss::parse::PARSE_WINDOW;
-use rocenic_model::rss::{classify, Link, SteeringKey};
+use rocenic_model::rss::{classify, SteeringKey};
+use rocenic_model::wire::LinkType;
 use rocenic_sim::duts::RssParser;
 use rocenic_sim::harness::Sim;
 use rocenic_sim::rss::{bytes_of_u128_port, frames, window_words};
@@ -12,7 +13,7 @@ use std::collections::VecDeque;
 const LATENCY: u64 = 13;
 
 /// What the parser reports: flags and the steering key.
-fn expected(link: Link, frame: &[u8]) -> (u16, SteeringKey) {
+fn expected(link: LinkType, frame: &[u8]) -> (u16, SteeringKey) {
     let parsed = classify(link, frame);
     (parsed.flags.0, SteeringKey::of(&parsed))
 }
@@ -38,7 +39,7 @@ fn random_frames_match_the_model() {
     let mut rng = stream::rng(seed);
     let mut sim: Sim<RssParser> = Sim::new("rss_parser_random");
     sim.reset(2);
-    let mut in_flight: VecDeque<(u64, Link, Vec<u8>)> = VecDeque::new();
+    let mut in_flight: VecDeque<(u64, LinkType, Vec<u8>)> = VecDeque::new();
     let (n, mut checked) = (100_000, 0);
     let mut flag_union = 0u16;
     while checked < n {
@@ -53,7 +54,7 @@ fn random_frames_match_the_model() {
             }
             sim.dut.set_in_win(window_words(&bytes));
             sim.dut.set_in_len(frame.len() as u32);
-            sim.dut.set_in_ib(u8::from(link == Link::Infiniband));
+            sim.dut.set_in_ib(u8::from(link == LinkType::Infiniband));
             in_flight.push_back((sim.cycle(), link, frame));
         }
         sim.dut.set_in_valid(u8::from(send));

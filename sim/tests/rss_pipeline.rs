@@ -7,8 +7,9 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::rss::regs::{self, ContextRegs, KEY_BYTES};
-use rocenic_model::rss::{classify, Action, Function, HashFields, Link, Rule, SteeringKey};
+use rocenic_model::rss::{classify, Action, Function, HashFields, Rule, SteeringKey};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY, VERIFICATION_IPV4, VERIFICATION_IPV6};
+use rocenic_model::wire::LinkType;
 use rocenic_sim::duts::RssPipelinePorts;
 use rocenic_sim::rss::frames;
 use rocenic_sim::rss::pipeline::{data_bytes, table_writes, Bench, Delivered, Mirror};
@@ -126,7 +127,7 @@ fn random_rule(rng: &mut SmallRng) -> Rule {
 /// commit completed sees it, and a packet whose last beat came before a commit was written does
 /// not.
 fn check_versions(
-    sent: &[(Link, Vec<u8>)],
+    sent: &[(LinkType, Vec<u8>)],
     delivered: &[Delivered],
     versions: &[Mirror],
     commits: &[rocenic_sim::rss::pipeline::CommitTimes],
@@ -146,7 +147,7 @@ fn check_versions(
         );
         assert_eq!(
             out.ib,
-            *link == Link::Infiniband,
+            *link == LinkType::Infiniband,
             "packet {i} tuser (seed {seed})"
         );
         let lo = commits.iter().filter(|c| c.done < out.first_in).count();
@@ -202,14 +203,14 @@ macro_rules! pipeline_tests {
                 let mut expected = Vec::new();
                 for v in VERIFICATION_IPV4 {
                     b.send(
-                        Link::Ethernet,
+                        LinkType::Ethernet,
                         &frames::tcp_frame(&v.src, &v.dst, v.src_port, v.dst_port),
                     );
                     expected.push(v.hash_l3l4);
                 }
                 for v in VERIFICATION_IPV6 {
                     b.send(
-                        Link::Ethernet,
+                        LinkType::Ethernet,
                         &frames::tcp_frame(&v.src, &v.dst, v.src_port, v.dst_port),
                     );
                     expected.push(v.hash_l3l4);
@@ -235,7 +236,7 @@ macro_rules! pipeline_tests {
                     set_context(&mut b, &mut mirror, c, ctx, &table);
                 }
                 let n = 12_000;
-                let sent: Vec<(Link, Vec<u8>)> =
+                let sent: Vec<(LinkType, Vec<u8>)> =
                     (0..n).map(|_| frames::random_frame(&mut rng)).collect();
                 // Random rules, adjusted (by the model, before any reaches the RTL) so that the
                 // mix takes both paths: a rule set that matches every packet loses enabled rules
@@ -357,7 +358,7 @@ macro_rules! pipeline_tests {
                         0 => frame.truncate(rng.gen_range(0..=14)),
                         1 => frame.clear(),
                         // IHL below 5, or an IPv4 total length past the frame.
-                        2 if frame.len() > 20 && link == Link::Ethernet => {
+                        2 if frame.len() > 20 && link == LinkType::Ethernet => {
                             frame[14] = rng.gen_range(0x40..0x45);
                         }
                         _ => {}
@@ -427,7 +428,7 @@ macro_rules! pipeline_tests {
                 // Out of reset the FIFO's s_ready rises one cycle late.
                 b.step().unwrap();
                 for f in &sent {
-                    b.send(Link::Ethernet, f);
+                    b.send(LinkType::Ethernet, f);
                 }
                 let start = b.sim.cycle();
                 let mut stalls_in = 0;

@@ -7,7 +7,8 @@
 
 use rand::rngs::SmallRng;
 use rand::Rng;
-use rocenic_model::tso::{verify_segment, Limits, LinkType};
+use rocenic_model::tso::{verify_segment, Limits};
+use rocenic_model::wire::LinkType;
 use rocenic_sim::duts::TsoSegmenterPorts;
 use rocenic_sim::duts::{Tso512, Tso64};
 use rocenic_sim::stream;
@@ -66,6 +67,7 @@ impl Template {
                 h.extend_from_slice(&ethertype.to_be_bytes());
                 h.extend_from_slice(&rng.gen::<u16>().to_be_bytes());
             }
+            LinkType::Infiniband => unreachable!("TSO sends are Ethernet or IPoIB"),
         }
         if self.ipv4 {
             let ihl = 5 + self.ip_options / 4;

@@ -1,4 +1,5 @@
-//! Receive-side scaling: which fields feed the hash, and the indirection table (REFERENCE §2).
+//! Receive-side scaling: which fields feed the hash, and the indirection table
+//! (docs/reference.md §2).
 //!
 //! "Classify first, distribute after": a parser reduces a packet to a [`FlowTuple`]; the context's
 //! [`HashFields`] pick the bytes of that tuple that form the hash input; the hash ([`Function`])
@@ -10,7 +11,7 @@ use core::fmt;
 pub mod parse;
 pub mod regs;
 pub mod steer;
-pub use parse::{classify, Link, ParseFlags, Parsed};
+pub use parse::{classify, ParseFlags, Parsed};
 pub use steer::{distribute, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey};
 
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH

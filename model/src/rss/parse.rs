@@ -1,12 +1,13 @@
-//! The RSS parser: what of a received frame can be hashed (REFERENCE §2, §4).
+//! The RSS parser: what of a received frame can be hashed (docs/reference.md §2, §4).
 //!
 //! It never fails. A frame is read header by header while each header is present and
 //! consistent; what was valid up to the first problem goes into the [`FlowTuple`], the problem is
 //! flagged [`ParseFlags::MALFORMED`], and the hash covers only the valid part. Nothing a frame
 //! holds can make this panic (property-tested over arbitrary bytes).
 //!
-//! Frames: Ethernet II with up to two 802.1Q/802.1ad tags, or native InfiniBand (pcap link type
-//! 247: LRH, optional GRH, BTH, and for UD a DETH, then IPoIB's 4-byte header and an IP packet).
+//! Frames: Ethernet II with up to two 802.1Q/802.1ad tags, native InfiniBand (LRH, optional GRH,
+//! BTH, and for UD a DETH, then IPoIB's 4-byte header and an IP packet), or IPoIB as captured
+//! above the InfiniBand headers (the 4-byte header and the IP packet).
 //! IPv4 with options and fragments; IPv6 with hop-by-hop, routing, destination-options and
 //! fragment headers skipped, other extension headers falling back to an L3-only hash; TCP; UDP;
 //! RoCEv2 (UDP destination port 4791) with its BTH destination QP.
@@ -19,28 +20,8 @@
 //! Lengths are still checked against the whole frame.
 
 use super::{FlowTuple, IpPair, L4};
-use crate::wire::{be16, be24, EtherType, IpProtocol, ROCEV2_PORT};
+use crate::wire::{be16, be24, EtherType, IpProtocol, LinkType, ROCEV2_PORT};
 use core::fmt;
-
-/// The link layer a frame starts with (its pcap link type).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Link {
-    /// Ethernet II (link type 1).
-    Ethernet,
-    /// Native InfiniBand starting at the LRH (link type 247).
-    Infiniband,
-}
-
-impl Link {
-    /// The link of a pcap link type, if it is one RSS parses.
-    pub fn from_pcap(link_type: u32) -> Option<Link> {
-        match link_type {
-            1 => Some(Link::Ethernet),
-            247 => Some(Link::Infiniband),
-            _ => None,
-        }
-    }
-}
 
 /// What the parser found, as a NIC reports it next to the hash.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -140,7 +121,7 @@ pub const MAX_EXTENSION_HEADERS: usize = 4;
 const UNSKIPPED_EXTENSIONS: [u8; 7] = [50, 51, 135, 139, 140, 253, 254];
 
 /// Parses a frame for RSS.
-pub fn classify(link: Link, frame: &[u8]) -> Parsed {
+pub fn classify(link: LinkType, frame: &[u8]) -> Parsed {
     let mut p = Parsed {
         tuple: FlowTuple::EMPTY,
         flags: ParseFlags::default(),
@@ -148,8 +129,9 @@ pub fn classify(link: Link, frame: &[u8]) -> Parsed {
         l4_protocol: 0,
     };
     match link {
-        Link::Ethernet => ethernet(&mut p, frame),
-        Link::Infiniband => infiniband(&mut p, frame),
+        LinkType::Ethernet => ethernet(&mut p, frame),
+        LinkType::Ipoib => ipoib(&mut p, frame, 0),
+        LinkType::Infiniband => infiniband(&mut p, frame),
     }
     p
 }
@@ -201,7 +183,12 @@ fn infiniband(p: &mut Parsed, frame: &[u8]) {
         0x65 => bth_at + 12 + 8 + 4,
         _ => return,
     };
-    let Some(encap) = frame.get(payload_at..payload_at + 4) else {
+    ipoib(p, frame, payload_at);
+}
+
+/// IPoIB's 4-byte header at offset `at` (EtherType, two reserved bytes) + IP.
+fn ipoib(p: &mut Parsed, frame: &[u8], at: usize) {
+    let Some(encap) = frame.get(at..at + 4) else {
         p.flags.set(ParseFlags::MALFORMED);
         return;
     };
@@ -211,7 +198,7 @@ fn infiniband(p: &mut Parsed, frame: &[u8]) {
     }
     p.flags.set(ParseFlags::IPOIB);
     p.ethertype = ethertype;
-    ip(p, ethertype, frame, payload_at + 4);
+    ip(p, ethertype, frame, at + 4);
 }
 
 /// The IP packet at offset `at` of `frame`. Offsets stay absolute so that the window limit can

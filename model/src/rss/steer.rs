@@ -1,4 +1,5 @@
-//! Steering: "classify first, distribute after" (seed 004, REFERENCE §2).
+//! Steering: "classify first, distribute after", as "User Space IPoIB Packet Processing" designs it
+//! (docs/reference.md §2).
 //!
 //! A table of rules, each a value/mask match over the fields the parser extracts. The first
 //! enabled rule that matches decides the packet's fate: a fixed queue, or an RSS context whose

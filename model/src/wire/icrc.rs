@@ -1,4 +1,4 @@
-//! The RoCEv2 invariant CRC (ICRC), REFERENCE §3.
+//! The RoCEv2 invariant CRC (ICRC), docs/reference.md §3.
 //!
 //! CRC-32 (IEEE 802.3: reflected polynomial 0xEDB88320, initial 0xFFFFFFFF, final inversion)
 //! over
@@ -28,7 +28,8 @@ use super::{be16, Error, IpProtocol, Result};
 /// Length of the ICRC trailer.
 pub const ICRC_LEN: usize = 4;
 
-/// The CRC-32 shift register after 8 bytes of 0xFF, starting from 0xFFFFFFFF (REFERENCE §3).
+/// The CRC-32 shift register after 8 bytes of 0xFF, starting from 0xFFFFFFFF
+/// (docs/reference.md §3).
 pub const PREFIX_REGISTER: u32 = 0xDEBB_20E3;
 
 /// The same state in `crc32fast`'s convention, which keeps the *finalised* (inverted) value:

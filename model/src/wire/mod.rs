@@ -25,7 +25,7 @@
 //! it returns [`Error::Truncated`] when the view's buffer is shorter than `header_len()` and
 //! [`Error::Malformed`] when a repr field does not fit its wire field. Views built with
 //! `new_unchecked` over short buffers may panic on access; that is what `new_checked` is for.
-//! `model/tests/wire.rs` feeds arbitrary bytes through every `new_checked`, every getter, every
+//! `model/tests/wire_fuzz.rs` feeds arbitrary bytes through every `new_checked`, every getter, every
 //! `parse`, the pcap reader and the RoCEv2 frame locator to hold this contract.
 //!
 //! Nothing in this module allocates: options are kept inline in fixed arrays.
@@ -39,6 +39,7 @@ pub mod icrc;
 pub mod ipoib;
 pub mod ipv4;
 pub mod ipv6;
+pub mod link;
 pub mod pcap;
 pub mod tcp;
 pub mod udp;
@@ -52,7 +53,10 @@ pub use icrc::{icrc_compute, icrc_fill, RoceFrame, ICRC_LEN};
 pub use ipoib::{IpoibHeader, IpoibHwAddr, IpoibRepr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr};
 pub use ipv6::{skip_extension_headers, Ipv6Address, Ipv6ExtChain, Ipv6Packet, Ipv6Repr};
-pub use pcap::{record_header, write_global_header, LinkType, PcapReader, PcapRecord, PcapRecords};
+pub use link::LinkType;
+#[cfg(feature = "std")]
+pub use pcap::PcapWriter;
+pub use pcap::{record_header, write_global_header, PcapReader, PcapRecord, PcapRecords};
 pub use tcp::{TcpFlags, TcpPacket, TcpRepr};
 pub use udp::{UdpPacket, UdpRepr, ROCEV2_PORT};
 

@@ -5,24 +5,20 @@
 //! ts_frac (4, µs or ns by the magic) | incl_len (4) | orig_len (4), then `incl_len` bytes.
 //! Magic 0xA1B2C3D4 means microseconds, 0xA1B23C4D nanoseconds; the byte order in which it reads
 //! right is the file's. pcapng (first word 0x0A0D0D0A) is recognised and refused.
+//!
+//! Writing: [`write_global_header`] and [`record_header`] encode the headers into fixed arrays;
+//! with the `std` feature, [`PcapWriter`] writes a whole file through `std::io::Write` with them.
 
+#[cfg(feature = "std")]
+use super::LinkType;
 use super::{Error, Result};
-
-/// pcap link-layer header types used here.
-#[derive(Debug)]
-pub enum LinkType {}
-
-impl LinkType {
-    /// `LINKTYPE_ETHERNET`: Ethernet II frames.
-    pub const ETHERNET: u32 = 1;
-    /// `LINKTYPE_INFINIBAND`: native InfiniBand packets starting at the LRH.
-    pub const INFINIBAND: u32 = 247;
-}
 
 /// Length of the global header.
 pub const GLOBAL_HEADER_LEN: usize = 24;
 /// Length of a record header.
 pub const RECORD_HEADER_LEN: usize = 16;
+/// The snap length [`PcapWriter::new`] writes: the classic 65535, above any frame MTU.
+pub const DEFAULT_SNAPLEN: u32 = 65535;
 
 const MAGIC_US: u32 = 0xA1B2_C3D4;
 const MAGIC_NS: u32 = 0xA1B2_3C4D;
@@ -110,7 +106,7 @@ impl<'a> PcapReader<'a> {
     }
 
     /// Link-layer type: the low 16 bits of the header's link-type field (the upper bits carry
-    /// FCS information in newer writers). See [`LinkType`].
+    /// FCS information in newer writers). See [`LinkType::from_pcap`](super::LinkType::from_pcap).
     pub fn link_type(&self) -> u32 {
         self.link_type & 0xFFFF
     }
@@ -223,14 +219,73 @@ pub fn record_header(
     h
 }
 
+/// Writes a little-endian, microsecond pcap file: the global header on creation, then one
+/// record per packet.
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct PcapWriter<W: std::io::Write> {
+    out: W,
+}
+
+#[cfg(feature = "std")]
+impl<W: std::io::Write> PcapWriter<W> {
+    /// Starts a file of `link` frames with snap length [`DEFAULT_SNAPLEN`].
+    pub fn new(out: W, link: LinkType) -> std::io::Result<Self> {
+        Self::with_header(out, link.pcap(), DEFAULT_SNAPLEN)
+    }
+
+    /// Starts a file with any link-type number and snap length (a number [`LinkType`] does not
+    /// name makes a file that readers here refuse, which is what tests of them need).
+    pub fn with_header(mut out: W, link_type: u32, snaplen: u32) -> std::io::Result<Self> {
+        out.write_all(&write_global_header(link_type, snaplen))?;
+        Ok(PcapWriter { out })
+    }
+
+    /// Writes a whole packet captured at `ts`, (seconds, microseconds).
+    pub fn write_record(&mut self, ts: (u32, u32), data: &[u8]) -> std::io::Result<()> {
+        let len = Self::len32(data)?;
+        self.write_cut_record(ts, data, len)
+    }
+
+    /// Writes the captured `data` of a packet `orig_len` bytes long on the wire (longer when the
+    /// capture was cut at the snap length).
+    pub fn write_cut_record(
+        &mut self,
+        ts: (u32, u32),
+        data: &[u8],
+        orig_len: u32,
+    ) -> std::io::Result<()> {
+        let caplen = Self::len32(data)?;
+        self.out
+            .write_all(&record_header(ts.0, ts.1, caplen, orig_len))?;
+        self.out.write_all(data)
+    }
+
+    /// Flushes the output and gives it back.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    fn len32(data: &[u8]) -> std::io::Result<u32> {
+        u32::try_from(data.len()).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "a pcap record holds at most 4 GiB",
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::LinkType;
 
     #[test]
     fn write_then_read() {
         let mut file = [0u8; 24 + 16 + 3 + 16];
-        file[..24].copy_from_slice(&write_global_header(LinkType::INFINIBAND, 65535));
+        file[..24].copy_from_slice(&write_global_header(LinkType::Infiniband.pcap(), 65535));
         file[24..40].copy_from_slice(&record_header(7, 8, 3, 60));
         file[40..43].copy_from_slice(&[1, 2, 3]);
         file[43..59].copy_from_slice(&record_header(9, 10, 1, 1));
@@ -262,8 +317,22 @@ mod tests {
         be[20..24].copy_from_slice(&1u32.to_be_bytes());
         let r = PcapReader::new(&be).unwrap();
         assert!(r.is_big_endian() && r.is_nanosecond());
-        assert_eq!(r.link_type(), LinkType::ETHERNET);
+        assert_eq!(r.link_type(), LinkType::Ethernet.pcap());
         assert_eq!(r.records().next(), None);
         assert_eq!(PcapReader::new(&be[..23]).unwrap_err(), Error::Truncated);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn writer_writes_the_encoded_headers() {
+        let mut w = PcapWriter::new(Vec::new(), LinkType::Ipoib).unwrap();
+        w.write_record((7, 8), &[1, 2, 3]).unwrap();
+        w.write_cut_record((9, 10), &[4], 60).unwrap();
+        let mut want = write_global_header(LinkType::Ipoib.pcap(), DEFAULT_SNAPLEN).to_vec();
+        want.extend_from_slice(&record_header(7, 8, 3, 3));
+        want.extend_from_slice(&[1, 2, 3]);
+        want.extend_from_slice(&record_header(9, 10, 1, 60));
+        want.push(4);
+        assert_eq!(w.finish().unwrap(), want);
     }
 }

@@ -5,23 +5,23 @@
 //! GRH, IPoIB), then, now and then, truncated, corrupted in a header byte, or replaced by noise.
 
 use rand::Rng;
-use rocenic_model::rss::Link;
+use rocenic_model::wire::LinkType;
 
 /// A random frame and its link layer.
-pub fn random_frame(rng: &mut impl Rng) -> (Link, Vec<u8>) {
+pub fn random_frame(rng: &mut impl Rng) -> (LinkType, Vec<u8>) {
     if rng.gen_bool(0.02) {
         let len = rng.gen_range(0..200);
         let link = if rng.gen_bool(0.5) {
-            Link::Ethernet
+            LinkType::Ethernet
         } else {
-            Link::Infiniband
+            LinkType::Infiniband
         };
         return (link, (0..len).map(|_| rng.gen()).collect());
     }
     let (link, mut frame) = if rng.gen_bool(0.2) {
-        (Link::Infiniband, infiniband(rng))
+        (LinkType::Infiniband, infiniband(rng))
     } else {
-        (Link::Ethernet, ethernet(rng))
+        (LinkType::Ethernet, ethernet(rng))
     };
     damage(rng, &mut frame);
     (link, frame)

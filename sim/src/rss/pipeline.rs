@@ -9,8 +9,9 @@ use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
 use rocenic_model::rss::regs::{self, ContextRegs, Write32};
 use rocenic_model::rss::{
-    classify, distribute, Context, ContextView, HashType, Link, Meta, ParseFlags, Rule,
+    classify, distribute, Context, ContextView, HashType, Meta, ParseFlags, Rule,
 };
+use rocenic_model::wire::LinkType;
 use std::collections::VecDeque;
 
 /// Bytes per beat of a pipeline DUT.
@@ -158,8 +159,8 @@ impl<D: RssPipelinePorts> Bench<D> {
     }
 
     /// Queues a frame.
-    pub fn send(&mut self, link: Link, frame: &[u8]) {
-        for b in beats(frame, data_bytes::<D>(), link == Link::Infiniband) {
+    pub fn send(&mut self, link: LinkType, frame: &[u8]) {
+        for b in beats(frame, data_bytes::<D>(), link == LinkType::Infiniband) {
             self.source.push(b);
         }
     }
@@ -393,7 +394,7 @@ impl Mirror {
     }
 
     /// The metadata the RTL must report for a frame under this configuration.
-    pub fn expect(&self, link: Link, frame: &[u8]) -> Meta {
+    pub fn expect(&self, link: LinkType, frame: &[u8]) -> Meta {
         let parsed = classify(link, frame);
         let views: Vec<ContextView<'_>> = self
             .built
@@ -427,7 +428,7 @@ pub const RTL_TABLE_LOG2: u8 = 12;
 /// metadata of every frame, in order.
 pub fn run_context<D: RssPipelinePorts>(
     run: &str,
-    link: Link,
+    link: LinkType,
     frames: &[&[u8]],
     ctx: &ContextRegs,
     table: &[u16],

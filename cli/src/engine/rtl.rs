@@ -1,0 +1,110 @@
+//! `--engine rtl`: the commands' RTL units, co-simulated cycle by cycle (the `rtl` feature).
+
+use super::Width;
+use crate::tso::{Job as TsoJob, Refusal, Segments};
+use crate::{entropy, rss, tso, Failure};
+use rocenic_model::entropy::{Entropy, Profile, Request};
+use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
+use rocenic_model::rss::Meta;
+use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
+use rocenic_sim::entropy::{EntropyRtl, Error as EntropyError};
+use rocenic_sim::rss::pipeline::{run_context, RTL_TABLE_LOG2};
+use rocenic_sim::tso::{Send, Status, Traffic, Tso512Rtl, Tso64Rtl};
+
+/// The co-simulation; the entropy unit is built on first use and kept for the next batches.
+#[derive(Default)]
+pub struct Rtl {
+    entropy: Option<EntropyRtl>,
+}
+
+impl entropy::Unit for Rtl {
+    fn compute(
+        &mut self,
+        profile: Profile,
+        batch: &[Request],
+        lines: &[u64],
+    ) -> Result<Vec<Entropy>, Failure> {
+        let rtl = self
+            .entropy
+            .get_or_insert_with(|| EntropyRtl::new("rocenic_entropy"));
+        let requests: Vec<(Profile, Request)> = batch.iter().map(|r| (profile, *r)).collect();
+        rtl.compute(&requests).map_err(|e| match e {
+            EntropyError::QpnTooWide { index, qpn } => Failure(format!(
+                "line {}: QPN {qpn:#x} is wider than the 24 bits of the wire (the RTL takes 24-bit QPNs)",
+                lines[index]
+            )),
+            other => Failure(format!("RTL engine: {other}")),
+        })
+    }
+}
+
+impl rss::Unit for Rtl {
+    /// The RSS pipeline, its context registers loaded from the job's context and key.
+    fn metas(&mut self, job: &rss::Job) -> Result<Vec<Meta>, Failure> {
+        if job.key.len() > KEY_BYTES {
+            return Err(Failure(format!(
+                "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
+            )));
+        }
+        if job.table.len() > 1 << RTL_TABLE_LOG2 {
+            return Err(Failure(format!(
+                "--table-size: the RTL's tables hold up to {} entries",
+                1 << RTL_TABLE_LOG2
+            )));
+        }
+        // Shorter keys are stored with a zero tail, which no covered input reaches.
+        let mut key52 = [0u8; KEY_BYTES];
+        key52[..job.key.len()].copy_from_slice(job.key);
+        let regs = ContextRegs {
+            function: job.context.function,
+            fields: job.context.fields,
+            key: key52,
+            table_log2: job.table.len().trailing_zeros() as u8,
+            bank: 1,
+        };
+        let run = match job.width {
+            Width::W64 => run_context::<RssPipeline64>,
+            Width::W512 => run_context::<RssPipeline512>,
+        };
+        let frames: Vec<&[u8]> = job.frames.iter().map(Vec::as_slice).collect();
+        run("rocenic_rss", job.link, &frames, &regs, job.table)
+            .map_err(|e| Failure(format!("RTL engine: {e}")))
+    }
+}
+
+impl tso::Unit for Rtl {
+    /// The segments from the RTL: the host side splits each frame where its TCP header ends (the
+    /// descriptor's header length), the unit does the rest.
+    fn segments(&mut self, job: &TsoJob) -> Result<Segments, Refusal> {
+        // A frame the host cannot split never reaches the unit; the ones before it still run, so
+        // that the first bad packet is the one reported, as with the model.
+        let mut sends = Vec::with_capacity(job.packets.len());
+        let mut host_error = None;
+        for (index, p) in job.packets.iter().enumerate() {
+            match Send::from_frame(job.link, &p.data, job.mss) {
+                Ok(s) => sends.push(s),
+                Err(e) => {
+                    host_error = Some((Some(index), e.to_string()));
+                    break;
+                }
+            }
+        }
+        let run = match job.width {
+            Width::W64 => Tso64Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE),
+            Width::W512 => Tso512Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE),
+        };
+        let outcome = run.map_err(|e| (None, format!("RTL engine: {e}")))?;
+        let mut flat = outcome.segments.into_iter();
+        let mut per_packet = Vec::with_capacity(sends.len());
+        for (index, (status, count)) in outcome.statuses.into_iter().enumerate() {
+            if status != Status::Ok {
+                return Err((Some(index), format!("the RTL refused the send: {status}")));
+            }
+            per_packet.push(flat.by_ref().take(count as usize).collect());
+        }
+        match host_error {
+            Some(e) => Err(e),
+            None => Ok(per_packet),
+        }
+    }
+}

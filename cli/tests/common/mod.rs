@@ -1,0 +1,55 @@
+//! What every CLI test file shares: running the binary as a user would, and writing pcaps.
+// Each test file is a crate of its own and uses some of these only.
+#![allow(dead_code)]
+
+use rocenic_model::wire::PcapWriter;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+pub fn rocenic(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rocenic"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rocenic");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "rocenic panicked: {stderr}");
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Fails with exit status 2 and a message containing `needle`.
+pub fn fails_with(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    assert!(
+        stderr(o).contains(needle),
+        "expected `{needle}` in: {}",
+        stderr(o)
+    );
+}
+
+pub fn pcap_file(name: &str, link: u32, frames: &[Vec<u8>]) -> std::path::PathBuf {
+    let mut pcap = PcapWriter::with_header(Vec::new(), link, 65535).unwrap();
+    for f in frames {
+        pcap.write_record((0, 0), f).unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("rocenic-{}-{name}.pcap", std::process::id()));
+    std::fs::write(&path, pcap.finish().unwrap()).unwrap();
+    path
+}

@@ -1,0 +1,12 @@
+//! `rocenic demo`: what `make run` shows.
+
+mod common;
+
+use common::{rocenic, stdout};
+
+#[test]
+fn demo_runs() {
+    let o = rocenic(&["demo"], "");
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("maps every flow and its reverse to the same queue: true"));
+}

@@ -1,0 +1,281 @@
+//! `rocenic rss`: hash, queue and flags of every packet of a pcap, on every engine.
+
+mod common;
+
+use common::{fails_with, pcap_file, rocenic, stderr, stdout};
+use rocenic_model::wire::LinkType;
+
+/// An Ethernet + IPv4 + TCP frame.
+fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
+    let mut f = vec![
+        0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6,
+        0, 0,
+    ];
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&sport.to_be_bytes());
+    f.extend_from_slice(&dport.to_be_bytes());
+    f.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0x50, 0x10, 0xFF, 0xFF, 0, 0, 0, 0]);
+    f
+}
+
+#[test]
+fn rss_verification_suite_from_a_pcap() {
+    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
+    let frames: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
+        .collect();
+    let p = pcap_file("rss", 1, &frames);
+    let o = rocenic(&["rss", "--pcap", p.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("index,hash,queue,flags"));
+    for (i, (v, line)) in rows.iter().zip(lines).enumerate() {
+        let want = v.hash_l3l4;
+        // 128 entries filled round-robin over 4 queues: queue = (hash mod 128) mod 4.
+        assert_eq!(
+            line,
+            format!("{i},{want:#010x},{},ipv4|tcp", (want & 127) % 4)
+        );
+    }
+    assert!(
+        stderr(&o).starts_with("queue,packets,share\n"),
+        "{}",
+        stderr(&o)
+    );
+    let counted: u64 = stderr(&o)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(counted, 5);
+    std::fs::remove_file(p).unwrap();
+}
+
+#[test]
+fn rss_symmetric_key_keeps_both_directions_together() {
+    let mut frames = Vec::new();
+    for i in 0..50u8 {
+        let (a, b) = ([10, 0, i, 1], [192, 168, 1, i]);
+        frames.push(tcp4_frame(a, 1000 + u16::from(i), b, 443));
+        frames.push(tcp4_frame(b, 443, a, 1000 + u16::from(i)));
+    }
+    let p = pcap_file("rss-sym", 1, &frames);
+    let queues = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "rss",
+            "--pcap",
+            p.to_str().unwrap(),
+            "--queues",
+            "16",
+            "--table-size",
+            "256",
+        ];
+        args.extend_from_slice(extra);
+        let o = rocenic(&args, "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(2).unwrap().to_string())
+            .collect()
+    };
+    let sym = queues(&["--symmetric-key"]);
+    assert!(sym.chunks(2).all(|pair| pair[0] == pair[1]));
+    // The default key separates directions of most flows: the property is the key's.
+    let asym = queues(&[]);
+    assert!(asym.chunks(2).filter(|pair| pair[0] != pair[1]).count() > 25);
+    std::fs::remove_file(p).unwrap();
+}
+
+#[test]
+fn rss_bad_input_is_named() {
+    let p = pcap_file(
+        "rss-bad",
+        1,
+        &[tcp4_frame([1, 2, 3, 4], 1, [5, 6, 7, 8], 2)],
+    );
+    let path = p.to_str().unwrap();
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--fields", "src-ipv4,nope"], ""),
+        "unknown field `nope`",
+    );
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--table-size", "100"], ""),
+        "not a power of two",
+    );
+    fails_with(
+        &rocenic(
+            &[
+                "rss",
+                "--pcap",
+                path,
+                "--fields",
+                "src-ipv6,dst-ipv6,src-port-udp,dst-port-udp,bth-qpn",
+            ],
+            "",
+        ),
+        "use a 52-byte key",
+    );
+    fails_with(
+        &rocenic(&["rss", "--pcap", path, "--key", "00112233"], ""),
+        "covers 0",
+    );
+    assert_eq!(
+        rocenic(&["rss", "--pcap", path, "--queues", "0"], "")
+            .status
+            .code(),
+        Some(2)
+    );
+    let other = pcap_file("rss-link", 105, &[]);
+    fails_with(
+        &rocenic(&["rss", "--pcap", other.to_str().unwrap()], ""),
+        "link type 105",
+    );
+    // XOR needs no key coverage.
+    assert!(rocenic(
+        &[
+            "rss",
+            "--pcap",
+            path,
+            "--function",
+            "xor",
+            "--key",
+            "00112233"
+        ],
+        ""
+    )
+    .status
+    .success());
+    for f in [p, other] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
+
+/// Random frames of every parser case (and damaged ones), per link layer.
+#[cfg(feature = "rtl")]
+fn random_frames(seed: u64, link: LinkType, n: usize) -> Vec<Vec<u8>> {
+    use rocenic_sim::rss::frames;
+    let mut rng = rocenic_sim::stream::rng(seed);
+    (0..n)
+        .map(|_| {
+            let mut f = match link {
+                LinkType::Ethernet => frames::ethernet(&mut rng),
+                LinkType::Infiniband => frames::infiniband(&mut rng),
+                LinkType::Ipoib => unreachable!("RSS reads Ethernet and native InfiniBand"),
+            };
+            frames::damage(&mut rng, &mut f);
+            f
+        })
+        .collect()
+}
+
+#[cfg(feature = "rtl")]
+#[test]
+fn rss_rtl_engine_matches_model() {
+    let seed = rocenic_sim::stream::seed("cli::rss_rtl_engine_matches_model");
+    for (name, link) in [
+        ("rss-rtl-eth", LinkType::Ethernet),
+        ("rss-rtl-ib", LinkType::Infiniband),
+    ] {
+        let frames = random_frames(seed, link, 1500);
+        let p = pcap_file(name, link.pcap(), &frames);
+        let path = p.to_str().unwrap();
+        for options in [
+            &[][..],
+            &[
+                "--symmetric-key",
+                "--fields",
+                "src-ipv6,dst-ipv6,src-port-udp,dst-port-udp,bth-qpn",
+                "--width",
+                "512",
+            ][..],
+            &[
+                "--function",
+                "xor",
+                "--table-size",
+                "4096",
+                "--queues",
+                "64",
+            ][..],
+            &[
+                "--key",
+                &"5a".repeat(52),
+                "--fields",
+                "src-ipv4,dst-ipv4,bth-qpn",
+                "--table-size",
+                "1",
+                "--queues",
+                "1",
+            ][..],
+        ] {
+            let run = |engine: &str| {
+                let mut args = vec!["rss", "--pcap", path, "--engine", engine];
+                args.extend_from_slice(options);
+                rocenic(&args, "")
+            };
+            let (model, rtl) = (run("model"), run("rtl"));
+            assert!(model.status.success(), "{}", stderr(&model));
+            assert!(rtl.status.success(), "{}", stderr(&rtl));
+            assert_eq!(stdout(&model).lines().count(), frames.len() + 1);
+            assert_eq!(
+                stdout(&rtl),
+                stdout(&model),
+                "{options:?} {link:?} (seed {seed})"
+            );
+            assert_eq!(stderr(&rtl), stderr(&model), "the histograms");
+        }
+    }
+}
+
+#[cfg(feature = "rtl")]
+#[test]
+fn rss_rtl_engine_limits_are_named() {
+    let p = pcap_file("rss-rtl-limits", 1, &[]);
+    let path = p.to_str().unwrap();
+    fails_with(
+        &rocenic(
+            &[
+                "rss",
+                "--pcap",
+                path,
+                "--engine",
+                "rtl",
+                "--table-size",
+                "8192",
+            ],
+            "",
+        ),
+        "up to 4096 entries",
+    );
+    fails_with(
+        &rocenic(
+            &["rss", "--pcap", path, "--engine", "rtl", "--width", "128"],
+            "",
+        ),
+        "--width",
+    );
+}
+
+#[test]
+fn rss_serial_engine_reports_a_missing_port_and_bad_engines() {
+    let p = pcap_file(
+        "rss-serial",
+        1,
+        &[tcp4_frame([1, 2, 3, 4], 1, [5, 6, 7, 8], 2)],
+    );
+    let path = p.to_str().unwrap();
+    let run = |engine: &str| rocenic(&["rss", "--pcap", path, "--engine", engine], "");
+    let o = run("serial:/dev/rocenic-no-such-port");
+    fails_with(&o, "serial engine: link: /dev/rocenic-no-such-port");
+    assert_eq!(
+        stdout(&o),
+        "",
+        "nothing is written before the board answers"
+    );
+    fails_with(&run("serial:"), "serial:PORT");
+    fails_with(&run("fpga"), "unknown engine `fpga`");
+    std::fs::remove_file(p).unwrap();
+}
