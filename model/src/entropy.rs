@@ -103,9 +103,12 @@ pub const fn rfc_v1_cm_sport(src_port: u16, dst_port: u16) -> u16 {
     (dst_port ^ src_port) | UDP_SPORT_BASE
 }
 
+/// The kernel's `GOLDEN_RATIO_32`, the multiplier of `hash_32`.
+pub const GOLDEN_RATIO_32: u32 = 0x61C8_8647;
+
 /// The kernel's `hash_32`: multiplicative hashing with the golden-ratio constant.
 pub const fn hash_32(v: u32, bits: u32) -> u32 {
-    v.wrapping_mul(0x61C8_8647) >> (32 - bits)
+    v.wrapping_mul(GOLDEN_RATIO_32) >> (32 - bits)
 }
 
 /// `rxe`: the UDP source port soft-RoCE gives a QP at creation, from its own QPN.
@@ -130,6 +133,29 @@ pub enum Profile {
 impl Profile {
     /// Every profile, in documentation order.
     pub const ALL: [Profile; 4] = [Profile::Linux, Profile::RfcV2, Profile::RfcV1, Profile::Rxe];
+
+    /// Its code on the entropy unit's `s_req_profile` port and in the board core's
+    /// `E_CTRL.PROFILE` field ([`PROFILE_BITS`] wide; `rtl/entropy/entropy_pkg.sv` is generated
+    /// from it).
+    pub const fn code(self) -> u8 {
+        match self {
+            Profile::Linux => 0,
+            Profile::RfcV2 => 1,
+            Profile::RfcV1 => 2,
+            Profile::Rxe => 3,
+        }
+    }
+
+    /// The profile of a port code, if any.
+    pub const fn from_code(code: u8) -> Option<Profile> {
+        match code {
+            0 => Some(Profile::Linux),
+            1 => Some(Profile::RfcV2),
+            2 => Some(Profile::RfcV1),
+            3 => Some(Profile::Rxe),
+            _ => None,
+        }
+    }
 
     /// The name used on the command line and in register maps.
     pub const fn name(self) -> &'static str {
@@ -235,6 +261,24 @@ impl FromStr for Profile {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or(UnknownName)
+    }
+}
+
+/// Width of a profile's port code ([`Profile::code`]).
+pub const PROFILE_BITS: u32 = 2;
+
+/// The request kinds on the entropy unit's one-bit `s_req_mode` port.
+pub const MODE_QP: u8 = 0;
+/// See [`MODE_QP`].
+pub const MODE_CM: u8 = 1;
+
+impl QpType {
+    /// Its code on the entropy unit's one-bit `s_req_qp_type` port.
+    pub const fn code(self) -> u8 {
+        match self {
+            QpType::Rc => 0,
+            QpType::Ud => 1,
+        }
     }
 }
 

@@ -135,3 +135,16 @@ fn edge_cases() {
         (65535 * 32) & FLOW_LABEL_MASK
     );
 }
+
+/// The port codes the RTL takes from `rtl/entropy/entropy_pkg.sv` are one-to-one.
+#[test]
+fn profile_codes_round_trip_and_fit_their_width() {
+    let mut seen = Vec::new();
+    for p in Profile::ALL {
+        assert_eq!(Profile::from_code(p.code()), Some(p));
+        assert!(u32::from(p.code()) < 1 << PROFILE_BITS);
+        assert!(!seen.contains(&p.code()), "{} shares a code", p.name());
+        seen.push(p.code());
+    }
+    assert_eq!(Profile::from_code(1 << PROFILE_BITS), None);
+}

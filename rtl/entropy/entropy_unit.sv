@@ -76,15 +76,20 @@ module entropy_unit #(
     localparam int HI = 24 - S;
     localparam int RW = 32 - S;
 
-    // Profile codes on s_req_profile.
-    localparam logic [1:0] PROFILE_LINUX = 2'd0;
-    localparam logic [1:0] PROFILE_RXE   = 2'd3;
-    // The UD multicast QPN, which rfc-v1 never XORs into a port.
-    localparam logic [23:0] MULTICAST_QPN = 24'hFF_FFFF;
+    // Profile codes on s_req_profile, and the UD multicast QPN, which rfc-v1 never XORs into a
+    // port (rtl/entropy/entropy_pkg.sv, generated from model::entropy).
+    localparam logic [1:0] PROFILE_LINUX = entropy_pkg::ENTROPY_PROFILE_LINUX;
+    localparam logic [1:0] PROFILE_RXE   = entropy_pkg::ENTROPY_PROFILE_RXE;
+    localparam logic [23:0] MULTICAST_QPN = entropy_pkg::ENTROPY_MULTICAST_QPN;
+    // Request kinds and QP types as the model encodes them.
+    localparam logic MODE_CM    = entropy_pkg::ENTROPY_MODE_CM;
+    localparam logic QP_TYPE_UD = entropy_pkg::ENTROPY_QP_TYPE_UD;
+    // Every port is 0xC000 | 14 bits: the base sets exactly the top two.
+    localparam logic [15:0] SPORT_BASE = entropy_pkg::ENTROPY_UDP_SPORT_BASE;
     // The kernel's hash_32 multiplier 0x61C88647, split at bit S like the QPN. Only the low RW
     // bits of the cross products reach result bits 31:S, so the low constant is cut to RW bits
     // there (with S = 18: 0x0647 of 0x08647; with S = 16 RW = S and nothing is cut).
-    localparam logic [31:0] RXE_MUL       = 32'h61C8_8647;
+    localparam logic [31:0] RXE_MUL       = entropy_pkg::ENTROPY_GOLDEN_RATIO_32;
     localparam logic [S-1:0]  RXE_MUL_LO    = RXE_MUL[S-1:0];
     localparam logic [RW-1:0] RXE_MUL_LO_RW = RXE_MUL[RW-1:0];
     localparam logic [RW-1:0] RXE_MUL_HI    = RXE_MUL[31:S];
@@ -184,10 +189,11 @@ module entropy_unit #(
     wire [13:0] v1_fold_r = s1_rqpn_q[13:0] ^ {6'd0, s1_rqpn_q[23:16]};
     wire        v1_qpns_differ = s1_lqpn_q != s1_rqpn_q;
     // RC always mixes in the remote QPN when it differs; UD not for the multicast QPN.
-    wire        v1_mix = v1_qpns_differ && (!s1_qp_type_q || s1_rqpn_q != MULTICAST_QPN);
+    wire        v1_mix = v1_qpns_differ
+                      && (s1_qp_type_q != QP_TYPE_UD || s1_rqpn_q != MULTICAST_QPN);
     logic [13:0] v1_sport;
     always_comb begin
-        if (s1_mode_q) begin
+        if (s1_mode_q == MODE_CM) begin
             v1_sport = s1_dst_port_q[13:0] ^ s1_src_port_q[13:0];
         end else if (v1_mix) begin
             v1_sport = v1_fold_l ^ v1_fold_r;
@@ -198,7 +204,7 @@ module entropy_unit #(
 
     // Whether the application supplied a flow label: the QP path tests the whole 32-bit value
     // (fl = 0x100000 does not fall back), the CM masks sin6_flowinfo to 20 bits first.
-    wire s1_app_fl_set = s1_mode_q ? (s1_fl_q[19:0] != 20'd0) : (s1_fl_q != 32'd0);
+    wire s1_app_fl_set = s1_mode_q == MODE_CM ? (s1_fl_q[19:0] != 20'd0) : (s1_fl_q != 32'd0);
 
     logic        s2_valid_q;
     logic        s2_cm_q;
@@ -220,7 +226,7 @@ module entropy_unit #(
 
     always_ff @(posedge clk) begin
         if (adv) begin
-            s2_cm_q          <= s1_mode_q;
+            s2_cm_q          <= s1_mode_q == MODE_CM;
             s2_derived_q     <= !s1_profile_q[1];
             s2_linux_q       <= s1_profile_q == PROFILE_LINUX;
             s2_rxe_q         <= s1_profile_q == PROFILE_RXE;
@@ -340,7 +346,7 @@ module entropy_unit #(
         .rst    (rst),
         .s_valid(s4_valid_q),
         .s_ready(adv),
-        .s_data ({res_fl, 2'b11, res_sport_lo}),
+        .s_data ({res_fl, SPORT_BASE[15:14], res_sport_lo}),
         .m_valid(m_res_valid),
         .m_ready(m_res_ready),
         .m_data ({m_res_flow_label, m_res_udp_sport})

@@ -5,7 +5,7 @@
 use crate::duts::{EntropyUnit, EntropyUnitPorts};
 use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
-use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
+use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MODE_CM, MODE_QP};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -60,15 +60,6 @@ pub struct PortRequest {
     dst_port: u16,
 }
 
-fn profile_code(p: Profile) -> u8 {
-    match p {
-        Profile::Linux => 0,
-        Profile::RfcV2 => 1,
-        Profile::RfcV1 => 2,
-        Profile::Rxe => 3,
-    }
-}
-
 /// Encodes a model request for the unit's ports.
 pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortRequest, Error> {
     let check = |qpn: u32| {
@@ -78,7 +69,7 @@ pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortR
             Ok(qpn)
         }
     };
-    let profile = profile_code(profile);
+    let profile = profile.code();
     Ok(match *request {
         Request::Qp {
             lqpn,
@@ -86,9 +77,9 @@ pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortR
             flow_label,
             qp_type,
         } => PortRequest {
-            mode: 0,
+            mode: MODE_QP,
             profile,
-            qp_type: u8::from(qp_type == QpType::Ud),
+            qp_type: qp_type.code(),
             lqpn: check(lqpn)?,
             rqpn: check(rqpn)?,
             fl: flow_label,
@@ -102,9 +93,9 @@ pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortR
             lqpn,
             rqpn,
         } => PortRequest {
-            mode: 1,
+            mode: MODE_CM,
             profile,
-            qp_type: 0,
+            qp_type: QpType::Rc.code(),
             lqpn: check(lqpn)?,
             rqpn: check(rqpn)?,
             fl: flowinfo,

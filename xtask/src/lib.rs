@@ -6,6 +6,7 @@
 
 mod bridge;
 mod core;
+mod entropy;
 mod markdown;
 mod rss;
 mod sv;
@@ -56,6 +57,10 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/uart-bridge-codes.md",
         render: bridge::markdown,
+    },
+    Output {
+        path: "rtl/entropy/entropy_pkg.sv",
+        render: entropy::sv_package,
     },
     Output {
         path: "rtl/tso/tso_status_pkg.sv",

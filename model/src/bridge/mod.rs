@@ -185,12 +185,7 @@ pub fn decode_reply(op: Op, reply: &[u8], words: &mut [u32]) -> Result<(), Frame
 
 /// The entropy unit's profile code (`s_req_profile`).
 pub fn profile_code(p: Profile) -> u32 {
-    match p {
-        Profile::Linux => 0,
-        Profile::RfcV2 => 1,
-        Profile::RfcV1 => 2,
-        Profile::Rxe => 3,
-    }
+    u32::from(p.code())
 }
 
 /// The widest QPN the hardware takes: 24 bits, as on the wire.
