@@ -3,6 +3,7 @@
 mod common;
 
 use common::{fails_with, pcap_file, rocenic, stderr, stdout};
+#[cfg(feature = "rtl")]
 use rocenic_model::wire::LinkType;
 
 /// An Ethernet + IPv4 + TCP frame.
