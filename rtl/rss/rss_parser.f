@@ -1,4 +1,5 @@
 // The RSS frame parser with its packages (the register map first: the types use it).
+-f rtl/common/wire.f
 rtl/rss/rss_regs_pkg.sv
 rtl/rss/rss_types_pkg.sv
 rtl/rss/rss_parser_hop.sv

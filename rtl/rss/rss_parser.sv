@@ -70,11 +70,25 @@ module rss_parser
     localparam int REL = 128;
     localparam int REL_BITS = REL * 8;
 
-    localparam logic [15:0] ET_IPV4 = 16'h0800;
-    localparam logic [15:0] ET_IPV6 = 16'h86DD;
-    localparam logic [15:0] ET_VLAN = 16'h8100;
-    localparam logic [15:0] ET_QINQ = 16'h88A8;
-    localparam logic [15:0] ROCEV2_PORT = 16'd4791;
+    // Field values from rtl/common/wire_pkg.sv (generated from model::wire).
+    localparam logic [15:0] ET_IPV4 = wire_pkg::WIRE_ETHERTYPE_IPV4;
+    localparam logic [15:0] ET_IPV6 = wire_pkg::WIRE_ETHERTYPE_IPV6;
+    localparam logic [15:0] ET_VLAN = wire_pkg::WIRE_ETHERTYPE_VLAN;
+    localparam logic [15:0] ET_QINQ = wire_pkg::WIRE_ETHERTYPE_QINQ;
+    localparam logic [15:0] ROCEV2_PORT = wire_pkg::WIRE_ROCEV2_PORT;
+    localparam logic [7:0]  P_TCP   = wire_pkg::WIRE_IPPROTO_TCP;
+    localparam logic [7:0]  P_UDP   = wire_pkg::WIRE_IPPROTO_UDP;
+    localparam logic [7:0]  P_HOP   = wire_pkg::WIRE_IPPROTO_HOP_BY_HOP;
+    localparam logic [7:0]  P_ROUTE = wire_pkg::WIRE_IPPROTO_IPV6_ROUTE;
+    localparam logic [7:0]  P_FRAG  = wire_pkg::WIRE_IPPROTO_IPV6_FRAG;
+    localparam logic [7:0]  P_OPTS  = wire_pkg::WIRE_IPPROTO_IPV6_OPTS;
+    localparam logic [7:0]  P_NS0   = wire_pkg::WIRE_UNSKIPPED_0;
+    localparam logic [7:0]  P_NS1   = wire_pkg::WIRE_UNSKIPPED_1;
+    localparam logic [7:0]  P_NS2   = wire_pkg::WIRE_UNSKIPPED_2;
+    localparam logic [7:0]  P_NS3   = wire_pkg::WIRE_UNSKIPPED_3;
+    localparam logic [7:0]  P_NS4   = wire_pkg::WIRE_UNSKIPPED_4;
+    localparam logic [7:0]  P_NS5   = wire_pkg::WIRE_UNSKIPPED_5;
+    localparam logic [7:0]  P_NS6   = wire_pkg::WIRE_UNSKIPPED_6;
 
     if (FLAGS != 11) begin : g_bad_flags
         $error("rss_parser: rss_types_pkg::found_t holds 11 parse flags");
@@ -396,10 +410,10 @@ module rss_parser
             s3_walk_d.deep2       = s3_walk_d.window_room < 18'd2;  // never: l3 <= 76
             s3_walk_d.deep8       = s3_walk_d.window_room < 18'd8;
             s3_walk_d.next_header = rel_byte(s2_rel_q, 7'd6);
-            s3_walk_d.next_ext    = s3_walk_d.next_header == 8'd0
-                                 || s3_walk_d.next_header == 8'd43
-                                 || s3_walk_d.next_header == 8'd60;
-            s3_walk_d.next_frag   = s3_walk_d.next_header == 8'd44;
+            s3_walk_d.next_ext    = s3_walk_d.next_header == P_HOP
+                                 || s3_walk_d.next_header == P_ROUTE
+                                 || s3_walk_d.next_header == P_OPTS;
+            s3_walk_d.next_frag   = s3_walk_d.next_header == P_FRAG;
             s3_walk_d.skip_ok     = (s3_walk_d.next_ext || s3_walk_d.next_frag)
                                  && !(s3_walk_d.next_frag ? s3_walk_d.short8 || s3_walk_d.deep8
                                                           : s3_walk_d.short2 || s3_walk_d.deep2);
@@ -607,18 +621,18 @@ module rss_parser
             protocol               = walk.next_header;
             if (walk.fragment) begin
                 s8_found_d.flags[rss_regs_pkg::RSS_FLAG_FRAG] = 1'b1;
-            end else if (walk.next_header == 8'd50 || walk.next_header == 8'd51
-                         || walk.next_header == 8'd135 || walk.next_header == 8'd139
-                         || walk.next_header == 8'd140 || walk.next_header == 8'd253
-                         || walk.next_header == 8'd254) begin
+            end else if (walk.next_header == P_NS0 || walk.next_header == P_NS1
+                         || walk.next_header == P_NS2 || walk.next_header == P_NS3
+                         || walk.next_header == P_NS4 || walk.next_header == P_NS5
+                         || walk.next_header == P_NS6) begin
                 // ESP, AH, mobility, HIP, shim6, experimental: not skipped.
                 s8_found_d.flags[rss_regs_pkg::RSS_FLAG_L3ONLY] = 1'b1;
             end else begin
                 transport = 1'b1;
             end
         end
-        s8_tcp_d = transport && protocol == 8'd6;
-        s8_udp_d = transport && protocol == 8'd17;
+        s8_tcp_d = transport && protocol == P_TCP;
+        s8_udp_d = transport && protocol == P_UDP;
     end
 
     always_ff @(posedge clk) begin

@@ -67,8 +67,10 @@ module rss_parser_hop_table #(
 
         always_comb begin
             e.hdr.next_header = head[7:0];
-            e.hdr.next_ext    = head[7:0] == 8'd0 || head[7:0] == 8'd43 || head[7:0] == 8'd60;
-            e.hdr.next_frag   = head[7:0] == 8'd44;
+            e.hdr.next_ext    = head[7:0] == wire_pkg::WIRE_IPPROTO_HOP_BY_HOP
+                             || head[7:0] == wire_pkg::WIRE_IPPROTO_IPV6_ROUTE
+                             || head[7:0] == wire_pkg::WIRE_IPPROTO_IPV6_OPTS;
+            e.hdr.next_frag   = head[7:0] == wire_pkg::WIRE_IPPROTO_IPV6_FRAG;
             e.hdr.frag_flag   = (frag & 16'hFFF9) != 16'h0;
             e.hdr.frag_last   = frag[15:3] != 13'h0;
             // The header ends past the payload. The walk reaches this word only with the fixed

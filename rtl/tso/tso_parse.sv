@@ -54,6 +54,12 @@ module tso_parse #(
     localparam logic [3:0] ERR_NOT_TCP       = tso_status_pkg::TSO_ERR_NOT_TCP;
     localparam logic [3:0] ERR_MALFORMED     = tso_status_pkg::TSO_ERR_MALFORMED;
     localparam int         LATENCY           = 6;   // register stages, start to done
+    // Field values from rtl/common/wire_pkg.sv (generated from model::wire).
+    localparam logic [15:0] ET_IPV4 = wire_pkg::WIRE_ETHERTYPE_IPV4;
+    localparam logic [15:0] ET_IPV6 = wire_pkg::WIRE_ETHERTYPE_IPV6;
+    localparam logic [15:0] ET_VLAN = wire_pkg::WIRE_ETHERTYPE_VLAN;
+    localparam logic [15:0] ET_QINQ = wire_pkg::WIRE_ETHERTYPE_QINQ;
+    localparam logic [7:0]  P_TCP   = wire_pkg::WIRE_IPPROTO_TCP;
     // IP offset by link_sel (0 IPoIB, 1 untagged Ethernet, 2 tagged), 8 bits each
     localparam logic [23:0] LINK_BASE         = {8'd18, 8'd14, 8'd4};
     // Where the TCP header can start: IP offset + IHL * 4 (IHL 5..15; IPv6 as 10). 4 + 4r for
@@ -121,9 +127,9 @@ module tso_parse #(
             s1_ip_room_q[6*sel +: 6] <= 6'(hdr_len - 16'(LINK_BASE[8*sel +: 8]));
             s1_short_q[sel]          <= hdr_len < 16'(LINK_BASE[8*sel +: 8]);
         end
-        s1_sel_q   <= ipoib ? 2'd0 : et12 == 16'h8100 || et12 == 16'h88A8 ? 2'd2 : 2'd1;
-        s1_v4_q    <= {et16 == 16'h0800, et12 == 16'h0800, et0 == 16'h0800};
-        s1_v6_q    <= {et16 == 16'h86DD, et12 == 16'h86DD, et0 == 16'h86DD};
+        s1_sel_q   <= ipoib ? 2'd0 : et12 == ET_VLAN || et12 == ET_QINQ ? 2'd2 : 2'd1;
+        s1_v4_q    <= {et16 == ET_IPV4, et12 == ET_IPV4, et0 == ET_IPV4};
+        s1_v6_q    <= {et16 == ET_IPV6, et12 == ET_IPV6, et0 == ET_IPV6};
     end
 
     // ---- stage 2: the IP header's first bytes (ip_byte), at the offset its link type puts it
@@ -224,9 +230,9 @@ module tso_parse #(
         s3_v6_q           <= s2_v6_q;
         s3_v4_malformed_q <= s2_v4_short_q[s2_sel_q] || s2_version_q != 4'd4
                              || s2_ihl_q < 4'd5;
-        s3_v4_not_tcp_q   <= s2_b9_q != 8'd6 || ({s2_b6_q, s2_b7_q} & 16'h3FFF) != 0;
+        s3_v4_not_tcp_q   <= s2_b9_q != P_TCP || ({s2_b6_q, s2_b7_q} & 16'h3FFF) != 0;
         s3_v6_malformed_q <= s2_v6_short_q[s2_sel_q] || s2_version_q != 4'd6;
-        s3_v6_not_tcp_q   <= s2_b6_q != 8'd6;
+        s3_v6_not_tcp_q   <= s2_b6_q != P_TCP;
         s3_ip_off_q       <= s2_ip_off_q;
         s3_tcp_off_q      <= s2_ip_off_q + {2'b00, tcp_rel};
         for (int g = 0; g < NG; g++) begin

@@ -1,5 +1,6 @@
 // The TSO segmenter (Ethernet and IPoIB): parse, segment RAM, checksums, the wiring top last.
 rtl/tso/tso_status_pkg.sv
+-f rtl/common/wire.f
 -f rtl/common/common.f
 rtl/tso/tso_sum16.sv
 rtl/tso/tso_ram.sv

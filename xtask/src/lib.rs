@@ -11,6 +11,7 @@ mod markdown;
 mod rss;
 mod sv;
 mod tso;
+mod wire;
 
 use std::path::{Path, PathBuf};
 use std::{fmt, fs, io};
@@ -57,6 +58,10 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/uart-bridge-codes.md",
         render: bridge::markdown,
+    },
+    Output {
+        path: "rtl/common/wire_pkg.sv",
+        render: wire::sv_package,
     },
     Output {
         path: "rtl/entropy/entropy_pkg.sv",

@@ -118,7 +118,15 @@ pub const MAX_EXTENSION_HEADERS: usize = 4;
 
 /// IPv6 extension headers that end the walk with an L3-only hash: ESP, AH, mobility, HIP,
 /// shim6 and the two experimental values (RFC 7045's list, less the four the walk skips).
-const UNSKIPPED_EXTENSIONS: [u8; 7] = [50, 51, 135, 139, 140, 253, 254];
+pub const UNSKIPPED_EXTENSIONS: [u8; 7] = [
+    IpProtocol::ESP,
+    IpProtocol::AH,
+    IpProtocol::IPV6_MOBILITY,
+    IpProtocol::HIP,
+    IpProtocol::SHIM6,
+    IpProtocol::EXPERIMENT_1,
+    IpProtocol::EXPERIMENT_2,
+];
 
 /// Parses a frame for RSS.
 pub fn classify(link: LinkType, frame: &[u8]) -> Parsed {

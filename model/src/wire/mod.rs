@@ -114,6 +114,20 @@ impl IpProtocol {
     pub const IPV6_NO_NEXT: u8 = 59;
     /// IPv6 destination options extension header.
     pub const IPV6_OPTS: u8 = 60;
+    /// IPsec Encapsulating Security Payload.
+    pub const ESP: u8 = 50;
+    /// IPsec Authentication Header.
+    pub const AH: u8 = 51;
+    /// Mobility extension header (RFC 6275).
+    pub const IPV6_MOBILITY: u8 = 135;
+    /// Host Identity Protocol (RFC 7401).
+    pub const HIP: u8 = 139;
+    /// Shim6 (RFC 5533).
+    pub const SHIM6: u8 = 140;
+    /// Reserved for experimentation (RFC 3692), the first of two.
+    pub const EXPERIMENT_1: u8 = 253;
+    /// Reserved for experimentation (RFC 3692), the second.
+    pub const EXPERIMENT_2: u8 = 254;
     /// InfiniBand BTH follows a GRH (GRH next header 0x1B).
     pub const IB_BTH: u8 = 0x1B;
 }
