@@ -70,6 +70,21 @@ fn no_rtl() -> Failure {
     )
 }
 
+/// The unit of a command that every engine runs: each back-end implements the command's
+/// trait, and the box takes the trait object type the caller returns.
+macro_rules! every_engine {
+    ($engine:expr) => {
+        Ok(match $engine {
+            Engine::Model => Box::new(model::Model::default()),
+            #[cfg(feature = "rtl")]
+            Engine::Rtl => Box::new(rtl::Rtl::default()),
+            #[cfg(not(feature = "rtl"))]
+            Engine::Rtl => return Err(no_rtl()),
+            Engine::Serial(port) => Box::new(serial::open(port)?),
+        })
+    };
+}
+
 impl Engine {
     /// `command` does not run on this engine; `engines` are the ones it runs on.
     fn refuse(&self, command: &str, engines: &str) -> Failure {
@@ -80,26 +95,12 @@ impl Engine {
 
     /// The unit behind `rocenic entropy` (a board is opened here).
     pub fn entropy(&self) -> Result<Box<dyn entropy::Unit>, Failure> {
-        Ok(match self {
-            Engine::Model => Box::new(model::Model::default()),
-            #[cfg(feature = "rtl")]
-            Engine::Rtl => Box::new(rtl::Rtl::default()),
-            #[cfg(not(feature = "rtl"))]
-            Engine::Rtl => return Err(no_rtl()),
-            Engine::Serial(port) => Box::new(serial::open(port)?),
-        })
+        every_engine!(self)
     }
 
     /// The unit behind `rocenic rss` (a board is opened here).
     pub fn rss(&self) -> Result<Box<dyn rss::Unit>, Failure> {
-        Ok(match self {
-            Engine::Model => Box::new(model::Model::default()),
-            #[cfg(feature = "rtl")]
-            Engine::Rtl => Box::new(rtl::Rtl::default()),
-            #[cfg(not(feature = "rtl"))]
-            Engine::Rtl => return Err(no_rtl()),
-            Engine::Serial(port) => Box::new(serial::open(port)?),
-        })
+        every_engine!(self)
     }
 
     /// The unit behind `rocenic tso`; the boards have no segmenter.

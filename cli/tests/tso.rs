@@ -5,7 +5,9 @@ mod common;
 #[cfg(feature = "rtl")]
 use common::stderr;
 use common::{fails_with, pcap_file, rocenic};
-use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
+#[cfg(feature = "rtl")]
+use rocenic_model::wire::PcapReader;
+use rocenic_model::wire::{LinkType, PcapWriter};
 use std::process::Output;
 
 /// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
