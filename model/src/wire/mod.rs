@@ -25,7 +25,7 @@
 //! it returns [`Error::Truncated`] when the view's buffer is shorter than `header_len()` and
 //! [`Error::Malformed`] when a repr field does not fit its wire field. Views built with
 //! `new_unchecked` over short buffers may panic on access; that is what `new_checked` is for.
-//! `model/tests/wire_fuzz.rs` feeds arbitrary bytes through every `new_checked`, every getter, every
+//! `model/tests/wire/fuzz.rs` feeds arbitrary bytes through every `new_checked`, every getter, every
 //! `parse`, the pcap reader and the RoCEv2 frame locator to hold this contract.
 //!
 //! Nothing in this module allocates: options are kept inline in fixed arrays.

@@ -1,9 +1,8 @@
 //! TCP and UDP: known bytes and checksums, emit/parse round trips, canonical bytes, and the
 //! pseudo-header checksums against a byte-by-byte reference sum.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::checksum;
 use rocenic_model::wire::*;

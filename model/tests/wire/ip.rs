@@ -1,8 +1,7 @@
 //! IPv4 (with options) and IPv6 headers: emit/parse round trips and canonical bytes.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;
 

@@ -1,8 +1,7 @@
 //! Ethernet headers (with and without VLAN tags): emit/parse round trips and canonical bytes.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;
 

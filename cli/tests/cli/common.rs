@@ -1,5 +1,5 @@
 //! What every CLI test file shares: running the binary as a user would, and writing pcaps.
-// Each test file is a crate of its own and uses some of these only.
+// Without the `rtl` feature some of these go unused.
 #![allow(dead_code)]
 
 use rocenic_model::wire::PcapWriter;

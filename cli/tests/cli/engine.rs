@@ -1,9 +1,8 @@
 //! `--engine` across the commands: which engines refuse which commands, and what a build without
 //! the `rtl` feature says.
 
-mod common;
 
-use common::{fails_with, pcap_file, rocenic, stdout};
+use crate::common::{fails_with, pcap_file, rocenic, stdout};
 
 #[test]
 fn engines_refuse_commands_they_do_not_run() {

@@ -1,8 +1,7 @@
 //! `rocenic rss`: hash, queue and flags of every packet of a pcap, on every engine.
 
-mod common;
 
-use common::{fails_with, pcap_file, rocenic, stderr, stdout};
+use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 #[cfg(feature = "rtl")]
 use rocenic_model::wire::LinkType;
 

@@ -1,8 +1,7 @@
 //! `rocenic toeplitz`: the hash of hex inputs, from a CSV or the command line.
 
-mod common;
 
-use common::{fails_with, rocenic, stderr, stdout};
+use crate::common::{fails_with, rocenic, stderr, stdout};
 
 const KEY: &str =
     "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa";

@@ -1,8 +1,7 @@
 //! `rocenic entropy`: CSV and single requests, bad input, and the RTL and serial engines.
 
-mod common;
 
-use common::{fails_with, rocenic, stderr, stdout};
+use crate::common::{fails_with, rocenic, stderr, stdout};
 use rocenic_model::entropy::{Profile, QpType, Request};
 
 #[test]

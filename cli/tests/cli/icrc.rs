@@ -1,8 +1,7 @@
 //! `rocenic icrc`: stored against computed ICRC of every RoCEv2 frame of a pcap.
 
-mod common;
 
-use common::{fails_with, pcap_file, rocenic, stderr, stdout};
+use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 use rocenic_model::wire::{icrc_fill, LinkType};
 
 /// An Ethernet RoCEv2 frame with a correct ICRC: RC SEND_ONLY over IPv4, or UD over IPv6.

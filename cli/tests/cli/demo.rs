@@ -1,8 +1,7 @@
 //! `rocenic demo`: what `make run` shows.
 
-mod common;
 
-use common::{rocenic, stdout};
+use crate::common::{rocenic, stdout};
 
 #[test]
 fn demo_runs() {

@@ -1,6 +1,6 @@
-//! Test-only frame construction and strategies shared by the `wire_*` integration tests.
+//! Test-only frame construction and strategies shared by the wire tests.
 
-// Each test binary uses only some of these helpers.
+// Not every helper is used by every build of the tests.
 #![allow(dead_code)]
 
 use proptest::prelude::*;

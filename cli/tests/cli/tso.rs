@@ -1,10 +1,9 @@
 //! `rocenic tso`: oversized TCP sends cut into segments, on the model and the RTL.
 
-mod common;
 
 #[cfg(feature = "rtl")]
-use common::stderr;
-use common::{fails_with, pcap_file, rocenic};
+use crate::common::stderr;
+use crate::common::{fails_with, pcap_file, rocenic};
 #[cfg(feature = "rtl")]
 use rocenic_model::wire::PcapReader;
 use rocenic_model::wire::{LinkType, PcapWriter};

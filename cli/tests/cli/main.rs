@@ -1,0 +1,12 @@
+//! The `rocenic` CLI contracts, run as a user would: real files, real exit codes. One test
+//! binary, one file per command (linking the co-simulation once instead of once per file).
+
+mod common;
+
+mod demo;
+mod engine;
+mod entropy;
+mod icrc;
+mod rss;
+mod toeplitz;
+mod tso;
