@@ -1,6 +1,5 @@
 //! `rocenic demo`: what `make run` shows.
 
-
 use crate::common::{rocenic, stdout};
 
 #[test]

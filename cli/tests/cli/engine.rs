@@ -1,7 +1,6 @@
 //! `--engine` across the commands: which engines refuse which commands, and what a build without
 //! the `rtl` feature says.
 
-
 use crate::common::{fails_with, pcap_file, rocenic, stdout};
 
 #[test]

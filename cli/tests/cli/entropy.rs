@@ -1,6 +1,5 @@
 //! `rocenic entropy`: CSV and single requests, bad input, and the RTL and serial engines.
 
-
 use crate::common::{fails_with, rocenic, stderr, stdout};
 use rocenic_model::entropy::{Profile, QpType, Request};
 

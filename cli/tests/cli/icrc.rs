@@ -1,6 +1,5 @@
 //! `rocenic icrc`: stored against computed ICRC of every RoCEv2 frame of a pcap.
 
-
 use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 use rocenic_model::wire::{icrc_fill, LinkType};
 

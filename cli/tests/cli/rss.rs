@@ -1,6 +1,5 @@
 //! `rocenic rss`: hash, queue and flags of every packet of a pcap, on every engine.
 
-
 use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 #[cfg(feature = "rtl")]
 use rocenic_model::wire::LinkType;

@@ -1,6 +1,5 @@
 //! `rocenic toeplitz`: the hash of hex inputs, from a CSV or the command line.
 
-
 use crate::common::{fails_with, rocenic, stderr, stdout};
 
 const KEY: &str =

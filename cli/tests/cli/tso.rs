@@ -1,6 +1,5 @@
 //! `rocenic tso`: oversized TCP sends cut into segments, on the model and the RTL.
 
-
 #[cfg(feature = "rtl")]
 use crate::common::stderr;
 use crate::common::{fails_with, pcap_file, rocenic};

@@ -1,6 +1,5 @@
 //! Ethernet headers (with and without VLAN tags): emit/parse round trips and canonical bytes.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;

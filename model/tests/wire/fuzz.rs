@@ -1,7 +1,6 @@
 //! No-panic fuzz of every `new_checked`, getter, `parse`, the pcap reader and the RoCEv2
 //! frame locator, over arbitrary bytes and over mutated valid frames.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;

@@ -1,7 +1,6 @@
 //! InfiniBand headers (LRH, GRH, BTH, DETH, ImmDt) and the IPoIB header and hardware
 //! address: known layouts, emit/parse round trips and canonical bytes.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::ib::{GRH_LEN, LNH_IBA_GLOBAL};

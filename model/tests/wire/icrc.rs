@@ -1,7 +1,6 @@
 //! RoCEv2 frames and their ICRC: two public reference packets, frames built here over IPv4
 //! and IPv6, the frame locator's errors, and which fields the ICRC masks.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;

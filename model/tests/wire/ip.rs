@@ -1,6 +1,5 @@
 //! IPv4 (with options) and IPv6 headers: emit/parse round trips and canonical bytes.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::*;

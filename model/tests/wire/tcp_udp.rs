@@ -1,7 +1,6 @@
 //! TCP and UDP: known bytes and checksums, emit/parse round trips, canonical bytes, and the
 //! pseudo-header checksums against a byte-by-byte reference sum.
 
-
 use crate::common::*;
 use proptest::prelude::*;
 use rocenic_model::wire::checksum;
