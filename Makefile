@@ -79,6 +79,11 @@ lint: deps lint-rtl
 	$(CARGO) clippy -q --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -q -p rocenic --all-targets --no-default-features -- -D warnings
 
+# The other parameterisations the co-simulation builds (sim/build/duts.rs), linted as well:
+# `top:PARAM=VALUE`.
+LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPUT=48 \
+               rss_pipeline:DATA_BYTES=64 tso_segmenter:DATA_W=512
+
 # Each module is linted as the top, with the first list (in name order) that holds it, so that
 # unused ports and parameters of leaves show too, and a module that needs a file its list lacks
 # fails. Then every RTL file must be in some list.
@@ -92,7 +97,9 @@ lint-rtl: deps
 	done; \
 	listed=" $$(scripts/flist $(FLISTS) | tr '\n' ' ')"; \
 	for f in $(RTL_FILES); do case "$$listed" in *" $$f "*) ;; *) echo "$$f is in no file list (rtl/<block>/<top>.f)" >&2; exit 1;; esac; done; \
-	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists)"
+	for tp in $(LINT_PARAMS); do t=$${tp%%:*}; p=$${tp#*:}; \
+	  verilator --lint-only -Wall --no-timing $$(scripts/flist $$(ls rtl/*/$$t.f)) --top-module $$t -G$$p; done; \
+	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists, and $(words $(LINT_PARAMS)) other builds)"
 
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps

@@ -222,7 +222,10 @@ module tso_egress #(
 
     logic              p_valid_q;
     logic [NC*DATA_W-1:0] p_cand_q;   // template word k_q of each group of four
+    // With one candidate group (NC = 1, DATA_W = 512) only bit 0 is read (d_odd_q).
+    /* verilator lint_off UNUSEDSIGNAL */
     logic [KW-1:0]     p_k_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     logic [8*W/2-1:0]  p_sel_q;
     logic [W-1:0]      p_tmask_q;
     logic [W-1:0]      p_keep_q;

@@ -222,7 +222,11 @@ module tso_template #(
 
     logic                 s0_valid_q;
     logic [NC*DATA_W-1:0] s0_cand_q;    // template word hk_q of each group of four
+    // With one candidate group (NC = 1, DATA_W = 512) the word index is constant and this
+    // register goes unread; Yosys removes it.
+    /* verilator lint_off UNUSEDSIGNAL */
     logic [HKW-1:0]       s0_hk_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     logic [W-1:0]         s0_ipm_q;
     logic [W-1:0]         s0_tcpm_q;
     always_ff @(posedge clk) begin
