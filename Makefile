@@ -7,6 +7,7 @@ CARGO ?= cargo
 NO_STD_TARGET := riscv32imc-unknown-none-elf
 # Stamp files so that `deps` costs nothing once done.
 BUILD := build
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 # RTL file lists, one per top (rtl/<block>/<top>.f, nesting allowed): the co-simulation build,
@@ -68,7 +69,8 @@ test: deps lint
 	$(CARGO) test -q -p rocenic --no-default-features
 	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
 	@$(MAKE) --no-print-directory interop
-	@if [ "$(FPGA_TESTS)" != 0 ]; then $(MAKE) --no-print-directory fpga-ci formal; fi
+	@# The boards' place and route and the proofs are single-threaded and independent: one per core.
+	@if [ "$(FPGA_TESTS)" != 0 ]; then $(MAKE) --no-print-directory -j$(NPROC) --output-sync=target fpga-ci formal; fi
 	@awk '/^test result:/ { passed += $$4; failed += $$6 } END { printf "%d passed, %d failed\n", passed, failed }' $(BUILD)/test.log
 
 ## lint: Verilator lint of all RTL, generated files current, rustfmt check, clippy with warnings
