@@ -1,57 +1,88 @@
 //! CSV in and out for the table-shaped commands: named columns, numbers in `0x` hex or decimal,
-//! and errors that name the line and column.
+//! and errors that name the line and column. Input is read a chunk of records at a time and
+//! results are written as each chunk is computed, so memory does not grow with the input.
 
+mod lines;
+
+use crate::output::Output;
 use crate::Failure;
+use lines::Lines;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
-/// Opens `path`, or standard input when it is `None` or `-`.
-pub fn reader(path: &Option<PathBuf>) -> Result<csv::Reader<Box<dyn Read>>, Failure> {
-    let inner: Box<dyn Read> = match path {
-        Some(p) if p.as_os_str() != "-" => Box::new(
-            File::open(p).map_err(|e| Failure(format!("cannot open {}: {e}", p.display())))?,
-        ),
-        _ => Box::new(io::stdin().lock()),
-    };
-    Ok(csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(inner))
+/// A CSV input: its header, then its data records one line each (see `csvio/lines.rs`).
+pub struct Input {
+    lines: Lines<Box<dyn BufRead>>,
+    columns: Columns,
 }
 
-/// Creates `path`, or standard output when it is `None` or `-`.
-pub fn writer(path: &Option<PathBuf>) -> Result<csv::Writer<Box<dyn Write>>, Failure> {
-    let inner: Box<dyn Write> = match path {
+/// Opens `path`, or standard input when it is `None` or `-`, and reads the header line.
+pub fn open(path: &Option<PathBuf>) -> Result<Input, Failure> {
+    let inner: Box<dyn BufRead> = match path {
         Some(p) if p.as_os_str() != "-" => {
-            Box::new(BufWriter::new(File::create(p).map_err(|e| {
-                Failure(format!("cannot create {}: {e}", p.display()))
+            Box::new(BufReader::new(File::open(p).map_err(|e| {
+                Failure(format!("cannot open {}: {e}", p.display()))
             })?))
         }
-        _ => Box::new(BufWriter::new(io::stdout().lock())),
+        _ => Box::new(io::stdin().lock()),
     };
-    Ok(csv::WriterBuilder::new().from_writer(inner))
+    let mut lines = Lines::new(inner);
+    let mut header = csv::StringRecord::new();
+    let line = match lines.next_line().map_err(|e| Failure(e.to_string()))? {
+        Some((line, text)) => {
+            lines::split(line, text, &mut header).map_err(|e| Failure(e.to_string()))?;
+            line
+        }
+        None => {
+            return Err(Failure(
+                "the input is empty: a header line is needed".into(),
+            ))
+        }
+    };
+    Ok(Input {
+        lines,
+        columns: Columns { header, line },
+    })
+}
+
+impl Input {
+    /// The header.
+    pub fn columns(&self) -> &Columns {
+        &self.columns
+    }
+
+    /// Reads the next data record into `record`; its line number, or `None` at the end.
+    fn next(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>, Failure> {
+        let Some((line, text)) = self.lines.next_line().map_err(|e| Failure(e.to_string()))? else {
+            return Ok(None);
+        };
+        record.clear();
+        lines::split(line, text, record).map_err(|e| Failure(e.to_string()))?;
+        let (got, want) = (record.len(), self.columns.header.len());
+        if got != want {
+            return Err(Failure(format!(
+                "line {line}: {got} field(s), but the header (line {}) has {want}",
+                self.columns.line
+            )));
+        }
+        Ok(Some(line))
+    }
+}
+
+/// A CSV writer over a command's output.
+pub fn writer(out: &mut Output) -> csv::Writer<&mut Output> {
+    csv::WriterBuilder::new().from_writer(out)
 }
 
 /// The header of a CSV input and where its named columns are.
 pub struct Columns {
     header: csv::StringRecord,
+    /// The header's line number.
+    line: u64,
 }
 
 impl Columns {
-    /// Reads the header line.
-    pub fn read(rdr: &mut csv::Reader<Box<dyn Read>>) -> Result<Self, Failure> {
-        let header = rdr
-            .headers()
-            .map_err(|e| Failure(format!("cannot read the header line: {e}")))?
-            .clone();
-        if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
-            return Err(Failure(
-                "the input is empty: a header line is needed".into(),
-            ));
-        }
-        Ok(Columns { header })
-    }
-
     /// The header record, to copy to the output.
     pub fn header(&self) -> &csv::StringRecord {
         &self.header
@@ -66,10 +97,22 @@ impl Columns {
     pub fn require(&self, name: &str, why: &str) -> Result<usize, Failure> {
         self.find(name).ok_or_else(|| {
             Failure(format!(
-                "line 1: missing column `{name}` ({why}); the header has: {}",
+                "line {}: missing column `{name}` ({why}); the header has: {}",
+                self.line,
                 self.header.iter().collect::<Vec<_>>().join(",")
             ))
         })
+    }
+
+    /// Refuses a header that already has a column the output appends.
+    pub fn refuse(&self, appended: &str) -> Result<(), Failure> {
+        match self.find(appended) {
+            Some(_) => Err(Failure(format!(
+                "line {}: the input already has a `{appended}` column, which the output appends",
+                self.line
+            ))),
+            None => Ok(()),
+        }
     }
 }
 
@@ -124,64 +167,65 @@ impl Row<'_> {
     }
 }
 
-/// One data record, owned, with its line number.
-pub struct OwnedRow {
-    pub record: csv::StringRecord,
-    pub line: u64,
-}
-
-impl OwnedRow {
-    fn row(&self) -> Row<'_> {
-        Row {
-            record: &self.record,
-            line: self.line,
-        }
-    }
-}
-
-/// Reads records in chunks of up to `chunk`; `each` returns, per record of the chunk, the values
-/// to append, and the records are written out with them.
-pub fn for_each_chunk(
-    rdr: &mut csv::Reader<Box<dyn Read>>,
-    out: &mut csv::Writer<Box<dyn Write>>,
+/// Reads the input in chunks of up to `chunk` records: `parse` turns each record into a request,
+/// `compute` gives the values appended to each record of a chunk, and the records are written
+/// with them. A record `parse` refuses stops the run after the records before it are written.
+pub fn for_each_chunk<T>(
+    input: &mut Input,
+    out: &mut csv::Writer<&mut Output>,
     chunk: usize,
-    mut each: impl FnMut(&[Row]) -> Result<Vec<Vec<String>>, Failure>,
+    mut parse: impl FnMut(&Row) -> Result<T, Failure>,
+    mut compute: impl FnMut(&[T], &[u64]) -> Result<Vec<Vec<String>>, Failure>,
 ) -> Result<(), Failure> {
-    let mut records = rdr.records();
+    let mut records = vec![csv::StringRecord::new(); chunk];
+    let (mut lines, mut requests) = (Vec::with_capacity(chunk), Vec::with_capacity(chunk));
     loop {
-        let mut owned = Vec::new();
-        for result in records.by_ref().take(chunk) {
-            let record = result.map_err(|e| {
-                let line = e.position().map_or(0, |p| p.line());
-                Failure(format!("line {line}: {e}"))
-            })?;
-            let line = record.position().map_or(0, |p| p.line());
-            owned.push(OwnedRow { record, line });
-        }
-        if owned.is_empty() {
-            break;
-        }
-        let rows: Vec<Row> = owned.iter().map(OwnedRow::row).collect();
-        let extra = each(&rows)?;
-        for (row, values) in owned.iter().zip(extra) {
-            let mut full = row.record.clone();
-            for v in &values {
-                full.push_field(v);
+        lines.clear();
+        requests.clear();
+        let mut refused = None;
+        while lines.len() < chunk {
+            let record = &mut records[lines.len()];
+            let line = match input.next(record) {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            };
+            match parse(&Row {
+                record: &*record,
+                line,
+            }) {
+                Ok(request) => {
+                    requests.push(request);
+                    lines.push(line);
+                }
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
             }
-            out.write_record(&full)?;
+        }
+        if !requests.is_empty() {
+            let extra = compute(&requests, &lines)?;
+            for (record, values) in records.iter_mut().zip(extra) {
+                for v in &values {
+                    record.push_field(v);
+                }
+                out.write_record(&*record)?;
+            }
+        }
+        if let Some(e) = refused {
+            out.flush()?;
+            return Err(e);
+        }
+        if lines.len() < chunk {
+            break;
         }
     }
     out.flush()?;
     Ok(())
-}
-
-/// Calls `each` for every data record, one at a time.
-pub fn for_each_row(
-    rdr: &mut csv::Reader<Box<dyn Read>>,
-    out: &mut csv::Writer<Box<dyn Write>>,
-    mut each: impl FnMut(&Row) -> Result<Vec<String>, Failure>,
-) -> Result<(), Failure> {
-    for_each_chunk(rdr, out, 1, |rows| rows.iter().map(&mut each).collect())
 }
 
 #[cfg(test)]

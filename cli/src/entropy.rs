@@ -1,7 +1,8 @@
 //! `rocenic entropy`: flow label and UDP source port, over a CSV or for one pair.
 
-use crate::csvio::{self, Columns};
+use crate::csvio;
 use crate::engine::{parse_engine, Engine};
+use crate::output::Output;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
@@ -133,15 +134,10 @@ pub fn run(args: Args) -> Outcome {
         return Ok(true);
     }
 
-    let mut rdr = csvio::reader(&args.input)?;
-    let columns = Columns::read(&mut rdr)?;
-    for taken in ["flow_label", "udp_sport"] {
-        if columns.find(taken).is_some() {
-            return Err(Failure(format!(
-                "line 1: the input already has a `{taken}` column, which the output appends"
-            )));
-        }
-    }
+    let mut input = csvio::open(&args.input)?;
+    let columns = input.columns();
+    columns.refuse("flow_label")?;
+    columns.refuse("udp_sport")?;
     let fl = columns.find("fl");
     // Required columns are checked before anything is written.
     let keys = match args.mode {
@@ -154,11 +150,9 @@ pub fn run(args: Args) -> Outcome {
             columns.require("dst_port", "CM mode needs src_port,dst_port")?,
         ),
     };
-    let mut out = csvio::writer(&args.output)?;
     let mut header = columns.header().clone();
     header.push_field("flow_label");
     header.push_field("udp_sport");
-    out.write_record(&header)?;
     const U32: u64 = 0xFFFF_FFFF;
     let qp_type = columns.find("qp_type");
     let (l, r) = (columns.find("lqpn"), columns.find("rqpn"));
@@ -188,11 +182,13 @@ pub fn run(args: Args) -> Outcome {
         })
     };
     let mut unit = args.engine.entropy()?;
-    csvio::for_each_chunk(&mut rdr, &mut out, CHUNK, |rows| {
-        let requests = rows.iter().map(&parse).collect::<Result<Vec<_>, _>>()?;
-        let lines: Vec<u64> = rows.iter().map(|r| r.line).collect();
-        let results = unit.compute(args.profile, &requests, &lines)?;
-        Ok(results.iter().map(|e| format(e).to_vec()).collect())
+    Output::run(args.output.as_deref(), |out| {
+        let mut out = csvio::writer(out);
+        out.write_record(&header)?;
+        csvio::for_each_chunk(&mut input, &mut out, CHUNK, parse, |requests, lines| {
+            let results = unit.compute(args.profile, requests, lines)?;
+            Ok(results.iter().map(|e| format(e).to_vec()).collect())
+        })
     })?;
     Ok(true)
 }

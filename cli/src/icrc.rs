@@ -1,8 +1,11 @@
-//! `rocenic icrc FILE.pcap`: stored against computed ICRC for every RoCEv2 frame.
+//! `rocenic icrc FILE.pcap`: stored against computed ICRC for every RoCEv2 frame, a row written
+//! as each frame is read.
 
+use crate::output::Output;
+use crate::pcapio::Capture;
 use crate::{Failure, Outcome};
-use rocenic_model::wire::{Error as WireError, LinkType, PcapReader, RoceFrame};
-use std::io::{self, BufWriter, Write};
+use rocenic_model::wire::{Error as WireError, LinkType, RoceFrame};
+use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -12,48 +15,52 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let path = args.pcap.display();
-    let bytes =
-        std::fs::read(&args.pcap).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
-    let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    if LinkType::from_pcap(reader.link_type()) != Some(LinkType::Ethernet) {
+    let mut capture = Capture::open(&args.pcap, "frame")?;
+    let (link, number) = capture.link();
+    if link != Some(LinkType::Ethernet) {
         return Err(Failure(format!(
-            "{path}: link type {} is not Ethernet (1); RoCEv2 runs over Ethernet",
-            reader.link_type()
+            "{}: link type {number} is not Ethernet (1); RoCEv2 runs over Ethernet",
+            capture.name()
         )));
     }
-    let mut out = BufWriter::new(io::stdout().lock());
-    writeln!(out, "index,stored,computed,status")?;
-    let (mut all_good, mut not_roce) = (true, 0usize);
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| Failure(format!("{path}: frame {index}: {e}")))?;
-        match RoceFrame::parse(record.data) {
-            Ok(frame) => {
-                let (stored, computed) = (frame.stored(), frame.computed());
-                let status = if stored == computed { "ok" } else { "bad" };
-                all_good &= stored == computed;
-                writeln!(out, "{index},{stored:#010x},{computed:#010x},{status}")?;
-            }
-            Err(e) => {
-                not_roce += 1;
-                let why = match e {
-                    WireError::Truncated if (record.data.len() as u32) < record.orig_len => {
-                        format!(
-                            "captured {} of {} bytes (snap length too small)",
-                            record.data.len(),
-                            record.orig_len
-                        )
-                    }
-                    e => e.to_string(),
-                };
-                eprintln!("rocenic: {path}: frame {index} is not a complete RoCEv2 frame: {why}");
+    let (all_good, not_roce) = Output::run(None, |out| {
+        writeln!(out, "index,stored,computed,status")?;
+        let (mut all_good, mut not_roce) = (true, 0u64);
+        while let Some((index, record)) = capture.next()? {
+            match RoceFrame::parse(record.data) {
+                Ok(frame) => {
+                    let (stored, computed) = (frame.stored(), frame.computed());
+                    let status = if stored == computed { "ok" } else { "bad" };
+                    all_good &= stored == computed;
+                    writeln!(out, "{index},{stored:#010x},{computed:#010x},{status}")?;
+                }
+                Err(e) => {
+                    not_roce += 1;
+                    let why = match e {
+                        WireError::Truncated
+                            if (record.data.len() as u64) < u64::from(record.orig_len) =>
+                        {
+                            format!(
+                                "captured {} of {} bytes (snap length too small)",
+                                record.data.len(),
+                                record.orig_len
+                            )
+                        }
+                        e => e.to_string(),
+                    };
+                    eprintln!(
+                        "rocenic: {}: frame {index} is not a complete RoCEv2 frame: {why}",
+                        capture.name()
+                    );
+                }
             }
         }
-    }
-    out.flush()?;
+        Ok((all_good, not_roce))
+    })?;
     if not_roce > 0 {
         return Err(Failure(format!(
-            "{not_roce} frame(s) of {path} are not RoCEv2; see above"
+            "{not_roce} frame(s) of {} are not RoCEv2; see above",
+            capture.name()
         )));
     }
     Ok(all_good)

@@ -8,6 +8,8 @@ mod demo;
 mod engine;
 mod entropy;
 mod icrc;
+mod output;
+mod pcapio;
 mod rss;
 mod toeplitz;
 mod tso;

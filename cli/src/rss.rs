@@ -1,15 +1,17 @@
 //! `rocenic rss`: hash and queue of every packet of a pcap, as the NIC's RSS would pick them.
 
 use crate::engine::{parse_engine, Engine, Width};
+use crate::output::Output;
+use crate::pcapio::{Batch, Capture};
 use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_model::rss::{Context, Function, HashFields, IndirectionTable, Meta};
+use rocenic_model::rss::{check_table_size, Context, Function, HashFields, IndirectionTable, Meta};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
-use rocenic_model::wire::{LinkType, PcapReader};
+use rocenic_model::wire::LinkType;
 use std::fmt::Write as _;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 /// The hash function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -21,10 +23,9 @@ pub enum HashFunction {
 }
 
 /// What `rocenic rss` computes: the metadata of every frame of a pcap under one context and
-/// indirection table.
+/// indirection table. The frames come in batches; an engine may keep state from one to the next.
 pub struct Job<'a> {
     pub link: LinkType,
-    pub frames: &'a [Vec<u8>],
     pub context: &'a Context,
     /// The key as given: the RTL and the boards hold it in key registers of their own length.
     pub key: &'a [u8],
@@ -36,9 +37,19 @@ pub struct Job<'a> {
 
 /// Computes a [`Job`]; the engines implement it.
 pub trait Unit {
-    /// The metadata of every frame of `job`, in order.
-    fn metas(&mut self, job: &Job) -> Result<Vec<Meta>, Failure>;
+    /// Readies the unit for `job` before any frame is read (the RTL is built and loaded, a
+    /// board gets its key), so that a job the unit cannot run is refused first.
+    fn start(&mut self, job: &Job) -> Result<(), Failure>;
+
+    /// The metadata of each of `frames`, in order, of the job's capture; `first` is the index of
+    /// `frames[0]` in the capture, for messages.
+    fn metas(&mut self, job: &Job, first: u64, frames: &[&[u8]]) -> Result<Vec<Meta>, Failure>;
 }
+
+/// A batch holds up to this many frames and about this many bytes: the engines work on a batch
+/// at a time, so memory stays bounded however long the capture is.
+const BATCH_FRAMES: usize = 1024;
+const BATCH_BYTES: usize = 1 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -63,7 +74,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_fields)]
     fields: Option<HashFields>,
     /// Indirection table entries: a power of two from 1 to 65536.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = parse_table_size)]
     table_size: usize,
     /// Data path width of the RTL engine.
     #[arg(long, value_enum, default_value_t = Width::W64)]
@@ -71,6 +82,15 @@ pub struct Args {
     /// Receive queues, filled into the table round-robin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     queues: u16,
+}
+
+/// A table size is checked before anything is sized by it.
+fn parse_table_size(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of entries"))?;
+    check_table_size(n).map_err(|e| e.to_string())?;
+    Ok(n)
 }
 
 fn parse_fields(text: &str) -> Result<HashFields, String> {
@@ -109,6 +129,13 @@ pub fn run(args: Args) -> Outcome {
         (None, true) => symmetric_key::<40>().to_vec(),
         (None, false) => MICROSOFT_KEY.to_vec(),
     };
+    let function = match args.function {
+        HashFunction::Toeplitz => Function::Toeplitz,
+        HashFunction::Xor => Function::Xor,
+    };
+    let context =
+        Context::new(function, fields, &key).map_err(|e| Failure(format!("--key: {e}")))?;
+    // The key's own length is checked first (above), then what it covers.
     if args.function == HashFunction::Toeplitz && longest + 4 > key.len() {
         return Err(Failure(format!(
             "the selected fields take up to {longest} bytes of hash input, but a {}-byte key covers {}: use a 52-byte key",
@@ -116,73 +143,58 @@ pub fn run(args: Args) -> Outcome {
             key.len().saturating_sub(4)
         )));
     }
-    let function = match args.function {
-        HashFunction::Toeplitz => Function::Toeplitz,
-        HashFunction::Xor => Function::Xor,
-    };
-    let context =
-        Context::new(function, fields, &key).map_err(|e| Failure(format!("--key: {e}")))?;
     let mut table = IndirectionTable::new(vec![0u16; args.table_size])
         .map_err(|e| Failure(format!("--table-size: {e}")))?;
     table.fill_round_robin(args.queues)?;
 
-    let (link, frames) = read_pcap(&args.pcap)?;
+    let mut unit = args.engine.rss()?;
+    let mut capture = Capture::open(&args.pcap, "frame")?;
+    let link = match capture.link() {
+        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
+        (Some(link @ (LinkType::Ethernet | LinkType::Infiniband)), _) => link,
+        (_, number) => {
+            return Err(Failure(format!(
+                "{}: link type {number} is neither Ethernet (1) nor InfiniBand (247)",
+                capture.name()
+            )))
+        }
+    };
     let job = Job {
         link,
-        frames: &frames,
         context: &context,
         key: &key,
         table: table.entries(),
         width: args.width,
     };
-    let metas = args.engine.rss()?.metas(&job)?;
-
-    let mut out = BufWriter::new(io::stdout().lock());
-    write_csv(&metas, &mut out)?;
-    out.flush()?;
-    eprint!("{}", histogram(&metas, args.queues));
+    unit.start(&job)?;
+    let mut per_queue = vec![0u64; usize::from(args.queues)];
+    Output::run(None, |out| {
+        writeln!(out, "{CSV_HEADER}")?;
+        let mut batch = Batch::new();
+        while capture.next_batch(&mut batch, BATCH_FRAMES, BATCH_BYTES, |r| r.data.len())? {
+            let metas = unit.metas(&job, batch.first(), &batch.frames())?;
+            for (index, meta) in (batch.first()..).zip(&metas) {
+                write_row(out, index, meta)?;
+                per_queue[usize::from(meta.queue)] += 1;
+            }
+        }
+        Ok(())
+    })?;
+    eprint!("{}", histogram(&per_queue));
     Ok(true)
 }
 
-/// The link layer and the frames of a pcap.
-pub fn read_pcap(path: &Path) -> Result<(LinkType, Vec<Vec<u8>>), Failure> {
-    let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
-    let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let link = match LinkType::from_pcap(reader.link_type()) {
-        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
-        Some(link @ (LinkType::Ethernet | LinkType::Infiniband)) => link,
-        _ => {
-            return Err(Failure(format!(
-                "{name}: link type {} is neither Ethernet (1) nor InfiniBand (247)",
-                reader.link_type()
-            )))
-        }
-    };
-    let mut frames = Vec::new();
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| Failure(format!("{name}: frame {index}: {e}")))?;
-        frames.push(record.data.to_vec());
-    }
-    Ok((link, frames))
-}
+/// The header of the CSV written to standard output.
+pub const CSV_HEADER: &str = "index,hash,queue,flags";
 
-/// The CSV written to standard output: `index,hash,queue,flags` per packet.
-pub fn write_csv(metas: &[Meta], out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "index,hash,queue,flags")?;
-    for (index, meta) in metas.iter().enumerate() {
-        let (hash, queue) = (meta.hash, meta.queue);
-        writeln!(out, "{index},{hash:#010x},{queue},{}", meta.flags)?;
-    }
-    Ok(())
+/// One row of the CSV: the frame's index in the capture and its metadata.
+pub fn write_row(out: &mut impl Write, index: u64, meta: &Meta) -> std::io::Result<()> {
+    let (hash, queue) = (meta.hash, meta.queue);
+    writeln!(out, "{index},{hash:#010x},{queue},{}", meta.flags)
 }
 
 /// The per-queue histogram written to standard error.
-pub fn histogram(metas: &[Meta], queues: u16) -> String {
-    let mut per_queue = vec![0u64; usize::from(queues)];
-    for meta in metas {
-        per_queue[usize::from(meta.queue)] += 1;
-    }
+pub fn histogram(per_queue: &[u64]) -> String {
     let total: u64 = per_queue.iter().sum();
     let mut text = String::from("queue,packets,share\n");
     for (q, n) in per_queue.iter().enumerate() {

@@ -1,10 +1,14 @@
 //! `rocenic toeplitz`: the Toeplitz hash of hex inputs.
 
-use crate::csvio::{self, Columns};
+use crate::csvio;
 use crate::engine::{parse_engine, Engine};
+use crate::output::Output;
 use crate::{Failure, Outcome};
-use rocenic_model::toeplitz::{ToeplitzTable, MAX_KEY_LEN};
+use rocenic_model::toeplitz::ToeplitzTable;
 use std::path::PathBuf;
+
+/// Rows per chunk: results are written as each chunk is hashed.
+const CHUNK: usize = 4096;
 
 /// Why a hash could not be computed: the key or the input is at fault.
 pub enum Bad {
@@ -55,7 +59,7 @@ pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
 
 /// Builds the table for a key, with a message fit for the user.
 pub fn table_for(key: &[u8]) -> Result<ToeplitzTable, String> {
-    ToeplitzTable::new(key).map_err(|e| format!("{e} (keys are 4 to {MAX_KEY_LEN} bytes)"))
+    ToeplitzTable::new(key).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -75,28 +79,35 @@ pub fn run(args: Args) -> Outcome {
         return Ok(true);
     }
 
-    let mut rdr = csvio::reader(&args.input)?;
-    let columns = Columns::read(&mut rdr)?;
-    if columns.find("hash").is_some() {
-        return Err(Failure(
-            "line 1: the input already has a `hash` column, which the output appends".into(),
-        ));
-    }
+    let mut input = csvio::open(&args.input)?;
+    let columns = input.columns();
+    columns.refuse("hash")?;
     let k = columns.require("key_hex", "needs key_hex,input_hex")?;
     let d = columns.require("input_hex", "needs key_hex,input_hex")?;
-    let mut out = csvio::writer(&args.output)?;
     let mut header = columns.header().clone();
     header.push_field("hash");
-    out.write_record(&header)?;
-    csvio::for_each_row(&mut rdr, &mut out, |row| {
-        let at = |col: &str, e: String| Failure(format!("line {}: column `{col}`: {e}", row.line));
-        let key = decode_hex(row.text(k)).map_err(|e| at("key_hex", e))?;
-        let data = decode_hex(row.text(d)).map_err(|e| at("input_hex", e))?;
-        let hash = unit.hash(&key, &data).map_err(|bad| match bad {
-            Bad::Key(e) => at("key_hex", e),
-            Bad::Input(e) => at("input_hex", e),
-        })?;
-        Ok(vec![format!("{hash:#010x}")])
+    let at = |line: u64, col: &str, e: String| Failure(format!("line {line}: column `{col}`: {e}"));
+    let parse = |row: &csvio::Row| -> Result<(Vec<u8>, Vec<u8>), Failure> {
+        Ok((
+            decode_hex(row.text(k)).map_err(|e| at(row.line, "key_hex", e))?,
+            decode_hex(row.text(d)).map_err(|e| at(row.line, "input_hex", e))?,
+        ))
+    };
+    Output::run(args.output.as_deref(), |out| {
+        let mut out = csvio::writer(out);
+        out.write_record(&header)?;
+        csvio::for_each_chunk(&mut input, &mut out, CHUNK, parse, |rows, lines| {
+            rows.iter()
+                .zip(lines)
+                .map(|((key, data), &line)| {
+                    let hash = unit.hash(key, data).map_err(|bad| match bad {
+                        Bad::Key(e) => at(line, "key_hex", e),
+                        Bad::Input(e) => at(line, "input_hex", e),
+                    })?;
+                    Ok(vec![format!("{hash:#010x}")])
+                })
+                .collect()
+        })
     })?;
     Ok(true)
 }

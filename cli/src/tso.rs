@@ -3,12 +3,15 @@
 //!
 //! Link types: Ethernet (1), and IPoIB (242, `LinkType::Ipoib`), each frame starting with the
 //! 4-byte IPoIB encapsulation header of RFC 4391 §6 (EtherType, two reserved bytes). The output
-//! has the input's link type; each segment carries its send's timestamp.
+//! has the input's link type; each segment carries its send's timestamp. The capture is read and
+//! the segments written a bounded batch at a time.
 
 use crate::engine::{parse_engine, Engine, Width};
+use crate::output::Output;
+use crate::pcapio::{Batch, Capture};
 use crate::{Failure, Outcome};
-use rocenic_model::wire::{LinkType, PcapReader, PcapWriter};
-use std::io::BufWriter;
+use rocenic_model::tso::Limits;
+use rocenic_model::wire::{LinkType, PcapWriter};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -16,11 +19,12 @@ pub struct Args {
     /// A classic pcap of oversized TCP packets: Ethernet (link type 1) or IPoIB (242).
     #[arg(long, short)]
     input: PathBuf,
-    /// Where to write the segments (a pcap of the same link type).
+    /// Where to write the segments (a pcap of the same link type); written only if every packet
+    /// is segmented.
     #[arg(long, short)]
     output: PathBuf,
     /// TCP payload bytes per segment (1 to 9000, the segment buffer of the RTL).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_mss)]
     mss: u16,
     /// Implementation to run: model or rtl (the RTL segmenter, co-simulated).
     #[arg(long, default_value = "model", value_parser = parse_engine)]
@@ -30,23 +34,25 @@ pub struct Args {
     width: Width,
 }
 
-/// The segments of each input packet, in order.
-pub type Segments = Vec<Vec<Vec<u8>>>;
-
-/// Why the segments could not be made: the packet at fault (when one is), and the reason.
-pub type Refusal = (Option<usize>, String);
-
-/// One input packet.
-pub struct Packet {
-    ts_sec: u32,
-    ts_usec: u32,
-    pub data: Vec<u8>,
+/// The MSS is checked before any input is read.
+fn parse_mss(text: &str) -> Result<u16, String> {
+    let max = Limits::default().max_mss;
+    match text.parse::<usize>() {
+        Ok(mss @ 1..) if mss <= max => Ok(mss as u16),
+        _ => Err(format!("`{text}` is not an MSS from 1 to {max} bytes")),
+    }
 }
 
-/// What `rocenic tso` computes: every packet of `packets` cut into segments of `mss` payload
-/// bytes.
-pub struct Job<'a> {
-    pub packets: &'a [Packet],
+/// Why the segments could not be made: the packet at fault (when one is), and the reason.
+pub type Refusal = (Option<u64>, String);
+
+/// Where an engine puts each segment as it is made: the index of its packet in the batch, and
+/// its bytes.
+pub type Emit<'e> = dyn FnMut(usize, &[u8]) -> std::io::Result<()> + 'e;
+
+/// What `rocenic tso` computes: every packet of the capture cut into segments of `mss` payload
+/// bytes. The packets come in batches; an engine may keep state from one to the next.
+pub struct Job {
     pub link: LinkType,
     pub mss: u16,
     /// The RTL's data path width.
@@ -56,77 +62,91 @@ pub struct Job<'a> {
 
 /// Computes a [`Job`]; the engines implement it.
 pub trait Unit {
-    /// The segments of every packet, or the first packet refused.
-    fn segments(&mut self, job: &Job) -> Result<Segments, Refusal>;
+    /// Emits the segments of each of `packets` in order; `first` is the index of `packets[0]`
+    /// in the capture. Stops at the first packet refused, after the segments of the packets
+    /// before it.
+    fn segments(
+        &mut self,
+        job: &Job,
+        first: u64,
+        packets: &[&[u8]],
+        emit: &mut Emit,
+    ) -> Result<(), Refusal>;
+}
+
+/// A batch holds up to this many packets, and stops growing once the segments of its packets
+/// could take this many bytes: the RTL engine holds a batch's segments at once.
+const BATCH_PACKETS: usize = 256;
+const BATCH_OUTPUT: usize = 4 << 20;
+
+/// The most bytes the segments of a packet of `len` bytes can take, headers included.
+fn output_bound(len: usize, mss: u16) -> usize {
+    let header = Limits::default().max_header;
+    len + len.div_ceil(usize::from(mss)).max(1) * header
 }
 
 pub fn run(args: Args) -> Outcome {
-    let path = args.input.display();
-    let bytes =
-        std::fs::read(&args.input).map_err(|e| Failure(format!("cannot read {path}: {e}")))?;
-    let reader = PcapReader::new(&bytes).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let link = match LinkType::from_pcap(reader.link_type()) {
-        Some(link @ (LinkType::Ethernet | LinkType::Ipoib)) => link,
-        _ => {
+    let mut unit = args.engine.tso()?;
+    let mut capture = Capture::open(&args.input, "packet")?;
+    let link = match capture.link() {
+        (Some(link @ (LinkType::Ethernet | LinkType::Ipoib)), _) => link,
+        (_, number) => {
             return Err(Failure(format!(
-                "{path}: link type {} is neither Ethernet ({}) nor IPoIB ({})",
-                reader.link_type(),
+                "{}: link type {number} is neither Ethernet ({}) nor IPoIB ({})",
+                capture.name(),
                 LinkType::Ethernet.pcap(),
                 LinkType::Ipoib.pcap()
             )))
         }
     };
-    let mut packets = Vec::new();
-    for (index, record) in reader.records().enumerate() {
-        let record = record.map_err(|e| Failure(format!("{path}: packet {index}: {e}")))?;
-        if (record.data.len() as u64) < u64::from(record.orig_len) {
-            return Err(Failure(format!(
-                "{path}: packet {index}: captured {} of {} bytes (snap length too small)",
-                record.data.len(),
-                record.orig_len
-            )));
-        }
-        let ts_usec = if reader.is_nanosecond() {
-            record.ts_frac / 1000
-        } else {
-            record.ts_frac
-        };
-        packets.push(Packet {
-            ts_sec: record.ts_sec,
-            ts_usec,
-            data: record.data.to_vec(),
-        });
-    }
+    let nanos = capture.is_nanosecond();
     let job = Job {
-        packets: &packets,
         link,
         mss: args.mss,
         width: args.width,
     };
-    let segments = args
-        .engine
-        .tso()?
-        .segments(&job)
-        .map_err(|(index, why)| match index {
-            Some(index) => Failure(format!("{path}: packet {index}: {why}")),
-            None => Failure(why),
-        })?;
-
-    let out_path = args.output.display();
-    let file = std::fs::File::create(&args.output)
-        .map_err(|e| Failure(format!("cannot create {out_path}: {e}")))?;
-    let mut out = PcapWriter::new(BufWriter::new(file), link)?;
-    let mut count = 0usize;
-    for (packet, segs) in packets.iter().zip(&segments) {
-        for s in segs {
-            out.write_record((packet.ts_sec, packet.ts_usec), s)?;
-            count += 1;
+    let (packets, segments) = Output::run(Some(&args.output), |out| {
+        let mut pcap = PcapWriter::new(out, link)?;
+        let (mut packets, mut segments) = (0u64, 0u64);
+        let mut batch = Batch::new();
+        while capture.next_batch(&mut batch, BATCH_PACKETS, BATCH_OUTPUT, |r| {
+            output_bound(r.data.len(), args.mss)
+        })? {
+            let first = batch.first();
+            let mut stamps = Vec::with_capacity(batch.len());
+            for (index, record) in (first..).zip(batch.records()) {
+                if (record.data.len() as u64) < u64::from(record.orig_len) {
+                    return Err(capture.at(
+                        index,
+                        format!(
+                            "captured {} of {} bytes (snap length too small)",
+                            record.data.len(),
+                            record.orig_len
+                        ),
+                    ));
+                }
+                let usec = if nanos {
+                    record.ts_frac / 1000
+                } else {
+                    record.ts_frac
+                };
+                stamps.push((record.ts_sec, usec));
+            }
+            let frames = batch.frames();
+            let mut emit = |i: usize, segment: &[u8]| {
+                segments += 1;
+                pcap.write_record(stamps[i], segment)
+            };
+            unit.segments(&job, first, &frames, &mut emit)
+                .map_err(|(index, why)| match index {
+                    Some(index) => capture.at(index, why),
+                    None => Failure(why),
+                })?;
+            packets += batch.len() as u64;
         }
-    }
-    out.finish()?;
-    eprintln!(
-        "rocenic tso: {} packet(s) in, {count} segment(s) out",
-        packets.len()
-    );
+        pcap.finish()?;
+        Ok((packets, segments))
+    })?;
+    eprintln!("rocenic tso: {packets} packet(s) in, {segments} segment(s) out");
     Ok(true)
 }

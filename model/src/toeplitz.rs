@@ -197,7 +197,8 @@ impl fmt::Display for Error {
             ),
             Error::BadKeyLength(len) => write!(
                 f,
-                "a key of {len} bytes is not supported (4..={MAX_KEY_LEN} bytes)"
+                "a key of {len} byte{} is not supported: keys are 4 to {MAX_KEY_LEN} bytes",
+                if *len == 1 { "" } else { "s" }
             ),
         }
     }

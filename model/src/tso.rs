@@ -226,9 +226,10 @@ impl<'a> Segmenter<'a> {
                 "header length is not link + IP + TCP header lengths",
             ));
         }
-        // The IPv4 total length and the IPv6 payload length are 16-bit fields.
+        // The IPv4 total length and the IPv6 payload length are 16-bit fields. Checked sums:
+        // a caller's limits may be anything up to usize::MAX.
         let ip_len = header.len() - layout.ip_offset - if layout.ipv4 { 0 } else { 40 };
-        if ip_len + mss > 0xFFFF || mss > limits.max_mss {
+        if mss > limits.max_mss || ip_len.checked_add(mss).is_none_or(|n| n > 0xFFFF) {
             return Err(Error::MssTooLarge(mss));
         }
         Ok(Segmenter {
@@ -261,25 +262,26 @@ impl<'a> Segmenter<'a> {
         self.payload.len().div_ceil(self.mss).max(1)
     }
 
-    /// The payload bytes of segment `i`.
-    pub fn segment_payload(&self, i: usize) -> &'a [u8] {
-        let start = (i * self.mss).min(self.payload.len());
-        let end = (start + self.mss).min(self.payload.len());
-        &self.payload[start..end]
+    /// The payload bytes of segment `i`; [`Error::NoSuchSegment`] past the last segment.
+    pub fn segment_payload(&self, i: usize) -> Result<&'a [u8], Error> {
+        if i >= self.segment_count() {
+            return Err(Error::NoSuchSegment(i));
+        }
+        // i < segment_count, so i · mss ≤ payload length (or 0 for the one empty segment).
+        let start = i * self.mss;
+        let end = self.payload.len().min(start + self.mss);
+        Ok(&self.payload[start..end])
     }
 
-    /// The length of segment `i` on the wire.
-    pub fn segment_len(&self, i: usize) -> usize {
-        self.header.len() + self.segment_payload(i).len()
+    /// The length of segment `i` on the wire; [`Error::NoSuchSegment`] past the last segment.
+    pub fn segment_len(&self, i: usize) -> Result<usize, Error> {
+        Ok(self.header.len() + self.segment_payload(i)?.len())
     }
 
     /// Writes segment `i` into `out` and returns its length.
     pub fn write_segment(&self, i: usize, out: &mut [u8]) -> Result<usize, Error> {
         let n = self.segment_count();
-        if i >= n {
-            return Err(Error::NoSuchSegment(i));
-        }
-        let body = self.segment_payload(i);
+        let body = self.segment_payload(i)?;
         let len = self.header.len() + body.len();
         let out = out
             .get_mut(..len)

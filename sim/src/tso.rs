@@ -154,7 +154,8 @@ pub fn expected(send: &Send, beat_bytes: usize, limits: Limits) -> (Status, Vec<
     };
     let segments = (0..sent)
         .map(|i| {
-            let mut buf = vec![0u8; s.segment_len(i)];
+            let len = s.segment_len(i).expect("a segment of a checked send");
+            let mut buf = vec![0u8; len];
             s.write_segment(i, &mut buf)
                 .expect("a segment of a checked send");
             buf

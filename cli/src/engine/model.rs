@@ -1,6 +1,6 @@
 //! `--engine model`: every command's results from the reference model.
 
-use crate::tso::{Job as TsoJob, Refusal, Segments};
+use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, toeplitz, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::rss::{classify, distribute, ContextView, Meta};
@@ -25,14 +25,22 @@ impl entropy::Unit for Model {
 }
 
 impl rss::Unit for Model {
+    fn start(&mut self, _job: &rss::Job) -> Result<(), Failure> {
+        Ok(())
+    }
+
     /// Every packet through the model's parser, steering, hash and table.
-    fn metas(&mut self, job: &rss::Job) -> Result<Vec<Meta>, Failure> {
+    fn metas(
+        &mut self,
+        job: &rss::Job,
+        _first: u64,
+        frames: &[&[u8]],
+    ) -> Result<Vec<Meta>, Failure> {
         let view = ContextView {
             context: job.context,
             table: job.table,
         };
-        Ok(job
-            .frames
+        Ok(frames
             .iter()
             .map(|f| distribute(&classify(job.link, f), &[], &[view]))
             .collect())
@@ -40,29 +48,28 @@ impl rss::Unit for Model {
 }
 
 impl tso::Unit for Model {
-    /// The segments of every packet, or the first packet the model refuses.
-    fn segments(&mut self, job: &TsoJob) -> Result<Segments, Refusal> {
-        job.packets
-            .iter()
-            .enumerate()
-            .map(|(index, p)| {
-                let s = Segmenter::from_frame(
-                    job.link,
-                    &p.data,
-                    usize::from(job.mss),
-                    Limits::default(),
-                )
-                .map_err(|e| (Some(index), e.to_string()))?;
-                (0..s.segment_count())
-                    .map(|i| {
-                        let mut buf = vec![0u8; s.segment_len(i)];
-                        s.write_segment(i, &mut buf)
-                            .map_err(|e| (Some(index), e.to_string()))?;
-                        Ok(buf)
-                    })
-                    .collect()
-            })
-            .collect()
+    /// The segments of every packet, each emitted as it is written.
+    fn segments(
+        &mut self,
+        job: &TsoJob,
+        first: u64,
+        packets: &[&[u8]],
+        emit: &mut Emit,
+    ) -> Result<(), Refusal> {
+        let mut buf = Vec::new();
+        for (i, (index, packet)) in (first..).zip(packets).enumerate() {
+            let refuse = |e: rocenic_model::tso::Error| (Some(index), e.to_string());
+            let s =
+                Segmenter::from_frame(job.link, packet, usize::from(job.mss), Limits::default())
+                    .map_err(refuse)?;
+            for n in 0..s.segment_count() {
+                buf.resize(s.segment_len(n).map_err(refuse)?, 0);
+                let len = s.write_segment(n, &mut buf).map_err(refuse)?;
+                emit(i, &buf[..len])
+                    .map_err(|e| (None, format!("cannot write the segments: {e}")))?;
+            }
+        }
+        Ok(())
     }
 }
 

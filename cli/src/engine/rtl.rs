@@ -1,20 +1,64 @@
 //! `--engine rtl`: the commands' RTL units, co-simulated cycle by cycle (the `rtl` feature).
 
 use super::Width;
-use crate::tso::{Job as TsoJob, Refusal, Segments};
+use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
 use rocenic_model::rss::Meta;
 use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
 use rocenic_sim::entropy::{EntropyRtl, Error as EntropyError};
-use rocenic_sim::rss::pipeline::{run_context, RTL_TABLE_LOG2};
+use rocenic_sim::rss::pipeline::{ContextRun, RTL_TABLE_LOG2};
 use rocenic_sim::tso::{Send, Status, Traffic, Tso512Rtl, Tso64Rtl};
 
-/// The co-simulation; the entropy unit is built on first use and kept for the next batches.
+/// The co-simulation; each unit is built on first use and kept for the next batches.
 #[derive(Default)]
 pub struct Rtl {
     entropy: Option<EntropyRtl>,
+    rss: Option<RssRun>,
+    tso64: Option<Tso64Rtl>,
+    tso512: Option<Tso512Rtl>,
+}
+
+/// The RSS pipeline of the width a job asks for, its context loaded.
+enum RssRun {
+    W64(ContextRun<RssPipeline64>),
+    W512(ContextRun<RssPipeline512>),
+}
+
+impl RssRun {
+    fn new(job: &rss::Job) -> Result<Self, Failure> {
+        if job.key.len() > KEY_BYTES {
+            return Err(Failure(format!(
+                "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
+            )));
+        }
+        if job.table.len() > 1 << RTL_TABLE_LOG2 {
+            return Err(Failure(format!(
+                "--table-size: the RTL's tables hold up to {} entries",
+                1 << RTL_TABLE_LOG2
+            )));
+        }
+        // Shorter keys are stored with a zero tail, which no covered input reaches.
+        let mut key52 = [0u8; KEY_BYTES];
+        key52[..job.key.len()].copy_from_slice(job.key);
+        let regs = ContextRegs {
+            function: job.context.function,
+            fields: job.context.fields,
+            key: key52,
+            table_log2: job.table.len().trailing_zeros() as u8,
+            bank: 1,
+        };
+        let failed = |e: String| Failure(format!("RTL engine: {e}"));
+        Ok(match job.width {
+            Width::W64 => RssRun::W64(
+                ContextRun::new("rocenic_rss", job.link, &regs, job.table).map_err(failed)?,
+            ),
+            Width::W512 => RssRun::W512(
+                ContextRun::new("rocenic_rss", job.link, &regs, job.table).map_err(failed)?,
+            ),
+        })
+    }
 }
 
 impl entropy::Unit for Rtl {
@@ -40,48 +84,42 @@ impl entropy::Unit for Rtl {
 
 impl rss::Unit for Rtl {
     /// The RSS pipeline, its context registers loaded from the job's context and key.
-    fn metas(&mut self, job: &rss::Job) -> Result<Vec<Meta>, Failure> {
-        if job.key.len() > KEY_BYTES {
-            return Err(Failure(format!(
-                "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
-            )));
+    fn start(&mut self, job: &rss::Job) -> Result<(), Failure> {
+        self.rss = Some(RssRun::new(job)?);
+        Ok(())
+    }
+
+    fn metas(
+        &mut self,
+        _job: &rss::Job,
+        _first: u64,
+        frames: &[&[u8]],
+    ) -> Result<Vec<Meta>, Failure> {
+        let run = self.rss.as_mut().expect("rss::run starts the unit first");
+        match run {
+            RssRun::W64(r) => r.metas(frames),
+            RssRun::W512(r) => r.metas(frames),
         }
-        if job.table.len() > 1 << RTL_TABLE_LOG2 {
-            return Err(Failure(format!(
-                "--table-size: the RTL's tables hold up to {} entries",
-                1 << RTL_TABLE_LOG2
-            )));
-        }
-        // Shorter keys are stored with a zero tail, which no covered input reaches.
-        let mut key52 = [0u8; KEY_BYTES];
-        key52[..job.key.len()].copy_from_slice(job.key);
-        let regs = ContextRegs {
-            function: job.context.function,
-            fields: job.context.fields,
-            key: key52,
-            table_log2: job.table.len().trailing_zeros() as u8,
-            bank: 1,
-        };
-        let run = match job.width {
-            Width::W64 => run_context::<RssPipeline64>,
-            Width::W512 => run_context::<RssPipeline512>,
-        };
-        let frames: Vec<&[u8]> = job.frames.iter().map(Vec::as_slice).collect();
-        run("rocenic_rss", job.link, &frames, &regs, job.table)
-            .map_err(|e| Failure(format!("RTL engine: {e}")))
+        .map_err(|e| Failure(format!("RTL engine: {e}")))
     }
 }
 
 impl tso::Unit for Rtl {
     /// The segments from the RTL: the host side splits each frame where its TCP header ends (the
     /// descriptor's header length), the unit does the rest.
-    fn segments(&mut self, job: &TsoJob) -> Result<Segments, Refusal> {
+    fn segments(
+        &mut self,
+        job: &TsoJob,
+        first: u64,
+        packets: &[&[u8]],
+        emit: &mut Emit,
+    ) -> Result<(), Refusal> {
         // A frame the host cannot split never reaches the unit; the ones before it still run, so
         // that the first bad packet is the one reported, as with the model.
-        let mut sends = Vec::with_capacity(job.packets.len());
+        let mut sends = Vec::with_capacity(packets.len());
         let mut host_error = None;
-        for (index, p) in job.packets.iter().enumerate() {
-            match Send::from_frame(job.link, &p.data, job.mss) {
+        for (index, p) in (first..).zip(packets) {
+            match Send::from_frame(job.link, p, job.mss) {
                 Ok(s) => sends.push(s),
                 Err(e) => {
                     host_error = Some((Some(index), e.to_string()));
@@ -90,21 +128,31 @@ impl tso::Unit for Rtl {
             }
         }
         let run = match job.width {
-            Width::W64 => Tso64Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE),
-            Width::W512 => Tso512Rtl::new("rocenic_tso").run(&sends, Traffic::FULL_RATE),
+            Width::W64 => self
+                .tso64
+                .get_or_insert_with(|| Tso64Rtl::new("rocenic_tso"))
+                .run(&sends, Traffic::FULL_RATE),
+            Width::W512 => self
+                .tso512
+                .get_or_insert_with(|| Tso512Rtl::new("rocenic_tso"))
+                .run(&sends, Traffic::FULL_RATE),
         };
         let outcome = run.map_err(|e| (None, format!("RTL engine: {e}")))?;
         let mut flat = outcome.segments.into_iter();
-        let mut per_packet = Vec::with_capacity(sends.len());
-        for (index, (status, count)) in outcome.statuses.into_iter().enumerate() {
+        for (i, (status, count)) in outcome.statuses.into_iter().enumerate() {
             if status != Status::Ok {
-                return Err((Some(index), format!("the RTL refused the send: {status}")));
+                return Err((
+                    Some(first + i as u64),
+                    format!("the RTL refused the send: {status}"),
+                ));
             }
-            per_packet.push(flat.by_ref().take(count as usize).collect());
+            for segment in flat.by_ref().take(count as usize) {
+                emit(i, &segment).map_err(|e| (None, format!("cannot write the segments: {e}")))?;
+            }
         }
         match host_error {
             Some(e) => Err(e),
-            None => Ok(per_packet),
+            None => Ok(()),
         }
     }
 }

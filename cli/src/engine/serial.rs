@@ -50,28 +50,37 @@ impl<L: ByteLink> rss::Unit for Board<L> {
     /// model's hash (a shorter key covers every input of the selected fields, which `rss::run`
     /// checks first). A packet whose input is longer than the board takes stops the run with its
     /// index: its hash is never taken from the model instead.
-    fn metas(&mut self, job: &rss::Job) -> Result<Vec<Meta>, Failure> {
+    fn start(&mut self, job: &rss::Job) -> Result<(), Failure> {
         let max = self.caps().rss_max_input;
         if max == 0 {
             return Err(Failure(
                 "serial engine: the board has no RSS hash unit".into(),
             ));
         }
-        let xor = job.context.function == Function::Xor;
-        if !xor {
+        if job.context.function != Function::Xor {
             let mut board_key = vec![0u8; max + 4];
             let n = job.key.len().min(max + 4);
             board_key[..n].copy_from_slice(&job.key[..n]);
             self.rss_key(&board_key)
                 .map_err(|e| Failure(format!("serial engine: loading the key: {e}")))?;
         }
+        Ok(())
+    }
+
+    fn metas(
+        &mut self,
+        job: &rss::Job,
+        first: u64,
+        frames: &[&[u8]],
+    ) -> Result<Vec<Meta>, Failure> {
+        let max = self.caps().rss_max_input;
+        let xor = job.context.function == Function::Xor;
         let view = ContextView {
             context: job.context,
             table: job.table,
         };
-        job.frames
-            .iter()
-            .enumerate()
+        (first..)
+            .zip(frames)
             .map(|(index, frame)| {
                 distribute_with(&classify(job.link, frame), &[], &[view], |view, tuple| {
                     let input = HashInput::new(tuple, view.context.fields);

@@ -3,6 +3,9 @@
 
 mod common;
 
+mod csv_input;
+mod partial_output;
+
 mod demo;
 mod engine;
 mod entropy;

@@ -5,7 +5,7 @@ use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 use rocenic_model::wire::LinkType;
 
 /// An Ethernet + IPv4 + TCP frame.
-fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
+pub fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8> {
     let mut f = vec![
         0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, 6,
         0, 0,
@@ -277,4 +277,53 @@ fn rss_serial_engine_reports_a_missing_port_and_bad_engines() {
     fails_with(&run("serial:"), "serial:PORT");
     fails_with(&run("fpga"), "unknown engine `fpga`");
     std::fs::remove_file(p).unwrap();
+}
+
+/// Every numeric option is checked before it sizes anything: a huge table size is an error
+/// message, not an allocation failure or a panic, and the message says what is wrong with it.
+#[test]
+fn rss_table_sizes_are_checked_before_allocation() {
+    let path = pcap_file(
+        "table-sizes",
+        rocenic_model::wire::LinkType::Ethernet.pcap(),
+        &[],
+    );
+    let p = path.to_str().unwrap();
+    for (size, why) in [
+        (
+            "17179869184",
+            "indirection table size 17179869184 is too large: at most 65536",
+        ),
+        ("4611686018427387904", "is too large: at most 65536"),
+        ("1048576", "indirection table size 1048576 is too large"),
+        (
+            "3",
+            "indirection table size 3 is not a power of two (1 to 65536 entries)",
+        ),
+        ("0", "is not a power of two"),
+        ("99999999999999999999999", "is not a number of entries"),
+    ] {
+        fails_with(
+            &rocenic(&["rss", "--pcap", p, "--table-size", size], ""),
+            why,
+        );
+    }
+    std::fs::remove_file(path).unwrap();
+}
+
+/// A bad key length is stated once, with the range once.
+#[test]
+fn rss_key_length_message() {
+    let o = rocenic(&["rss", "--pcap", "/nonexistent.pcap", "--key", "00"], "");
+    fails_with(
+        &o,
+        "a key of 1 byte is not supported: keys are 4 to 52 bytes",
+    );
+    assert_eq!(crate::common::stderr(&o).matches("52").count(), 1);
+    let o = rocenic(&["toeplitz", "--key", "00", "--data", "00"], "");
+    fails_with(
+        &o,
+        "a key of 1 byte is not supported: keys are 4 to 52 bytes",
+    );
+    assert_eq!(crate::common::stderr(&o).matches("52").count(), 1);
 }

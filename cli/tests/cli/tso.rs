@@ -10,7 +10,7 @@ use std::process::Output;
 
 /// An oversized TCP frame: Ethernet (optionally tagged) or IPoIB, IPv4 or IPv6, TCP with a
 /// timestamp option, `len` payload bytes of a simple pattern.
-fn tso_frame(ipoib: bool, vlan: bool, ipv4: bool, seq: u32, len: usize) -> Vec<u8> {
+pub fn tso_frame(ipoib: bool, vlan: bool, ipv4: bool, seq: u32, len: usize) -> Vec<u8> {
     let mut f = Vec::new();
     let ethertype: u16 = if ipv4 { 0x0800 } else { 0x86DD };
     if ipoib {
@@ -137,16 +137,21 @@ fn tso_bad_input_is_named() {
     for engine in TSO_ENGINES {
         fails_with(&tso_run(&p, &out, "1448", engine), "packet 1");
         fails_with(&tso_run(&p, &out, "1448", engine), "not IPv4/IPv6 + TCP");
-        let o = tso_run(&p, &out, "0", engine);
-        fails_with(&o, "packet 0");
-        fails_with(&o, "MSS is 0");
-        fails_with(&tso_run(&p, &out, "9001", engine), "packet 0");
+        // The MSS is an option: refused before any packet is read, on every engine.
+        for mss in ["0", "9001"] {
+            fails_with(
+                &tso_run(&p, &out, mss, engine),
+                "is not an MSS from 1 to 9000 bytes",
+            );
+        }
     }
     let ib = pcap_file("tso-ib", LinkType::Infiniband.pcap(), &[]);
     fails_with(&tso_run(&ib, &out, "1448", "model"), "link type 247");
     let text = dir.join(format!("rocenic-{}-tso-text.pcap", std::process::id()));
     std::fs::write(&text, "not a pcap").unwrap();
-    fails_with(&tso_run(&text, &out, "1448", "rtl"), "magic");
+    for engine in TSO_ENGINES {
+        fails_with(&tso_run(&text, &out, "1448", engine), "magic");
+    }
     fails_with(
         &tso_run(
             std::path::Path::new("/nonexistent.pcap"),
@@ -162,8 +167,24 @@ fn tso_bad_input_is_named() {
         .unwrap();
     let cut_path = dir.join(format!("rocenic-{}-tso-cut.pcap", std::process::id()));
     std::fs::write(&cut_path, cut.finish().unwrap()).unwrap();
-    fails_with(
-        &tso_run(&cut_path, &out, "1448", "rtl"),
-        "captured 100 of 3000",
-    );
+    for engine in TSO_ENGINES {
+        fails_with(
+            &tso_run(&cut_path, &out, "1448", engine),
+            "captured 100 of 3000",
+        );
+    }
+}
+
+/// The MSS is checked before the input is read: an empty capture does not hide a bad MSS.
+#[test]
+fn tso_mss_is_checked_before_the_input() {
+    let input = pcap_file("tso-empty", LinkType::Ethernet.pcap(), &[]);
+    let output =
+        std::env::temp_dir().join(format!("rocenic-{}-tso-empty-out.pcap", std::process::id()));
+    for mss in ["0", "9001", "x"] {
+        let o = tso_run(&input, &output, mss, "model");
+        fails_with(&o, "is not an MSS from 1 to 9000 bytes");
+        assert!(!output.exists());
+    }
+    std::fs::remove_file(input).unwrap();
 }

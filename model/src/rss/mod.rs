@@ -358,9 +358,15 @@ pub enum TableError {
 impl fmt::Display for TableError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            TableError::BadSize(n) if n.is_power_of_two() => write!(
+                f,
+                "indirection table size {n} is too large: at most {} entries",
+                1u32 << MAX_TABLE_LOG_SIZE
+            ),
             TableError::BadSize(n) => write!(
                 f,
-                "indirection table size {n} is not a power of two from 1 to 65536"
+                "indirection table size {n} is not a power of two (1 to {} entries)",
+                1u32 << MAX_TABLE_LOG_SIZE
             ),
             TableError::NoQueues => f.write_str("at least one queue is needed"),
             TableError::IndexOutOfRange(i) => write!(f, "entry {i} is past the end of the table"),
@@ -371,6 +377,15 @@ impl fmt::Display for TableError {
 #[cfg(feature = "std")]
 impl std::error::Error for TableError {}
 
+/// Whether a table of `len` entries is allowed: a power of two up to 2^16. Callers that size
+/// storage check first, so that a bad size is refused before anything is allocated.
+pub fn check_table_size(len: usize) -> Result<(), TableError> {
+    if !len.is_power_of_two() || len > 1 << MAX_TABLE_LOG_SIZE {
+        return Err(TableError::BadSize(len));
+    }
+    Ok(())
+}
+
 /// The indirection table: `queue = entries[hash & (len − 1)]`, over caller-chosen storage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndirectionTable<S> {
@@ -380,10 +395,7 @@ pub struct IndirectionTable<S> {
 impl<S: AsRef<[u16]> + AsMut<[u16]>> IndirectionTable<S> {
     /// Wraps storage whose length is a power of two up to 2^16.
     pub fn new(entries: S) -> Result<Self, TableError> {
-        let len = entries.as_ref().len();
-        if !len.is_power_of_two() || len > 1 << MAX_TABLE_LOG_SIZE {
-            return Err(TableError::BadSize(len));
-        }
+        check_table_size(entries.as_ref().len())?;
         Ok(IndirectionTable { entries })
     }
 

@@ -6,12 +6,22 @@
 //! Magic 0xA1B2C3D4 means microseconds, 0xA1B23C4D nanoseconds; the byte order in which it reads
 //! right is the file's. pcapng (first word 0x0A0D0D0A) is recognised and refused.
 //!
+//! Reading: [`PcapReader`] walks a file held in memory without allocating; with the `std` feature,
+//! [`PcapStream`] reads one record at a time from any `std::io::Read` into one reused buffer, so
+//! a capture of any length is read in memory bounded by its longest record. Both decode the
+//! headers with [`GlobalHeader`].
+//!
 //! Writing: [`write_global_header`] and [`record_header`] encode the headers into fixed arrays;
 //! with the `std` feature, [`PcapWriter`] writes a whole file through `std::io::Write` with them.
 
 #[cfg(feature = "std")]
+mod stream;
+
+#[cfg(feature = "std")]
 use super::LinkType;
 use super::{Error, Result};
+#[cfg(feature = "std")]
+pub use stream::{PcapStream, ReadError, MAX_RECORD_LEN};
 
 /// Length of the global header.
 pub const GLOBAL_HEADER_LEN: usize = 24;
@@ -24,10 +34,9 @@ const MAGIC_US: u32 = 0xA1B2_C3D4;
 const MAGIC_NS: u32 = 0xA1B2_3C4D;
 const MAGIC_PCAPNG: u32 = 0x0A0D_0D0A;
 
-/// A pcap file over borrowed bytes.
+/// A decoded global header: the byte order and time unit its magic gives, and its fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PcapReader<'a> {
-    data: &'a [u8],
+pub struct GlobalHeader {
     big_endian: bool,
     nanos: bool,
     version: (u16, u16),
@@ -35,24 +44,24 @@ pub struct PcapReader<'a> {
     link_type: u32,
 }
 
-/// One record of a pcap file.
+/// A decoded record header; `incl_len` captured bytes follow it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PcapRecord<'a> {
+pub struct RecordHeader {
     /// Seconds since the epoch.
     pub ts_sec: u32,
-    /// Fraction of the second: microseconds, or nanoseconds when the reader says
-    /// [`PcapReader::is_nanosecond`].
+    /// Microseconds or nanoseconds, as [`GlobalHeader::is_nanosecond`] says.
     pub ts_frac: u32,
-    /// Length of the packet on the wire (may exceed `data.len()` when the capture was cut).
+    /// Bytes captured, which follow the header.
+    pub incl_len: u32,
+    /// Bytes on the wire.
     pub orig_len: u32,
-    /// The captured bytes (`incl_len` of them).
-    pub data: &'a [u8],
 }
 
-impl<'a> PcapReader<'a> {
-    /// Reads the global header. Errors: [`Error::Unsupported`]`("pcapng")` for a pcapng file,
-    /// [`Error::Malformed`] for an unknown magic, [`Error::Truncated`] for a short header.
-    pub fn new(data: &'a [u8]) -> Result<PcapReader<'a>> {
+impl GlobalHeader {
+    /// Decodes the first [`GLOBAL_HEADER_LEN`] bytes of a file. Errors:
+    /// [`Error::Unsupported`]`("pcapng")` for a pcapng file, [`Error::Malformed`] for an unknown
+    /// magic, [`Error::Truncated`] for fewer bytes than a header.
+    pub fn parse(data: &[u8]) -> Result<GlobalHeader> {
         let m = data.get(..4).ok_or(Error::Truncated)?;
         let le = u32::from_le_bytes([m[0], m[1], m[2], m[3]]);
         let be = u32::from_be_bytes([m[0], m[1], m[2], m[3]]);
@@ -69,25 +78,32 @@ impl<'a> PcapReader<'a> {
         } else {
             return Err(Error::Malformed("not a pcap file (unknown magic)"));
         };
-        if data.len() < GLOBAL_HEADER_LEN {
-            return Err(Error::Truncated);
-        }
-        let mut r = PcapReader {
-            data,
+        let h = data.get(..GLOBAL_HEADER_LEN).ok_or(Error::Truncated)?;
+        let mut g = GlobalHeader {
             big_endian,
             nanos,
             version: (0, 0),
             snaplen: 0,
             link_type: 0,
         };
-        r.version = (r.u16_at(4), r.u16_at(6));
-        r.snaplen = r.u32_at(16);
-        r.link_type = r.u32_at(20);
-        Ok(r)
+        g.version = (g.u16_at(h, 4), g.u16_at(h, 6));
+        g.snaplen = g.u32_at(h, 16);
+        g.link_type = g.u32_at(h, 20);
+        Ok(g)
     }
 
-    fn u16_at(&self, at: usize) -> u16 {
-        let b = [self.data[at], self.data[at + 1]];
+    /// Decodes a record header in this file's byte order.
+    pub fn record(&self, h: &[u8; RECORD_HEADER_LEN]) -> RecordHeader {
+        RecordHeader {
+            ts_sec: self.u32_at(h, 0),
+            ts_frac: self.u32_at(h, 4),
+            incl_len: self.u32_at(h, 8),
+            orig_len: self.u32_at(h, 12),
+        }
+    }
+
+    fn u16_at(&self, d: &[u8], at: usize) -> u16 {
+        let b = [d[at], d[at + 1]];
         if self.big_endian {
             u16::from_be_bytes(b)
         } else {
@@ -95,8 +111,7 @@ impl<'a> PcapReader<'a> {
         }
     }
 
-    fn u32_at(&self, at: usize) -> u32 {
-        let d = self.data;
+    fn u32_at(&self, d: &[u8], at: usize) -> u32 {
         let b = [d[at], d[at + 1], d[at + 2], d[at + 3]];
         if self.big_endian {
             u32::from_be_bytes(b)
@@ -134,6 +149,72 @@ impl<'a> PcapReader<'a> {
     /// True when the file was written big-endian.
     pub fn is_big_endian(&self) -> bool {
         self.big_endian
+    }
+}
+
+/// A pcap file over borrowed bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapReader<'a> {
+    data: &'a [u8],
+    header: GlobalHeader,
+}
+
+/// One record of a pcap file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcapRecord<'a> {
+    /// Seconds since the epoch.
+    pub ts_sec: u32,
+    /// Fraction of the second: microseconds, or nanoseconds when the reader says
+    /// [`PcapReader::is_nanosecond`].
+    pub ts_frac: u32,
+    /// Length of the packet on the wire (may exceed `data.len()` when the capture was cut).
+    pub orig_len: u32,
+    /// The captured bytes (`incl_len` of them).
+    pub data: &'a [u8],
+}
+
+impl<'a> PcapReader<'a> {
+    /// Reads the global header; errors as [`GlobalHeader::parse`].
+    pub fn new(data: &'a [u8]) -> Result<PcapReader<'a>> {
+        Ok(PcapReader {
+            data,
+            header: GlobalHeader::parse(data)?,
+        })
+    }
+
+    /// The file's global header.
+    pub fn header(&self) -> &GlobalHeader {
+        &self.header
+    }
+
+    /// Link-layer type ([`GlobalHeader::link_type`]).
+    pub fn link_type(&self) -> u32 {
+        self.header.link_type()
+    }
+
+    /// The link-type field as stored.
+    pub fn link_type_raw(&self) -> u32 {
+        self.header.link_type_raw()
+    }
+
+    /// Snapshot length.
+    pub fn snaplen(&self) -> u32 {
+        self.header.snaplen()
+    }
+
+    /// (major, minor) file format version (2, 4 today).
+    pub fn version(&self) -> (u16, u16) {
+        self.header.version()
+    }
+
+    /// True when timestamps carry nanoseconds (magic 0xA1B23C4D).
+    pub fn is_nanosecond(&self) -> bool {
+        self.header.is_nanosecond()
+    }
+
+    /// True when the file was written big-endian.
+    pub fn is_big_endian(&self) -> bool {
+        self.header.is_big_endian()
     }
 
     /// The records, in file order. A record whose header or body is cut short yields one
@@ -173,11 +254,12 @@ impl<'a> Iterator for PcapRecords<'a> {
             return Some(Err(Error::Truncated));
         }
         let p = self.pos;
-        let r = &self.reader;
-        let ts_sec = r.u32_at(p);
-        let ts_frac = r.u32_at(p + 4);
-        let incl = r.u32_at(p + 8) as usize;
-        let orig_len = r.u32_at(p + 12);
+        let h = data[p..p + RECORD_HEADER_LEN]
+            .try_into()
+            .expect("checked above: a whole record header is left");
+        let rec = self.reader.header.record(h);
+        let (ts_sec, ts_frac, orig_len) = (rec.ts_sec, rec.ts_frac, rec.orig_len);
+        let incl = rec.incl_len as usize;
         let body = p + RECORD_HEADER_LEN;
         if data.len() - body < incl {
             self.done = true;

@@ -423,40 +423,52 @@ pub fn table_writes(context: u8, bank: u8, table: &[u16]) -> Vec<Write32> {
 /// The RTL's parameters as built for the co-simulation DUTs (rss_pipeline's defaults).
 pub const RTL_TABLE_LOG2: u8 = 12;
 
-/// Runs frames through the RTL with one RSS context and no steering rules, as `rocenic rss
-/// --engine rtl` does: context 0 gets `ctx` and, in bank `ctx.bank`, `table`. Returns the
-/// metadata of every frame, in order.
-pub fn run_context<D: RssPipelinePorts>(
-    run: &str,
+/// The RTL with one RSS context and no steering rules, as `rocenic rss --engine rtl` runs it:
+/// context 0 gets a context and, in its bank, a table; then frames go through in batches, one
+/// bench for the whole run.
+pub struct ContextRun<D: RssPipelinePorts> {
+    bench: Bench<D>,
     link: LinkType,
-    frames: &[&[u8]],
-    ctx: &ContextRegs,
-    table: &[u16],
-) -> Result<Vec<Meta>, String> {
-    if table.len() > 1 << RTL_TABLE_LOG2 || !table.len().is_power_of_two() {
-        return Err(format!(
-            "the RTL's tables hold a power of two up to {} entries, not {}",
-            1 << RTL_TABLE_LOG2,
-            table.len()
-        ));
-    }
-    let mut bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
-    bench.write_all(&table_writes(0, ctx.bank, table));
-    bench.write_all(&regs::context_writes(ctx));
-    bench.write_all(&[regs::commit_context(0)]);
-    bench.drain(100 * table.len() as u64 + 10_000)?;
-    let mut metas = Vec::with_capacity(frames.len());
-    // In chunks, so that the bench holds a bounded number of packets.
-    for chunk in frames.chunks(1024) {
-        let beats: u64 = chunk
-            .iter()
-            .map(|f| f.len().div_ceil(data_bytes::<D>()).max(1) as u64)
-            .sum();
-        for frame in chunk {
-            bench.send(link, frame);
+}
+
+impl<D: RssPipelinePorts> ContextRun<D> {
+    /// Builds the RTL and loads `ctx` and `table`.
+    pub fn new(
+        run: &str,
+        link: LinkType,
+        ctx: &ContextRegs,
+        table: &[u16],
+    ) -> Result<Self, String> {
+        if table.len() > 1 << RTL_TABLE_LOG2 || !table.len().is_power_of_two() {
+            return Err(format!(
+                "the RTL's tables hold a power of two up to {} entries, not {}",
+                1 << RTL_TABLE_LOG2,
+                table.len()
+            ));
         }
-        bench.drain(4 * beats + 1000)?;
-        metas.extend(bench.delivered.drain(..).map(|d| d.meta));
+        let mut bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
+        bench.write_all(&table_writes(0, ctx.bank, table));
+        bench.write_all(&regs::context_writes(ctx));
+        bench.write_all(&[regs::commit_context(0)]);
+        bench.drain(100 * table.len() as u64 + 10_000)?;
+        Ok(ContextRun { bench, link })
     }
-    Ok(metas)
+
+    /// The metadata of every frame, in order.
+    pub fn metas(&mut self, frames: &[&[u8]]) -> Result<Vec<Meta>, String> {
+        let mut metas = Vec::with_capacity(frames.len());
+        // In chunks, so that the bench holds a bounded number of packets.
+        for chunk in frames.chunks(1024) {
+            let beats: u64 = chunk
+                .iter()
+                .map(|f| f.len().div_ceil(data_bytes::<D>()).max(1) as u64)
+                .sum();
+            for frame in chunk {
+                self.bench.send(self.link, frame);
+            }
+            self.bench.drain(4 * beats + 1000)?;
+            metas.extend(self.bench.delivered.drain(..).map(|d| d.meta));
+        }
+        Ok(metas)
+    }
 }

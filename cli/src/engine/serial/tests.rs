@@ -4,7 +4,8 @@
 
 use crate::engine::model::Model;
 use crate::engine::Width;
-use crate::rss::{histogram, read_pcap, write_csv, Job, Unit};
+use crate::pcapio::Capture;
+use crate::rss::{histogram, write_row, Job, Unit, CSV_HEADER};
 use crate::Failure;
 use rocenic_host_driver::{Board, Link as ByteLink};
 use rocenic_model::bridge::{self, regs};
@@ -57,14 +58,16 @@ impl Case {
         frames: &[Vec<u8>],
     ) -> Result<Vec<Meta>, Failure> {
         let (context, table) = (self.context(), self.table());
-        unit.metas(&Job {
+        let job = Job {
             link,
-            frames,
             context: &context,
             key: &self.key,
             table: table.entries(),
             width: Width::W64,
-        })
+        };
+        unit.start(&job)?;
+        let frames: Vec<&[u8]> = frames.iter().map(Vec::as_slice).collect();
+        unit.metas(&job, 0, &frames)
     }
 
     /// Standard output and standard error of `--engine model`.
@@ -85,9 +88,13 @@ impl Case {
     }
 
     fn print(&self, metas: &[Meta]) -> (Vec<u8>, String) {
-        let mut csv = Vec::new();
-        write_csv(metas, &mut csv).unwrap();
-        (csv, histogram(metas, self.queues))
+        let mut csv = format!("{CSV_HEADER}\n").into_bytes();
+        let mut per_queue = vec![0u64; usize::from(self.queues)];
+        for (index, meta) in (0..).zip(metas) {
+            write_row(&mut csv, index, meta).unwrap();
+            per_queue[usize::from(meta.queue)] += 1;
+        }
+        (csv, histogram(&per_queue))
     }
 }
 
@@ -109,10 +116,15 @@ fn random_pcap(name: &str, seed: u64, link: LinkType, n: usize) -> (LinkType, Ve
     let path =
         std::env::temp_dir().join(format!("rocenic-{}-{name}-{seed}.pcap", std::process::id()));
     std::fs::write(&path, pcap.finish().unwrap()).unwrap();
-    let read = read_pcap(&path).unwrap();
+    let mut capture = Capture::open(&path, "frame").unwrap();
+    let (read_link, _) = capture.link();
+    let mut read = Vec::new();
+    while let Some((_, record)) = capture.next().unwrap() {
+        read.push(record.data.to_vec());
+    }
     std::fs::remove_file(&path).unwrap();
-    assert_eq!(read.1.len(), n);
-    read
+    assert_eq!(read.len(), n);
+    (read_link.expect("a link rocenic knows"), read)
 }
 
 fn input_len(link: LinkType, frame: &[u8], fields: HashFields) -> usize {

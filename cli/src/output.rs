@@ -1,0 +1,163 @@
+//! Where a command's results go, so that a run that fails part-way never leaves output that looks
+//! complete.
+//!
+//! - A file (`--output FILE`) is written under a temporary name in the same directory and
+//!   renamed over FILE only when the command succeeds; on failure the temporary file is removed
+//!   and FILE is left as it was.
+//! - Standard output (no `--output`, or `-`) gets the results as they are computed; on failure the
+//!   error line says how many lines of results came out before it.
+
+use crate::Failure;
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+enum Sink {
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    File {
+        tmp: BufWriter<NamedTempFile>,
+        dest: PathBuf,
+    },
+}
+
+/// A command's output; see the module docs.
+pub struct Output {
+    sink: Sink,
+    /// Line breaks written so far, for the message of a failed run on standard output.
+    lines: u64,
+}
+
+impl Output {
+    /// Standard output when `path` is `None` or `-`, else a temporary file beside `path`.
+    pub fn create(path: Option<&Path>) -> Result<Output, Failure> {
+        let sink = match path {
+            Some(p) if p.as_os_str() != "-" => {
+                let dir = match p.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                if fs::metadata(p).is_ok_and(|m| m.is_dir()) {
+                    return Err(Failure(format!(
+                        "cannot create {}: it is a directory",
+                        p.display()
+                    )));
+                }
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(".rocenic-").suffix(".part");
+                // A temporary file is private by default; the output is an ordinary file, with
+                // the permissions the umask gives any new file.
+                #[cfg(unix)]
+                builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+                let tmp = builder
+                    .tempfile_in(dir)
+                    .map_err(|e| Failure(format!("cannot create {}: {e}", p.display())))?;
+                Sink::File {
+                    tmp: BufWriter::new(tmp),
+                    dest: p.to_path_buf(),
+                }
+            }
+            _ => Sink::Stdout(BufWriter::new(io::stdout().lock())),
+        };
+        Ok(Output { sink, lines: 0 })
+    }
+
+    /// Runs `body` with the output `path` names: the file appears only if `body` succeeds (see
+    /// the module docs), and a failure says what became of the output.
+    pub fn run<T>(
+        path: Option<&Path>,
+        body: impl FnOnce(&mut Output) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let mut out = Output::create(path)?;
+        let result = body(&mut out);
+        out.finish(result)
+    }
+
+    /// Commits a successful run's output, or discards a failed run's and says so.
+    fn finish<T>(self, result: Result<T, Failure>) -> Result<T, Failure> {
+        match (result, self.sink) {
+            (Ok(value), Sink::Stdout(mut w)) => {
+                w.flush()?;
+                Ok(value)
+            }
+            (Ok(value), Sink::File { tmp, dest }) => {
+                let tmp = tmp.into_inner().map_err(|e| {
+                    Failure(format!("cannot write {}: {}", dest.display(), e.error()))
+                })?;
+                tmp.persist(&dest).map_err(|e| {
+                    Failure(format!("cannot write {}: {}", dest.display(), e.error))
+                })?;
+                Ok(value)
+            }
+            (Err(Failure(why)), Sink::Stdout(ref mut w)) => {
+                // What was computed before the failure is kept; a closed pipe loses nothing more.
+                let _ = w.flush();
+                Err(Failure(format!(
+                    "{why} (stopped after {} line(s) of output)",
+                    self.lines
+                )))
+            }
+            (Err(Failure(why)), Sink::File { dest, .. }) => Err(Failure(format!(
+                "{why} ({} was not written)",
+                dest.display()
+            ))),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = match &mut self.sink {
+            Sink::Stdout(w) => w.write(buf)?,
+            Sink::File { tmp, .. } => tmp.write(buf)?,
+        };
+        self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File { tmp, .. } => tmp.flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_appears_only_on_success() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        fs::write(&path, "old\n").unwrap();
+        let err = Output::run(Some(&path), |out| -> Result<(), Failure> {
+            writeln!(out, "partial")?;
+            Err(Failure("line 7: bad".into()))
+        })
+        .unwrap_err();
+        assert!(err.0.starts_with("line 7: bad (") && err.0.contains("was not written"));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old\n");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+
+        Output::run(Some(&path), |out| -> Result<(), Failure> {
+            writeln!(out, "new")?;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Output::create(Some(dir.path())).err().unwrap();
+        assert!(err.0.contains("is a directory"), "{}", err.0);
+    }
+}

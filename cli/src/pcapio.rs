@@ -1,0 +1,181 @@
+//! pcap input for the capture commands, read a record or a bounded batch of records at a time so
+//! that memory does not grow with the capture (captures from real hardware run to gigabytes).
+
+use crate::Failure;
+use rocenic_model::wire::pcap::{PcapRecord, PcapStream, MAX_RECORD_LEN};
+use rocenic_model::wire::LinkType;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+/// A pcap file being read; errors name the file and the record.
+pub struct Capture {
+    stream: PcapStream<BufReader<File>>,
+    name: String,
+    /// What the command calls a record in messages: "frame" or "packet".
+    noun: &'static str,
+    /// The index of the next record.
+    next: u64,
+    /// An error met while filling a batch, given after that batch is handed out.
+    pending: Option<Failure>,
+}
+
+impl Capture {
+    /// Opens `path` and reads its global header.
+    pub fn open(path: &Path, noun: &'static str) -> Result<Capture, Failure> {
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
+        let stream = PcapStream::new(BufReader::with_capacity(1 << 16, file))
+            .map_err(|e| Failure(format!("{name}: {e}")))?;
+        Ok(Capture {
+            stream,
+            name,
+            noun,
+            next: 0,
+            pending: None,
+        })
+    }
+
+    /// The file name as messages give it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The link type, if it is one rocenic knows, and the number in the header.
+    pub fn link(&self) -> (Option<LinkType>, u32) {
+        let number = self.stream.header().link_type();
+        (LinkType::from_pcap(number), number)
+    }
+
+    /// True when the timestamps carry nanoseconds.
+    pub fn is_nanosecond(&self) -> bool {
+        self.stream.header().is_nanosecond()
+    }
+
+    /// A message about record `index`.
+    pub fn at(&self, index: u64, why: impl std::fmt::Display) -> Failure {
+        Failure(format!("{}: {} {index}: {why}", self.name, self.noun))
+    }
+
+    /// The next record and its index, `None` at the end of the file.
+    pub fn next(&mut self) -> Result<Option<(u64, PcapRecord<'_>)>, Failure> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        let index = self.next;
+        match self.stream.next_record() {
+            None => Ok(None),
+            Some(Err(e)) => Err(Failure(format!(
+                "{}: {} {index}: {e}",
+                self.name, self.noun
+            ))),
+            Some(Ok(record)) => {
+                self.next += 1;
+                Ok(Some((index, record)))
+            }
+        }
+    }
+
+    /// Refills `batch` with the next records: at least one, and more while the batch holds fewer
+    /// than `max_records` and the summed `cost` of its records is under `budget`. False when the
+    /// file had no record left. A bad record ends the batch before it; the error comes on the
+    /// next call, so the records before it are processed first.
+    pub fn next_batch(
+        &mut self,
+        batch: &mut Batch,
+        max_records: usize,
+        budget: usize,
+        cost: impl Fn(&PcapRecord) -> usize,
+    ) -> Result<bool, Failure> {
+        batch.clear(self.next);
+        let mut spent = 0usize;
+        while batch.len() < max_records && spent < budget {
+            match self.next() {
+                Ok(Some((_, record))) => {
+                    spent = spent.saturating_add(cost(&record));
+                    batch.push(&record);
+                }
+                Ok(None) => break,
+                Err(e) if batch.is_empty() => return Err(e),
+                Err(e) => {
+                    self.pending = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok(!batch.is_empty())
+    }
+}
+
+/// Records of a capture held together, in one buffer reused from batch to batch.
+#[derive(Default)]
+pub struct Batch {
+    /// The index of the first record in the capture.
+    first: u64,
+    bytes: Vec<u8>,
+    records: Vec<Held>,
+}
+
+struct Held {
+    start: usize,
+    len: usize,
+    ts_sec: u32,
+    ts_frac: u32,
+    orig_len: u32,
+}
+
+impl Batch {
+    /// A batch sized for records of the usual lengths.
+    pub fn new() -> Self {
+        Batch {
+            first: 0,
+            bytes: Vec::with_capacity(MAX_RECORD_LEN),
+            records: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self, first: u64) {
+        self.first = first;
+        self.bytes.clear();
+        self.records.clear();
+    }
+
+    fn push(&mut self, r: &PcapRecord) {
+        self.records.push(Held {
+            start: self.bytes.len(),
+            len: r.data.len(),
+            ts_sec: r.ts_sec,
+            ts_frac: r.ts_frac,
+            orig_len: r.orig_len,
+        });
+        self.bytes.extend_from_slice(r.data);
+    }
+
+    /// The index in the capture of the batch's first record.
+    pub fn first(&self) -> u64 {
+        self.first
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The records, in capture order.
+    pub fn records(&self) -> impl Iterator<Item = PcapRecord<'_>> + '_ {
+        self.records.iter().map(|h| PcapRecord {
+            ts_sec: h.ts_sec,
+            ts_frac: h.ts_frac,
+            orig_len: h.orig_len,
+            data: &self.bytes[h.start..h.start + h.len],
+        })
+    }
+
+    /// The captured bytes of every record, in capture order.
+    pub fn frames(&self) -> Vec<&[u8]> {
+        self.records().map(|r| r.data).collect()
+    }
+}
