@@ -413,6 +413,39 @@ mod tests {
         h
     }
 
+    /// Extreme limits and indexes: no overflow in debug, no wrong answer in release.
+    #[test]
+    fn extreme_arguments() {
+        let h = ipoib_v4();
+        let open = Limits {
+            max_header: usize::MAX,
+            max_tso: usize::MAX,
+            max_mss: usize::MAX,
+        };
+        for mss in [usize::MAX, usize::MAX - 1, 0xFFFF, 0xFFFF - 40 + 1] {
+            assert_eq!(
+                Segmenter::new(LinkType::Ipoib, &h, &[0; 10], mss, open).unwrap_err(),
+                Error::MssTooLarge(mss)
+            );
+        }
+        // The largest MSS an IPv4 total length allows: 0xFFFF − 20 − 20.
+        let s = Segmenter::new(LinkType::Ipoib, &h, &[0; 10], 0xFFFF - 40, open).unwrap();
+        assert_eq!(s.segment_count(), 1);
+        assert_eq!(s.segment_len(0), Ok(54));
+        for i in [1, 2, usize::MAX] {
+            assert_eq!(s.segment_payload(i), Err(Error::NoSuchSegment(i)));
+            assert_eq!(s.segment_len(i), Err(Error::NoSuchSegment(i)));
+        }
+        let s = Segmenter::new(LinkType::Ipoib, &h, &[0; 10], 3, open).unwrap();
+        assert_eq!(s.segment_count(), 4);
+        assert_eq!(s.segment_payload(3), Ok(&[0u8][..]));
+        assert_eq!(s.segment_len(4), Err(Error::NoSuchSegment(4)));
+        assert_eq!(
+            s.write_segment(usize::MAX, &mut [0; 100]),
+            Err(Error::NoSuchSegment(usize::MAX))
+        );
+    }
+
     #[test]
     fn errors() {
         let h = ipoib_v4();
