@@ -14,6 +14,13 @@ pub struct Args {
     pcap: PathBuf,
 }
 
+/// An ICRC as Wireshark shows it: its four bytes in wire order, read as one hex number (the
+/// bytes `08 c6 15 4a` show as `0x08c6154a`). The ICRC is sent least significant byte first, so
+/// this is the value with its bytes swapped.
+fn as_wireshark(icrc: u32) -> u32 {
+    u32::from_be_bytes(icrc.to_le_bytes())
+}
+
 pub fn run(args: Args) -> Outcome {
     let mut capture = Capture::open(&args.pcap, "frame")?;
     let (link, number) = capture.link();
@@ -32,6 +39,7 @@ pub fn run(args: Args) -> Outcome {
                     let (stored, computed) = (frame.stored(), frame.computed());
                     let status = if stored == computed { "ok" } else { "bad" };
                     all_good &= stored == computed;
+                    let (stored, computed) = (as_wireshark(stored), as_wireshark(computed));
                     writeln!(out, "{index},{stored:#010x},{computed:#010x},{status}")?;
                 }
                 Err(e) => {
