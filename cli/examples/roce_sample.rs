@@ -74,7 +74,7 @@ fn main() -> std::process::ExitCode {
     };
     let count: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(40);
     let dir = std::path::PathBuf::from(dir);
-    let mut rng = Rng(0x0052_6F43_4576_32);
+    let mut rng = Rng(0x0000_526F_4345_7632);
     let mut pcap = PcapWriter::new(Vec::new(), LinkType::Ethernet).expect("in memory");
     for i in 0..count {
         let payload = (rng.next() % 256) as usize;
