@@ -88,14 +88,22 @@ impl Columns {
         &self.header
     }
 
-    /// The index of an optional column.
-    pub fn find(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|h| h == name)
+    /// The index of an optional column; a name the header has twice is an error, since either
+    /// could be meant.
+    pub fn find(&self, name: &str) -> Result<Option<usize>, Failure> {
+        let mut at = self.header.iter().enumerate().filter(|(_, h)| *h == name);
+        match (at.next(), at.next()) {
+            (Some(_), Some(_)) => Err(Failure(format!(
+                "line {}: the header has column `{name}` more than once",
+                self.line
+            ))),
+            (first, _) => Ok(first.map(|(i, _)| i)),
+        }
     }
 
     /// The index of a column the command needs.
     pub fn require(&self, name: &str, why: &str) -> Result<usize, Failure> {
-        self.find(name).ok_or_else(|| {
+        self.find(name)?.ok_or_else(|| {
             Failure(format!(
                 "line {}: missing column `{name}` ({why}); the header has: {}",
                 self.line,
@@ -106,7 +114,7 @@ impl Columns {
 
     /// Refuses a header that already has a column the output appends.
     pub fn refuse(&self, appended: &str) -> Result<(), Failure> {
-        match self.find(appended) {
+        match self.find(appended)? {
             Some(_) => Err(Failure(format!(
                 "line {}: the input already has a `{appended}` column, which the output appends",
                 self.line

@@ -138,7 +138,7 @@ pub fn run(args: Args) -> Outcome {
     let columns = input.columns();
     columns.refuse("flow_label")?;
     columns.refuse("udp_sport")?;
-    let fl = columns.find("fl");
+    let fl = columns.find("fl")?;
     // Required columns are checked before anything is written.
     let keys = match args.mode {
         Mode::Qp => (
@@ -154,8 +154,8 @@ pub fn run(args: Args) -> Outcome {
     header.push_field("flow_label");
     header.push_field("udp_sport");
     const U32: u64 = 0xFFFF_FFFF;
-    let qp_type = columns.find("qp_type");
-    let (l, r) = (columns.find("lqpn"), columns.find("rqpn"));
+    let qp_type = columns.find("qp_type")?;
+    let (l, r) = (columns.find("lqpn")?, columns.find("rqpn")?);
     let parse = |row: &csvio::Row| -> Result<Request, Failure> {
         Ok(match args.mode {
             Mode::Qp => Request::Qp {

@@ -49,9 +49,13 @@ impl Output {
                 // the permissions the umask gives any new file.
                 #[cfg(unix)]
                 builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-                let tmp = builder
-                    .tempfile_in(dir)
-                    .map_err(|e| Failure(format!("cannot create {}: {e}", p.display())))?;
+                let tmp = builder.tempfile_in(dir).map_err(|e| {
+                    // The temporary file's name, which tempfile appends, means nothing to
+                    // the user: the cause is reported against the file they named.
+                    let text = e.to_string();
+                    let why = text.split(" at path \"").next().unwrap_or(&text);
+                    Failure(format!("cannot create {}: {why}", p.display()))
+                })?;
                 Sink::File {
                     tmp: BufWriter::new(tmp),
                     dest: p.to_path_buf(),

@@ -83,3 +83,23 @@ fn a_line_without_end_is_refused() {
         "line 2: a quoted field has no closing quote",
     );
 }
+
+/// A column the command reads may appear only once in the header: either could be meant.
+#[test]
+fn a_column_named_twice_is_refused() {
+    fails_with(
+        &rocenic(&["entropy"], "lqpn,lqpn,rqpn\n1,2,3\n"),
+        "line 1: the header has column `lqpn` more than once",
+    );
+    fails_with(
+        &rocenic(
+            &["entropy", "--mode", "cm"],
+            "src_port,dst_port,fl,fl\n1,2,3,4\n",
+        ),
+        "the header has column `fl` more than once",
+    );
+    // Columns the command does not read are copied, repeated or not.
+    let o = rocenic(&["entropy"], "note,lqpn,rqpn,note\na,1,2,b\n");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("note,lqpn,rqpn,note,flow_label,udp_sport\na,1,2,b,"));
+}

@@ -122,3 +122,17 @@ fn a_huge_record_length_is_refused() {
     }
     std::fs::remove_file(path).unwrap();
 }
+
+/// An output in a directory that does not exist is named, not the temporary file beside it.
+#[test]
+fn an_output_that_cannot_be_created_is_named() {
+    let o = rocenic(
+        &["entropy", "--output", "/nonexistent/out.csv"],
+        "lqpn,rqpn\n1,2\n",
+    );
+    fails_with(
+        &o,
+        "cannot create /nonexistent/out.csv: No such file or directory",
+    );
+    assert!(!stderr(&o).contains(".part"), "{}", stderr(&o));
+}
