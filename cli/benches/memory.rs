@@ -202,9 +202,10 @@ fn report(rows: &[Row], sizes: [u64; 2]) -> Vec<&'static str> {
         if !met {
             missed.push(name);
         }
+        // Rounded first, so that a fall of under 0.05 MB reads +0.0, not -0.0.
+        let growth = ((b as f64 - a as f64) / 102.4).round() / 10.0 + 0.0;
         println!(
-            "| {name} | {:+.1} | {:.2} | {} |",
-            (b as f64 - a as f64) / 1024.0,
+            "| {name} | {growth:+.1} | {:.2} | {} |",
             b as f64 / a as f64,
             if met { "met" } else { "MISSED" }
         );
