@@ -113,10 +113,14 @@ interop: deps
 	$(CARGO) build -q -p rocenic
 	tests/interop.sh
 
-## bench: criterion benchmarks of the model, and co-simulation speed against native C++.
+## bench: criterion benchmarks of the model, and co-simulation speed against native C++; then the
+## CLI's peak memory at 100k and 1M packets or rows per command, which fails if a peak grows by
+## more than 8 MB (docs/cli.md#memory): 11 to 17 s on 2 cores once built, generating its 3 GB of
+## inputs in target/tmp included (later runs reuse them).
 bench: deps
 	$(CARGO) bench -p rocenic-model --bench model
 	$(CARGO) bench -p rocenic-sim --bench cosim
+	$(CARGO) bench -p rocenic --no-default-features --bench memory
 
 fmt:
 	$(CARGO) fmt --all
