@@ -175,6 +175,10 @@ impl Row<'_> {
     }
 }
 
+/// A chunk also ends once its records hold this many bytes, so that wide rows (lines may be up
+/// to 1 MiB) cannot make one chunk large.
+const CHUNK_BYTES: usize = 4 << 20;
+
 /// Reads the input in chunks of up to `chunk` records: `parse` turns each record into a request,
 /// `compute` gives the values appended to each record of a chunk, and the records are written
 /// with them. A record `parse` refuses stops the run after the records before it are written.
@@ -190,8 +194,8 @@ pub fn for_each_chunk<T>(
     loop {
         lines.clear();
         requests.clear();
-        let mut refused = None;
-        while lines.len() < chunk {
+        let (mut refused, mut bytes) = (None, 0usize);
+        while lines.len() < chunk && bytes < CHUNK_BYTES {
             let record = &mut records[lines.len()];
             let line = match input.next(record) {
                 Ok(Some(line)) => line,
@@ -201,6 +205,7 @@ pub fn for_each_chunk<T>(
                     break;
                 }
             };
+            bytes += record.as_slice().len();
             match parse(&Row {
                 record: &*record,
                 line,
@@ -222,13 +227,17 @@ pub fn for_each_chunk<T>(
                     record.push_field(v);
                 }
                 out.write_record(&*record)?;
+                // A record keeps its buffer for the next chunk; a wide one gives it back.
+                if record.as_slice().len() > 1 << 16 {
+                    *record = csv::StringRecord::new();
+                }
             }
         }
         if let Some(e) = refused {
             out.flush()?;
             return Err(e);
         }
-        if lines.len() < chunk {
+        if lines.is_empty() {
             break;
         }
     }
