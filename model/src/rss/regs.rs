@@ -265,53 +265,58 @@ pub const MAP: &[Register] = &[
     ),
 ];
 
-/// The offset of a register by name (used by the encoders below, and by tests).
-pub const fn offset(name: &str) -> u32 {
+/// The offset of a register by name, `None` for a name not in [`MAP`].
+pub const fn offset(name: &str) -> Option<u32> {
     crate::regmap::offset(MAP, name)
 }
 
+/// The offsets of the named constants below: a misspelt name fails the build.
+const fn at(name: &str) -> u32 {
+    crate::regmap::const_offset(MAP, name)
+}
+
 /// `ID`.
-pub const ID: u32 = offset("ID");
+pub const ID: u32 = at("ID");
 /// `CAPS`.
-pub const CAPS: u32 = offset("CAPS");
+pub const CAPS: u32 = at("CAPS");
 /// `STATUS`.
-pub const STATUS: u32 = offset("STATUS");
+pub const STATUS: u32 = at("STATUS");
 /// `COMMIT`.
-pub const COMMIT: u32 = offset("COMMIT");
+pub const COMMIT: u32 = at("COMMIT");
 /// `PACKETS`.
-pub const PACKETS: u32 = offset("PACKETS");
+pub const PACKETS: u32 = at("PACKETS");
 /// `CTX_CONTROL`.
-pub const CTX_CONTROL: u32 = offset("CTX_CONTROL");
+pub const CTX_CONTROL: u32 = at("CTX_CONTROL");
 /// `CTX_FIELDS`.
-pub const CTX_FIELDS: u32 = offset("CTX_FIELDS");
+pub const CTX_FIELDS: u32 = at("CTX_FIELDS");
 /// `CTX_KEY` (13 words).
-pub const CTX_KEY: u32 = offset("CTX_KEY");
+pub const CTX_KEY: u32 = at("CTX_KEY");
 /// `RULE_CONTROL`.
-pub const RULE_CONTROL: u32 = offset("RULE_CONTROL");
+pub const RULE_CONTROL: u32 = at("RULE_CONTROL");
 /// `RULE_ETHERTYPE`.
-pub const RULE_ETHERTYPE: u32 = offset("RULE_ETHERTYPE");
+pub const RULE_ETHERTYPE: u32 = at("RULE_ETHERTYPE");
 /// `RULE_L4`.
-pub const RULE_L4: u32 = offset("RULE_L4");
+pub const RULE_L4: u32 = at("RULE_L4");
 /// `RULE_SRC_PORT`.
-pub const RULE_SRC_PORT: u32 = offset("RULE_SRC_PORT");
+pub const RULE_SRC_PORT: u32 = at("RULE_SRC_PORT");
 /// `RULE_DST_PORT`.
-pub const RULE_DST_PORT: u32 = offset("RULE_DST_PORT");
+pub const RULE_DST_PORT: u32 = at("RULE_DST_PORT");
 /// `RULE_QPN`.
-pub const RULE_QPN: u32 = offset("RULE_QPN");
+pub const RULE_QPN: u32 = at("RULE_QPN");
 /// `RULE_QPN_MASK`.
-pub const RULE_QPN_MASK: u32 = offset("RULE_QPN_MASK");
+pub const RULE_QPN_MASK: u32 = at("RULE_QPN_MASK");
 /// `RULE_SRC` (4 words).
-pub const RULE_SRC: u32 = offset("RULE_SRC");
+pub const RULE_SRC: u32 = at("RULE_SRC");
 /// `RULE_SRC_MASK` (4 words).
-pub const RULE_SRC_MASK: u32 = offset("RULE_SRC_MASK");
+pub const RULE_SRC_MASK: u32 = at("RULE_SRC_MASK");
 /// `RULE_DST` (4 words).
-pub const RULE_DST: u32 = offset("RULE_DST");
+pub const RULE_DST: u32 = at("RULE_DST");
 /// `RULE_DST_MASK` (4 words).
-pub const RULE_DST_MASK: u32 = offset("RULE_DST_MASK");
+pub const RULE_DST_MASK: u32 = at("RULE_DST_MASK");
 /// `TABLE_SELECT`.
-pub const TABLE_SELECT: u32 = offset("TABLE_SELECT");
+pub const TABLE_SELECT: u32 = at("TABLE_SELECT");
 /// `TABLE_DATA`.
-pub const TABLE_DATA: u32 = offset("TABLE_DATA");
+pub const TABLE_DATA: u32 = at("TABLE_DATA");
 
 /// A register write: (byte offset, value).
 pub type Write32 = (u32, u32);
