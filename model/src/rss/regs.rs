@@ -388,9 +388,11 @@ pub struct ContextRegs {
     /// The key; a 40-byte key is stored with 12 zero bytes after it (which no input of 36 bytes
     /// or less reaches).
     pub key: [u8; KEY_BYTES],
-    /// log2 of the indirection table entries in use.
+    /// log2 of the indirection table entries in use. The hardware uses at most
+    /// `CAPS.TABLE_LOG2`, so a larger value is written as the field's largest, which it treats
+    /// the same way.
     pub table_log2: u8,
-    /// The table bank in use.
+    /// The table bank in use: 0 or 1 (only bit 0 is written).
     pub bank: u8,
 }
 
@@ -400,7 +402,8 @@ pub fn context_writes(ctx: &ContextRegs) -> [Write32; 15] {
     w[0] = (
         CTX_CONTROL,
         ctx_control::XOR.put(u32::from(ctx.function == Function::Xor))
-            | ctx_control::TABLE_LOG2.put(ctx.table_log2.into())
+            // Saturated rather than truncated: 32 must not become 0 (a one-entry table).
+            | ctx_control::TABLE_LOG2.put(u32::from(ctx.table_log2).min(ctx_control::TABLE_LOG2.max_value()))
             | ctx_control::BANK.put(ctx.bank.into()),
     );
     w[1] = (CTX_FIELDS, ctx_fields::FIELDS.put(ctx.fields.0));
@@ -414,7 +417,7 @@ pub fn context_writes(ctx: &ContextRegs) -> [Write32; 15] {
 }
 
 /// The `TABLE_SELECT` write that points the following `TABLE_DATA` writes at `index` of
-/// `context`'s table `bank`.
+/// `context`'s table `bank` (0 or 1; only bit 0 is written).
 pub fn table_select(context: u8, bank: u8, index: u16) -> Write32 {
     (
         TABLE_SELECT,
