@@ -133,8 +133,9 @@ pub struct Meta {
     pub hash: u32,
     /// The fields the hash covered.
     pub hash_type: HashType,
-    /// The index of the rule that matched, if any.
-    pub rule: Option<u8>,
+    /// The index of the rule that matched, if any (the RTL's rule index is 8 bits wide; the
+    /// model reports any index of the list it was given).
+    pub rule: Option<usize>,
     /// The destination queue.
     pub queue: u16,
 }
@@ -169,7 +170,7 @@ pub fn distribute_with<E>(
     let found = steer(rules, &SteeringKey::of(parsed));
     let mut meta = Meta {
         flags: parsed.flags,
-        rule: found.map(|(i, _)| i as u8),
+        rule: found.map(|(i, _)| i),
         ..Meta::default()
     };
     match found.map_or(Action::Context(0), |(_, a)| a) {
