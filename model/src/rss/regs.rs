@@ -3,7 +3,7 @@
 //!
 //! [`MAP`] is the source. `cargo xtask gen` renders `rtl/rss/rss_regs_pkg.sv` and
 //! `docs/rss-registers.md` from it (`xtask/src/rss.rs`), and `cargo xtask gen --check` and the
-//! xtask tests fail when either file differs from what it would render. The encoders ([`rule_writes`], [`context_writes`], [`table_select`]) turn model
+//! xtask tests fail when either file differs from what it would render. The encoders ([`rule_writes`], [`context_writes`], [`table_select()`]) turn model
 //! configuration into register writes.
 //!
 //! Updates are staged: software writes a rule or a context into the staging registers, then

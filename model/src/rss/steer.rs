@@ -143,8 +143,9 @@ pub struct Meta {
 /// Steers and hashes a parsed packet: what the RTL pipeline reports for it.
 ///
 /// A context index past the end of `contexts` wraps (the hardware's index field has
-/// log2(contexts) bits; drivers reject such rules before they reach it). An empty `contexts` or
-/// table sends the packet to queue 0.
+/// log2(contexts) bits; drivers reject such rules before they reach it). An empty `contexts`, or
+/// a table whose length is not a power of two (an empty one included), sends the packet to
+/// queue 0.
 pub fn distribute(parsed: &Parsed, rules: &[Rule], contexts: &[ContextView<'_>]) -> Meta {
     let hashed = distribute_with(parsed, rules, contexts, |view, tuple| {
         // A 52-byte key covers every input (at most 39 bytes), so this cannot fail; a context
