@@ -106,9 +106,18 @@ pub const fn rfc_v1_cm_sport(src_port: u16, dst_port: u16) -> u16 {
 /// The kernel's `GOLDEN_RATIO_32`, the multiplier of `hash_32`.
 pub const GOLDEN_RATIO_32: u32 = 0x61C8_8647;
 
-/// The kernel's `hash_32`: multiplicative hashing with the golden-ratio constant.
+/// The kernel's `hash_32`: multiplicative hashing with the golden-ratio constant, the top `bits`
+/// bits of the 32-bit product.
+///
+/// Any width is taken: 0 bits give 0 (the kernel's shift by 32 would be undefined), 32 and more
+/// the whole product.
 pub const fn hash_32(v: u32, bits: u32) -> u32 {
-    v.wrapping_mul(GOLDEN_RATIO_32) >> (32 - bits)
+    let product = v.wrapping_mul(GOLDEN_RATIO_32);
+    match bits {
+        0 => 0,
+        1..=31 => product >> (32 - bits),
+        _ => product,
+    }
 }
 
 /// `rxe`: the UDP source port soft-RoCE gives a QP at creation, from its own QPN.

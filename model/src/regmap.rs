@@ -27,14 +27,26 @@ pub struct Field {
 }
 
 impl Field {
-    /// `value` placed in this field (bits past the width are dropped).
+    /// `value` placed in this field: bits past the width are dropped, and so are bits of a
+    /// field that reaches past bit 31 (a field at `lsb` ≥ 32 puts nothing).
     pub const fn put(&self, value: u32) -> u32 {
-        (value & self.mask()) << self.lsb
+        match (value & self.mask()).checked_shl(self.lsb) {
+            Some(v) => v,
+            None => 0,
+        }
     }
 
-    /// This field of `word`.
+    /// This field of `word`; bits of the field past bit 31 read 0.
     pub const fn get(&self, word: u32) -> u32 {
-        (word >> self.lsb) & self.mask()
+        match word.checked_shr(self.lsb) {
+            Some(v) => v & self.mask(),
+            None => 0,
+        }
+    }
+
+    /// The largest value the field holds (`u32::MAX` for a width of 32 or more).
+    pub const fn max_value(&self) -> u32 {
+        self.mask()
     }
 
     const fn mask(&self) -> u32 {
@@ -93,16 +105,25 @@ pub const fn reg(
     }
 }
 
-/// The offset of register `name` in `map`; a name not in it fails the build (in a `const`).
-pub const fn offset(map: &[Register], name: &str) -> u32 {
+/// The offset of register `name` in `map`, `None` for a name not in it.
+pub const fn offset(map: &[Register], name: &str) -> Option<u32> {
     let mut i = 0;
     while i < map.len() {
         if str_eq(map[i].name, name) {
-            return map[i].offset;
+            return Some(map[i].offset);
         }
         i += 1;
     }
-    panic!("no such register")
+    None
+}
+
+/// [`offset`] for the maps' named constants: evaluated in a `const`, a name not in the map
+/// fails the build.
+pub(crate) const fn const_offset(map: &[Register], name: &str) -> u32 {
+    match offset(map, name) {
+        Some(o) => o,
+        None => panic!("no such register"),
+    }
 }
 
 const fn str_eq(a: &str, b: &str) -> bool {

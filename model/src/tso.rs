@@ -299,6 +299,7 @@ impl<'a> Segmenter<'a> {
         let pseudo = if ipv4 {
             let total = (len - ip) as u16;
             out[ip + 2..ip + 4].copy_from_slice(&total.to_be_bytes());
+            // ID0 + i modulo 2^16, as IPv4 identifications wrap.
             let ident = be16(out, ip + 4).wrapping_add(i as u16);
             out[ip + 4..ip + 6].copy_from_slice(&ident.to_be_bytes());
             out[ip + 10..ip + 12].fill(0);
@@ -318,6 +319,7 @@ impl<'a> Segmenter<'a> {
             }
         };
 
+        // seq0 + i·mss modulo 2^32, as TCP sequence numbers wrap (i·mss ≤ the payload length).
         let seq = u32::from_be_bytes(out[tcp + 4..tcp + 8].try_into().expect("4 bytes"))
             .wrapping_add((i * self.mss) as u32);
         out[tcp + 4..tcp + 8].copy_from_slice(&seq.to_be_bytes());

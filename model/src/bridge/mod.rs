@@ -115,6 +115,7 @@ fn finish(out: &mut [u8], len: usize) -> usize {
 }
 
 /// Writes a request reading `count` registers from `addr` into `out`; returns its length.
+/// Addresses past 0xFFFF wrap to 0, as the bridge's 16-bit bus address does.
 pub fn encode_read(addr: u16, count: usize, out: &mut [u8]) -> Result<usize, FrameError> {
     let n = check_count(count)?;
     if out.len() < 7 {
@@ -125,7 +126,8 @@ pub fn encode_read(addr: u16, count: usize, out: &mut [u8]) -> Result<usize, Fra
     Ok(finish(out, 5))
 }
 
-/// Writes a request writing `words` to `addr`, `addr + 1`, … into `out`; returns its length.
+/// Writes a request writing `words` to `addr`, `addr + 1`, … (modulo 2^16, as the bridge's bus
+/// address wraps) into `out`; returns its length.
 pub fn encode_write(addr: u16, words: &[u32], out: &mut [u8]) -> Result<usize, FrameError> {
     let n = check_count(words.len())?;
     let len = 5 + 4 * words.len();

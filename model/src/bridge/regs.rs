@@ -229,8 +229,12 @@ pub const MAP: &[Register] = &[
     ),
 ];
 
+/// The offsets of the named constants below: a misspelt name, or an address past the bus's
+/// 16 bits, fails the build.
 const fn at(name: &str) -> u16 {
-    regmap::offset(MAP, name) as u16
+    let offset = regmap::const_offset(MAP, name);
+    assert!(offset <= u16::MAX as u32, "register address past 16 bits");
+    offset as u16
 }
 
 /// `ID`.

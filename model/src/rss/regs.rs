@@ -3,7 +3,7 @@
 //!
 //! [`MAP`] is the source. `cargo xtask gen` renders `rtl/rss/rss_regs_pkg.sv` and
 //! `docs/rss-registers.md` from it (`xtask/src/rss.rs`), and `cargo xtask gen --check` and the
-//! xtask tests fail when either file differs from what it would render. The encoders ([`rule_writes`], [`context_writes`], [`table_select`]) turn model
+//! xtask tests fail when either file differs from what it would render. The encoders ([`rule_writes`], [`context_writes`], [`table_select()`]) turn model
 //! configuration into register writes.
 //!
 //! Updates are staged: software writes a rule or a context into the staging registers, then
@@ -265,53 +265,58 @@ pub const MAP: &[Register] = &[
     ),
 ];
 
-/// The offset of a register by name (used by the encoders below, and by tests).
-pub const fn offset(name: &str) -> u32 {
+/// The offset of a register by name, `None` for a name not in [`MAP`].
+pub const fn offset(name: &str) -> Option<u32> {
     crate::regmap::offset(MAP, name)
 }
 
+/// The offsets of the named constants below: a misspelt name fails the build.
+const fn at(name: &str) -> u32 {
+    crate::regmap::const_offset(MAP, name)
+}
+
 /// `ID`.
-pub const ID: u32 = offset("ID");
+pub const ID: u32 = at("ID");
 /// `CAPS`.
-pub const CAPS: u32 = offset("CAPS");
+pub const CAPS: u32 = at("CAPS");
 /// `STATUS`.
-pub const STATUS: u32 = offset("STATUS");
+pub const STATUS: u32 = at("STATUS");
 /// `COMMIT`.
-pub const COMMIT: u32 = offset("COMMIT");
+pub const COMMIT: u32 = at("COMMIT");
 /// `PACKETS`.
-pub const PACKETS: u32 = offset("PACKETS");
+pub const PACKETS: u32 = at("PACKETS");
 /// `CTX_CONTROL`.
-pub const CTX_CONTROL: u32 = offset("CTX_CONTROL");
+pub const CTX_CONTROL: u32 = at("CTX_CONTROL");
 /// `CTX_FIELDS`.
-pub const CTX_FIELDS: u32 = offset("CTX_FIELDS");
+pub const CTX_FIELDS: u32 = at("CTX_FIELDS");
 /// `CTX_KEY` (13 words).
-pub const CTX_KEY: u32 = offset("CTX_KEY");
+pub const CTX_KEY: u32 = at("CTX_KEY");
 /// `RULE_CONTROL`.
-pub const RULE_CONTROL: u32 = offset("RULE_CONTROL");
+pub const RULE_CONTROL: u32 = at("RULE_CONTROL");
 /// `RULE_ETHERTYPE`.
-pub const RULE_ETHERTYPE: u32 = offset("RULE_ETHERTYPE");
+pub const RULE_ETHERTYPE: u32 = at("RULE_ETHERTYPE");
 /// `RULE_L4`.
-pub const RULE_L4: u32 = offset("RULE_L4");
+pub const RULE_L4: u32 = at("RULE_L4");
 /// `RULE_SRC_PORT`.
-pub const RULE_SRC_PORT: u32 = offset("RULE_SRC_PORT");
+pub const RULE_SRC_PORT: u32 = at("RULE_SRC_PORT");
 /// `RULE_DST_PORT`.
-pub const RULE_DST_PORT: u32 = offset("RULE_DST_PORT");
+pub const RULE_DST_PORT: u32 = at("RULE_DST_PORT");
 /// `RULE_QPN`.
-pub const RULE_QPN: u32 = offset("RULE_QPN");
+pub const RULE_QPN: u32 = at("RULE_QPN");
 /// `RULE_QPN_MASK`.
-pub const RULE_QPN_MASK: u32 = offset("RULE_QPN_MASK");
+pub const RULE_QPN_MASK: u32 = at("RULE_QPN_MASK");
 /// `RULE_SRC` (4 words).
-pub const RULE_SRC: u32 = offset("RULE_SRC");
+pub const RULE_SRC: u32 = at("RULE_SRC");
 /// `RULE_SRC_MASK` (4 words).
-pub const RULE_SRC_MASK: u32 = offset("RULE_SRC_MASK");
+pub const RULE_SRC_MASK: u32 = at("RULE_SRC_MASK");
 /// `RULE_DST` (4 words).
-pub const RULE_DST: u32 = offset("RULE_DST");
+pub const RULE_DST: u32 = at("RULE_DST");
 /// `RULE_DST_MASK` (4 words).
-pub const RULE_DST_MASK: u32 = offset("RULE_DST_MASK");
+pub const RULE_DST_MASK: u32 = at("RULE_DST_MASK");
 /// `TABLE_SELECT`.
-pub const TABLE_SELECT: u32 = offset("TABLE_SELECT");
+pub const TABLE_SELECT: u32 = at("TABLE_SELECT");
 /// `TABLE_DATA`.
-pub const TABLE_DATA: u32 = offset("TABLE_DATA");
+pub const TABLE_DATA: u32 = at("TABLE_DATA");
 
 /// A register write: (byte offset, value).
 pub type Write32 = (u32, u32);
@@ -383,9 +388,11 @@ pub struct ContextRegs {
     /// The key; a 40-byte key is stored with 12 zero bytes after it (which no input of 36 bytes
     /// or less reaches).
     pub key: [u8; KEY_BYTES],
-    /// log2 of the indirection table entries in use.
+    /// log2 of the indirection table entries in use. The hardware uses at most
+    /// `CAPS.TABLE_LOG2`, so a larger value is written as the field's largest, which it treats
+    /// the same way.
     pub table_log2: u8,
-    /// The table bank in use.
+    /// The table bank in use: 0 or 1 (only bit 0 is written).
     pub bank: u8,
 }
 
@@ -395,7 +402,8 @@ pub fn context_writes(ctx: &ContextRegs) -> [Write32; 15] {
     w[0] = (
         CTX_CONTROL,
         ctx_control::XOR.put(u32::from(ctx.function == Function::Xor))
-            | ctx_control::TABLE_LOG2.put(ctx.table_log2.into())
+            // Saturated rather than truncated: 32 must not become 0 (a one-entry table).
+            | ctx_control::TABLE_LOG2.put(u32::from(ctx.table_log2).min(ctx_control::TABLE_LOG2.max_value()))
             | ctx_control::BANK.put(ctx.bank.into()),
     );
     w[1] = (CTX_FIELDS, ctx_fields::FIELDS.put(ctx.fields.0));
@@ -409,7 +417,7 @@ pub fn context_writes(ctx: &ContextRegs) -> [Write32; 15] {
 }
 
 /// The `TABLE_SELECT` write that points the following `TABLE_DATA` writes at `index` of
-/// `context`'s table `bank`.
+/// `context`'s table `bank` (0 or 1; only bit 0 is written).
 pub fn table_select(context: u8, bank: u8, index: u16) -> Write32 {
     (
         TABLE_SELECT,

@@ -133,8 +133,9 @@ pub struct Meta {
     pub hash: u32,
     /// The fields the hash covered.
     pub hash_type: HashType,
-    /// The index of the rule that matched, if any.
-    pub rule: Option<u8>,
+    /// The index of the rule that matched, if any (the RTL's rule index is 8 bits wide; the
+    /// model reports any index of the list it was given).
+    pub rule: Option<usize>,
     /// The destination queue.
     pub queue: u16,
 }
@@ -142,8 +143,9 @@ pub struct Meta {
 /// Steers and hashes a parsed packet: what the RTL pipeline reports for it.
 ///
 /// A context index past the end of `contexts` wraps (the hardware's index field has
-/// log2(contexts) bits; drivers reject such rules before they reach it). An empty `contexts` or
-/// table sends the packet to queue 0.
+/// log2(contexts) bits; drivers reject such rules before they reach it). An empty `contexts`, or
+/// a table whose length is not a power of two (an empty one included), sends the packet to
+/// queue 0.
 pub fn distribute(parsed: &Parsed, rules: &[Rule], contexts: &[ContextView<'_>]) -> Meta {
     let hashed = distribute_with(parsed, rules, contexts, |view, tuple| {
         // A 52-byte key covers every input (at most 39 bytes), so this cannot fail; a context
@@ -169,7 +171,7 @@ pub fn distribute_with<E>(
     let found = steer(rules, &SteeringKey::of(parsed));
     let mut meta = Meta {
         flags: parsed.flags,
-        rule: found.map(|(i, _)| i as u8),
+        rule: found.map(|(i, _)| i),
         ..Meta::default()
     };
     match found.map_or(Action::Context(0), |(_, a)| a) {

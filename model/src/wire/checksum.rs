@@ -90,7 +90,8 @@ pub enum IpPseudo {
 }
 
 impl IpPseudo {
-    /// Folded sum of the pseudo-header for an upper-layer packet of `upper_len` bytes.
+    /// Folded sum of the pseudo-header for an upper-layer packet of `upper_len` bytes (IPv4's
+    /// pseudo-header holds the length in 16 bits: only the low 16 bits of `upper_len` count).
     pub fn sum(&self, upper_len: u32) -> u16 {
         match self {
             IpPseudo::V4 { src, dst, protocol } => {
@@ -121,6 +122,9 @@ impl IpPseudo {
     }
 
     /// Folded sum of pseudo-header plus `upper` (the whole TCP segment or UDP datagram).
+    ///
+    /// The length goes in modulo 2^32, as IPv6's 32-bit field holds it: no IP packet is longer
+    /// (and IPv4 keeps its low 16 bits, see [`Self::sum`]).
     pub fn sum_with(&self, upper: &[u8]) -> u16 {
         add(self.sum(upper.len() as u32), sum(upper))
     }

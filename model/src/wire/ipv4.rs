@@ -439,8 +439,11 @@ impl Ipv4Repr {
             return Err(Error::Malformed("IPv4 fragment offset exceeds 13 bits"));
         }
         let hl = self.header_len();
-        let total = u16::try_from(hl + self.payload_len)
-            .map_err(|_| Error::Malformed("IPv4 total length exceeds 65535"))?;
+        // Checked: `payload_len` may be anything up to usize::MAX.
+        let total = hl
+            .checked_add(self.payload_len)
+            .and_then(|n| u16::try_from(n).ok())
+            .ok_or(Error::Malformed("IPv4 total length exceeds 65535"))?;
         let b = p.buffer.as_mut();
         if b.len() < hl {
             return Err(Error::Truncated);

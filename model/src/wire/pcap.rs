@@ -259,7 +259,8 @@ impl<'a> Iterator for PcapRecords<'a> {
             .expect("checked above: a whole record header is left");
         let rec = self.reader.header.record(h);
         let (ts_sec, ts_frac, orig_len) = (rec.ts_sec, rec.ts_frac, rec.orig_len);
-        let incl = rec.incl_len as usize;
+        // A length past the address space cannot be in `data`: it reads as truncated.
+        let incl = usize::try_from(rec.incl_len).unwrap_or(usize::MAX);
         let body = p + RECORD_HEADER_LEN;
         if data.len() - body < incl {
             self.done = true;

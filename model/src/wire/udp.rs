@@ -176,8 +176,11 @@ impl UdpRepr {
 
     /// Writes the header with checksum 0 into the first 8 bytes of the buffer.
     pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut UdpPacket<T>) -> Result<()> {
-        let len = u16::try_from(HEADER_LEN + self.payload_len)
-            .map_err(|_| Error::Malformed("UDP length exceeds 65535"))?;
+        // Checked: `payload_len` may be anything up to usize::MAX.
+        let len = HEADER_LEN
+            .checked_add(self.payload_len)
+            .and_then(|n| u16::try_from(n).ok())
+            .ok_or(Error::Malformed("UDP length exceeds 65535"))?;
         let b = p.buffer.as_mut();
         if b.len() < HEADER_LEN {
             return Err(Error::Truncated);

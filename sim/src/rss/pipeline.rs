@@ -24,7 +24,7 @@ fn meta_of(flags: u16, hash: u32, hash_type: u8, hit: u8, rule: u8, queue: u16) 
         flags: ParseFlags(flags),
         hash,
         hash_type: HashType(hash_type),
-        rule: (hit == 1).then_some(rule),
+        rule: (hit == 1).then_some(usize::from(rule)),
         queue,
     }
 }

@@ -1,8 +1,9 @@
 //! A pcap file read record by record from a `std::io::Read` (the `std` feature).
 //!
 //! Memory is one buffer as long as the longest record read so far, whatever the file's length:
-//! a record longer than the reader's limit is refused before any of it is read, so a corrupt
-//! length field cannot make the reader allocate gigabytes.
+//! a record longer than the reader's limit is refused before any of it is read, and the buffer
+//! grows only with the bytes that arrive, so a corrupt length field cannot make the reader
+//! allocate gigabytes.
 
 use super::{GlobalHeader, PcapRecord, GLOBAL_HEADER_LEN, RECORD_HEADER_LEN};
 use crate::wire::Error;
@@ -123,17 +124,22 @@ impl<R: Read> PcapStream<R> {
             _ => return Err(Error::Truncated.into()),
         }
         let len = self.header.record(&h).incl_len;
-        let body = usize::try_from(len)
-            .ok()
-            .filter(|&n| n <= self.max_record)
-            .ok_or(ReadError::RecordTooLong {
+        if !usize::try_from(len).is_ok_and(|n| n <= self.max_record) {
+            return Err(ReadError::RecordTooLong {
                 len,
                 max: self.max_record,
-            })?;
+            });
+        }
         self.buf.clear();
         self.buf.extend_from_slice(&h);
-        self.buf.resize(RECORD_HEADER_LEN + body, 0);
-        if read_full(&mut self.inner, &mut self.buf[RECORD_HEADER_LEN..])? < body {
+        // The buffer grows with the bytes that arrive, not with the length the header declares:
+        // a cut or corrupt record costs no more memory than the input holds, whatever the limit
+        // (`usize::MAX` included), and no header-plus-body sum can overflow.
+        let got = Read::by_ref(&mut self.inner)
+            .take(u64::from(len))
+            .read_to_end(&mut self.buf)
+            .map_err(ReadError::Io)?;
+        if got < len as usize {
             return Err(Error::Truncated.into());
         }
         Ok(true)
