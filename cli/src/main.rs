@@ -7,6 +7,7 @@ mod csvio;
 mod demo;
 mod engine;
 mod entropy;
+mod golden;
 mod icrc;
 mod output;
 mod pcapio;
@@ -37,6 +38,8 @@ enum Command {
     Rss(rss::Args),
     /// Cut every oversized TCP packet of a pcap into MSS-sized segments, as the NIC's TSO does.
     Tso(tso::Args),
+    /// Golden-model checks: export vectors, check a device's results and real captures.
+    Golden(golden::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
     Demo,
 }
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Icrc(args) => icrc::run(args),
         Command::Rss(args) => rss::run(args),
         Command::Tso(args) => tso::run(args),
+        Command::Golden(args) => golden::run(args),
         Command::Demo => demo::run(),
     };
     match outcome {

@@ -14,6 +14,7 @@
 
 pub mod bridge;
 pub mod entropy;
+pub mod golden;
 pub mod regmap;
 pub mod rss;
 pub mod toeplitz;

@@ -1,0 +1,1 @@
+//! The vector sets of `rocenic golden export` and `check` (being built, issue 16).
