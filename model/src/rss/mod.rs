@@ -174,9 +174,32 @@ impl HashType {
     /// The BTH destination QP was hashed.
     pub const BTH: Self = Self(1 << 4);
 
+    /// Every kind with its name, in report order.
+    pub const NAMES: [(&'static str, Self); 5] = [
+        ("ipv4", Self::IPV4),
+        ("ipv6", Self::IPV6),
+        ("tcp", Self::TCP),
+        ("udp", Self::UDP),
+        ("bth", Self::BTH),
+    ];
+
     /// Whether every bit of `other` is set.
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
+    }
+}
+
+impl fmt::Display for HashType {
+    /// The covered fields' names joined by `|`, or `none`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = Self::NAMES.iter().filter(|(_, t)| self.contains(*t));
+        match names.next() {
+            None => f.write_str("none"),
+            Some((first, _)) => {
+                f.write_str(first)?;
+                names.try_for_each(|(name, _)| write!(f, "|{name}"))
+            }
+        }
     }
 }
 
@@ -463,6 +486,9 @@ mod tests {
             &[66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6]
         );
         assert_eq!(i.hash_type, HashType(HashType::IPV4.0 | HashType::TCP.0));
+        assert_eq!(i.hash_type.to_string(), "ipv4|tcp");
+        assert_eq!(HashType(0).to_string(), "none");
+        assert_eq!(HashType(0x1F).to_string(), "ipv4|ipv6|tcp|udp|bth");
     }
 
     #[test]
