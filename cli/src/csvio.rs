@@ -53,7 +53,7 @@ impl Input {
     }
 
     /// Reads the next data record into `record`; its line number, or `None` at the end.
-    fn next(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>, Failure> {
+    pub fn next(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>, Failure> {
         let Some((line, text)) = self.lines.next_line().map_err(|e| Failure(e.to_string()))? else {
             return Ok(None);
         };
@@ -83,6 +83,11 @@ pub struct Columns {
 }
 
 impl Columns {
+    /// The header's line number.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
     /// The header record, to copy to the output.
     pub fn header(&self) -> &csv::StringRecord {
         &self.header

@@ -8,7 +8,12 @@
 
 mod check;
 mod check_pcap;
+mod expect;
 mod export;
+mod frames;
+mod manifest;
+mod rng;
+mod rows;
 
 use crate::Outcome;
 use clap::Subcommand;

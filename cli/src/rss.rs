@@ -105,7 +105,7 @@ fn parse_fields(text: &str) -> Result<HashFields, String> {
 }
 
 /// The longest hash input the fields can select, in bytes.
-fn longest_input(fields: HashFields) -> usize {
+pub fn longest_input(fields: HashFields) -> usize {
     let count = |pairs: &[(HashFields, usize)]| -> usize {
         pairs
             .iter()

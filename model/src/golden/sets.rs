@@ -86,11 +86,7 @@ const FLOW_LABEL: Column = expected(
     Format::Number,
     "the 20-bit IPv6 flow label on the wire",
 );
-const UDP_SPORT: Column = expected(
-    "udp_sport",
-    Format::Number,
-    "the RoCEv2 UDP source port",
-);
+const UDP_SPORT: Column = expected("udp_sport", Format::Number, "the RoCEv2 UDP source port");
 
 /// One vector set: a CSV file of inputs and expected results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,7 +132,11 @@ pub const ENTROPY_QP: Set = Set {
             Format::Number,
             "the address vector's flow label, 0 = none; all 32 bits count (0x100000 is not 0)",
         ),
-        input("qp_type", Format::Name, "rc or ud (only rfc-v1 tells them apart)"),
+        input(
+            "qp_type",
+            Format::Name,
+            "rc or ud (only rfc-v1 tells them apart)",
+        ),
         FLOW_LABEL,
         UDP_SPORT,
     ],
@@ -151,7 +151,11 @@ pub const ENTROPY_CM: Set = Set {
     columns: &[
         PROFILE,
         input("src_port", Format::Number, "the CM source service port"),
-        input("dst_port", Format::Number, "the CM destination service port"),
+        input(
+            "dst_port",
+            Format::Number,
+            "the CM destination service port",
+        ),
         input(
             "fl",
             Format::Number,
@@ -428,7 +432,11 @@ mod tests {
                     .iter()
                     .filter(|c| c.required)
                     .all(|c| b.column(c.name).is_some());
-                assert!(!covered, "a header of set {} also matches {}", b.name, a.name);
+                assert!(
+                    !covered,
+                    "a header of set {} also matches {}",
+                    b.name, a.name
+                );
             }
         }
     }
@@ -443,6 +451,8 @@ mod tests {
         assert_eq!(ONES_INPUT.len(), crate::toeplitz::MAX_INPUT_LEN);
         assert!(INPUT_LENGTHS.iter().all(|&n| n <= ONES_INPUT.len()));
         assert!(MSS.contains(&1) && MSS.contains(&9000));
-        assert!(TABLE_SIZES.iter().all(|n| n.is_power_of_two() && *n <= 1 << 16));
+        assert!(TABLE_SIZES
+            .iter()
+            .all(|n| n.is_power_of_two() && *n <= 1 << 16));
     }
 }
