@@ -9,6 +9,7 @@ mod partial_output;
 mod demo;
 mod engine;
 mod entropy;
+mod golden;
 mod icrc;
 mod rss;
 mod toeplitz;
