@@ -7,6 +7,7 @@
 mod bridge;
 mod core;
 mod entropy;
+mod golden;
 mod markdown;
 mod rss;
 mod sv;
@@ -70,6 +71,10 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "rtl/tso/tso_status_pkg.sv",
         render: tso::sv_package,
+    },
+    Output {
+        path: "docs/golden-sets.md",
+        render: golden::markdown,
     },
 ];
 

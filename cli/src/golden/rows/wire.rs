@@ -45,6 +45,9 @@ impl Ctx {
 const ADDRESS_FIELDS: HashFields = HashFields(0x0F);
 const ALL_FIELDS: HashFields = HashFields(0x10FF);
 
+/// The contexts every RSS edge frame goes through: each table size of `sets::TABLE_SIZES`
+/// with a queue count of `sets::QUEUES`, under the keys and field choices that matter (the CLI's
+/// default at 128 entries and 4 queues), then XOR and an explicit table.
 fn rss_contexts() -> Vec<Ctx> {
     let ctx = |xor, key: &[u8], fields, size, queues| Ctx {
         xor,
@@ -54,13 +57,32 @@ fn rss_contexts() -> Vec<Ctx> {
         queues,
         table: Vec::new(),
     };
+    let (sizes, queues) = (sets::TABLE_SIZES, sets::QUEUES);
     let mut list = vec![
-        ctx(false, &MICROSOFT_KEY, HashFields::DEFAULT, 128, 4),
-        ctx(false, &MICROSOFT_KEY, ADDRESS_FIELDS, 1, 1),
-        ctx(false, &sets::SYMMETRIC_KEY_52, ALL_FIELDS, 65536, 0xFFFF),
-        ctx(false, &sets::ONES_KEY_52, ALL_FIELDS, 4096, 3),
-        ctx(false, &sets::SYMMETRIC_KEY_40, HashFields::NONE, 2, 3),
-        ctx(true, &sets::SHORTEST_KEY, ALL_FIELDS, 2, 1),
+        ctx(false, &MICROSOFT_KEY, ADDRESS_FIELDS, sizes[0], queues[0]),
+        ctx(
+            false,
+            &sets::SYMMETRIC_KEY_40,
+            HashFields::NONE,
+            sizes[1],
+            queues[1],
+        ),
+        ctx(
+            false,
+            &MICROSOFT_KEY,
+            HashFields::DEFAULT,
+            sizes[2],
+            queues[2],
+        ),
+        ctx(false, &sets::ONES_KEY_52, ALL_FIELDS, sizes[3], queues[3]),
+        ctx(
+            false,
+            &sets::SYMMETRIC_KEY_52,
+            ALL_FIELDS,
+            sizes[4],
+            queues[3],
+        ),
+        ctx(true, &sets::SHORTEST_KEY, ALL_FIELDS, sizes[1], queues[1]),
     ];
     let mut explicit = ctx(false, &MICROSOFT_KEY, HashFields::DEFAULT, 4, 4);
     explicit.table = vec![3, 0, 2, 1];
