@@ -53,7 +53,7 @@ impl Input {
     }
 
     /// Reads the next data record into `record`; its line number, or `None` at the end.
-    fn next(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>, Failure> {
+    pub fn next(&mut self, record: &mut csv::StringRecord) -> Result<Option<u64>, Failure> {
         let Some((line, text)) = self.lines.next_line().map_err(|e| Failure(e.to_string()))? else {
             return Ok(None);
         };
