@@ -9,6 +9,7 @@ mod partial_output;
 mod demo;
 mod engine;
 mod entropy;
+mod golden_pcap;
 mod icrc;
 mod rss;
 mod toeplitz;
