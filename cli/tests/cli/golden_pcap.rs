@@ -556,9 +556,9 @@ fn real_frames() {
             "2,1,192.168.56.129,192.168.56.131,,0x000011,0xdf94,,0,,unknown",
         ]
     );
-    // The capture does not say who sent the RDMA READ; with the sender's QP taken as 0x11 (the
-    // first QP soft-RoCE hands out, as the destination's is), its port is rxe's hash of 0x11
-    // and no other profile's.
+    // The capture does not say who sent the RDMA READ; with the sender's QP taken to be 0x11,
+    // as the destination's is (an assumption), its port is rxe's hash of 0x11 and no other
+    // profile's.
     let map = temp("real-map.csv", "src_qpn,dst_qpn\n0x11,0x11\n");
     let m = map.to_str().unwrap();
     let (o, rows) = check(&pcap, &["--qp-map", m]);
