@@ -174,21 +174,15 @@ fn notes(rows: &[FlowRow], have_map: bool) {
         .map(|r| format!("{:#08x}", r.dst_qp))
         .collect();
     if !missing.is_empty() {
-        let shown = missing.len().min(NAMED as usize);
-        let more = if missing.len() > shown {
-            format!(" and {} more", missing.len() - shown)
-        } else {
-            String::new()
-        };
         let whose = if have_map {
             "the --qp-map does not list"
         } else {
             "no --qp-map names the sender to"
         };
         eprintln!(
-            "rocenic: {} RC/UC flow(s) unknown: {whose} destination QP {}{more}",
+            "rocenic: {} RC/UC flow(s) unknown: {whose} destination QP {}",
             missing.len(),
-            missing[..shown].join(", ")
+            first_few(&missing)
         );
     }
     let no_entropy = rows.iter().filter(|r| r.entropy_frames == 0).count();
@@ -197,13 +191,29 @@ fn notes(rows: &[FlowRow], have_map: bool) {
             "rocenic: {no_entropy} flow(s) unknown, their frames carry no entropy of their own (CNP)"
         );
     }
-    for r in rows.iter().filter(|r| r.varies) {
+    let varies: Vec<String> = rows
+        .iter()
+        .filter(|r| r.varies)
+        .map(|r| r.flow.to_string())
+        .collect();
+    if !varies.is_empty() {
         eprintln!(
-            "rocenic: flow {}: its frames do not all show the same source QP and flow label; \
-             `profiles` holds those that explain every frame",
-            r.flow
+            "rocenic: {} flow(s) whose frames do not all show the same source QP and flow label \
+             (`profiles` holds those that explain every frame): flow {}",
+            varies.len(),
+            first_few(&varies)
         );
     }
+}
+
+/// The first [`NAMED`] items, and how many more there are.
+fn first_few(items: &[String]) -> String {
+    let shown = items.len().min(NAMED as usize);
+    let mut text = items[..shown].join(", ");
+    if items.len() > shown {
+        text += &format!(" and {} more", items.len() - shown);
+    }
+    text
 }
 
 fn summary(name: &str, c: &Counts, rows: &[FlowRow], profile: Profile) {

@@ -385,6 +385,26 @@ fn planted_faults_are_found() {
     assert_eq!(rows[0][PROFILES], "none");
     assert_eq!(rows[0][VERDICT], "mismatch");
 
+    // A flow whose second frame shows another label: no profile explains both frames.
+    let v6 = spec(true, UD_SEND, 0x12, 0x34, 0xC3A8, 0x3A8);
+    let p4 = pcap_file(
+        "golden-varies",
+        1,
+        &[frame(&v6), frame(&Spec { label: 0x3A9, ..v6 })],
+    );
+    let (o, rows) = check(&p4, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0][LABEL], "0x003a8", "the first frame's");
+    assert_eq!(rows[0][PROFILES], "none");
+    assert!(
+        stderr(&o)
+            .contains("1 flow(s) whose frames do not all show the same source QP and flow label"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(p4).unwrap();
+
     // A flipped ICRC byte in the second frame.
     let mut bad = frames.clone();
     let n = bad[1].len();
