@@ -53,7 +53,7 @@ const BATCH_BYTES: usize = 1 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A classic pcap of Ethernet (link type 1) or InfiniBand (link type 247) frames.
+    /// A pcap or pcapng of Ethernet (link type 1) or InfiniBand (link type 247) frames.
     #[arg(long)]
     pcap: PathBuf,
     /// Implementation to run: model, rtl (co-simulated), or serial:PORT (a board's RSS hash unit
