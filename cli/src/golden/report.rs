@@ -81,7 +81,7 @@ impl Page {
 
     /// A table with an id (for tests and links), a header and marked rows; rows past
     /// [`MAX_ROWS`] are counted, not shown.
-    pub fn table<'r>(
+    pub fn table(
         &mut self,
         id: &str,
         header: &[&str],
