@@ -39,7 +39,9 @@ pub struct Job<'a> {
 pub trait Unit {
     /// Readies the unit for `job` before any frame is read (the RTL is built and loaded, a
     /// board gets its key), so that a job the unit cannot run is refused first.
-    fn start(&mut self, job: &Job) -> Result<(), Failure>;
+    fn start(&mut self, _job: &Job) -> Result<(), Failure> {
+        Ok(())
+    }
 
     /// The metadata of each of `frames`, in order, of the job's capture; `first` is the index of
     /// `frames[0]` in the capture, for messages.
