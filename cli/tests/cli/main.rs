@@ -5,6 +5,7 @@ mod common;
 
 mod csv_input;
 mod partial_output;
+mod pcapng;
 
 mod demo;
 mod engine;
