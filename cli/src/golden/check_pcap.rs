@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A classic pcap of Ethernet frames (link type 1) carrying RoCEv2 over IPv4 or IPv6.
+    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2 over IPv4 or IPv6.
     capture: PathBuf,
     /// The profile a flow must follow to `match`: linux (upstream, default), rfc-v2, rfc-v1, rxe.
     #[arg(long, default_value = "linux", value_parser = parse_profile)]

@@ -591,7 +591,12 @@ fn real_frames() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(rows[2][VERDICT], "match");
     assert!(stderr(&o).contains("3 frame(s), 3 RoCEv2 in 3 flow(s): 1 match, 0 mismatch, 2 unknown (profile rxe); 0 bad ICRC"));
-    for f in [pcap, map] {
+    // The same frames as pcapng (Wireshark's default) give the same rows.
+    let ng = crate::pcapng::pcapng_file("golden-real", LinkType::Ethernet, &frames);
+    let (o2, rows2) = check(&ng, &["--qp-map", m, "--profile", "rxe"]);
+    assert_eq!(o2.status.code(), Some(0), "{}", stderr(&o2));
+    assert_eq!(rows2, rows);
+    for f in [pcap, map, ng] {
         std::fs::remove_file(f).unwrap();
     }
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 /// The frames as pcapng, one interface of `link` with nanosecond timestamps, packet i at
 /// 1.000000i s (as `pcap_file` in tests/cli/common.rs stamps them all at 0, the classic file's
 /// times differ: only commands whose output has no time are compared).
-fn pcapng_file(name: &str, link: LinkType, frames: &[Vec<u8>]) -> std::path::PathBuf {
+pub fn pcapng_file(name: &str, link: LinkType, frames: &[Vec<u8>]) -> std::path::PathBuf {
     let mut w = PcapNgWriter::new(Vec::new()).unwrap();
     w.write_pcapng_block(InterfaceDescriptionBlock {
         linktype: DataLink::from(link.pcap()),
