@@ -9,8 +9,6 @@
 mod check;
 mod check_pcap;
 mod export;
-// Until check and check-pcap take --html (issue 16, in progress).
-#[allow(dead_code)]
 mod report;
 
 use crate::Outcome;

@@ -1,4 +1,4 @@
-//! `rocenic golden check-pcap CAPTURE.pcap [--profile P] [--qp-map FILE]`: the ICRC of every
+//! `rocenic golden check-pcap CAPTURE.pcap [--profile P] [--qp-map FILE] [--html FILE]`: the ICRC of every
 //! RoCEv2 frame of a capture and the entropy of every flow, against the model (docs/golden.md).
 //!
 //! The capture is read a record at a time; only the flow table grows, by one row per flow.
@@ -6,6 +6,7 @@
 //! to standard error.
 
 mod flows;
+mod page;
 mod qp_map;
 
 use crate::entropy::parse_profile;
@@ -33,6 +34,10 @@ pub struct Args {
     /// address vector's flow label `fl`). RC and UC frames name only their destination QP.
     #[arg(long, value_name = "FILE")]
     qp_map: Option<PathBuf>,
+    /// Also write a self-contained HTML report: the summary, the flows that do not match, the
+    /// UDP source ports by verdict, every flow.
+    #[arg(long, value_name = "REPORT.html")]
+    html: Option<PathBuf>,
 }
 
 /// How many unreadable RoCEv2 frames are named one by one on standard error.
@@ -40,7 +45,7 @@ const NAMED: u64 = 10;
 
 /// What the capture held, for the summary.
 #[derive(Default)]
-struct Counts {
+pub struct Counts {
     frames: u64,
     roce: u64,
     not_roce: u64,
@@ -102,6 +107,9 @@ pub fn run(args: Args) -> Outcome {
     })?;
     notes(&rows, args.qp_map.is_some());
     summary(capture.name(), &counts, &rows, args.profile);
+    if let Some(path) = &args.html {
+        page::write(path, capture.name(), &counts, &rows, args.profile)?;
+    }
     let bad = rows
         .iter()
         .any(|r| r.verdict == Verdict::Mismatch || r.icrc_bad > 0);

@@ -154,9 +154,9 @@ pub const PORT_BIN: u32 = 1024;
 /// Per-bin counts of UDP source ports.
 pub type PortBins = [u64; 64];
 
-/// Counts `port` into `bins`.
-pub fn count_port(bins: &mut PortBins, port: u16) {
-    bins[usize::from(port) / PORT_BIN as usize] += 1;
+/// Counts `n` frames of `port` into `bins`.
+pub fn count_port(bins: &mut PortBins, port: u16, n: u64) {
+    bins[usize::from(port) / PORT_BIN as usize] += n;
 }
 
 /// One histogram per group (a verdict, say) of UDP source ports, stacked, as an SVG document.
@@ -262,9 +262,9 @@ mod tests {
         let mut good = [0u64; 64];
         let mut bad = [0u64; 64];
         for p in [0xC000u16, 0xC001, 0xFFFF] {
-            count_port(&mut good, p);
+            count_port(&mut good, p, 1);
         }
-        count_port(&mut bad, 0);
+        count_port(&mut bad, 0, 1);
         assert_eq!((good[48], good[63], bad[0]), (2, 1, 1));
         let svg = port_histograms(&[("match", &good), ("mismatch", &bad)]).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);

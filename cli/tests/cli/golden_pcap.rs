@@ -600,3 +600,83 @@ fn real_frames() {
         std::fs::remove_file(f).unwrap();
     }
 }
+
+/// `--html`: one self-contained page with the summary, the flows that do not match, the port
+/// histograms and every flow, consistent with the CSV. `ROCENIC_KEEP_REPORT=DIR` keeps the
+/// page (and its capture) for a person or a browser to look at.
+#[test]
+fn html_report_holds_the_verdicts() {
+    let good = spec(false, UD_SEND, 0x12, 0x34, 0xC3A8, 0);
+    let off = Spec {
+        sport: 0xC3A9,
+        host: 2,
+        ..good
+    };
+    let v6 = spec(true, UD_SEND, 0x12, 0x34, 0xC3A8, 0x3A8);
+    let unknown = spec(false, RC_SEND, 0, 0x99, 0xD001, 0);
+    let mut bad_icrc = frame(&Spec { host: 3, ..good });
+    let n = bad_icrc.len();
+    bad_icrc[n - 1] ^= 0x80;
+    let frames = vec![
+        frame(&good),
+        frame(&good),
+        frame(&off),
+        frame(&v6),
+        frame(&unknown),
+        bad_icrc,
+        frame(&spec(false, CNP, 0, 0x34, 0, 0)),
+    ];
+    let pcap = pcap_file("golden-html", 1, &frames);
+    let html = std::env::temp_dir().join(format!("rocenic-{}-golden.html", std::process::id()));
+    let (o, rows) = check(&pcap, &["--html", html.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let page = std::fs::read_to_string(&html).unwrap();
+    if let Some(dir) = std::env::var_os("ROCENIC_KEEP_REPORT") {
+        std::fs::copy(&html, Path::new(&dir).join("check-pcap.html")).unwrap();
+        std::fs::copy(&pcap, Path::new(&dir).join("check-pcap.pcap")).unwrap();
+    }
+
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+    // Self-contained: nothing fetched, nothing run.
+    assert!(!page.contains("<script") && !page.contains("<link") && !page.contains("src="));
+    assert_eq!(
+        page.matches("http").count(),
+        page.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+    );
+    for id in ["summary", "mismatches", "ports", "flows"] {
+        assert!(page.contains(&format!("id=\"{id}\"")), "section {id}");
+    }
+    let section = |id: &str| {
+        let start = page.find(&format!("id=\"{id}\"")).unwrap();
+        let end = page[start..]
+            .find("</table>")
+            .map_or(page.len(), |e| start + e);
+        page[start..end].to_string()
+    };
+    // Every flow of the CSV is a row of the flows table, marked by its verdict.
+    let flows = section("flows");
+    assert_eq!(flows.matches("<tr").count(), rows.len() + 1);
+    for r in &rows {
+        assert!(flows.contains(&format!("<td class=\"verdict\">{}</td>", r[VERDICT])));
+    }
+    // The flows needing a look: the mismatches and the bad ICRC, and nothing else.
+    let want_bad = rows
+        .iter()
+        .filter(|r| r[VERDICT] == "mismatch" || r[ICRC_BAD] != "0")
+        .count();
+    assert_eq!(want_bad, 2, "the off port and the bad ICRC: {rows:?}");
+    let mismatches = section("mismatches");
+    assert_eq!(mismatches.matches("<tr class=\"bad\">").count(), want_bad);
+    assert_eq!(mismatches.matches("<tr").count(), want_bad + 1);
+    assert!(section("summary").contains("<tr class=\"bad\"><td>result</td><td>FAIL</td></tr>"));
+    // One chart per verdict.
+    for v in ["match", "mismatch", "unknown"] {
+        assert!(
+            page.contains(&format!("{v}: UDP source ports")),
+            "{v} chart"
+        );
+    }
+    for f in [pcap, html] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
