@@ -9,17 +9,10 @@
 
 use rocenic_model::wire::{icrc_fill, LinkType, PcapWriter};
 
-/// xorshift64*: the same frames on every run.
-struct Rng(u64);
+#[path = "common/rng.rs"]
+mod rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use rng::Rng;
 
 /// An Ethernet RoCEv2 SEND_ONLY frame: RC over IPv4, or UD over IPv6.
 fn frame(rng: &mut Rng, ipv6: bool, payload: usize) -> Vec<u8> {

@@ -11,20 +11,10 @@
 
 use rocenic_model::wire::{LinkType, PcapWriter};
 
-/// A small deterministic generator (xorshift64*): the samples are the same on every run.
-struct Rng(u64);
+#[path = "common/rng.rs"]
+mod rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+use rng::Rng;
 
 #[derive(Clone, Copy)]
 enum Link {

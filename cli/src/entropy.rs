@@ -70,7 +70,7 @@ pub struct Args {
     dst_port: Option<u64>,
 }
 
-fn parse_profile(s: &str) -> Result<Profile, String> {
+pub(crate) fn parse_profile(s: &str) -> Result<Profile, String> {
     s.parse()
         .map_err(|_| format!("unknown profile `{s}` (linux, rfc-v2, rfc-v1, rxe)"))
 }

@@ -12,6 +12,7 @@ mod expect;
 mod export;
 mod frames;
 mod manifest;
+mod report;
 mod rng;
 mod rows;
 

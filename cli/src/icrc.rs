@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A classic pcap of Ethernet frames (link type 1) carrying RoCEv2.
+    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2.
     pcap: PathBuf,
 }
 

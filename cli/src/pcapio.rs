@@ -1,16 +1,29 @@
 //! pcap input for the capture commands, read a record or a bounded batch of records at a time so
 //! that memory does not grow with the capture (captures from real hardware run to gigabytes).
+//! Classic pcap is read by the model's `PcapStream`, pcapng by `pcapio/ng.rs`; the commands see
+//! the same records from either.
+
+mod ng;
 
 use crate::Failure;
+use ng::NgSource;
 use rocenic_model::wire::pcap::{PcapRecord, PcapStream, MAX_RECORD_LEN};
 use rocenic_model::wire::LinkType;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-/// A pcap file being read; errors name the file and the record.
+/// The first four bytes of a pcapng file (a section header block's type).
+const PCAPNG_MAGIC: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
+
+enum Source {
+    Classic(PcapStream<BufReader<File>>),
+    Ng(NgSource<BufReader<File>>),
+}
+
+/// A capture file being read; errors name the file and the record.
 pub struct Capture {
-    stream: PcapStream<BufReader<File>>,
+    source: Source,
     name: String,
     /// What the command calls a record in messages: "frame" or "packet".
     noun: &'static str,
@@ -25,10 +38,17 @@ impl Capture {
     pub fn open(path: &Path, noun: &'static str) -> Result<Capture, Failure> {
         let name = path.display().to_string();
         let file = File::open(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
-        let stream = PcapStream::new(BufReader::with_capacity(1 << 16, file))
-            .map_err(|e| Failure(format!("{name}: {e}")))?;
+        let mut inner = BufReader::with_capacity(1 << 16, file);
+        let head = inner
+            .fill_buf()
+            .map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
+        let source = if head.starts_with(&PCAPNG_MAGIC) {
+            Source::Ng(NgSource::open(inner).map_err(|e| Failure(format!("{name}: {e}")))?)
+        } else {
+            Source::Classic(PcapStream::new(inner).map_err(|e| Failure(format!("{name}: {e}")))?)
+        };
         Ok(Capture {
-            stream,
+            source,
             name,
             noun,
             next: 0,
@@ -43,13 +63,20 @@ impl Capture {
 
     /// The link type, if it is one rocenic knows, and the number in the header.
     pub fn link(&self) -> (Option<LinkType>, u32) {
-        let number = self.stream.header().link_type();
+        let number = match &self.source {
+            Source::Classic(s) => s.header().link_type(),
+            Source::Ng(s) => s.link_type(),
+        };
         (LinkType::from_pcap(number), number)
     }
 
-    /// True when the timestamps carry nanoseconds.
+    /// True when the timestamps carry nanoseconds (always for pcapng, which this reads to the
+    /// nanosecond whatever the file's resolution).
     pub fn is_nanosecond(&self) -> bool {
-        self.stream.header().is_nanosecond()
+        match &self.source {
+            Source::Classic(s) => s.header().is_nanosecond(),
+            Source::Ng(_) => true,
+        }
     }
 
     /// A message about record `index`.
@@ -63,7 +90,11 @@ impl Capture {
             return Err(e);
         }
         let index = self.next;
-        match self.stream.next_record() {
+        let record = match &mut self.source {
+            Source::Classic(s) => s.next_record().map(|r| r.map_err(|e| e.to_string())),
+            Source::Ng(s) => s.next_record(),
+        };
+        match record {
             None => Ok(None),
             Some(Err(e)) => Err(Failure(format!(
                 "{}: {} {index}: {e}",

@@ -39,7 +39,9 @@ pub struct Job<'a> {
 pub trait Unit {
     /// Readies the unit for `job` before any frame is read (the RTL is built and loaded, a
     /// board gets its key), so that a job the unit cannot run is refused first.
-    fn start(&mut self, job: &Job) -> Result<(), Failure>;
+    fn start(&mut self, _job: &Job) -> Result<(), Failure> {
+        Ok(())
+    }
 
     /// The metadata of each of `frames`, in order, of the job's capture; `first` is the index of
     /// `frames[0]` in the capture, for messages.
@@ -53,7 +55,7 @@ const BATCH_BYTES: usize = 1 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A classic pcap of Ethernet (link type 1) or InfiniBand (link type 247) frames.
+    /// A pcap or pcapng of Ethernet (link type 1) or InfiniBand (link type 247) frames.
     #[arg(long)]
     pcap: PathBuf,
     /// Implementation to run: model, rtl (co-simulated), or serial:PORT (a board's RSS hash unit

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A classic pcap of oversized TCP packets: Ethernet (link type 1) or IPoIB (242).
+    /// A pcap or pcapng of oversized TCP packets: Ethernet (link type 1) or IPoIB (242).
     #[arg(long, short)]
     input: PathBuf,
     /// Where to write the segments (a pcap of the same link type); written only if every packet

@@ -25,10 +25,6 @@ impl entropy::Unit for Model {
 }
 
 impl rss::Unit for Model {
-    fn start(&mut self, _job: &rss::Job) -> Result<(), Failure> {
-        Ok(())
-    }
-
     /// Every packet through the model's parser, steering, hash and table.
     fn metas(
         &mut self,

@@ -5,11 +5,13 @@ mod common;
 
 mod csv_input;
 mod partial_output;
+mod pcapng;
 
 mod demo;
 mod engine;
 mod entropy;
 mod golden;
+mod golden_pcap;
 mod icrc;
 mod rss;
 mod toeplitz;
