@@ -398,3 +398,28 @@ fn a_wrong_profile_is_found() {
     );
     assert_eq!(check(&file, &["--profile", "linux"]).status.code(), Some(1));
 }
+
+#[test]
+fn columns_in_any_order_with_extra_columns_check_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    export(dir.path(), &["--count", "8"]);
+    let (header, rows) = read_csv(&dir.path().join("rss.csv"));
+    // Reversed, with a harness's note column in front; one queue cell planted wrong.
+    let flip = |r: &[String], note: &str| {
+        let mut v: Vec<String> = r.iter().rev().cloned().collect();
+        v.insert(0, note.to_string());
+        v
+    };
+    let mut rows: Vec<Vec<String>> = rows.iter().map(|r| flip(r, "dut-a")).collect();
+    let queue = 1 + header.len() - 1 - header.iter().position(|h| h == "queue").unwrap();
+    let was = rows[5][queue].clone();
+    rows[5][queue] = format!("{}", was.parse::<u64>().unwrap() + 1);
+    let file = dir.path().join("rss-reordered.csv");
+    write_csv(&file, &flip(&header, "note"), &rows);
+    let o = check(&file, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        mismatches(&stdout(&o)),
+        [format!("mismatch,7,queue,{was},{}", rows[5][queue])]
+    );
+}
