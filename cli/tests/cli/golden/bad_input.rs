@@ -164,3 +164,31 @@ fn export_refuses_a_file_and_replaces_old_sets() {
         "unknown profile",
     );
 }
+
+#[test]
+fn a_manifest_of_another_format_is_refused_when_needed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("entropy-qp.csv");
+    fs::write(
+        &file,
+        "lqpn,rqpn,fl,qp_type,flow_label,udp_sport\n0x12,0x34,0,rc,0x3a8,0xc3a8\n",
+    )
+    .unwrap();
+    let manifest = dir.path().join("manifest.json");
+    fs::write(
+        &manifest,
+        r#"{"format": "rocenic-golden/9", "profile": "linux"}"#,
+    )
+    .unwrap();
+    fails_with(&check(&file, &[]), "format `rocenic-golden/9`");
+    // --profile makes the manifest unneeded, so it is not read.
+    assert_eq!(check(&file, &["--profile", "linux"]).status.code(), Some(0));
+    fs::write(&manifest, "{ not json").unwrap();
+    fails_with(&check(&file, &[]), "manifest.json");
+    fs::write(
+        &manifest,
+        r#"{"format": "rocenic-golden/1", "profile": "mlx5"}"#,
+    )
+    .unwrap();
+    fails_with(&check(&file, &[]), "unknown profile `mlx5`");
+}
