@@ -201,20 +201,15 @@ pub fn run(args: Args) -> Outcome {
         if rows == 0 {
             return Err(Failure(format!("{file}: a header but no rows to check")));
         }
+        // A summary record: what it counts, then rows, matches and mismatches.
+        let mut summary = |kind: &str, name: &str, bad: u64| {
+            let (r, ok, bad) = (rows.to_string(), (rows - bad).to_string(), bad.to_string());
+            w.write_record([kind, name, &r, &ok, &bad])
+        };
         for ((column, _), bad) in columns.iter().zip(&per_column) {
-            let counts = [rows, rows - bad, *bad].map(|n| n.to_string());
-            w.write_record(
-                [&"column".to_string(), &column.name.to_string()]
-                    .into_iter()
-                    .chain(&counts),
-            )?;
+            summary("column", column.name, *bad)?;
         }
-        let counts = [rows, rows - bad_rows, bad_rows].map(|n| n.to_string());
-        w.write_record(
-            [&"total".to_string(), &set.name.to_string()]
-                .into_iter()
-                .chain(&counts),
-        )?;
+        summary("total", set.name, bad_rows)?;
         w.flush()?;
         Ok(bad_rows == 0)
     })
