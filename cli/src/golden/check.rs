@@ -4,6 +4,8 @@
 //! The file is read a row at a time and each mismatch is printed as it is found, so memory does
 //! not grow with the file; the summary follows the last row.
 
+mod page;
+
 use super::expect::{self, parse_profile, Cache, Cells, Layout};
 use super::export::TSO_SENDS;
 use super::manifest;
@@ -27,6 +29,10 @@ pub struct Args {
     /// tso.csv only: the pcap of the sends (default: tso-sends.pcap beside FILE).
     #[arg(long)]
     sends: Option<PathBuf>,
+    /// Also write a self-contained HTML report: the summary, the mismatches per column, and the
+    /// mismatches themselves.
+    #[arg(long, value_name = "REPORT.html")]
+    html: Option<PathBuf>,
 }
 
 /// The one set whose required columns the header has.
@@ -166,10 +172,11 @@ pub fn run(args: Args) -> Outcome {
     let columns: Vec<_> = layout.expected().collect();
     let mut cache = Cache::default();
     let file = args.file.display().to_string();
-    Output::run(None, |out| {
+    let mut kept = Vec::new();
+    let (mut rows, mut bad_rows) = (0u64, 0u64);
+    let mut per_column = vec![0u64; columns.len()];
+    let all_match = Output::run(None, |out| {
         let mut w = csv::Writer::from_writer(out);
-        let (mut rows, mut bad_rows) = (0u64, 0u64);
-        let mut per_column = vec![0u64; columns.len()];
         let mut record = csv::StringRecord::new();
         while let Some(line) = input.next(&mut record)? {
             let row = Row {
@@ -191,6 +198,15 @@ pub fn run(args: Args) -> Outcome {
                     .map_err(|e| cells.fail(column.name, e))?;
                 if !same {
                     w.write_record(["mismatch", &line.to_string(), column.name, want, got])?;
+                    if args.html.is_some() {
+                        let m = [
+                            line.to_string(),
+                            column.name.into(),
+                            want.into(),
+                            got.into(),
+                        ];
+                        page::keep(&mut kept, m);
+                    }
                     per_column[k] += 1;
                     bad = true;
                 }
@@ -212,5 +228,23 @@ pub fn run(args: Args) -> Outcome {
         summary("total", set.name, bad_rows)?;
         w.flush()?;
         Ok(bad_rows == 0)
-    })
+    })?;
+    if let Some(path) = &args.html {
+        page::write(
+            path,
+            &page::Found {
+                file: &file,
+                set: set.name,
+                rows,
+                bad_rows,
+                columns: columns
+                    .iter()
+                    .zip(&per_column)
+                    .map(|((c, _), bad)| (c.name, *bad))
+                    .collect(),
+                mismatches: &kept,
+            },
+        )?;
+    }
+    Ok(all_match)
 }

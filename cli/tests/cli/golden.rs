@@ -423,3 +423,50 @@ fn columns_in_any_order_with_extra_columns_check_the_same() {
         [format!("mismatch,7,queue,{was},{}", rows[5][queue])]
     );
 }
+
+/// `check --html`: the page's summary, per-column counts and mismatch rows agree with the
+/// command's records; a clean file gives a page that says pass.
+#[test]
+fn check_html_report_lists_the_mismatches() {
+    let dir = tempfile::tempdir().unwrap();
+    export(dir.path(), &["--count", "8"]);
+    let file = dir.path().join(sets::TOEPLITZ.file);
+    let html = dir.path().join("report.html");
+    let o = check(&file, &["--html", path(&html)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<tr class=\"good\"><td>result</td><td>pass</td></tr>"));
+    assert!(page.contains("every expected value the device reported is the model&#39;s"));
+
+    // Two rows with a wrong hash: line 3 and the last line.
+    let (header, mut rows) = read_csv(&file);
+    let hash = header.iter().position(|h| h == "hash").unwrap();
+    let last = rows.len() - 1;
+    for r in [1, last] {
+        rows[r][hash] = if rows[r][hash] == "0x00000000" {
+            "0x00000001"
+        } else {
+            "0x00000000"
+        }
+        .into();
+    }
+    write_csv(&file, &header, &rows);
+    let o = check(&file, &["--html", path(&html)]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let page = fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("<script") && !page.contains("<link"));
+    assert!(page.contains("<tr class=\"bad\"><td>result</td><td>FAIL</td></tr>"));
+    let n = rows.len();
+    assert!(page.contains(&format!(
+        "<tr class=\"bad\"><td>hash</td><td>{n}</td><td>{}</td><td>2</td></tr>",
+        n - 2
+    )));
+    let table = &page[page.find("id=\"mismatches\"").unwrap()..];
+    for line in [3, last + 2] {
+        assert!(
+            table.contains(&format!("<tr class=\"bad\"><td>{line}</td><td>hash</td>")),
+            "line {line}"
+        );
+    }
+    assert_eq!(table.matches("<tr class=\"bad\">").count(), 2);
+}
