@@ -1,0 +1,33 @@
+//! QP contexts, memory regions and protection: the state the WQE engine keeps per QP and per
+//! registered region (docs/qp.md; verbs facts in docs/reference.md §6, PSNs in §7).
+//!
+//! - [`QpTable`]: up to `N` (default [`DEFAULT_QPS`]) [`QpContext`]s keyed by QPN, each with its
+//!   [`QpConfig`] (type, PD, [`PathMtu`], first [`Psn`], destination QPN, Q_Key,
+//!   [`AddressVector`]), its [`QpState`] and, for RC, the UDP source port and flow label fixed
+//!   at RTR ([`qp_entropy`]).
+//! - [`MrTable`]: up to `N` [`MemoryRegion`]s keyed by lkey and the check every gather entry
+//!   passes before any DMA.
+//! - [`Status`]: the verbs completion statuses, defined once for every module.
+
+mod av;
+mod context;
+mod entropy;
+mod mr;
+mod mtu;
+mod psn;
+mod state;
+mod status;
+mod table;
+
+pub use av::{AddressVector, AvError, IpPair};
+pub use context::{ConfigError, QpConfig, QpContext, QPN_MAX, QPN_MIN};
+pub use entropy::qp_entropy;
+pub use mr::{Access, MemoryRegion, MrError, MrTable, MAX_MSG_SIZE};
+pub use mtu::PathMtu;
+pub use psn::Psn;
+pub use state::{IllegalTransition, QpState};
+pub use status::{Status, UnknownStatus};
+pub use table::{QpError, QpTable, DEFAULT_QPS};
+
+/// The transport service of a QP (the entropy unit's, defined once there).
+pub use crate::entropy::QpType;
