@@ -12,6 +12,7 @@
 mod av;
 mod context;
 mod entropy;
+mod gather;
 mod mr;
 mod mtu;
 mod psn;
@@ -22,6 +23,7 @@ mod table;
 pub use av::{AddressVector, AvError, IpPair};
 pub use context::{ConfigError, QpConfig, QpContext, QPN_MAX, QPN_MIN};
 pub use entropy::qp_entropy;
+pub use gather::{check_gather, Sge};
 pub use mr::{Access, MemoryRegion, MrError, MrTable, MAX_MSG_SIZE};
 pub use mtu::PathMtu;
 pub use psn::Psn;

@@ -9,6 +9,7 @@
 
 mod bridge;
 mod entropy;
+mod qp;
 mod regmap;
 mod rss;
 mod toeplitz;
