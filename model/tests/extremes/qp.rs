@@ -172,7 +172,7 @@ proptest! {
         prop_assert_eq!(u128::from(pa.add(n).get()), (ra + u128::from(n)) % M24);
         let d = (ra + M24 - rb) % M24;
         prop_assert_eq!(u128::from(pa.distance_from(pb)), d);
-        prop_assert_eq!(pa.is_after(pb), d >= 1 && d < 1 << 23);
+        prop_assert_eq!(pa.is_after(pb), (1..1 << 23).contains(&d));
         prop_assert_eq!(pa.is_before(pb), pb.is_after(pa));
     }
 
