@@ -459,14 +459,14 @@ fn wqe_encoder_errors() {
     let c = Wqe::encode(&two, &mut out).unwrap();
     assert_eq!(c.blocks, 2);
     assert_eq!(
-        Wqe::decode(&out[..100]).map(|w| w.control),
+        Wqe::decode(&out[..100]).map(|w| w.control()),
         Err(Error::Short {
             need: 128,
             have: 100
         })
     );
     assert_eq!(
-        Wqe::decode(&out[..10]).map(|w| w.control),
+        Wqe::decode(&out[..10]).map(|w| w.control()),
         Err(Error::Short { need: 64, have: 10 })
     );
 }
@@ -582,13 +582,13 @@ proptest! {
         prop_assert!(out[need..blocks * BLOCK_BYTES].iter().all(|&b| b == 0));
         prop_assert!(out[blocks * BLOCK_BYTES..].iter().all(|&b| b == 0xA5));
         let w = Wqe::decode(&out).unwrap();
-        prop_assert_eq!(w.control, c);
-        prop_assert_eq!(w.control.opcode, wr.opcode);
-        prop_assert_eq!(w.control.index, wr.index);
-        prop_assert_eq!(w.control.imm, wr.imm);
-        prop_assert_eq!(w.control.wr_id, wr.wr_id);
-        prop_assert_eq!(w.control.flags.contains(Flags::INLINE), wr.inline.is_some());
-        prop_assert_eq!(w.control.flags.bits() & !Flags::INLINE.bits(), wr.flags & !Flags::INLINE.bits());
+        prop_assert_eq!(w.control(), c);
+        prop_assert_eq!(w.control().opcode, wr.opcode);
+        prop_assert_eq!(w.control().index, wr.index);
+        prop_assert_eq!(w.control().imm, wr.imm);
+        prop_assert_eq!(w.control().wr_id, wr.wr_id);
+        prop_assert_eq!(w.control().flags.contains(Flags::INLINE), wr.inline.is_some());
+        prop_assert_eq!(w.control().flags.bits() & !Flags::INLINE.bits(), wr.flags & !Flags::INLINE.bits());
         prop_assert_eq!(w.av(), wr.av);
         prop_assert_eq!(w.raddr(), wr.opcode.has_raddr().then_some(wr.raddr));
         match &wr.inline {

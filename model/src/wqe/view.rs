@@ -57,10 +57,9 @@ pub struct WorkRequest<'a> {
 /// A decoded, checked WQE over its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wqe<'a> {
-    /// The control segment.
-    pub control: Control,
-    /// Its segment offsets.
-    pub layout: WqeLayout,
+    // Private: the accessors index `bytes` by `layout`, which `decode` has checked.
+    control: Control,
+    layout: WqeLayout,
     bytes: &'a [u8],
 }
 
@@ -91,6 +90,16 @@ impl<'a> Wqe<'a> {
             RemoteAddress::decode(arr(bytes, at))?;
         }
         Ok(wqe)
+    }
+
+    /// The control segment.
+    pub fn control(&self) -> Control {
+        self.control
+    }
+
+    /// Where its segments lie.
+    pub fn layout(&self) -> WqeLayout {
+        self.layout
     }
 
     /// The address vector, when `AV` = 1.

@@ -51,12 +51,12 @@ proptest! {
         }
         match Wqe::decode(&b) {
             Ok(w) => {
-                let end = usize::from(w.control.blocks) * BLOCK_BYTES;
+                let end = usize::from(w.control().blocks) * BLOCK_BYTES;
                 prop_assert!(end <= len);
-                prop_assert!(w.layout.end <= end);
-                prop_assert_eq!(w.inline().len(), usize::from(w.control.inline_len));
-                for i in 0..=usize::from(w.control.nsge) {
-                    prop_assert_eq!(w.sge(i).is_some(), i < usize::from(w.control.nsge));
+                prop_assert!(w.layout().end <= end);
+                prop_assert_eq!(w.inline().len(), usize::from(w.control().inline_len));
+                for i in 0..=usize::from(w.control().nsge) {
+                    prop_assert_eq!(w.sge(i).is_some(), i < usize::from(w.control().nsge));
                 }
                 prop_assert!(w.payload_len() <= 255 * u64::from(u32::MAX));
             }
