@@ -49,8 +49,9 @@ impl Ring {
     }
 
     /// The owner/phase bit the engine writes into the completion at index `i`: 1 on laps 0, 2,
-    /// 4, … and 0 on odd laps. Software zeroes the ring before use, so an entry is new exactly
-    /// when its bit equals `phase(consumer)`.
+    /// 4, … and 0 on odd laps. Software zeroes the ring before use and the indices start at a
+    /// multiple of 2^(k+1) ([`CompletionRing::new`]), so an entry is new exactly when its bit
+    /// equals `phase(consumer)`.
     pub const fn phase(self, i: u32) -> bool {
         (i >> self.log2) & 1 == 0
     }
@@ -191,13 +192,19 @@ pub struct CompletionRing {
 }
 
 impl CompletionRing {
-    /// An empty ring whose indices start at `start`.
-    pub const fn new(ring: Ring, start: u32) -> CompletionRing {
-        CompletionRing {
+    /// An empty ring whose indices start at `start`, which must be at the first slot of an
+    /// even lap (a multiple of 2^(k+1); 0 after a reset): software initialises every owner byte
+    /// to 0, and only then does an entry not yet written read as old at every index from
+    /// `start` on. `None` for any other start.
+    pub const fn new(ring: Ring, start: u32) -> Option<CompletionRing> {
+        if start & ((ring.entries() << 1) - 1) != 0 {
+            return None;
+        }
+        Some(CompletionRing {
             ring,
             producer: start,
             consumer: start,
-        }
+        })
     }
 
     /// The next index the engine writes.
