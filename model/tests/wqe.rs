@@ -733,6 +733,15 @@ fn completion_ring_never_overwrites() {
             let (i, phase) = cq.push().unwrap();
             assert_eq!(i, p);
             assert_eq!(phase, !ring.phase(start), "second lap flips the phase");
+            let before = cq;
+            assert!(cq
+                .write_consumer(cq.producer().wrapping_add(0x7FFF_FFFF))
+                .is_err());
+            assert_eq!(
+                cq.write_consumer(cq.producer().wrapping_add(0x8000_0000)),
+                Ok(0)
+            );
+            assert_eq!(cq, before);
             assert_eq!(cq.write_consumer(cq.producer()), Ok(n));
             assert_eq!(cq.used(), 0);
         }

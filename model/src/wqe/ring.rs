@@ -236,10 +236,10 @@ impl CompletionRing {
     /// A consumer doorbell write: how many entries it frees (0 when repeated or stale), or the
     /// error for an index past the producer.
     pub fn write_consumer(&mut self, value: u32) -> Result<u32, DoorbellError> {
-        // The same rule as the send doorbell, measured from the producer backwards: the new
-        // consumer lies in consumer..=producer.
-        let back = self.producer.wrapping_sub(value);
-        if back > i32::MAX as u32 {
+        // The same rule as the send doorbell from the other side: up to 2^31 − 1 past the
+        // producer is an error, a new consumer in consumer..=producer moves, the rest is stale.
+        let past = value.wrapping_sub(self.producer);
+        if past != 0 && past <= i32::MAX as u32 {
             return Err(DoorbellError::TooFarAhead {
                 written: value,
                 base: self.producer,
@@ -247,7 +247,7 @@ impl CompletionRing {
             });
         }
         let ahead = value.wrapping_sub(self.consumer);
-        if ahead > i32::MAX as u32 || ahead == 0 || back > self.used() {
+        if ahead == 0 || ahead > self.used() {
             return Ok(0);
         }
         self.consumer = value;

@@ -126,4 +126,34 @@ proptest! {
             }
         }
     }
+
+    /// Completion rings: only even-lap starts; consumer writes of any value against the rule
+    /// in i64 (consumer..=producer moves, behind changes nothing, past the producer is an error).
+    #[test]
+    fn completion_ring_any_value(log2 in 0u32..=16, start in edge_u32(), pushes in edge_u32(), value in edge_u32()) {
+        let ring = Ring::new(log2).unwrap();
+        let n = u64::from(ring.entries());
+        let even = u64::from(start) % (2 * n) == 0;
+        prop_assert_eq!(CompletionRing::new(ring, start).is_some(), even);
+        let start = start & !((ring.entries() << 1) - 1);
+        let mut cq = CompletionRing::new(ring, start).unwrap();
+        for _ in 0..(u64::from(pushes) % (n + 2)).min(70) {
+            cq.push();
+        }
+        let before = cq;
+        let dist = |from: u32, to: u32| (i64::from(to) - i64::from(from)).rem_euclid(1 << 32);
+        let got = cq.write_consumer(value);
+        let past = dist(before.producer(), value);
+        let ahead = dist(before.consumer(), value);
+        if past >= 1 && past < 1 << 31 {
+            prop_assert!(got.is_err());
+            prop_assert_eq!(cq, before);
+        } else if ahead == 0 || ahead > i64::from(before.used()) {
+            prop_assert_eq!(got, Ok(0));
+            prop_assert_eq!(cq, before);
+        } else {
+            prop_assert_eq!(got.map(i64::from), Ok(ahead));
+            prop_assert_eq!(cq.consumer(), value);
+        }
+    }
 }
