@@ -145,7 +145,7 @@ proptest! {
         let got = cq.write_consumer(value);
         let past = dist(before.producer(), value);
         let ahead = dist(before.consumer(), value);
-        if past >= 1 && past < 1 << 31 {
+        if (1..1 << 31).contains(&past) {
             prop_assert!(got.is_err());
             prop_assert_eq!(cq, before);
         } else if ahead == 0 || ahead > i64::from(before.used()) {
