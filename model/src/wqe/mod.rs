@@ -18,7 +18,7 @@ mod segments;
 mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
-pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring};
+pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
 pub use segments::{AddressVector, Control, DataSegment, RemoteAddress};
 pub use view::{Payload, WorkRequest, Wqe, WqeLayout};

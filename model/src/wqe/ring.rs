@@ -254,3 +254,62 @@ impl CompletionRing {
         Ok(ahead)
     }
 }
+
+/// Where a send ring's WQEs lie in host memory: 2^k slots of a fixed stride of 2^s blocks
+/// (s ≤ 4, so a slot holds the largest WQE at s = 4). A WQE's `BLOCKS` may be fewer than the
+/// stride, never more, so a WQE never wraps past the ring's end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SendRing {
+    ring: Ring,
+    stride_log2: u32,
+    base: u64,
+}
+
+impl SendRing {
+    /// The largest stride: 2^4 = 16 blocks.
+    pub const MAX_STRIDE_LOG2: u32 = 4;
+
+    /// A ring at host address `base`; `None` when the stride is past 16 blocks, `base` is not
+    /// 64-byte aligned, or the ring would run past the end of the 64-bit address space.
+    pub fn new(ring: Ring, stride_log2: u32, base: u64) -> Option<SendRing> {
+        if stride_log2 > Self::MAX_STRIDE_LOG2 || base % super::BLOCK_BYTES as u64 != 0 {
+            return None;
+        }
+        let r = SendRing {
+            ring,
+            stride_log2,
+            base,
+        };
+        // The last byte must be addressable: base + bytes − 1 ≤ u64::MAX.
+        base.checked_add(r.bytes() - 1)?;
+        Some(r)
+    }
+
+    /// The ring.
+    pub const fn ring(&self) -> Ring {
+        self.ring
+    }
+
+    /// Blocks per slot.
+    pub const fn stride_blocks(&self) -> u32 {
+        1 << self.stride_log2
+    }
+
+    /// Bytes of the whole ring (at most 2^16 × 1 KiB).
+    pub const fn bytes(&self) -> u64 {
+        (self.ring.entries() as u64) << (self.stride_log2 + 6)
+    }
+
+    /// The host address of the WQE at index `i` (inside the ring, which `new` checked).
+    pub const fn addr(&self, i: u32) -> u64 {
+        self.base + ((self.ring.slot(i) as u64) << (self.stride_log2 + 6))
+    }
+
+    /// `BadBlocks` when a WQE's `BLOCKS` exceeds the stride.
+    pub fn check(&self, control: &super::Control) -> Result<(), super::Error> {
+        if u32::from(control.blocks) > self.stride_blocks() {
+            return Err(super::Error::BadBlocks(control.blocks));
+        }
+        Ok(())
+    }
+}
