@@ -1,7 +1,7 @@
 //! `wqe`: decoders fed arbitrary bytes of any length, encoders fed values at and past their
 //! field widths, rings and doorbells at the edges of the u32 index space.
 
-use crate::{config, edge_u32, edge_u8, edge_usize_near};
+use crate::{config, edge_u32, edge_u64, edge_u8, edge_usize_near};
 use proptest::prelude::*;
 use rocenic_model::wqe::*;
 
@@ -154,6 +154,22 @@ proptest! {
         } else {
             prop_assert_eq!(got.map(i64::from), Ok(ahead));
             prop_assert_eq!(cq.consumer(), value);
+        }
+    }
+
+    /// Send rings at any base: refused exactly when unaligned, the stride is past 16 blocks or
+    /// the ring's last byte is past 2^64 − 1 (checked in u128); every slot address in the ring.
+    #[test]
+    fn send_ring_any_base(log2 in 0u32..=16, s in 0u32..7, base in prop_oneof![edge_u64(), edge_u64().prop_map(|b| b & !63)], i in edge_u32()) {
+        let ring = Ring::new(log2).unwrap();
+        let got = SendRing::new(ring, s, base);
+        let ok = s <= 4
+            && base % 64 == 0
+            && u128::from(base) + (u128::from(ring.entries()) << (s + 6)) <= 1u128 << 64;
+        prop_assert_eq!(got.is_some(), ok);
+        if let Some(r) = got {
+            let want = u128::from(base) + (u128::from(i % ring.entries()) << (s + 6));
+            prop_assert_eq!(u128::from(r.addr(i)), want);
         }
     }
 }
