@@ -239,7 +239,7 @@ pub mod cqe {
     /// QP number.
     pub const QPN: SegField = f("QPN", 8, 4, 24, "the QP the WQE was posted on");
     /// Byte count.
-    pub const BYTE_LEN: SegField = f("BYTE_LEN", 12, 4, 32, "message bytes (0 for an error)");
+    pub const BYTE_LEN: SegField = f("BYTE_LEN", 12, 4, 32, "message bytes");
     /// WQE index.
     pub const WQE_INDEX: SegField = f("WQE_INDEX", 16, 4, 32, "the WQE's INDEX");
     /// Opcode.
