@@ -21,3 +21,4 @@ pub mod rss;
 pub mod toeplitz;
 pub mod tso;
 pub mod wire;
+pub mod wqe;

@@ -15,6 +15,7 @@ mod rss;
 mod toeplitz;
 mod tso;
 mod wire;
+mod wqe;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
