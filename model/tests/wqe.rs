@@ -4,26 +4,12 @@
 //! Each property prints its seed; `ROCENIC_SEED=N` replays it.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
 use rocenic_model::wqe::layout::{SegField, SEGMENTS};
 use rocenic_model::wqe::*;
 
-fn config(test: &str, cases: u32) -> Config {
-    let seed = std::env::var("ROCENIC_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            use std::hash::{BuildHasher, RandomState};
-            RandomState::new().hash_one(std::time::SystemTime::now())
-        });
-    eprintln!("{test}: seed {seed} (replay with ROCENIC_SEED={seed})");
-    Config {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
+#[path = "common/seeded.rs"]
+mod seeded;
+use seeded::config;
 
 /// Per byte of a segment, the bits its table calls reserved.
 fn reserved_mask(size: usize, table: &[SegField]) -> Vec<u8> {

@@ -5,25 +5,11 @@
 //! Each property prints its seed; `ROCENIC_SEED=N` replays it.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
 use rocenic_model::wqe::*;
 
-fn config(test: &str, cases: u32) -> Config {
-    let seed = std::env::var("ROCENIC_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            use std::hash::{BuildHasher, RandomState};
-            RandomState::new().hash_one(std::time::SystemTime::now())
-        });
-    eprintln!("{test}: seed {seed} (replay with ROCENIC_SEED={seed})");
-    Config {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
+#[path = "common/seeded.rs"]
+mod seeded;
+use seeded::config;
 
 /// Start indices that put the wrap of 2^32 inside the test's range.
 const STARTS: [u32; 4] = [0, u32::MAX - 70_000, u32::MAX - 1, 0x8000_0000 - 3];

@@ -18,30 +18,10 @@ mod wire;
 mod wqe;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed};
 
-/// The config of one property: `cases` cases from the seed `$ROCENIC_SEED`, or a fresh one,
-/// printed to standard error (which the test runner shows when the test fails).
-pub fn config(test: &str, cases: u32) -> Config {
-    let seed = std::env::var("ROCENIC_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(fresh_seed);
-    eprintln!("{test}: seed {seed} (replay with ROCENIC_SEED={seed})");
-    Config {
-        cases,
-        rng_seed: RngSeed::Fixed(seed),
-        // The seed replays a failure; no regression files next to the sources.
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
-fn fresh_seed() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    // RandomState is keyed from the OS once per process and per thread: different every run.
-    RandomState::new().hash_one(std::time::SystemTime::now())
-}
+#[path = "../common/seeded.rs"]
+mod seeded;
+pub use seeded::config;
 
 /// Values of an integer type: half of them from {0, 1, MAX − 1, MAX}, half uniform.
 macro_rules! edges {
