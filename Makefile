@@ -14,8 +14,11 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 # lint, the FPGA flow and the formal scripts all read them (scripts/flist expands one). Every
 # RTL file is in a list; adding a file to a block touches its list only.
 FLISTS := $(sort $(shell find rtl sim/rtl -name '*.f'))
-# Board lists need vendor primitives (PLLs), so lint leaves them to Yosys.
+# Board lists instantiate vendor cells (the ECP5 PLL and DSP): lint reads them with their
+# family's cell ports (fpga.mk, `<family>.lint`), in the loop over BOARD_LINT below.
 LINT_FLISTS := $(filter-out rtl/top/boards/%,$(FLISTS))
+# Each board module linted as the top, with the list that holds it and its family: board:module.
+BOARD_LINT = $(foreach b,$(BOARDS),$(b):$(b)_top) colorlight_i5:ecp5_board colorlight_i5:ecp5_pll
 # Every RTL file, to check that each is in some list. Test wrappers (sim/rtl) are linted too.
 RTL_FILES := $(sort $(shell find rtl sim/rtl -name '*.sv' -o -name '*.v'))
 # $(call flist,LIST.f...): the files a list names; an unreadable list stops make.
@@ -101,7 +104,10 @@ lint-rtl: deps
 	for f in $(RTL_FILES); do case "$$listed" in *" $$f "*) ;; *) echo "$$f is in no file list (rtl/<block>/<top>.f)" >&2; exit 1;; esac; done; \
 	for tp in $(LINT_PARAMS); do t=$${tp%%:*}; p=$${tp#*:}; \
 	  verilator --lint-only -Wall --no-timing $$(scripts/flist $$(ls rtl/*/$$t.f)) --top-module $$t -G$$p; done; \
-	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists, and $(words $(LINT_PARAMS)) other builds)"
+	$(foreach bm,$(BOARD_LINT),verilator --lint-only -Wall --no-timing \
+	  $($($(word 1,$(subst :, ,$(bm))).family).lint) \
+	  $$(scripts/flist rtl/top/boards/$(word 1,$(subst :, ,$(bm)))_top.f) --top-module $(word 2,$(subst :, ,$(bm)));) \
+	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists, $(words $(BOARD_LINT)) board modules with their vendor cells, and $(words $(LINT_PARAMS)) other builds)"
 
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps

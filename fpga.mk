@@ -70,6 +70,11 @@ ice40.defs  :=
 # Map products onto SB_MAC16 (synth_ice40 leaves them in LUTs unless asked); the iCEBreaker's
 # entropy unit is built with QPN_SPLIT 16 so that its eight products fit the UP5K's eight.
 ice40.synth := -dsp
+# What the Verilator lint of a board list adds (make lint-rtl): the family's defines, and the
+# ports of the vendor cells the RTL instantiates (lint/<family>/, and the proof's MULT18X18D
+# model); Yosys and nextpnr take those cells from their own libraries.
+ecp5.lint   := $(ecp5.defs) lint/ecp5.vlt lint/ecp5/EHXPLLL.sv formal/common/ecp5_mult18x18d.sv
+ice40.lint  := $(ice40.defs)
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
 ## A new pipeline is one more word here.

@@ -40,7 +40,10 @@ module ecp5_pll #(
         .CLKI        (clkin),
         .CLKOP       (clkout),
         .CLKFB       (clkout),
+        // The internal feedback output is left open: feedback comes from CLKOP.
+        /* verilator lint_off PINCONNECTEMPTY */
         .CLKINTFB    (),
+        /* verilator lint_on PINCONNECTEMPTY */
         .PHASESEL0   (1'b0),
         .PHASESEL1   (1'b0),
         .PHASEDIR    (1'b1),
