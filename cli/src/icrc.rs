@@ -23,13 +23,7 @@ fn as_wireshark(icrc: u32) -> u32 {
 
 pub fn run(args: Args) -> Outcome {
     let mut capture = Capture::open(&args.pcap, "frame")?;
-    let (link, number) = capture.link();
-    if link != Some(LinkType::Ethernet) {
-        return Err(Failure(format!(
-            "{}: link type {number} is not Ethernet (1); RoCEv2 runs over Ethernet",
-            capture.name()
-        )));
-    }
+    capture.link_among(&[LinkType::Ethernet], "; RoCEv2 runs over Ethernet")?;
     let (all_good, not_roce) = Output::run(None, |out| {
         writeln!(out, "index,stored,computed,status")?;
         let (mut all_good, mut not_roce) = (true, 0u64);

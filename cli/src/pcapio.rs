@@ -70,6 +70,29 @@ impl Capture {
         (LinkType::from_pcap(number), number)
     }
 
+    /// The link type when it is one of `accepted`; otherwise an error naming the capture's
+    /// number and the accepted ones ("is not Ethernet (1)", "is neither Ethernet (1) nor IPoIB
+    /// (242)"), followed by `why`.
+    pub fn link_among(&self, accepted: &[LinkType], why: &str) -> Result<LinkType, Failure> {
+        let (link, number) = self.link();
+        if let Some(link) = link.filter(|l| accepted.contains(l)) {
+            return Ok(link);
+        }
+        let named: Vec<String> = accepted
+            .iter()
+            .map(|l| format!("{} ({})", l.name(), l.pcap()))
+            .collect();
+        let list = match &named[..] {
+            [one] => format!("not {one}"),
+            [first, rest @ ..] => format!("neither {first} nor {}", rest.join(" nor ")),
+            [] => "not accepted".to_string(),
+        };
+        Err(Failure(format!(
+            "{}: link type {number} is {list}{why}",
+            self.name
+        )))
+    }
+
     /// True when the timestamps carry nanoseconds (always for pcapng, which this reads to the
     /// nanosecond whatever the file's resolution).
     pub fn is_nanosecond(&self) -> bool {
@@ -208,5 +231,44 @@ impl Batch {
     /// The captured bytes of every record, in capture order.
     pub fn frames(&self) -> Vec<&[u8]> {
         self.records().map(|r| r.data).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocenic_model::wire::PcapWriter;
+
+    /// The messages the commands give for a capture of a link type they do not read.
+    #[test]
+    fn link_among_names_the_accepted_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = |number: u32| {
+            let path = dir.path().join(format!("{number}.pcap"));
+            let w = PcapWriter::with_header(Vec::new(), number, 65535).unwrap();
+            std::fs::write(&path, w.finish().unwrap()).unwrap();
+            Capture::open(&path, "frame").unwrap()
+        };
+        let eth = [LinkType::Ethernet];
+        let roce = "; RoCEv2 runs over Ethernet";
+        assert_eq!(open(1).link_among(&eth, roce).unwrap(), LinkType::Ethernet);
+        let err = open(247).link_among(&eth, roce).unwrap_err().0;
+        assert!(
+            err.ends_with("247.pcap: link type 247 is not Ethernet (1); RoCEv2 runs over Ethernet"),
+            "{err}"
+        );
+        let tso = [LinkType::Ethernet, LinkType::Ipoib];
+        assert_eq!(open(242).link_among(&tso, "").unwrap(), LinkType::Ipoib);
+        let err = open(105).link_among(&tso, "").unwrap_err().0;
+        assert!(
+            err.ends_with("105.pcap: link type 105 is neither Ethernet (1) nor IPoIB (242)"),
+            "{err}"
+        );
+        let rss = [LinkType::Ethernet, LinkType::Infiniband];
+        let err = open(242).link_among(&rss, "").unwrap_err().0;
+        assert!(
+            err.ends_with("link type 242 is neither Ethernet (1) nor InfiniBand (247)"),
+            "{err}"
+        );
     }
 }

@@ -151,16 +151,8 @@ pub fn run(args: Args) -> Outcome {
 
     let mut unit = args.engine.rss()?;
     let mut capture = Capture::open(&args.pcap, "frame")?;
-    let link = match capture.link() {
-        // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
-        (Some(link @ (LinkType::Ethernet | LinkType::Infiniband)), _) => link,
-        (_, number) => {
-            return Err(Failure(format!(
-                "{}: link type {number} is neither Ethernet (1) nor InfiniBand (247)",
-                capture.name()
-            )))
-        }
-    };
+    // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
+    let link = capture.link_among(&[LinkType::Ethernet, LinkType::Infiniband], "")?;
     let job = Job {
         link,
         context: &context,

@@ -47,8 +47,8 @@ fn parse_mss(text: &str) -> Result<u16, String> {
 pub type Refusal = (Option<u64>, String);
 
 /// Where an engine puts each segment as it is made: the index of its packet in the batch, and
-/// its bytes.
-pub type Emit<'e> = dyn FnMut(usize, &[u8]) -> std::io::Result<()> + 'e;
+/// its bytes. A failure to write is a refusal with no packet at fault.
+pub type Emit<'e> = dyn FnMut(usize, &[u8]) -> Result<(), Refusal> + 'e;
 
 /// What `rocenic tso` computes: every packet of the capture cut into segments of `mss` payload
 /// bytes. The packets come in batches; an engine may keep state from one to the next.
@@ -88,17 +88,7 @@ fn output_bound(len: usize, mss: u16) -> usize {
 pub fn run(args: Args) -> Outcome {
     let mut unit = args.engine.tso()?;
     let mut capture = Capture::open(&args.input, "packet")?;
-    let link = match capture.link() {
-        (Some(link @ (LinkType::Ethernet | LinkType::Ipoib)), _) => link,
-        (_, number) => {
-            return Err(Failure(format!(
-                "{}: link type {number} is neither Ethernet ({}) nor IPoIB ({})",
-                capture.name(),
-                LinkType::Ethernet.pcap(),
-                LinkType::Ipoib.pcap()
-            )))
-        }
-    };
+    let link = capture.link_among(&[LinkType::Ethernet, LinkType::Ipoib], "")?;
     let nanos = capture.is_nanosecond();
     let job = Job {
         link,
@@ -136,6 +126,7 @@ pub fn run(args: Args) -> Outcome {
             let mut emit = |i: usize, segment: &[u8]| {
                 segments += 1;
                 pcap.write_record(stamps[i], segment)
+                    .map_err(|e| (None, format!("cannot write the segments: {e}")))
             };
             unit.segments(&job, first, &frames, &mut emit)
                 .map_err(|(index, why)| match index {

@@ -61,8 +61,7 @@ impl tso::Unit for Model {
             for n in 0..s.segment_count() {
                 buf.resize(s.segment_len(n).map_err(refuse)?, 0);
                 let len = s.write_segment(n, &mut buf).map_err(refuse)?;
-                emit(i, &buf[..len])
-                    .map_err(|e| (None, format!("cannot write the segments: {e}")))?;
+                emit(i, &buf[..len])?;
             }
         }
         Ok(())

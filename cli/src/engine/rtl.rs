@@ -147,7 +147,7 @@ impl tso::Unit for Rtl {
                 ));
             }
             for segment in flat.by_ref().take(count as usize) {
-                emit(i, &segment).map_err(|e| (None, format!("cannot write the segments: {e}")))?;
+                emit(i, &segment)?;
             }
         }
         match host_error {

@@ -85,15 +85,7 @@ struct Sends {
 impl Sends {
     fn open(path: &Path) -> Result<Sends, Failure> {
         let capture = Capture::open(path, "send")?;
-        let link = match capture.link() {
-            (Some(link @ (LinkType::Ethernet | LinkType::Ipoib)), _) => link,
-            (_, number) => {
-                return Err(Failure(format!(
-                    "{}: link type {number} is neither Ethernet (1) nor IPoIB (242)",
-                    capture.name()
-                )))
-            }
-        };
+        let link = capture.link_among(&[LinkType::Ethernet, LinkType::Ipoib], "")?;
         Ok(Sends {
             capture,
             link,

@@ -58,13 +58,7 @@ pub fn run(args: Args) -> Outcome {
         None => QpMap::default(),
     };
     let mut capture = Capture::open(&args.capture, "frame")?;
-    let (link, number) = capture.link();
-    if link != Some(LinkType::Ethernet) {
-        return Err(Failure(format!(
-            "{}: link type {number} is not Ethernet (1); RoCEv2 runs over Ethernet",
-            capture.name()
-        )));
-    }
+    capture.link_among(&[LinkType::Ethernet], "; RoCEv2 runs over Ethernet")?;
     let mut flows = Flows::default();
     let mut counts = Counts::default();
     while let Some((index, record)) = capture.next()? {

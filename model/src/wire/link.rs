@@ -26,6 +26,15 @@ impl LinkType {
         }
     }
 
+    /// The name people know it by.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LinkType::Ethernet => "Ethernet",
+            LinkType::Ipoib => "IPoIB",
+            LinkType::Infiniband => "InfiniBand",
+        }
+    }
+
     /// The link type of a pcap link-type number, `None` for one this crate does not read.
     pub const fn from_pcap(number: u32) -> Option<LinkType> {
         match number {
