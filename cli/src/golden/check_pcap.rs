@@ -12,7 +12,7 @@ mod qp_map;
 use crate::entropy::parse_profile;
 use crate::output::Output;
 use crate::pcapio::Capture;
-use crate::{Failure, Outcome};
+use crate::Outcome;
 use flows::{FlowKey, FlowRow, Flows, Frame, COLUMNS};
 use qp_map::QpMap;
 use rocenic_model::entropy::{Profile, QpType};
