@@ -13,11 +13,13 @@
 
 pub mod cqe;
 pub mod layout;
+pub mod memory;
 pub mod ring;
 mod segments;
 mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
+pub use memory::{Fault, Memory};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
 pub use segments::{AddressVector, Control, DataSegment, RemoteAddress};
