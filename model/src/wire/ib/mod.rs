@@ -1,5 +1,5 @@
 //! InfiniBand headers: LRH and GRH (native link, pcap link type 247) and the transport headers
-//! BTH, DETH and ImmDt that RoCEv2 carries over UDP.
+//! BTH, DETH, RETH and ImmDt that RoCEv2 carries over UDP.
 //!
 //! Layouts (bit 7 is the most significant bit of a byte):
 //!
@@ -11,6 +11,7 @@
 //!   FECN (1) BECN (1) resv (6) | DestQP (24) | AckReq (1) resv (7) | PSN (24).
 //! * DETH, 8 bytes: Q_Key (32) | resv (8) | SrcQP (24).
 //! * ImmDt, 4 bytes: immediate data (32).
+//! * RETH, 16 bytes: virtual address (64) | R_Key (32) | DMA length (32).
 //!
 //! One file per header; this module re-exports them so every item is `wire::ib::X`.
 
@@ -63,9 +64,11 @@ mod grh;
 mod immdt;
 mod lrh;
 pub mod opcode;
+mod reth;
 
 pub use bth::{Bth, BthRepr, BTH_LEN};
 pub use deth::{Deth, DethRepr, DETH_LEN};
 pub use grh::{Gid, Grh, GrhRepr, GRH_LEN};
 pub use immdt::{ImmDt, ImmDtRepr, IMMDT_LEN};
 pub use lrh::{Lrh, LrhRepr, LNH_IBA_GLOBAL, LNH_IBA_LOCAL, LNH_IP, LNH_RAW, LRH_LEN};
+pub use reth::{Reth, RethRepr, RETH_LEN};

@@ -13,9 +13,17 @@ pub const RC_SEND_LAST_WITH_IMM: u8 = 0x03;
 pub const RC_SEND_ONLY: u8 = 0x04;
 /// RC SEND Only with Immediate.
 pub const RC_SEND_ONLY_WITH_IMM: u8 = 0x05;
+/// RC RDMA WRITE First (carries the RETH).
+pub const RC_RDMA_WRITE_FIRST: u8 = 0x06;
+/// RC RDMA WRITE Middle.
+pub const RC_RDMA_WRITE_MIDDLE: u8 = 0x07;
+/// RC RDMA WRITE Last.
+pub const RC_RDMA_WRITE_LAST: u8 = 0x08;
 /// RC RDMA WRITE Last with Immediate.
 pub const RC_RDMA_WRITE_LAST_WITH_IMM: u8 = 0x09;
-/// RC RDMA WRITE Only with Immediate.
+/// RC RDMA WRITE Only (carries the RETH).
+pub const RC_RDMA_WRITE_ONLY: u8 = 0x0A;
+/// RC RDMA WRITE Only with Immediate (RETH, then ImmDt).
 pub const RC_RDMA_WRITE_ONLY_WITH_IMM: u8 = 0x0B;
 /// RC Acknowledge.
 pub const RC_ACK: u8 = 0x11;
@@ -40,6 +48,17 @@ pub const TRANSPORT_XRC: u8 = 0xA0;
 /// The transport bits (`opcode & 0xE0`).
 pub const fn transport(op: u8) -> u8 {
     op & 0xE0
+}
+
+/// True when a RETH follows the BTH: RDMA WRITE FIRST, ONLY and ONLY with Immediate, and the
+/// READ request (which UC does not have).
+pub const fn has_reth(op: u8) -> bool {
+    let low = op & 0x1F;
+    match transport(op) {
+        TRANSPORT_RC | TRANSPORT_RD | TRANSPORT_XRC => matches!(low, 0x06 | 0x0A | 0x0B | 0x0C),
+        TRANSPORT_UC => matches!(low, 0x06 | 0x0A | 0x0B),
+        _ => false,
+    }
 }
 
 /// True when a DETH follows the BTH: the UD opcodes 0x60..=0x7F. (RD also carries a DETH,
@@ -82,7 +101,11 @@ pub const fn name(op: u8) -> Option<&'static str> {
         RC_SEND_LAST_WITH_IMM => "RC_SEND_LAST_WITH_IMM",
         RC_SEND_ONLY => "RC_SEND_ONLY",
         RC_SEND_ONLY_WITH_IMM => "RC_SEND_ONLY_WITH_IMM",
+        RC_RDMA_WRITE_FIRST => "RC_RDMA_WRITE_FIRST",
+        RC_RDMA_WRITE_MIDDLE => "RC_RDMA_WRITE_MIDDLE",
+        RC_RDMA_WRITE_LAST => "RC_RDMA_WRITE_LAST",
         RC_RDMA_WRITE_LAST_WITH_IMM => "RC_RDMA_WRITE_LAST_WITH_IMM",
+        RC_RDMA_WRITE_ONLY => "RC_RDMA_WRITE_ONLY",
         RC_RDMA_WRITE_ONLY_WITH_IMM => "RC_RDMA_WRITE_ONLY_WITH_IMM",
         RC_ACK => "RC_ACK",
         UD_SEND_ONLY => "UD_SEND_ONLY",
@@ -102,6 +125,12 @@ mod tests {
         use opcode::*;
         assert!(has_deth(UD_SEND_ONLY) && has_deth(UD_SEND_ONLY_WITH_IMM) && has_deth(0x7F));
         assert!(!has_deth(RC_SEND_ONLY) && !has_deth(0x80));
+        for op in [0x06, 0x0A, 0x0B, 0x0C, 0x26, 0x2A] {
+            assert!(has_reth(op), "{op:#x}");
+        }
+        for op in [0x00, 0x07, 0x08, 0x09, 0x0D, 0x2C, 0x64, 0x66] {
+            assert!(!has_reth(op), "{op:#x}");
+        }
         for op in [0x03, 0x05, 0x09, 0x0B, 0x23, 0x25, 0x65, 0xA3] {
             assert!(has_immdt(op), "{op:#x}");
         }
