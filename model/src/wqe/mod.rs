@@ -11,15 +11,22 @@
 //! reserved, and every bit above a field's stated width, must be zero, and a decoder rejects
 //! them, so a later version can give them a meaning.
 
+pub mod check;
 pub mod cqe;
+pub mod engine;
+pub mod frame;
 pub mod layout;
 pub mod memory;
+pub mod packets;
+pub mod queues;
 pub mod ring;
 mod segments;
 mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
 pub use memory::{Fault, Memory};
+pub use engine::{Nic, NotRun, SendEngine};
+pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
 pub use segments::{AddressVector, Control, DataSegment, RemoteAddress};

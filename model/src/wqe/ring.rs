@@ -207,6 +207,11 @@ impl CompletionRing {
         })
     }
 
+    /// The ring.
+    pub const fn ring(&self) -> Ring {
+        self.ring
+    }
+
     /// The next index the engine writes.
     pub const fn producer(&self) -> u32 {
         self.producer

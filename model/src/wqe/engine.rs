@@ -1,0 +1,287 @@
+//! The send engine: one WQE of a QP in, its frames and at most one completion out
+//! (docs/wqe.md, "The send engine"). [`super::queues`] feeds it from the rings in host memory.
+//!
+//! - A QP in ERR flushes: the WQE completes with `wr_flush_err` whether or not it is signaled.
+//! - Otherwise the WQE is checked before any payload DMA ([`super::check`]); a failure completes
+//!   it with that status (signaled or not) and moves the QP to ERR.
+//! - A passing WQE is sent packet by packet ([`Packets`]); each packet's payload is gathered from
+//!   host memory into the frame, and the frame is handed on whole. A DMA fault (memory a region
+//!   claims but the host does not back) drops the frame being built, completes the WQE with
+//!   `general_err` and moves the QP to ERR; packets already sent stay sent.
+//! - Success completes the WQE when it is signaled.
+//!
+//! Each packet takes the QP's next PSN. The headers follow [`super::frame`]; RC takes the
+//! address vector and the entropy fixed at RTR, UD the WQE's address vector, the NIC's source
+//! MAC and address of that family, and the entropy computed for this WQE.
+
+use super::check::{check, Checked};
+use super::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
+use super::packets::{Packet, Packets};
+use super::{get_u32, get_u64, Cqe, Fault, Flags, Memory, Opcode, CONTROL_BYTES};
+use crate::entropy::{Profile, QpType};
+use crate::qp::{AddressVector, IpPair, MrTable, QpState, QpTable, Status};
+use crate::wire::ib::{BthRepr, DethRepr, RethRepr};
+use crate::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+
+/// The default number of data segments a WQE may have (the RTL's `MAX_SGE`).
+pub const DEFAULT_MAX_SGE: usize = 16;
+/// The default capacity of the memory-region table (the RTL's `MRS`).
+pub const DEFAULT_MRS: usize = 64;
+
+/// The NIC's own addresses: the source of every UD packet (an RC QP's address vector carries
+/// its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nic {
+    /// Source MAC.
+    pub mac: EthernetAddress,
+    /// IPv4 source address.
+    pub ipv4: Ipv4Address,
+    /// IPv6 source address.
+    pub ipv6: Ipv6Address,
+}
+
+/// Why [`SendEngine::execute`] could not run a WQE at all (no completion is due).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotRun {
+    /// No QP with this number.
+    NoQp(u32),
+    /// The QP is in RESET, INIT or RTR: its send queue is not served yet.
+    NotReady(QpState),
+}
+
+/// The fields of a completion that come from the WQE's bytes as they are, so that a WQE the
+/// decoder refuses still completes under its own `wr_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Raw {
+    wr_id: u64,
+    index: u32,
+    opcode: Option<Opcode>,
+}
+
+impl Raw {
+    fn read(bytes: &[u8]) -> Raw {
+        let mut c = [0u8; CONTROL_BYTES];
+        let n = bytes.len().min(CONTROL_BYTES);
+        c[..n].copy_from_slice(&bytes[..n]);
+        Raw {
+            wr_id: get_u64(&c, super::layout::control::WR_ID.offset),
+            index: get_u32(&c, super::layout::control::INDEX.offset),
+            opcode: Opcode::from_u8(c[super::layout::control::OPCODE.offset]),
+        }
+    }
+
+    fn cqe(self, qpn: u32, status: Status, byte_len: u32) -> Cqe {
+        Cqe {
+            wr_id: self.wr_id,
+            qpn,
+            byte_len,
+            wqe_index: self.index,
+            opcode: self.opcode,
+            status,
+            phase: false,
+        }
+    }
+}
+
+/// The send side's state: QP contexts, memory regions and the NIC's addresses.
+#[derive(Clone, Debug)]
+pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usize = DEFAULT_MRS> {
+    /// The NIC's addresses.
+    pub nic: Nic,
+    /// QP contexts (create and modify QPs here).
+    pub qps: QpTable<Q>,
+    /// Memory regions (register them here).
+    pub mrs: MrTable<M>,
+    /// Data segments a WQE may have (at most the format's 62).
+    pub max_sge: usize,
+}
+
+impl<const Q: usize, const M: usize> SendEngine<Q, M> {
+    /// An engine with no QPs and no regions, deriving entropy under `profile`.
+    pub const fn new(nic: Nic, profile: Profile) -> Self {
+        SendEngine {
+            nic,
+            qps: QpTable::new(profile),
+            mrs: MrTable::new(),
+            max_sge: DEFAULT_MAX_SGE,
+        }
+    }
+
+    /// A completion for a WQE that `execute` cannot read (the ring layer's fetch failed or its
+    /// `BLOCKS` does not fit the slot): `status` under the WQE's raw fields, QP moved to ERR
+    /// unless it was flushing.
+    pub fn fail(&mut self, qpn: u32, wqe: &[u8], status: Status) -> Result<Cqe, NotRun> {
+        let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
+        let raw = Raw::read(wqe);
+        Ok(match qp.state() {
+            QpState::Err => raw.cqe(qpn, Status::WrFlushErr, 0),
+            QpState::Rts => {
+                qp.set_error();
+                raw.cqe(qpn, status, 0)
+            }
+            s => return Err(NotRun::NotReady(s)),
+        })
+    }
+
+    /// Runs the WQE in `wqe` (its `BLOCKS` × 64 bytes) of QP `qpn`: its frames go to `frame`,
+    /// one by one; returns the completion due, if any.
+    pub fn execute(
+        &mut self,
+        qpn: u32,
+        wqe: &[u8],
+        mem: &impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<Cqe>, NotRun> {
+        let profile = self.qps.profile();
+        let qp = self.qps.get(qpn).ok_or(NotRun::NoQp(qpn))?;
+        let raw = Raw::read(wqe);
+        match qp.state() {
+            QpState::Err => return Ok(Some(raw.cqe(qpn, Status::WrFlushErr, 0))),
+            QpState::Rts => {}
+            s => return Err(NotRun::NotReady(s)),
+        }
+        let c = match check(qp, &self.mrs, self.max_sge, wqe) {
+            Ok(c) => c,
+            Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
+        };
+        let control = c.wqe.control();
+        let ud_av = c.wqe.av();
+        let (route, dest_qpn, deth) = match (qp.config().qp_type, ud_av, qp.config().av) {
+            (QpType::Ud, Some(av), _) => {
+                let ip = match av.ipv4() {
+                    Some(dst) => IpPair::V4 {
+                        src: self.nic.ipv4,
+                        dst: Ipv4Address(dst),
+                    },
+                    None => IpPair::V6 {
+                        src: self.nic.ipv6,
+                        dst: Ipv6Address(av.dgid),
+                    },
+                };
+                let qav = AddressVector {
+                    ip,
+                    src_mac: self.nic.mac,
+                    dst_mac: EthernetAddress(av.dmac),
+                    vlan: av.vlan.map(|v| v.vid),
+                    pcp: av.vlan.map_or(0, |v| v.pcp),
+                    traffic_class: av.tclass,
+                    hop_limit: av.hop_limit,
+                    flow_label: av.flow_label,
+                };
+                let e = qp
+                    .entropy_for(profile, av.dqpn, &qav)
+                    .expect("UD entropy is per request");
+                // Verbs: a Q_Key with its top bit set means "use the QP's".
+                let qkey = if av.qkey & 0x8000_0000 != 0 {
+                    qp.config().q_key
+                } else {
+                    av.qkey
+                };
+                let deth = DethRepr {
+                    qkey,
+                    src_qpn: qpn,
+                };
+                (route_of(&qav, e.flow_label, e.udp_sport), av.dqpn, Some(deth))
+            }
+            (QpType::Rc, None, Some(av)) => {
+                // RTS implies the RTR transition fixed it.
+                let e = qp.entropy().expect("RC entropy fixed at RTR");
+                (
+                    route_of(&av, e.flow_label, e.udp_sport),
+                    qp.config().dest_qpn,
+                    None,
+                )
+            }
+            // `check` guarantees an AV exactly for UD, and `QpTable::create` an AV for RC.
+            _ => return Ok(Some(self.fail(qpn, wqe, Status::LocQpOpErr)?)),
+        };
+        let mtu = qp.config().mtu.bytes();
+        let qp_type = qp.config().qp_type;
+        let raddr = c.wqe.raddr();
+        let mut buf = [0u8; MAX_FRAME];
+        for p in Packets::new(qp_type, control.opcode, c.len, mtu) {
+            let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
+            let psn = qp.take_psns(1);
+            let t = Transport {
+                bth: BthRepr {
+                    opcode: p.opcode,
+                    solicited: p.last
+                        && control.flags.contains(Flags::SOLICITED)
+                        && control.opcode != Opcode::RdmaWrite,
+                    migreq: false,
+                    pad_count: p.pad(),
+                    tver: 0,
+                    pkey: PKEY,
+                    fecn: false,
+                    becn: false,
+                    dest_qpn,
+                    ack_req: p.last && qp_type == QpType::Rc,
+                    psn: psn.get(),
+                },
+                reth: match (p.reth(), raddr) {
+                    (true, Some(r)) => Some(RethRepr {
+                        va: r.addr,
+                        rkey: r.rkey,
+                        dma_len: c.len,
+                    }),
+                    _ => None,
+                },
+                deth: if p.deth() { deth } else { None },
+                imm: p.imm().then_some(control.imm),
+            };
+            let len = p.len as usize;
+            let hl = emit_headers(&route, &t, len, &mut buf).expect("headers fit MAX_FRAME");
+            if gather(&c, &p, mem, &mut buf[hl..hl + len]).is_err() {
+                return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
+            }
+            let l3 = if route.vlan.is_some() { 18 } else { 14 };
+            let n = finish(&mut buf, hl, len, p.pad(), l3).expect("frame fits MAX_FRAME");
+            frame(&buf[..n]);
+        }
+        Ok(control
+            .flags
+            .contains(Flags::SIGNALED)
+            .then(|| raw.cqe(qpn, Status::Success, c.len)))
+    }
+}
+
+/// The outer headers of a packet over `av` with the entropy's flow label and source port.
+fn route_of(av: &AddressVector, flow_label: u32, udp_sport: u16) -> Route {
+    Route {
+        src_mac: av.src_mac,
+        dst_mac: av.dst_mac,
+        vlan: av.vlan.map(|vid| (vid, av.pcp)),
+        ip: av.ip,
+        traffic_class: av.traffic_class,
+        hop_limit: av.hop_limit,
+        flow_label,
+        udp_sport,
+    }
+}
+
+/// Copies packet `p`'s slice of the message into `out`: from the inline bytes, or from host
+/// memory through the data segments (each read is one DMA; a fault stops the packet).
+fn gather(c: &Checked<'_>, p: &Packet, mem: &impl Memory, out: &mut [u8]) -> Result<(), Fault> {
+    let start = p.offset as usize;
+    let end = start + p.len as usize;
+    if c.wqe.control().flags.contains(Flags::INLINE) {
+        out.copy_from_slice(&c.wqe.inline()[start..end]);
+        return Ok(());
+    }
+    // Walk the segments, copying the part of each that overlaps [start, end).
+    let mut at = 0usize; // message offset of the segment
+    for i in 0..usize::from(c.wqe.control().nsge) {
+        let Some(s) = c.wqe.sge(i) else { break };
+        let seg_end = at + s.length as usize;
+        let lo = start.max(at);
+        let hi = end.min(seg_end);
+        if lo < hi {
+            mem.read(s.addr + (lo - at) as u64, &mut out[lo - start..hi - start])?;
+        }
+        if seg_end >= end {
+            break;
+        }
+        at = seg_end;
+    }
+    Ok(())
+}

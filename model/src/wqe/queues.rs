@@ -1,0 +1,218 @@
+//! The send side's host interface: each QP's send ring in host memory with its doorbell, one
+//! completion ring, and the order the engine serves them (docs/wqe.md, "Scheduling").
+//!
+//! The engine serves the send queues round robin in the order they were attached, one WQE per
+//! turn, skipping queues with nothing posted and QPs that are neither in RTS nor in ERR. A WQE
+//! is started only when the completion ring has room for its completion (any WQE may need one:
+//! an error completes even an unsignaled WQE). Both the model and the RTL follow this order, so
+//! the frames and completions of a run are the same sequence whatever the DMA latencies.
+//!
+//! A WQE is fetched in two reads: its first block, whose control segment says how many blocks
+//! follow, then the rest. A fetch that faults completes the WQE with `general_err` (under what
+//! bytes were read), as does a `BLOCKS` of 0 or larger than the ring's stride with
+//! `loc_qp_op_err`; both move the QP to ERR like any other failure.
+
+use super::engine::{NotRun, SendEngine};
+use super::{CompletionRing, Cqe, DoorbellError, Fault, Memory, SendRing};
+use super::{BLOCK_BYTES, CQE_BYTES, MAX_WQE_BYTES};
+use crate::qp::{QpState, Status};
+use core::fmt;
+
+/// What one turn of the engine did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing to do: no send queue with a posted WQE whose QP is in RTS or ERR.
+    Idle,
+    /// Work is posted but the completion ring is full: software must consume completions.
+    CqFull,
+    /// One WQE of `qpn` ran; `cqe` is the completion written (with its ring index), if any.
+    Ran {
+        /// The QP served.
+        qpn: u32,
+        /// The completion and the completion-ring index it was written at.
+        cqe: Option<(u32, Cqe)>,
+    },
+}
+
+/// A request the queues refuse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueError {
+    /// Every send-queue slot is in use.
+    Full,
+    /// The QP already has a send queue.
+    Attached(u32),
+    /// The QP has no send queue.
+    NotAttached(u32),
+    /// A doorbell value out of range.
+    Doorbell(DoorbellError),
+    /// Writing a completion faulted: the completion ring is not in host memory.
+    CqWrite(Fault),
+}
+
+impl fmt::Display for QueueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueError::Full => write!(f, "every send queue slot is in use"),
+            QueueError::Attached(q) => write!(f, "QP 0x{q:x} already has a send queue"),
+            QueueError::NotAttached(q) => write!(f, "QP 0x{q:x} has no send queue"),
+            QueueError::Doorbell(e) => write!(f, "{e}"),
+            QueueError::CqWrite(e) => write!(f, "writing a completion: {e}"),
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for QueueError {}
+
+/// One QP's send queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SendQueue {
+    qpn: u32,
+    ring: SendRing,
+    doorbell: super::Doorbell,
+}
+
+/// Up to `Q` send queues and the completion ring they share.
+#[derive(Clone, Debug)]
+pub struct Queues<const Q: usize = { crate::qp::DEFAULT_QPS }> {
+    sqs: [Option<SendQueue>; Q],
+    cq: CompletionRing,
+    cq_base: u64,
+    next: usize,
+}
+
+impl<const Q: usize> Queues<Q> {
+    /// No send queues; completions go to `cq`, whose entries lie at `cq_base`.
+    pub const fn new(cq: CompletionRing, cq_base: u64) -> Self {
+        Queues {
+            sqs: [None; Q],
+            cq,
+            cq_base,
+            next: 0,
+        }
+    }
+
+    /// Gives QP `qpn` the send ring `ring`, its indices starting at `start`; returns its slot
+    /// (the order of service).
+    pub fn attach(&mut self, qpn: u32, ring: SendRing, start: u32) -> Result<usize, QueueError> {
+        if self.sqs.iter().flatten().any(|s| s.qpn == qpn) {
+            return Err(QueueError::Attached(qpn));
+        }
+        let slot = self
+            .sqs
+            .iter()
+            .position(Option::is_none)
+            .ok_or(QueueError::Full)?;
+        self.sqs[slot] = Some(SendQueue {
+            qpn,
+            ring,
+            doorbell: super::Doorbell::new(ring.ring(), start),
+        });
+        Ok(slot)
+    }
+
+    /// A send doorbell: QP `qpn`'s producer index is now `producer`; returns the WQEs it adds.
+    pub fn doorbell(&mut self, qpn: u32, producer: u32) -> Result<u32, QueueError> {
+        let sq = self
+            .sqs
+            .iter_mut()
+            .flatten()
+            .find(|s| s.qpn == qpn)
+            .ok_or(QueueError::NotAttached(qpn))?;
+        sq.doorbell.write(producer).map_err(QueueError::Doorbell)
+    }
+
+    /// A completion doorbell: software has consumed up to `consumer`; returns the entries freed.
+    pub fn cq_doorbell(&mut self, consumer: u32) -> Result<u32, QueueError> {
+        self.cq.write_consumer(consumer).map_err(QueueError::Doorbell)
+    }
+
+    /// The completion ring.
+    pub const fn cq(&self) -> &CompletionRing {
+        &self.cq
+    }
+
+    /// WQEs posted to `qpn` and not yet taken, `None` without a send queue.
+    pub fn pending(&self, qpn: u32) -> Option<u32> {
+        self.sqs
+            .iter()
+            .flatten()
+            .find(|s| s.qpn == qpn)
+            .map(|s| s.doorbell.pending())
+    }
+
+    /// One turn: picks the next send queue with work, runs its oldest WQE through `engine`
+    /// (frames to `frame`) and writes its completion, if any, to the completion ring.
+    pub fn step<const M: usize>(
+        &mut self,
+        engine: &mut SendEngine<Q, M>,
+        mem: &mut impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+    ) -> Result<Step, QueueError> {
+        let Some(slot) = (0..Q).map(|k| (self.next + k) % Q).find(|&s| {
+            self.sqs[s].is_some_and(|sq| {
+                sq.doorbell.pending() > 0
+                    && engine
+                        .qps
+                        .get(sq.qpn)
+                        .is_some_and(|qp| matches!(qp.state(), QpState::Rts | QpState::Err))
+            })
+        }) else {
+            return Ok(Step::Idle);
+        };
+        if self.cq.used() >= self.cq.ring().entries() {
+            return Ok(Step::CqFull);
+        }
+        self.next = (slot + 1) % Q;
+        let sq = self.sqs[slot].as_mut().expect("found above");
+        let qpn = sq.qpn;
+        let index = sq.doorbell.take().expect("pending above");
+        let addr = sq.ring.addr(index);
+        let stride = sq.ring.stride_blocks() as usize;
+        let mut wqe = [0u8; MAX_WQE_BYTES];
+        let cqe = match fetch(mem, addr, stride, &mut wqe) {
+            Ok(n) => engine.execute(qpn, &wqe[..n], mem, frame),
+            Err((status, n)) => engine.fail(qpn, &wqe[..n], status).map(Some),
+        }
+        .unwrap_or_else(|e: NotRun| unreachable!("eligible QP refused: {e:?}"));
+        let cqe = match cqe {
+            Some(c) => Some(self.write(mem, c)?),
+            None => None,
+        };
+        Ok(Step::Ran { qpn, cqe })
+    }
+
+    /// Writes `c` at the completion ring's next entry with that entry's phase.
+    fn write(&mut self, mem: &mut impl Memory, mut c: Cqe) -> Result<(u32, Cqe), QueueError> {
+        let (i, phase) = self.cq.push().expect("room checked before the WQE started");
+        c.phase = phase;
+        let mut b = [0u8; CQE_BYTES];
+        c.encode(&mut b)
+            .expect("QPNs in the table are 24-bit, the CQE fields fit");
+        let at = self.cq_base + u64::from(self.cq.ring().slot(i)) * CQE_BYTES as u64;
+        mem.write(at, &b).map_err(QueueError::CqWrite)?;
+        Ok((i, c))
+    }
+}
+
+/// Reads the WQE at `addr` into `out`: its first block, then the rest its `BLOCKS` names.
+/// Returns its length, or the status and the bytes read so far.
+fn fetch(
+    mem: &impl Memory,
+    addr: u64,
+    stride: usize,
+    out: &mut [u8; MAX_WQE_BYTES],
+) -> Result<usize, (Status, usize)> {
+    mem.read(addr, &mut out[..BLOCK_BYTES])
+        .map_err(|_| (Status::GeneralErr, 0))?;
+    let blocks = usize::from(out[super::layout::control::BLOCKS.offset]);
+    if blocks == 0 || blocks > stride {
+        return Err((Status::LocQpOpErr, BLOCK_BYTES));
+    }
+    let n = blocks * BLOCK_BYTES;
+    if n > BLOCK_BYTES {
+        mem.read(addr + BLOCK_BYTES as u64, &mut out[BLOCK_BYTES..n])
+            .map_err(|_| (Status::GeneralErr, BLOCK_BYTES))?;
+    }
+    Ok(n)
+}
