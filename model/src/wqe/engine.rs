@@ -177,11 +177,12 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
                 } else {
                     av.qkey
                 };
-                let deth = DethRepr {
-                    qkey,
-                    src_qpn: qpn,
-                };
-                (route_of(&qav, e.flow_label, e.udp_sport), av.dqpn, Some(deth))
+                let deth = DethRepr { qkey, src_qpn: qpn };
+                (
+                    route_of(&qav, e.flow_label, e.udp_sport),
+                    av.dqpn,
+                    Some(deth),
+                )
             }
             (QpType::Rc, None, Some(av)) => {
                 // RTS implies the RTR transition fixed it.

@@ -24,8 +24,8 @@ mod segments;
 mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
-pub use memory::{Fault, Memory};
 pub use engine::{Nic, NotRun, SendEngine};
+pub use memory::{Fault, Memory};
 pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;

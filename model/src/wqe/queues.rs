@@ -124,7 +124,9 @@ impl<const Q: usize> Queues<Q> {
 
     /// A completion doorbell: software has consumed up to `consumer`; returns the entries freed.
     pub fn cq_doorbell(&mut self, consumer: u32) -> Result<u32, QueueError> {
-        self.cq.write_consumer(consumer).map_err(QueueError::Doorbell)
+        self.cq
+            .write_consumer(consumer)
+            .map_err(QueueError::Doorbell)
     }
 
     /// The completion ring.
