@@ -16,7 +16,7 @@ fn reserved_mask(size: usize, table: &[SegField]) -> Vec<u8> {
     let mut m = vec![0u8; size];
     for f in table {
         for bit in 0..f.bytes * 8 {
-            let significant = if f.name == "RSVD" {
+            let significant = if f.is_reserved() {
                 false
             } else if !f.subfields.is_empty() {
                 f.subfields
@@ -40,7 +40,7 @@ fn tables_tile_their_segments() {
         for f in *table {
             assert_eq!(f.offset, at, "{name}.{} leaves a gap or overlaps", f.name);
             assert!(f.bits as usize <= f.bytes * 8, "{name}.{}", f.name);
-            if f.name != "RSVD" && f.bytes.is_power_of_two() {
+            if !f.is_reserved() && f.bytes.is_power_of_two() {
                 assert_eq!(f.offset % f.bytes.min(8), 0, "{name}.{} unaligned", f.name);
             }
             for s in f.subfields {
@@ -100,14 +100,14 @@ fn every_reserved_bit_is_checked() {
     };
     ctrl.encode(&mut block).unwrap();
     assert_eq!(Control::decode(&block), Ok(ctrl));
-    let m = mask("CONTROL");
+    let m = mask("CTRL");
     for (byte, bits) in m.iter().enumerate() {
         for bit in (0..8).filter(|b| bits >> b & 1 == 1) {
             let mut b = block;
             b[byte] ^= 1 << bit;
             assert!(
                 matches!(Control::decode(&b), Err(Error::Reserved { .. })),
-                "CONTROL byte {byte} bit {bit}"
+                "CTRL byte {byte} bit {bit}"
             );
         }
     }
@@ -623,7 +623,7 @@ fn docs_tables_match_the_layout() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/wqe.md");
     let doc = std::fs::read_to_string(path).unwrap();
     let sections = [
-        ("Control segment", "CONTROL"),
+        ("Control segment", "CTRL"),
         ("UD address vector", "AV"),
         ("Remote address", "RADDR"),
         ("Data segment", "DATA"),
@@ -641,7 +641,7 @@ fn docs_tables_match_the_layout() {
                     f.offset,
                     last,
                     f.name.to_string(),
-                    if f.name == "RSVD" {
+                    if f.is_reserved() {
                         "–".to_string()
                     } else if !f.subfields.is_empty() {
                         f.subfields
