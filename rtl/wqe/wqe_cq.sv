@@ -37,7 +37,8 @@ module wqe_cq
     input  wire              s_done_valid,
     output logic             s_done_ready,
     input  wire [TAG_W-1:0]  s_done_tag,
-    input  wire              s_done_err
+    input  wire              s_done_err,
+    output logic             busy            // a completion is being written or not yet done
 );
 
     logic [1:0]       beat_q;
@@ -72,6 +73,7 @@ module wqe_cq
 
     wire beat_go = m_wr_valid && m_wr_ready;
     wire unused_tag = ^s_done_tag;
+    assign busy = busy_q || outstanding_q != '0;
 
     always_ff @(posedge clk) begin
         if (rst) begin
