@@ -332,6 +332,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !m_pay_tvalid;
 
 endmodule

@@ -1,0 +1,5 @@
+//! The WQE engine (`rtl/wqe/`): its parts' benches and the host memory they read and write.
+
+pub mod bits;
+pub mod dp;
+pub mod host_memory;
