@@ -26,6 +26,8 @@ mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
 pub use engine::{Nic, NotRun, SendEngine};
+#[cfg(feature = "std")]
+pub use memory::{AddError, Fill, HostMemory};
 pub use memory::{Fault, Memory};
 pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
