@@ -47,11 +47,24 @@ module wqe_cq
     logic [63:0]      addr_q;
     logic             phase_q;
     logic [TAG_W-1:0] tag_q;
-    logic [TAG_W:0]   outstanding_q;
+    logic [2**TAG_W-1:0] tag_busy_q;   // writes not yet completed, by tag
+
+    // The lowest free tag (completions come back in any order).
+    logic [TAG_W-1:0] free_tag;
+    logic             room;
+    always_comb begin
+        free_tag = '0;
+        room     = 1'b0;
+        for (int t = 2 ** TAG_W - 1; t >= 0; t--) begin
+            if (!tag_busy_q[t]) begin
+                free_tag = TAG_W'(t);
+                room     = 1'b1;
+            end
+        end
+    end
 
     wire [31:0] slot  = cq_producer & ((32'd1 << cq_log2) - 32'd1);
     wire        phase = !cq_producer[cq_log2];
-    wire        room  = outstanding_q != (TAG_W + 1)'(2 ** TAG_W);
 
     assign s_cqe_ready  = !busy_q && room;
     assign m_wr_valid   = busy_q;
@@ -72,24 +85,24 @@ module wqe_cq
     end
 
     wire beat_go = m_wr_valid && m_wr_ready;
-    wire unused_tag = ^s_done_tag;
-    assign busy = busy_q || outstanding_q != '0;
+    assign busy = busy_q || tag_busy_q != '0;
 
     always_ff @(posedge clk) begin
         if (rst) begin
             busy_q        <= 1'b0;
             beat_q        <= '0;
-            tag_q         <= '0;
-            outstanding_q <= '0;
+            tag_busy_q    <= '0;
             cqe_written   <= 1'b0;
             cq_fault      <= 1'b0;
         end else begin
             cqe_written <= 1'b0;
             cq_fault    <= s_done_valid && s_done_err;
-            outstanding_q <= outstanding_q
-                           + (TAG_W + 1)'(s_cqe_valid && s_cqe_ready)
-                           - (TAG_W + 1)'(s_done_valid);
+            if (s_done_valid) begin
+                tag_busy_q[s_done_tag] <= 1'b0;
+            end
             if (s_cqe_valid && s_cqe_ready) begin
+                tag_q                <= free_tag;
+                tag_busy_q[free_tag] <= 1'b1;
                 c_q     <= s_cqe;
                 addr_q  <= cq_base + {27'b0, slot, 5'b0};
                 phase_q <= phase;
@@ -101,7 +114,6 @@ module wqe_cq
                 beat_q <= beat_q + 2'd1;
                 if (beat_q == 2'd3) begin
                     busy_q <= 1'b0;
-                    tag_q  <= tag_q + 1'b1;
                 end
             end
         end

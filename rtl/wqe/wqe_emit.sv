@@ -111,7 +111,7 @@ module wqe_emit
     wire last    = left_q == 20'd1;
     wire is_write = w_q.opcode == OP_RDMA_WRITE[1:0] || w_q.opcode == OP_RDMA_WRITE_IMM[1:0];
     wire has_imm  = w_q.opcode == OP_RDMA_WRITE_IMM[1:0] || w_q.opcode == OP_SEND_IMM[1:0];
-    wire ud_ok    = ud && s_commit.status == ST_SUCCESS;
+    wire ud_ok    = s_commit.ctx.ud && s_commit.status == ST_SUCCESS;
 
     // BTH opcode (model/src/wqe/packets.rs).
     logic [7:0] bth_op;

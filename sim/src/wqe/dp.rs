@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 /// Width of `wqe_dp_pkg::pick_t`.
 pub const PICK_BITS: usize = 612;
 /// Width of `wqe_dp_pkg::frame_desc_t`.
-pub const DESC_BITS: usize = 743;
+pub const DESC_BITS: usize = 711;
 
 /// One send queue as the control plane knows it.
 #[derive(Clone, Debug)]
@@ -97,7 +97,10 @@ impl Run {
         let mut next = 0;
         while left.iter().any(|&l| l > 0) {
             let n = left.len();
-            let slot = (0..n).map(|k| (next + k) % n).find(|&s| left[s] > 0).unwrap();
+            let slot = (0..n)
+                .map(|k| (next + k) % n)
+                .find(|&s| left[s] > 0)
+                .unwrap();
             out.push_back((slot, taken[slot]));
             taken[slot] += 1;
             left[slot] -= 1;
@@ -162,7 +165,7 @@ fn mac_bytes(v: u128) -> EthernetAddress {
 }
 
 /// A frame from a `frame_desc_t` and its payload, as `model::wqe::frame` writes it.
-pub fn frame_of(desc: &[u32; 24], payload: &[u8]) -> Vec<u8> {
+pub fn frame_of(desc: &[u32; 23], payload: &[u8]) -> Vec<u8> {
     let mut u = Unpacker::new(desc, DESC_BITS);
     let vlan = u.take(1) == 1;
     let vid = u.take(12) as u16;
@@ -192,7 +195,11 @@ pub fn frame_of(desc: &[u32; 24], payload: &[u8]) -> Vec<u8> {
     let imm = u.take(32) as u32;
     let payload_len = u.take(13) as usize;
     assert_eq!(u.remaining(), 0);
-    assert_eq!(payload_len, payload.len(), "descriptor length against the payload stream");
+    assert_eq!(
+        payload_len,
+        payload.len(),
+        "descriptor length against the payload stream"
+    );
     let ip = if ipv6 {
         IpPair::V6 {
             src: Ipv6Address(src.to_be_bytes()),
@@ -283,7 +290,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
     let mut cq_producer = 0u32;
     // Region checks in flight: (due cycle, status).
     let mut mr: VecDeque<(u64, u8)> = VecDeque::new();
-    let mut desc: Option<[u32; 24]> = None;
+    let mut desc: Option<[u32; 23]> = None;
     let mut payload = Vec::new();
     let mut frames = Vec::new();
     let mut stats = Stats::default();
@@ -300,7 +307,11 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         let now = sim.cycle();
         if now > limit {
             let h: Hang = sim.hang("wqe_dp run");
-            return Err(format!("{h}; {} picks left, {} frames so far", picks.len(), frames.len()));
+            return Err(format!(
+                "{h}; {} picks left, {} frames so far",
+                picks.len(),
+                frames.len()
+            ));
         }
         // Inputs.
         if cur_pick.is_none() {
@@ -323,7 +334,8 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         match &h.rd_resp {
             Some(b) => {
                 sim.dut.set_s_rd_rsp_valid(1);
-                sim.dut.set_s_rd_rsp_data(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
+                sim.dut
+                    .set_s_rd_rsp_data(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
                 sim.dut.set_s_rd_rsp_keep(b.keep as u8);
                 sim.dut.set_s_rd_rsp_last(b.last.into());
                 sim.dut.set_s_rd_rsp_tag(b.tag as u8);
@@ -340,7 +352,8 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
             }
             None => sim.dut.set_s_wr_done_valid(0),
         }
-        let desc_ready = rnd.gen_bool(load.out_ready);
+        // A frame builder takes the next descriptor once the last frame's payload is in.
+        let desc_ready = desc.is_none() && rnd.gen_bool(load.out_ready);
         let pay_ready = rnd.gen_bool(load.out_ready);
         sim.dut.set_m_desc_ready(desc_ready.into());
         sim.dut.set_m_pay_tready(pay_ready.into());
@@ -381,7 +394,10 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
             mr.push_back((due, st));
         }
         if d.m_desc_valid() == 1 && desc_ready {
-            assert!(desc.is_none(), "a descriptor before the last one's payload ended");
+            assert!(
+                desc.is_none(),
+                "a descriptor before the last one's payload ended"
+            );
             desc = Some(d.m_desc());
             if frame_len_of(&d.m_desc()) == 0 {
                 frames.push(frame_of(&desc.take().unwrap(), &[]));
@@ -389,7 +405,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
             }
         }
         if d.m_pay_tvalid() == 1 && pay_ready {
-            let keep = d.m_pay_tkeep();
+            let keep = u64::from(d.m_pay_tkeep());
             let n = keep.trailing_ones() as usize;
             assert_eq!(keep >> n, 0, "payload keep not contiguous");
             payload.extend_from_slice(&d.m_pay_tdata().to_le_bytes()[..n]);
@@ -418,7 +434,8 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
             wr_cpl_ready: d.s_wr_done_ready() == 1,
         };
         let idle = d.idle() == 1;
-        host.accepted(&eng).map_err(|v| format!("cycle {now}: {v}"))?;
+        host.accepted(&eng)
+            .map_err(|v| format!("cycle {now}: {v}"))?;
         busy_seen |= !idle;
         if idle && busy_seen && picks.is_empty() && cur_pick.is_none() && host.idle() {
             stats.cycles = now;
@@ -427,16 +444,23 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         sim.step();
     }
     let mut cq = vec![0u8; 32 << cq_log2];
-    host.memory().read(cq_base, &mut cq).map_err(|e| e.to_string())?;
+    host.memory()
+        .read(cq_base, &mut cq)
+        .map_err(|e| e.to_string())?;
     Ok((Outcome { frames, cq }, stats))
 }
 
-fn frame_len_of(desc: &[u32; 24]) -> u32 {
+fn frame_len_of(desc: &[u32; 23]) -> u32 {
     desc[0] & 0x1FFF
 }
 
 fn words128(v: u128) -> [u32; 4] {
-    [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32]
+    [
+        v as u32,
+        (v >> 32) as u32,
+        (v >> 64) as u32,
+        (v >> 96) as u32,
+    ]
 }
 
 /// The NIC addresses every run uses.
