@@ -30,6 +30,7 @@ const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
+const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -102,4 +103,6 @@ pub const DUTS: &[DutSpec] = &[
         ],
         ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
     },
+    // The WQE engine's data path, its neighbours played by the bench.
+    dut("wqe_dp", "wqe_dp", WQE_DP),
 ];
