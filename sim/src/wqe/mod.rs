@@ -1,0 +1,3 @@
+//! The send engine's RTL blocks (`rtl/wqe/`), one driver each.
+
+pub mod frame;
