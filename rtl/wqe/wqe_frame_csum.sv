@@ -16,8 +16,8 @@ module wqe_frame_csum (
     output logic [15:0] csum
 );
 
-    logic [16:0] l1_q [4];   // sums of pairs
-    logic [17:0] l2_q [2];   // sums of fours
+    logic [3:0][16:0] l1_q;  // sums of pairs
+    logic [1:0][17:0] l2_q;  // sums of fours
     logic [18:0] l3_q;       // the sum of eight
     logic [16:0] f1_q;       // first fold: 16 bits and a carry
     logic [4:0]  v_q;        // start, delayed through the five stages

@@ -8,8 +8,8 @@
 // IPv4 checksum, lays its header out (wqe_frame_layout) and hands the header on as 8-byte beats,
 // with what the aligner needs to know of the packet on the beat where the payload starts.
 //
-//   D   the descriptor register: s_ready is its empty flag (a flip-flop). The lengths are
-//       registered in the cycle after D loads; the checksum (wqe_frame_csum) takes 5 more.
+//   D   the descriptor register: s_ready is its empty flag (a flip-flop). The lengths take
+//       two register stages after D loads, the checksum (wqe_frame_csum) five.
 //   H   the laid-out header (HDR_WORDS words) and the packet's beat facts, loaded from D when
 //       the checksum is done and H is free or being freed: while the previous header's beats
 //       go out, the next one is being prepared, so headers follow each other without a gap.
@@ -18,15 +18,16 @@
 //
 // The header is 2 mod 4 bytes long (Ethernet 14 or 18, the rest whole words), so the payload
 // starts at lane 2 or 6 of the merge beat (m_s6), and the header has at least 6 whole beats.
-module wqe_frame_hdr
-    import wqe_frame_pkg::*;
-(
+module wqe_frame_hdr #(
+    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS,
+    localparam int HDR_BEATS = wqe_frame_pkg::HDR_BEATS
+) (
     input  wire         clk,
     input  wire         rst,      // synchronous, active high
     // descriptors
     input  wire         s_valid,
     output logic        s_ready,
-    input  desc_t       s_desc,
+    input  wqe_frame_pkg::desc_t s_desc,
     // header beats (m_ready must come from a flip-flop: it gates H's load)
     output logic        m_valid,
     input  wire         m_ready,
@@ -41,7 +42,7 @@ module wqe_frame_hdr
 
     // ------------------------------------------------------------------------------------------
     // D: the descriptor, and its lengths a cycle later.
-    desc_t       d_q;
+    wqe_frame_pkg::desc_t d_q;
     logic        d_valid_q;
     logic        d_new_q;         // D loaded in the previous cycle: the checksum starts
     logic        cs_done_q;       // D's checksum is ready
@@ -83,7 +84,7 @@ module wqe_frame_hdr
     end
 
     // Payload and pad in words, the extension headers in words, their sum with UDP, BTH and
-    // ICRC (6 words): one adder with a carry in.
+    // ICRC (6 words).
     wire [10:0] pay_words = d_q.payload_len[12:2];
     wire        pay_part  = d_q.payload_len[1:0] != 2'b00;
     wire [3:0]  ext_words = {1'b0, d_q.reth_en, d_q.deth_en, d_q.imm_en};   // 4, 2, 1 words
@@ -96,10 +97,14 @@ module wqe_frame_hdr
     wire [2:0]  len8 = d_q.payload_len[2:0];
     wire        last_full = len8 == 3'd0 || len8 >= 3'd5;
 
+    // Two register stages (D's fields hold until H loads, long after the checksum is done):
+    // the UDP length's sum, then the IP length's.
+    logic [13:0] udp_words_q;
     always_ff @(posedge clk) begin
-        udp_len_q <= {udp_words, 2'b00};
-        ip_len_q  <= {d_q.ipv6 ? udp_words : udp_words + 14'd5, 2'b00};
-        hl_words_q <= hl_words;
+        udp_words_q <= udp_words;
+        udp_len_q   <= {udp_words_q, 2'b00};
+        ip_len_q    <= {d_q.ipv6 ? udp_words_q : udp_words_q + 14'd5, 2'b00};
+        hl_words_q  <= hl_words;
         // hl + payload + pad is 2 mod 4 (hl is, the payload and pad are whole words): the last
         // beat has 2 or 6 bytes. Bit 2 of the padded payload is bit 0 of its word count.
         keep6_q   <= hl_words[0] ^ d_q.payload_len[2] ^ pay_part;
@@ -189,10 +194,11 @@ module wqe_frame_hdr
     logic [HDR_BEATS*64-1:0] beats;
     always_comb begin
         for (int b = 0; b < HDR_BEATS; b++) begin
+            // Lane l is byte 8b + l + 2 of the words.
             for (int l = 0; l < 8; l++) begin
-                automatic int v = 8 * b + l + 2;   // byte of the words
-                if (v / 4 < HDR_WORDS) begin
-                    beats[64*b + 8*l +: 8] = h_q[32*(v/4) + 24 - 8*(v%4) +: 8];
+                if ((8 * b + l + 2) / 4 < HDR_WORDS) begin
+                    beats[64*b + 8*l +: 8] =
+                        h_q[32*((8*b + l + 2) / 4) + 24 - 8*((8*b + l + 2) % 4) +: 8];
                 end else begin
                     beats[64*b + 8*l +: 8] = 8'h00;
                 end

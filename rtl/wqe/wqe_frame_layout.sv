@@ -15,10 +15,10 @@
 // of it by one word. The lengths and the checksum come in computed (wqe_frame_hdr).
 //
 // Purely combinational.
-module wqe_frame_layout
-    import wqe_frame_pkg::*;
-(
-    input  desc_t                     d,
+module wqe_frame_layout #(
+    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS
+) (
+    input  wqe_frame_pkg::desc_t      d,
     input  wire [15:0]                udp_len,   // UDP length (= the IPv6 payload length)
     input  wire [15:0]                ip_len,    // IPv4 total length or IPv6 payload length
     input  wire [15:0]                ip_csum,   // IPv4 header checksum
@@ -29,13 +29,13 @@ module wqe_frame_layout
     wire [1:0]  pad_cnt   = 2'(-d.payload_len[1:0]);   // to a multiple of 4
 
     // The parts, each a list of words.
-    logic [31:0] eth [5];
-    logic [31:0] ip4 [5];
-    logic [31:0] ip6 [10];
-    logic [31:0] ext [7];    // RETH, DETH, ImmDt closed up
-    logic [31:0] l4 [12];    // UDP, BTH, ext
-    logic [31:0] l3 [22];    // IP, then l4
-    logic [31:0] all [HDR_WORDS];
+    logic [4:0][31:0]           eth;
+    logic [4:0][31:0]           ip4;
+    logic [9:0][31:0]           ip6;
+    logic [6:0][31:0]           ext;   // RETH, DETH, ImmDt closed up
+    logic [11:0][31:0]          l4;    // UDP, BTH, ext
+    logic [21:0][31:0]          l3;    // IP, then l4
+    logic [HDR_WORDS-1:0][31:0] all;
 
     always_comb begin
         eth[0] = {16'h0000, d.dst_mac[47:32]};
@@ -99,7 +99,7 @@ module wqe_frame_layout
             all[26] = '0;
         end
 
-        for (int i = 0; i < HDR_WORDS; i++) words[32*i +: 32] = all[i];
+        words = all;
     end
 
 endmodule
