@@ -69,10 +69,11 @@ module wqe_frame_hdr #(
             end else if (h_load) begin
                 d_valid_q <= 1'b0;
             end
-            if (cs_done) begin
-                cs_done_q <= 1'b1;
-            end else if (h_load) begin
+            // H may take D in the very cycle its checksum is done: the flag is for the next D.
+            if (h_load) begin
                 cs_done_q <= 1'b0;
+            end else if (cs_done) begin
+                cs_done_q <= 1'b1;
             end
         end
     end

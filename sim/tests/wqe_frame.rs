@@ -180,6 +180,7 @@ fn random_packets() {
     let ops = model_opcodes();
     let packets: Vec<Packet> = (0..400).map(|_| random_packet(&mut rng, &ops)).collect();
     let traffic = Traffic {
+        desc_idle: 0.3,
         idle: 0.3,
         stall: 0.3,
         seed,
@@ -191,6 +192,74 @@ fn random_packets() {
         out.out_beats,
         out.beats_per_cycle()
     );
+}
+
+/// Descriptors that come seldom, so that the header side often waits with nothing to do and
+/// each new descriptor meets a free header register.
+#[test]
+fn sparse_descriptors() {
+    let name = "wqe_frame_sparse";
+    let seed = stream::seed(name);
+    let mut rng = stream::rng(seed);
+    let ops = model_opcodes();
+    let packets: Vec<Packet> = (0..150)
+        .map(|_| {
+            let (op, len, v6, vlan) = (
+                ops[rng.gen_range(0..ops.len())],
+                rng.gen_range(0..=200),
+                rng.gen(),
+                rng.gen(),
+            );
+            packet(&mut rng, v6, vlan, op, len)
+        })
+        .collect();
+    let traffic = Traffic {
+        desc_idle: 0.95,
+        idle: 0.1,
+        stall: 0.1,
+        seed,
+    };
+    check(name, &packets, traffic, seed);
+}
+
+/// Short runs under the extremes: each input starved or flooding, the output nearly always
+/// stalled or never, in turn.
+#[test]
+fn traffic_extremes() {
+    let name = "wqe_frame_extremes";
+    let seed = stream::seed(name);
+    let mut rng = stream::rng(seed);
+    let ops = model_opcodes();
+    for (k, (desc_idle, idle, stall)) in [
+        (0.0, 0.0, 0.9),
+        (0.0, 0.9, 0.0),
+        (0.9, 0.0, 0.0),
+        (0.9, 0.9, 0.9),
+        (0.5, 0.0, 0.5),
+        (0.0, 0.5, 0.5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let packets: Vec<Packet> = (0..40)
+            .map(|_| {
+                let (op, len, v6, vlan) = (
+                    ops[rng.gen_range(0..ops.len())],
+                    rng.gen_range(0..=300),
+                    rng.gen(),
+                    rng.gen(),
+                );
+                packet(&mut rng, v6, vlan, op, len)
+            })
+            .collect();
+        let traffic = Traffic {
+            desc_idle,
+            idle,
+            stall,
+            seed: seed.wrapping_add(k as u64),
+        };
+        check(&format!("{name}_{k}"), &packets, traffic, seed);
+    }
 }
 
 /// Every opcode and header combination with both families, tagged or not, and the payload
@@ -218,6 +287,7 @@ fn every_header_form_and_alignment() {
         }
     }
     let traffic = Traffic {
+        desc_idle: 0.2,
         idle: 0.2,
         stall: 0.2,
         seed,

@@ -93,7 +93,9 @@ impl std::error::Error for Error {}
 /// How the stimulus treats the unit.
 #[derive(Clone, Copy, Debug)]
 pub struct Traffic {
-    /// Probability per cycle that a source (descriptor or payload) waits before its next item.
+    /// Probability per cycle that the descriptor source waits before its next descriptor.
+    pub desc_idle: f64,
+    /// Probability per cycle that the payload source waits before its next beat.
     pub idle: f64,
     /// Probability per cycle that the frame sink holds `ready` low.
     pub stall: f64,
@@ -104,6 +106,7 @@ pub struct Traffic {
 impl Traffic {
     /// Back-to-back input and an always-ready sink.
     pub const FULL_RATE: Traffic = Traffic {
+        desc_idle: 0.0,
         idle: 0.0,
         stall: 0.0,
         seed: 0,
@@ -249,7 +252,7 @@ impl<D: WqeFramePorts> FrameRtl<D> {
     /// valid and unchanged, that tkeep is contiguous from lane 0 and full but on tlast, that
     /// tuser holds through a frame, and that nothing comes out after the last frame.
     pub fn run(&mut self, packets: &[Packet], traffic: Traffic) -> Result<Outcome, Error> {
-        let mut desc_src: Source<usize> = Source::new(traffic.seed, traffic.idle);
+        let mut desc_src: Source<usize> = Source::new(traffic.seed, traffic.desc_idle);
         let mut data_src: Source<InBeat> = Source::new(traffic.seed ^ 0xDA7A, traffic.idle);
         let mut bound = 1_000u64;
         for (i, p) in packets.iter().enumerate() {
