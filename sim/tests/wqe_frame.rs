@@ -376,12 +376,16 @@ fn full_rate_short() {
     let out = check(name, &shortest, Traffic::FULL_RATE, seed);
     eprintln!(
         "{name}: {} packets of 0 bytes behind 54-byte headers: {} beats in {} cycles ({:.4} \
-         beats/cycle)",
+         beats/cycle); {} cycles from the first descriptor to the first beat",
         shortest.len(),
         out.out_beats,
         out.out_span,
-        out.beats_per_cycle()
+        out.beats_per_cycle(),
+        out.latency
     );
+    // The descriptor register, the checksum's five stages, the header register, the header
+    // beat slice, the output slice.
+    assert_eq!(out.latency, 9, "{name}: latency");
     assert_eq!(
         out.out_span, out.out_beats,
         "{name}: idle cycles at full rate"

@@ -131,6 +131,8 @@ pub struct Outcome {
     pub out_beats: u64,
     /// Cycles from the first to the last frame beat handshake, both included.
     pub out_span: u64,
+    /// Cycles from the first descriptor handshake to the first frame beat handshake.
+    pub latency: u64,
 }
 
 impl Outcome {
@@ -274,7 +276,7 @@ impl<D: WqeFramePorts> FrameRtl<D> {
         let mut out = Outcome::default();
         let mut current = Frame::default();
         let mut held: Option<OutBeat> = None;
-        let (mut first_out, mut last_out) = (None, 0u64);
+        let (mut first_in, mut first_out, mut last_out) = (None, None, 0u64);
         let mut lanes = [0u8; BEAT];
         while out.frames.len() < packets.len() {
             let now = self.sim.cycle();
@@ -324,7 +326,9 @@ impl<D: WqeFramePorts> FrameRtl<D> {
                 }
             }
             let (desc_ready, data_ready) = (dut.s_desc_ready(), dut.s_axis_tready());
-            desc_src.accepted(desc_ready);
+            if desc_src.accepted(desc_ready).is_some() {
+                first_in.get_or_insert(now);
+            }
             data_src.accepted(data_ready);
             self.sim.step();
         }
@@ -347,6 +351,7 @@ impl<D: WqeFramePorts> FrameRtl<D> {
         }
         if let Some(f) = first_out {
             out.out_span = last_out - f + 1;
+            out.latency = f - first_in.unwrap_or(f);
         }
         Ok(out)
     }
