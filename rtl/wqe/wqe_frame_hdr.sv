@@ -19,8 +19,8 @@
 // The header is 2 mod 4 bytes long (Ethernet 14 or 18, the rest whole words), so the payload
 // starts at lane 2 or 6 of the merge beat (m_s6), and the header has at least 6 whole beats.
 module wqe_frame_hdr #(
-    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS,
-    localparam int HDR_BEATS = wqe_frame_pkg::HDR_BEATS
+    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS,   // header words held in H
+    localparam int HDR_BEATS = wqe_frame_pkg::HDR_BEATS    // beats that can hold header bytes
 ) (
     input  wire         clk,
     input  wire         rst,      // synchronous, active high
@@ -41,7 +41,7 @@ module wqe_frame_hdr #(
 );
 
     // ------------------------------------------------------------------------------------------
-    // D: the descriptor, and its lengths a cycle later.
+    // D: the descriptor, and its lengths one and two cycles later.
     wqe_frame_pkg::desc_t d_q;
     logic        d_valid_q;
     logic        d_new_q;         // D loaded in the previous cycle: the checksum starts

@@ -16,7 +16,7 @@
 //
 // Purely combinational.
 module wqe_frame_layout #(
-    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS
+    localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS   // words out (the longest header)
 ) (
     input  wqe_frame_pkg::desc_t      d,
     input  wire [15:0]                udp_len,   // UDP length (= the IPv6 payload length)
