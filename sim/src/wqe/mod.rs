@@ -2,4 +2,5 @@
 
 pub mod bits;
 pub mod dp;
+pub mod frame;
 pub mod host_memory;
