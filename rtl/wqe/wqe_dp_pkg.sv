@@ -10,18 +10,8 @@
 // the QP context it needs, the pick it starts from, and the checked WQE it sends.
 package wqe_dp_pkg;
 
-    // Completion statuses and WQE opcodes, under the data path's short names; the codes are
-    // generated from the model (wqe_fmt_pkg).
-    localparam logic [4:0] ST_SUCCESS   = wqe_fmt_pkg::STATUS_SUCCESS;
-    localparam logic [4:0] ST_LOC_LEN   = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
-    localparam logic [4:0] ST_LOC_QP_OP = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
-    localparam logic [4:0] ST_LOC_PROT  = wqe_fmt_pkg::STATUS_LOC_PROT_ERR;
-    localparam logic [4:0] ST_FLUSH     = wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
-    localparam logic [4:0] ST_GENERAL   = wqe_fmt_pkg::STATUS_GENERAL_ERR;
-    localparam logic [7:0] OP_RDMA_WRITE     = wqe_fmt_pkg::OPCODE_RDMA_WRITE;
-    localparam logic [7:0] OP_RDMA_WRITE_IMM = wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
-    localparam logic [7:0] OP_SEND           = wqe_fmt_pkg::OPCODE_SEND;
-    localparam logic [7:0] OP_SEND_IMM       = wqe_fmt_pkg::OPCODE_SEND_IMM;
+    // Status and opcode codes: wqe_fmt_pkg's (generated from the model), named in full where
+    // they are used (Yosys reads a package constant only from a module, not from a package).
 
     // The QP context fields the data path reads, as the control plane hands them over with a
     // pick (a snapshot: commands wait for the data path to be idle, so it cannot go stale).

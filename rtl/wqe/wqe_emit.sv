@@ -109,9 +109,9 @@ module wqe_emit
     wire ud      = w_q.ctx.ud;
     wire first   = index_q == 20'd0;
     wire last    = left_q == 20'd1;
-    wire is_write = w_q.opcode == OP_RDMA_WRITE[1:0] || w_q.opcode == OP_RDMA_WRITE_IMM[1:0];
-    wire has_imm  = w_q.opcode == OP_RDMA_WRITE_IMM[1:0] || w_q.opcode == OP_SEND_IMM[1:0];
-    wire ud_ok    = s_commit.ctx.ud && s_commit.status == ST_SUCCESS;
+    wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
+    wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
+    wire ud_ok    = s_commit.ctx.ud && s_commit.status == wqe_fmt_pkg::STATUS_SUCCESS;
 
     // BTH opcode (model/src/wqe/packets.rs).
     logic [7:0] bth_op;
@@ -163,7 +163,7 @@ module wqe_emit
             m_desc.dest_qpn   = w_q.ctx.dest_qpn;
         end
         m_desc.opcode      = bth_op;
-        m_desc.se          = last && w_q.solicited && w_q.opcode != OP_RDMA_WRITE[1:0];
+        m_desc.se          = last && w_q.solicited && {6'b0, w_q.opcode} != wqe_fmt_pkg::OPCODE_RDMA_WRITE;
         m_desc.ack_req     = last && !ud;
         m_desc.psn         = psn_q;
         m_desc.reth_en     = first && is_write && !ud;
@@ -188,7 +188,7 @@ module wqe_emit
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
     assign m_cqe          = '{wr_id: w_q.wr_id, qpn: w_q.ctx.qpn,
-                              byte_len: status_q == ST_SUCCESS ? w_q.len : 32'd0,
+                              byte_len: status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0,
                               index: w_q.index,
                               opcode: w_q.opcode_known ? w_q.opcode_raw : 8'hFF,
                               status: status_q};
@@ -235,9 +235,9 @@ module wqe_emit
                     // Decided against the QP's state after every earlier WQE.
                     if (qp_err[s_commit.slot[$clog2(QPS)-1:0]]) begin
                         drop_q    <= 1'b1;
-                        status_q  <= ST_FLUSH;
+                        status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                         cqe_due_q <= 1'b1;
-                    end else if (s_commit.status != ST_SUCCESS) begin
+                    end else if (s_commit.status != wqe_fmt_pkg::STATUS_SUCCESS) begin
                         drop_q        <= 1'b1;
                         status_q      <= s_commit.status;
                         cqe_due_q     <= 1'b1;
@@ -245,7 +245,7 @@ module wqe_emit
                         err_set_slot  <= s_commit.slot;
                     end else begin
                         drop_q    <= 1'b0;
-                        status_q  <= ST_SUCCESS;
+                        status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
                         cqe_due_q <= s_commit.signaled;
                     end
                     state_q <= ud_ok ? S_ENT : (s_commit_packets == 20'd0 ? S_END : S_PKT);
@@ -262,7 +262,7 @@ module wqe_emit
                         state_q <= S_DROP;
                     end else if (pkt_fault) begin
                         drop_q        <= 1'b1;
-                        status_q      <= ST_GENERAL;
+                        status_q      <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                         cqe_due_q     <= 1'b1;
                         err_set_valid <= 1'b1;
                         err_set_slot  <= w_q.slot;

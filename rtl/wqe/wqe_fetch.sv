@@ -8,9 +8,9 @@
 // control segment says how many blocks the WQE has, then the rest.
 //
 // Outcomes handed to wqe_parse with the buffer (meta_status):
-//   ST_SUCCESS    the whole WQE is in the buffer;
-//   ST_LOC_QP_OP  BLOCKS is 0 or larger than the ring's stride (block 0 is in the buffer);
-//   ST_GENERAL    a read faulted (meta_bytes says whether block 0 arrived: 0 or 64).
+//   wqe_fmt_pkg::STATUS_SUCCESS    the whole WQE is in the buffer;
+//   wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR  BLOCKS is 0 or larger than the ring's stride (block 0 is in the buffer);
+//   wqe_fmt_pkg::STATUS_GENERAL_ERR    a read faulted (meta_bytes says whether block 0 arrived: 0 or 64).
 //
 // Two buffers, so that the parse of one WQE overlaps the fetch of the next; parse frees a
 // buffer with buf_free. One read is outstanding at a time, under tag TAG.
@@ -126,16 +126,16 @@ module wqe_fetch
                     end
                     if (s_rd_last) begin
                         if (s_rd_err) begin
-                            status_q <= ST_GENERAL;
+                            status_q <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                             state_q  <= S_HAND;
                         end else begin
                             blocks_q <= 7'd1;
                             // word 0 arrives before the last beat of a 64-byte read
                             if (blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks}) begin
-                                status_q <= ST_LOC_QP_OP;
+                                status_q <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
                                 state_q  <= S_HAND;
                             end else if (blocks_byte_q == 8'd1) begin
-                                status_q <= ST_SUCCESS;
+                                status_q <= wqe_fmt_pkg::STATUS_SUCCESS;
                                 state_q  <= S_HAND;
                             end else begin
                                 want_q  <= blocks_byte_q[4:0];
@@ -150,7 +150,7 @@ module wqe_fetch
                 S_WAIT1: if (beat) begin
                     word_q <= word_q + 7'd1;
                     if (s_rd_last) begin
-                        status_q <= s_rd_err ? ST_GENERAL : ST_SUCCESS;
+                        status_q <= s_rd_err ? wqe_fmt_pkg::STATUS_GENERAL_ERR : wqe_fmt_pkg::STATUS_SUCCESS;
                         blocks_q <= s_rd_err ? 7'd1 : {2'b0, want_q};
                         state_q  <= S_HAND;
                     end

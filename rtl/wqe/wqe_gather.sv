@@ -167,7 +167,7 @@ module wqe_gather
                     off_q     <= '0;
                     // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
                     // WQE has none.
-                    packets_q <= s_wqe.status != ST_SUCCESS ? 20'd0
+                    packets_q <= s_wqe.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
                                : s_wqe.len == 32'd0 ? 20'd1
                                : 20'(((s_wqe.len - 32'd1) >> (4'(s_wqe.ctx.mtu) + 4'd7)) + 32'd1);
                     state_q   <= S_COMMIT;

@@ -107,9 +107,9 @@ module wqe_parse
     wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
 
     // Decoded control segment (valid once words 0 and 1 are in).
-    wire known     = opcode_q <= OP_SEND_IMM;
-    wire is_write  = opcode_q == OP_RDMA_WRITE || opcode_q == OP_RDMA_WRITE_IMM;
-    wire has_imm   = opcode_q == OP_RDMA_WRITE_IMM || opcode_q == OP_SEND_IMM;
+    wire known     = opcode_q <= wqe_fmt_pkg::OPCODE_SEND_IMM;
+    wire is_write  = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE || opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
+    wire has_imm   = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
@@ -124,7 +124,7 @@ module wqe_parse
                 || (!has_imm && imm_q != 32'b0)
                 || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
                 || seg_end > {3'b0, blocks_b_q, 6'b0}
-                || (pick_q.ctx.ud && !(opcode_q == OP_SEND || opcode_q == OP_SEND_IMM))
+                || (pick_q.ctx.ud && !(opcode_q == wqe_fmt_pkg::OPCODE_SEND || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM))
                 || (av_en != pick_q.ctx.ud)
                 || (!inline_en && nsge_q > 8'(MAX_SGE));
 
@@ -162,18 +162,18 @@ module wqe_parse
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
     logic [4:0] verdict;
     always_comb begin
-        if (fetch_status_q != ST_SUCCESS) begin
+        if (fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = fetch_status_q;
         end else if (dec_err_q) begin
-            verdict = ST_LOC_QP_OP;
-        end else if (mr_status_q != ST_SUCCESS) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+        end else if (mr_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = mr_status_q;
         end else if (!inline_en && total_q > 36'h8000_0000) begin
-            verdict = ST_LOC_LEN;
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else if (pick_q.ctx.ud && msg_len > {19'b0, mtu_bytes}) begin
-            verdict = ST_LOC_LEN;
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else begin
-            verdict = ST_SUCCESS;
+            verdict = wqe_fmt_pkg::STATUS_SUCCESS;
         end
     end
 
@@ -234,7 +234,7 @@ module wqe_parse
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
-                if (mr_status_q == ST_SUCCESS) begin
+                if (mr_status_q == wqe_fmt_pkg::STATUS_SUCCESS) begin
                     mr_status_q <= s_mr_status;
                 end
             end
@@ -258,7 +258,7 @@ module wqe_parse
                     sges_q         <= '0;
                     inl_q          <= '0;
                     mr_seen_q      <= '0;
-                    mr_status_q    <= ST_SUCCESS;
+                    mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
                     total_q        <= '0;
                     state_q        <= S_READ;
                 end
@@ -336,7 +336,7 @@ module wqe_parse
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU fails before its data, so inline words go out only for a pass.
-                        if (ctl_err || fetch_status_q != ST_SUCCESS
+                        if (ctl_err || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
                             || (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes})) begin
                             if (ctl_err) dec_err_q <= 1'b1;
                             nopush_q  <= 1'b1;
@@ -351,7 +351,7 @@ module wqe_parse
                 end
                 S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid) begin
                     sge_out_q <= '0;
-                    state_q   <= verdict == ST_SUCCESS ? S_SGE : S_OUT;
+                    state_q   <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
                 end
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin
