@@ -15,7 +15,6 @@
 // Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
 // next WQE of that QP even if it was planned already.
 module wqe_emit
-    import wqe_dp_pkg::*;
 #(
     parameter int QPS   = 64,   // QP slots
     parameter int TAG_W = 4,    // DMA tag width
@@ -26,7 +25,7 @@ module wqe_emit
     // from wqe_gather
     input  wire                  s_commit_valid,
     output logic                 s_commit_ready,
-    input  wire wqe_t            s_commit,
+    input  wire wqe_dp_pkg::wqe_t            s_commit,
     input  wire [19:0]           s_commit_packets,
     input  wire                  s_pkt_valid,
     output logic                 s_pkt_ready,
@@ -66,7 +65,7 @@ module wqe_emit
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
-    output frame_desc_t          m_desc,
+    output wqe_dp_pkg::frame_desc_t          m_desc,
     output logic                 m_pay_valid,
     input  wire                  m_pay_ready,
     output logic [63:0]          m_pay_data,
@@ -75,7 +74,7 @@ module wqe_emit
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
-    output cqe_t                 m_cqe
+    output wqe_dp_pkg::cqe_t                 m_cqe
 );
 
     typedef enum logic [3:0] {
@@ -83,7 +82,7 @@ module wqe_emit
     } state_t;
     state_t state_q;
 
-    wqe_t        w_q;
+    wqe_dp_pkg::wqe_t        w_q;
     logic [19:0] left_q;            // packets not yet taken
     logic [19:0] index_q;           // index of the current packet in the message
     logic        drop_q;            // the WQE's packets are dropped (flush or fault)
@@ -187,11 +186,15 @@ module wqe_emit
     assign psn_take_valid = state_q == S_PKT && pkt_ready_now && !drop_q && !pkt_fault;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
-    assign m_cqe          = '{wr_id: w_q.wr_id, qpn: w_q.ctx.qpn,
-                              byte_len: status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0,
-                              index: w_q.index,
-                              opcode: w_q.opcode_known ? w_q.opcode_raw : 8'hFF,
-                              status: status_q};
+    always_comb begin
+        m_cqe          = '0;
+        m_cqe.wr_id    = w_q.wr_id;
+        m_cqe.qpn      = w_q.ctx.qpn;
+        m_cqe.byte_len = status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0;
+        m_cqe.index    = w_q.index;
+        m_cqe.opcode   = w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
+        m_cqe.status   = status_q;
+    end
 
     // Piece streaming: the piece's words are read in order, one per cycle; a word wqe_concat
     // does not take is read again (the read port re-reads the address before rd_q).

@@ -15,7 +15,6 @@
 // Two buffers, so that the parse of one WQE overlaps the fetch of the next; parse frees a
 // buffer with buf_free. One read is outstanding at a time, under tag TAG.
 module wqe_fetch
-    import wqe_dp_pkg::*;
 #(
     parameter int DATA_BYTES = 8,   // DMA beat bytes; only 8 (64-bit) is supported
     parameter int TAG_W      = 4,   // DMA tag width
@@ -26,7 +25,7 @@ module wqe_fetch
     // picks from the scheduler
     input  wire                    s_pick_valid,
     output logic                   s_pick_ready,
-    input  wire pick_t             s_pick,
+    input  wire wqe_dp_pkg::pick_t             s_pick,
     // DMA read requests
     output logic                   m_rd_req_valid,
     input  wire                    m_rd_req_ready,
@@ -42,7 +41,7 @@ module wqe_fetch
     // the fetched WQE, to wqe_parse
     output logic                   m_wqe_valid,
     input  wire                    m_wqe_ready,
-    output pick_t                  m_wqe_pick,
+    output wqe_dp_pkg::pick_t                  m_wqe_pick,
     output logic [4:0]             m_wqe_status,
     output logic [6:0]             m_wqe_bytes64,  // 64-byte blocks in the buffer: 0, 1 or BLOCKS
     output logic                   m_wqe_buf,
@@ -64,7 +63,7 @@ module wqe_fetch
 
     typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;
     state_t      state_q;
-    pick_t       pick_q;
+    wqe_dp_pkg::pick_t       pick_q;
     logic        buf_q;               // the buffer being filled
     logic [6:0]  word_q;              // next word written in it
     logic [4:0]  status_q;

@@ -16,7 +16,6 @@
 // Buffer space is taken in whole pieces, in order, as a ring: a piece starts on a word, so a
 // piece of n bytes takes ceil(n / 8) words; wqe_emit returns them in the same order.
 module wqe_gather
-    import wqe_dp_pkg::*;
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
     parameter int BUF_W  = 11    // log2 of the packet buffer's 64-bit words
@@ -26,17 +25,17 @@ module wqe_gather
     // from wqe_parse
     input  wire                  s_wqe_valid,
     output logic                 s_wqe_ready,
-    input  wire wqe_t            s_wqe,
+    input  wire wqe_dp_pkg::wqe_t            s_wqe,
     input  wire                  s_sge_valid,
     output logic                 s_sge_ready,
-    input  wire sge_t            s_sge,
+    input  wire wqe_dp_pkg::sge_t            s_sge,
     input  wire                  s_inl_valid,
     output logic                 s_inl_ready,
     input  wire [63:0]           s_inl_data,
     // to wqe_emit: the WQE (with its packet count), then its packets
     output logic                 m_commit_valid,
     input  wire                  m_commit_ready,
-    output wqe_t                 m_commit,
+    output wqe_dp_pkg::wqe_t                 m_commit,
     output logic [19:0]          m_commit_packets,
     output logic                 m_pkt_valid,
     input  wire                  m_pkt_ready,
@@ -81,7 +80,7 @@ module wqe_gather
     } state_t;
     state_t state_q;
 
-    wqe_t        w_q;
+    wqe_dp_pkg::wqe_t        w_q;
     logic [12:0] mtu_q;
     logic [31:0] off_q;            // message bytes planned
     logic [19:0] packets_q;

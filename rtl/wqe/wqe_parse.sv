@@ -5,7 +5,7 @@
 
 // WQE checks: reads a fetched WQE from its buffer word by word, decodes it, checks it as the
 // model's model/src/wqe/check.rs does (docs/wqe.md, "Checks and statuses"), sends its data
-// segments through the memory-region check, and hands a wqe_t with the status to the sender.
+// segments through the memory-region check, and hands a wqe_dp_pkg::wqe_t with the status to the sender.
 //
 // The WQE's segments are contiguous from word 0 (control, address vector, remote address, data
 // segments or inline data), so the words are read in order, one per cycle, and each is taken
@@ -18,7 +18,6 @@
 // words go out as they are read, which is safe: an inline WQE that gets this far passes (its
 // only later check, the UD MTU, is decided from the control segment before its data).
 module wqe_parse
-    import wqe_dp_pkg::*;
 #(
     parameter int MAX_SGE = 16   // data segments a WQE may have (model: SendEngine::max_sge)
 ) (
@@ -27,7 +26,7 @@ module wqe_parse
     // from wqe_fetch
     input  wire              s_wqe_valid,
     output logic             s_wqe_ready,
-    input  wire pick_t       s_wqe_pick,
+    input  wire wqe_dp_pkg::pick_t       s_wqe_pick,
     input  wire [4:0]        s_wqe_status,
     input  wire [6:0]        s_wqe_blocks,
     input  wire              s_wqe_buf,
@@ -49,10 +48,10 @@ module wqe_parse
     // to the sender
     output logic             m_wqe_valid,
     input  wire              m_wqe_ready,
-    output wqe_t             m_wqe,
+    output wqe_dp_pkg::wqe_t             m_wqe,
     output logic             m_sge_valid,
     input  wire              m_sge_ready,
-    output sge_t             m_sge,
+    output wqe_dp_pkg::sge_t             m_sge,
     output logic             m_inl_valid,
     input  wire              m_inl_ready,
     output logic [63:0]      m_inl_data
@@ -61,7 +60,7 @@ module wqe_parse
     typedef enum logic [2:0] {S_IDLE, S_READ, S_WAIT, S_SGE, S_OUT} state_t;
     state_t state_q;
 
-    pick_t      pick_q;
+    wqe_dp_pkg::pick_t      pick_q;
     logic [4:0] fetch_status_q;
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
@@ -99,7 +98,7 @@ module wqe_parse
     logic [4:0]   mr_seen_q;       // region checks answered
     logic [4:0]   mr_status_q;     // the first failing one, else success
     logic [35:0]  total_q;
-    sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
+    wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
 
     // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
@@ -223,7 +222,7 @@ module wqe_parse
     // The data-segment table (LUT RAM): written as each segment's second word is taken.
     always_ff @(posedge clk) begin
         if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
-            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= '{addr: sge_addr_q, len: rd_data[31:0]};
+            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, rd_data[31:0]};   // sge_t: addr, len
         end
     end
 
