@@ -78,7 +78,9 @@ pub type Frames<'a> = dyn FnMut(&[u8]) -> io::Result<()> + 'a;
 pub trait Unit {
     /// Rings every doorbell and runs the engine until it is idle: each frame to `frame` in the
     /// order it leaves, and the completions returned in the order they were written to the
-    /// completion ring. `vcd` asks for a waveform trace (the RTL only).
+    /// completion ring. When the ring fills (only past 2^16 requests), every completion in it
+    /// has been read, and the runner releases them all with the ring's consumer doorbell.
+    /// `vcd` asks for a waveform trace (the RTL only).
     fn run(
         &mut self,
         job: Job,
@@ -127,4 +129,49 @@ pub fn run(args: Args) -> Outcome {
         completions::summary(frames, bytes, &cqes)
     );
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The frames and completions (phase bits cleared) of the error example, run with a
+    /// completion ring of `2^cq_log2` entries, or the one `lay_out` sizes.
+    fn run_errors(cq_log2: Option<u32>) -> (Vec<Vec<u8>>, Vec<Cqe>) {
+        let text = include_str!("../../docs/examples/send_errors.toml");
+        let plan = check::check(&scenario::parse(text).unwrap()).unwrap();
+        let mut job = layout::lay_out(plan);
+        if let Some(k) = cq_log2 {
+            job.cq = Ring::new(k).unwrap();
+        }
+        let mut frames = Vec::new();
+        let cqes = Engine::Model
+            .send()
+            .unwrap()
+            .run(job, None, &mut |f: &[u8]| {
+                frames.push(f.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        let cqes = cqes
+            .into_iter()
+            .map(|c| Cqe { phase: false, ..c })
+            .collect();
+        (frames, cqes)
+    }
+
+    /// A completion ring that fills (past 2^16 requests) is consumed as it fills and changes
+    /// nothing in the run.
+    #[test]
+    fn a_full_completion_ring_is_consumed_without_changing_the_run() {
+        let (frames, cqes) = run_errors(None);
+        assert_eq!((frames.len(), cqes.len()), (13, 16));
+        for k in [0, 1, 2, 3] {
+            assert_eq!(
+                run_errors(Some(k)),
+                (frames.clone(), cqes.clone()),
+                "ring 2^{k}"
+            );
+        }
+    }
 }

@@ -10,7 +10,8 @@
 //!   so a QP of small WQEs gets a small ring, as a driver would size it.
 //! - The completion ring starts at `RESERVED_BASE + 4 GiB` (after the 64 send rings) with the
 //!   next power of two of entries holding a completion for every request, so the engine never
-//!   waits for software to consume one.
+//!   waits for software to consume one; past 2^16 requests in all it has the largest size, 2^16,
+//!   and the engine's runner consumes the completions whenever it fills.
 
 use super::check::{Plan, RegionFill};
 use super::hostmem::{Fill, HostMemory};
@@ -26,7 +27,7 @@ pub const RESERVED_END: u64 = RESERVED_BASE + (1 << 33) - 1;
 const RING_SPACING: u64 = (1 << Ring::MAX_LOG2) * 16 * BLOCK_BYTES as u64;
 /// Where the completion ring starts.
 pub const CQ_BASE: u64 = RESERVED_BASE + DEFAULT_QPS as u64 * RING_SPACING;
-/// The most requests in a scenario, and on one QP: the largest ring.
+/// The most requests on one QP: the largest ring.
 pub const MAX_WRS: usize = 1 << Ring::MAX_LOG2;
 /// The most bytes of `[[memory]]` a scenario may hold in all (it is allocated).
 pub const MAX_MEMORY: u64 = 1 << 30;
@@ -77,7 +78,7 @@ pub fn lay_out(plan: Plan) -> Job {
             producer: q.wqes.len() as u32,
         });
     }
-    let cq = Ring::new(log2_ceil(requests)).expect("check.rs bounds the requests");
+    let cq = Ring::new(log2_ceil(requests).min(Ring::MAX_LOG2)).expect("at most the largest");
     memory
         .add(CQ_BASE, cq.entries() as usize * CQE_BYTES, Fill::Zero)
         .expect("inside the reserved area");

@@ -276,19 +276,27 @@ struct Raw {
     wr: Vec<Spanned<Value>>,
 }
 
-/// Line (from 1) of byte `at` of `text`.
-fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// Where each line of the text starts, to number the line of a byte offset in log time (a
+/// scenario may hold 10^5 tables).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1);
+        Lines(std::iter::once(0).chain(breaks).collect())
+    }
+
+    /// The line (from 1) of byte `at`.
+    fn of(&self, at: usize) -> usize {
+        self.0.partition_point(|&start| start <= at)
+    }
 }
 
 /// Reads a scenario.
 pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    let lines = Lines::new(text);
     let raw: Raw = toml::from_str(text).map_err(|e| ScenarioError {
-        line: e.span().map_or(0, |s| line_of(text, s.start)),
+        line: e.span().map_or(0, |s| lines.of(s.start)),
         place: None,
         message: plain(e.message(), &[]),
     })?;
@@ -297,11 +305,11 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         place: None,
         message: "missing table [nic]".into(),
     })?;
-    let nic = typed(text, "nic", None, nic);
-    let memory = typed_all(text, "memory", raw.memory);
-    let mr = typed_all(text, "mr", raw.mr);
-    let qp = typed_all(text, "qp", raw.qp);
-    let wr = typed_all(text, "wr", raw.wr);
+    let nic = typed(&lines, "nic", None, nic);
+    let memory = typed_all(&lines, "memory", raw.memory);
+    let mr = typed_all(&lines, "mr", raw.mr);
+    let qp = typed_all(&lines, "qp", raw.qp);
+    let wr = typed_all(&lines, "wr", raw.wr);
     // The first error in the file, whichever table it is in.
     let first = [
         nic.as_ref().err(),
@@ -330,24 +338,24 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
 }
 
 fn typed_all<T: for<'de> Deserialize<'de>>(
-    text: &str,
+    lines: &Lines,
     table: &'static str,
     values: Vec<Spanned<Value>>,
 ) -> Result<Vec<At<T>>, ScenarioError> {
     values
         .into_iter()
         .enumerate()
-        .map(|(i, v)| typed(text, table, Some(i + 1), v))
+        .map(|(i, v)| typed(lines, table, Some(i + 1), v))
         .collect()
 }
 
 fn typed<T: for<'de> Deserialize<'de>>(
-    text: &str,
+    lines: &Lines,
     table: &'static str,
     number: Option<usize>,
     value: Spanned<Value>,
 ) -> Result<At<T>, ScenarioError> {
-    let line = line_of(text, value.span().start);
+    let line = lines.of(value.span().start);
     let place = Place { table, number };
     let item = value.into_inner().try_into::<T>().map_err(|e| {
         // The error's text ends with the path of keys it happened under: "in `sge.length`".
@@ -458,6 +466,13 @@ mod tests {
             "s.toml:1: [nic]: key \"mac\": \"02:00:00:00:00\" is not a MAC address (six hex \
              pairs, as 02:00:00:00:00:01)"
         );
+    }
+
+    #[test]
+    fn line_numbers() {
+        let l = Lines::new("a\nbc\n\nd");
+        let got: Vec<usize> = (0..8).map(|i| l.of(i)).collect();
+        assert_eq!(got, [1, 1, 2, 2, 2, 3, 4, 4]);
     }
 
     #[test]
