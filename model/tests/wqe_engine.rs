@@ -572,3 +572,62 @@ proptest! {
         run(&wrs)?;
     }
 }
+
+/// A WQE the engine cannot read: a slot past host memory faults (`general_err`, no opcode), a
+/// `BLOCKS` of 0 or above the stride is `loc_qp_op_err` under the block's own `WR_ID`; either
+/// way the QP goes to ERR and its next WQE flushes.
+#[test]
+fn unreadable_wqes() {
+    for case in 0..3 {
+        let (mut e, _, mut mem) = setup();
+        let mut q = Queues::<64>::new(
+            CompletionRing::new(Ring::new(CQ_LOG2).unwrap(), 0).unwrap(),
+            CQ,
+        );
+        // Stride 2 blocks; case 0 puts the ring where no memory is.
+        let base = if case == 0 { 0x900_0000 } else { RINGS };
+        let ring = SendRing::new(Ring::new(2).unwrap(), 1, base).unwrap();
+        q.attach(0x11, ring, 0).unwrap();
+        let w = Wr {
+            qp: 0,
+            opcode: 2,
+            signaled: true,
+            solicited: false,
+            inline: Some(vec![1, 2, 3]),
+            sges: vec![],
+            av: (false, None, 0, 0, false),
+            av_mismatch: false,
+            imm: 0,
+        };
+        for i in 0..2u32 {
+            let mut b = encode(&w, i);
+            b[2] = [1, 0, 3][case]; // BLOCKS: fine, 0, above the stride of 2
+            b.resize(128, 0);
+            if case != 0 {
+                mem.write(base + u64::from(i) * 128, &b).unwrap();
+            }
+        }
+        q.doorbell(0x11, 2).unwrap();
+        let mut frames = 0;
+        let mut got = Vec::new();
+        while let Step::Ran { cqe, .. } = q
+            .step(&mut e, &mut mem, &mut |_: &[u8]| frames += 1)
+            .unwrap()
+        {
+            got.extend(cqe.map(|c| (c.1.wr_id, c.1.status, c.1.opcode)));
+        }
+        let first = if case == 0 {
+            (0, Status::GeneralErr, None)
+        } else {
+            (0xABC0_0000, Status::LocQpOpErr, Some(Opcode::Send))
+        };
+        let flushed = if case == 0 {
+            (0, Status::WrFlushErr, None)
+        } else {
+            (0xABC0_0010, Status::WrFlushErr, Some(Opcode::Send))
+        };
+        assert_eq!(got, vec![first, flushed], "case {case}");
+        assert_eq!(frames, 0);
+        assert_eq!(e.qps.get(0x11).unwrap().state(), QpState::Err);
+    }
+}

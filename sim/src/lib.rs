@@ -12,7 +12,8 @@
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
 //! - one driver per pipeline ([`entropy`], [`tso`], [`rss`]) that the tests, benches and the CLI
 //!   share;
-//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
+//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link;
+//! - [`wqe`]: the WQE engine's surroundings, such as the host memory behind its DMA ports.
 
 pub mod axis;
 pub mod board;
@@ -22,6 +23,7 @@ pub mod rss;
 pub mod scoreboard;
 pub mod stream;
 pub mod tso;
+pub mod wqe;
 
 /// The generated wrappers, one per DUT (see `sim/build/`).
 #[allow(missing_docs, clippy::all)]

@@ -66,7 +66,12 @@ impl Raw {
         Raw {
             wr_id: get_u64(&c, super::layout::control::WR_ID.offset),
             index: get_u32(&c, super::layout::control::INDEX.offset),
-            opcode: Opcode::from_u8(c[super::layout::control::OPCODE.offset]),
+            // A WQE whose first block could not be read has no opcode (not RDMA_WRITE's 0).
+            opcode: if bytes.is_empty() {
+                None
+            } else {
+                Opcode::from_u8(c[super::layout::control::OPCODE.offset])
+            },
         }
     }
 

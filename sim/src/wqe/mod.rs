@@ -1,0 +1,3 @@
+//! Co-simulation pieces of the WQE engine's test bench.
+
+pub mod host_memory;
