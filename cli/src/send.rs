@@ -10,18 +10,16 @@
 
 mod check;
 mod completions;
-mod hostmem;
 mod layout;
 mod scenario;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
 use crate::{Failure, Outcome};
-use hostmem::HostMemory;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig};
 use rocenic_model::wire::{LinkType, PcapWriter};
-use rocenic_model::wqe::{Cqe, Nic, Ring, SendRing};
+use rocenic_model::wqe::{Cqe, HostMemory, Nic, Ring, SendRing};
 use std::io;
 use std::path::{Path, PathBuf};
 

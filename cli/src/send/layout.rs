@@ -14,10 +14,9 @@
 //!   and the engine's runner consumes the completions whenever it fills.
 
 use super::check::{Plan, RegionFill};
-use super::hostmem::{Fill, HostMemory};
 use super::{Job, SendQueue};
 use rocenic_model::qp::DEFAULT_QPS;
-use rocenic_model::wqe::{Memory, Ring, SendRing, BLOCK_BYTES, CQE_BYTES};
+use rocenic_model::wqe::{Fill, HostMemory, Memory, Ring, SendRing, BLOCK_BYTES, CQE_BYTES};
 
 /// First byte of the area reserved for the rings.
 pub const RESERVED_BASE: u64 = 1 << 62;
