@@ -6,7 +6,8 @@
 //! WQE). What the verbs engine itself judges (a bad lkey, a zero-length or misplaced gather
 //! entry, too many entries, an RDMA WRITE on a UD QP, an address vector on the wrong QP type)
 //! is not checked here: it runs and completes with its status, which is how a scenario
-//! exercises the error paths. The first error, in file order, is reported.
+//! exercises the error paths. The first error is reported, table kind by table kind in the
+//! order of the functions below, each in file order.
 
 use super::layout::{MAX_MEMORY, MAX_WRS, RESERVED_BASE, RESERVED_END};
 use super::scenario::{self, At, FillName, OpName, Place, QpKind, Scenario, ScenarioError};
