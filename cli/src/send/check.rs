@@ -81,11 +81,6 @@ fn range<U>(at: &At<U>, ok: bool, key: &str, value: u64, range: &str) -> Result<
     }
 }
 
-/// The entry a place's table refers to, for messages: `[[mr]] #1`.
-fn other(place: Place) -> String {
-    place.to_string()
-}
-
 /// Checks `s` and builds its plan.
 pub fn check(s: &Scenario) -> Result<Plan, ScenarioError> {
     let (nic, profile, families) = nic(&s.nic)?;
@@ -178,8 +173,7 @@ fn memory(list: &[At<scenario::Memory>]) -> Result<Vec<Region>, ScenarioError> {
                 at,
                 format!(
                     "0x{:x}..=0x{last:x} overlaps {} (0x{a:x}..=0x{b:x})",
-                    m.addr,
-                    other(*p)
+                    m.addr, p
                 ),
             );
         }
@@ -242,11 +236,7 @@ fn regions(list: &[At<scenario::Mr>]) -> Result<Vec<MemoryRegion>, ScenarioError
         if let Some(i) = out.iter().position(|r| r.lkey == m.lkey) {
             return fail(
                 at,
-                format!(
-                    "key \"lkey\": 0x{:x} is also {}'s",
-                    m.lkey,
-                    other(places[i])
-                ),
+                format!("key \"lkey\": 0x{:x} is also {}'s", m.lkey, places[i]),
             );
         }
         let slots = DEFAULT_MRS as u32;
@@ -259,7 +249,7 @@ fn regions(list: &[At<scenario::Mr>]) -> Result<Vec<MemoryRegion>, ScenarioError
                      bits {}:{MR_SLOT_LSB} of a {slots}-entry table); the engine holds one \
                      region per slot",
                     m.lkey,
-                    other(places[i]),
+                    places[i],
                     out[i].lkey,
                     MR_SLOT_LSB + slots.trailing_zeros() - 1,
                 ),
@@ -358,7 +348,7 @@ fn queue_pairs(
         if let Some(i) = out.iter().position(|p| p.qpn == q.qpn) {
             return fail(
                 at,
-                format!("key \"qpn\": 0x{:x} is also {}'s", q.qpn, other(places[i])),
+                format!("key \"qpn\": 0x{:x} is also {}'s", q.qpn, places[i]),
             );
         }
         if out.len() == DEFAULT_QPS {

@@ -298,7 +298,7 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let raw: Raw = toml::from_str(text).map_err(|e| ScenarioError {
         line: e.span().map_or(0, |s| lines.of(s.start)),
         place: None,
-        message: plain(e.message(), &[]),
+        message: plain(e.message(), &[], "table"),
     })?;
     let nic = raw.nic.ok_or(ScenarioError {
         line: 0,
@@ -368,15 +368,15 @@ fn typed<T: for<'de> Deserialize<'de>>(
         ScenarioError {
             line,
             place: Some(place),
-            message: plain(e.message(), &path),
+            message: plain(e.message(), &path, "key"),
         }
     })?;
     Ok(At { item, line, place })
 }
 
-/// serde's wording in the file's terms: keys rather than fields, each named with its dotted
-/// path, and integer types as ranges.
-fn plain(message: &str, path: &[&str]) -> String {
+/// serde's wording in the file's terms: keys (or at the top level, tables) rather than fields,
+/// each named with its dotted path, and integer types as ranges.
+fn plain(message: &str, path: &[&str], what: &str) -> String {
     let key = |name: &str| {
         let mut p = path.to_vec();
         p.push(name);
@@ -385,12 +385,6 @@ fn plain(message: &str, path: &[&str]) -> String {
     let names = |list: &str| list.replace('`', "");
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let (name, expected) = rest.split_once('`').unwrap_or((rest, ""));
-        let what = if path.is_empty() && message.contains("`nic`") {
-            // The top level's keys are the tables.
-            "table"
-        } else {
-            "key"
-        };
         let expected = expected
             .trim_start_matches(", ")
             .replace("there are no fields", "no keys here");
