@@ -1,3 +1,6 @@
-//! Co-simulation pieces of the WQE engine's test bench.
+//! The WQE engine (`rtl/wqe/`): its parts' benches and the host memory they read and write.
 
+pub mod bits;
+pub mod dp;
+pub mod frame;
 pub mod host_memory;
