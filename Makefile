@@ -114,7 +114,9 @@ sim: deps
 	$(CARGO) test -p rocenic-sim
 
 ## interop: TSO segments from the RTL and the model (byte-identical) read by tshark with IPv4 and
-## TCP checksum validation; fails on a bad checksum, a malformed packet or an expert error.
+## TCP checksum validation; fails on a bad checksum, a malformed packet or an expert error. Then
+## the RoCEv2 frames of `rocenic send` scenarios, read by tshark with the same rules (the one
+## accepted note: the zero UDP checksum of IPv6 RoCEv2), their ICRCs checked by `rocenic icrc`.
 interop: deps
 	$(CARGO) build -q -p rocenic
 	tests/interop.sh
