@@ -71,6 +71,11 @@ module wqe_parse
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
+    // The decode stage: a non-data word taken last cycle, decoded from this register (the
+    // buffer's read port is too slow to decode from directly).
+    logic        dv_q;
+    logic [63:0] dw_q;
+    logic [6:0]  di_q;
 
     // Control segment fields.
     logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
@@ -128,16 +133,17 @@ module wqe_parse
                 || (!inline_en && nsge_q > 8'(MAX_SGE));
 
     // The word in rd_data: which part of the WQE it is.
-    wire in_av    = av_en && ri_q >= 7'd4 && ri_q < 7'd10;
-    wire in_raddr = is_write && ri_q >= w_raddr && ri_q < w_data;
+    wire d_av     = av_en && di_q >= 7'd4 && di_q < 7'd10;
+    wire d_raddr  = is_write && di_q >= w_raddr && di_q < w_data;
     wire in_data  = layout_q && ri_q >= w_data;
     wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
     wire inl_word = inline_en && in_data;
 
     // Can the word in rd_data be taken this cycle?
     wire push_ok = !dec_err_q && !nopush_q;
-    wire take = rv_q && (!in_data || !push_ok
-                 || (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1)));
+    // A data word waits until the words before it are decoded (the verdict so far is known).
+    wire take = rv_q && (!in_data || !push_ok || (!dv_q &&
+                 (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1))));
 
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
@@ -146,12 +152,12 @@ module wqe_parse
 
     assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
-    assign m_mr_valid   = rv_q && sge_hi && push_ok;
+    assign m_mr_valid   = rv_q && sge_hi && push_ok && !dv_q;
     assign m_mr_lkey    = rd_data[63:32];
     assign m_mr_pd      = pick_q.ctx.pd;
     assign m_mr_addr    = sge_addr_q;
     assign m_mr_len     = rd_data[31:0];
-    assign m_inl_valid  = rv_q && inl_word && push_ok;
+    assign m_inl_valid  = rv_q && inl_word && push_ok && !dv_q;
     assign m_inl_data   = rd_data;
     assign s_mr_ready   = 1'b1;
 
@@ -247,6 +253,7 @@ module wqe_parse
                     nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
                     layout_q       <= 1'b0;
                     rv_q           <= 1'b0;
+                    dv_q           <= 1'b0;
                     {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
                     {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
                     dec_err_q      <= 1'b0;
@@ -271,54 +278,61 @@ module wqe_parse
                     end else if (issue) begin
                         ri_q <= next_q;
                     end
-                    if (take) begin
-                        case (ri_q)
-                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= rd_data;
+                    dv_q <= take && !in_data;
+                    if (take && !in_data) begin
+                        dw_q <= rd_data;
+                        di_q <= ri_q;
+                    end
+                    if (dv_q) begin
+                        case (di_q)
+                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
                             7'd1: begin
-                                imm_q        <= rd_data[31:0];
-                                inline_len_q <= rd_data[47:32];
-                                av_b_q       <= rd_data[55:48];
-                                if (rd_data[63:56] != 8'd0) dec_err_q <= 1'b1;
+                                imm_q        <= dw_q[31:0];
+                                inline_len_q <= dw_q[47:32];
+                                av_b_q       <= dw_q[55:48];
+                                if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
                             end
-                            7'd2: wr_id_q <= rd_data;
-                            7'd3: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                            7'd2: wr_id_q <= dw_q;
+                            7'd3: if (dw_q != 64'd0) dec_err_q <= 1'b1;
                             default: ;
                         endcase
-                        if (in_av) begin
-                            case (ri_q)
+                        if (d_av) begin
+                            case (di_q)
                                 7'd4: begin
-                                    dqpn_q <= rd_data[23:0];
-                                    qkey_q <= rd_data[63:32];
-                                    if (rd_data[31:24] != 8'd0) dec_err_q <= 1'b1;
+                                    dqpn_q <= dw_q[23:0];
+                                    qkey_q <= dw_q[63:32];
+                                    if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
                                 end
-                                7'd5: dgid_q[127:64] <= bswap64(rd_data);
-                                7'd6: dgid_q[63:0]   <= bswap64(rd_data);
+                                7'd5: dgid_q[127:64] <= bswap64(dw_q);
+                                7'd6: dgid_q[63:0]   <= bswap64(dw_q);
                                 7'd7: begin
-                                    dmac_q <= 48'(bswap64({rd_data[47:0], 16'b0}));
-                                    tci_q  <= rd_data[63:48];
+                                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                                    tci_q  <= dw_q[63:48];
                                 end
                                 7'd8: begin
-                                    fl_q     <= rd_data[19:0];
-                                    tclass_q <= rd_data[39:32];
-                                    hop_q    <= rd_data[47:40];
-                                    avflag_q <= rd_data[48];
-                                    if (rd_data[31:20] != 12'd0 || rd_data[63:49] != 15'd0
-                                        || tci_q[12] || (!rd_data[48] && tci_q != 16'd0)) begin
+                                    fl_q     <= dw_q[19:0];
+                                    tclass_q <= dw_q[39:32];
+                                    hop_q    <= dw_q[47:40];
+                                    avflag_q <= dw_q[48];
+                                    if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
+                                        || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
                                         dec_err_q <= 1'b1;
                                     end
                                 end
-                                7'd9: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                                7'd9: if (dw_q != 64'd0) dec_err_q <= 1'b1;
                                 default: ;
                             endcase
                         end
-                        if (in_raddr) begin
-                            if (ri_q == w_raddr) begin
-                                raddr_q <= rd_data;
+                        if (d_raddr) begin
+                            if (di_q == w_raddr) begin
+                                raddr_q <= dw_q;
                             end else begin
-                                rkey_q <= rd_data[31:0];
-                                if (rd_data[63:32] != 32'd0) dec_err_q <= 1'b1;
+                                rkey_q <= dw_q[31:0];
+                                if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
                             end
                         end
+                    end
+                    if (take) begin
                         if (in_data && push_ok) begin
                             if (inline_en) begin
                                 inl_q <= inl_q + 8'd1;
@@ -330,8 +344,8 @@ module wqe_parse
                             end
                         end
                     end
-                    // Words 0 and 1 are in by the cycle after word 1 is taken: size the read.
-                    if (!layout_q && rv_q && take && ri_q == 7'd3) begin
+                    // Words 0 and 1 are decoded by the time word 3 is: size the read.
+                    if (!layout_q && dv_q && di_q == 7'd3) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU fails before its data, so inline words go out only for a pass.
@@ -344,7 +358,8 @@ module wqe_parse
                             nwords_q <= 7'((seg_end + 17'd7) >> 3);
                         end
                     end
-                    if (!issue && !(rv_q && !take) && next_q >= nwords_q && (layout_q || nwords_q == 7'd0)) begin
+                    if (!issue && !(rv_q && !take) && !dv_q && next_q >= nwords_q
+                        && (layout_q || nwords_q == 7'd0)) begin
                         state_q <= S_WAIT;
                     end
                 end
