@@ -10,8 +10,8 @@
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
-//! - one driver per pipeline ([`entropy`], [`tso`], [`rss`]) that the tests, benches and the CLI
-//!   share;
+//! - one driver per pipeline ([`entropy`], [`tso`], [`rss`], [`wqe`]) that the tests, benches
+//!   and the CLI share;
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
 pub mod axis;
@@ -22,6 +22,7 @@ pub mod rss;
 pub mod scoreboard;
 pub mod stream;
 pub mod tso;
+pub mod wqe;
 
 /// The generated wrappers, one per DUT (see `sim/build/`).
 #[allow(missing_docs, clippy::all)]
