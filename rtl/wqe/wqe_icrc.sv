@@ -16,13 +16,14 @@
 // the frame is shorter; tkeep contiguous from lane 0.
 //
 // Datapath, a stall-all pipeline that moves on adv:
-//   A    the input register, with the beat's index in its frame (saturating) and the tag bit
+//   A    the input register, with the beat's index in its frame (saturating), the tag bit, and
+//        each lane's masking flags, a table of index and tag looked up as the beat comes in
 //   B    the CRC's view of the beat: lanes before the IP header zeroed, the ICRC's variant fields
 //        set to ones (IPv4 TOS, TTL, checksum; IPv6 traffic class, flow label, hop limit; UDP
-//        checksum; BTH byte 4), lanes past a last beat's bytes zeroed. The positions depend on
-//        the beat index, the tag and the IP version only, never on the data, so this is a few
-//        LUTs per lane. Also the last beat's byte count as a one-hot lane and as k, and its
-//        output length from its own start: max(bytes + 4, 60 - start).
+//        checksum; BTH byte 4), lanes past a last beat's bytes zeroed. Only the IP version is
+//        read from the data (in the beat that holds it), so this is a few LUTs per lane. Also
+//        the last beat's end as a one-hot lane and as k, and its output length from its own
+//        start: max(bytes + 4, 60 - start).
 //   C..E wqe_icrc_crc (2 + log2(DATA_BYTES) stages), which carries the beat along
 //   out  the last beat takes the ICRC over its empty lanes; what does not fit, and any padding,
 //        goes out in extra beats, during which the pipeline holds (the only stall of the input)
@@ -108,29 +109,53 @@ module wqe_icrc
         rem_at = REM_W'((start + i + 1 + 4 < MIN_FRAME) ? MIN_FRAME - start : i + 1 + 4);
     endfunction
 
+    // Every choice below is among one-hot cases, each output bit an OR of the cases where a
+    // constant table has a one (a balanced OR tree, where a chain of ifs would be as deep as
+    // there are lanes). The cases: (beat index b, tag t) at 2b + t for the lane flags; (beat
+    // index b, last lane i) at b * W + i for the output length; the last lane for k (empty
+    // lanes).
+    localparam int CASES = IDX_MAX + 1;
+
+    function automatic logic [2*CASES-1:0] flag_table(input int i, input int f);
+        for (int c = 0; c < 2 * CASES; c++) begin
+            flag_table[c] = |(lane_at((c / 2) * W + i, c % 2 == 1 ? 18 : 14) & (LF'(1) << f));
+        end
+    endfunction
+
+    function automatic logic [CASES*W-1:0] rem_table(input int k);
+        for (int c = 0; c < CASES * W; c++) begin
+            rem_table[c] = |(rem_at((c / W) * W, c % W) & (REM_W'(1) << k));
+        end
+    endfunction
+
+    function automatic logic [W-1:0] empty_table(input int k);
+        for (int i = 0; i < W; i++) begin
+            empty_table[i] = |(KW'(W - 1 - i) & (KW'(1) << k));
+        end
+    endfunction
+
     // ------------------------------------------------------------------------------------------
     // A: the input register, the frame's position, the lanes' flags.
-    logic              a_valid_q, a_first_q, a_last_q, a_vlan_q;
-    logic [DATA_W-1:0] a_data_q;
-    logic [W-1:0]      a_keep_q;
-    logic [IDX_W-1:0]  a_idx_q;
+    logic                 a_valid_q, a_first_q, a_last_q, a_vlan_q;
+    logic [DATA_W-1:0]    a_data_q;
+    logic [W-1:0]         a_keep_q;
+    logic [IDX_W-1:0]     a_idx_q;
     logic [W-1:0][LF-1:0] a_lanes_q;
-    logic [IDX_W-1:0]  next_idx_q;   // index of the next beat accepted
+    logic [IDX_W-1:0]     next_idx_q;   // index of the next beat accepted
+    logic [2*CASES-1:0]   in_case;      // its (index, tag) case
     logic [W-1:0][LF-1:0] in_lanes;
 
-    wire               in_first = next_idx_q == '0;
-    wire               in_vlan  = in_first ? s_axis_tuser : a_vlan_q;   // one per frame
+    wire                  in_first = next_idx_q == '0;
+    wire                  in_vlan  = in_first ? s_axis_tuser : a_vlan_q;   // one per frame
 
-    always_comb begin
-        in_lanes = '0;
-        for (int b = 0; b <= IDX_MAX; b++) begin
-            for (int t = 0; t < 2; t++) begin
-                if (next_idx_q == IDX_W'(b) && in_vlan == (t == 1)) begin
-                    for (int i = 0; i < W; i++) begin
-                        in_lanes[i] = lane_at(b * W + i, t == 1 ? 18 : 14);
-                    end
-                end
-            end
+    for (genvar c = 0; c < 2 * CASES; c++) begin : g_case
+        assign in_case[c] = next_idx_q == IDX_W'(c / 2) && in_vlan == (c % 2 == 1);
+    end
+
+    for (genvar i = 0; i < W; i++) begin : g_lane
+        for (genvar f = 0; f < LF; f++) begin : g_flag
+            localparam logic [2*CASES-1:0] TABLE = flag_table(i, f);
+            assign in_lanes[i][f] = |(in_case & TABLE);
         end
     end
 
@@ -150,17 +175,22 @@ module wqe_icrc
         end
     end
 
+    // Data registers load on every advance, bubbles too (valid says what they hold), so that
+    // their enable is the advance alone; only the frame's tag bit must skip bubbles.
     always_ff @(posedge clk) begin
-        if (adv && s_axis_tvalid) begin
+        if (adv) begin
             a_data_q  <= s_axis_tdata;
             a_keep_q  <= s_axis_tkeep;
             a_last_q  <= s_axis_tlast;
             a_first_q <= in_first;
-            a_vlan_q  <= in_vlan;
             a_idx_q   <= next_idx_q;
             a_lanes_q <= in_lanes;
+            if (s_axis_tvalid) begin
+                a_vlan_q <= in_vlan;
+            end
         end
     end
+
 
     // ------------------------------------------------------------------------------------------
     // B: the masked beat, and the last beat's length facts.
@@ -172,16 +202,18 @@ module wqe_icrc
     logic [KW-1:0]     b_empty;      // lanes after it
     logic [REM_W-1:0]  b_rem;        // output bytes from this beat's start (last beat)
 
+    // The version nibble is in the beat that holds the IP header's first byte, in one lane.
+    logic [W-1:0] at_l3, nib6;
+
+    for (genvar i = 0; i < W; i++) begin : g_version
+        assign at_l3[i] = a_lanes_q[i][L_AT_L3];
+        assign nib6[i]  = a_data_q[8*i+4 +: 4] == 4'd6;
+    end
+
+    assign b_v6 = |at_l3 ? |(at_l3 & nib6) : v6_q;
+
     always_comb begin
         logic [7:0] ones;
-        logic [W:0] keep_x;
-        // The version nibble is in the beat that holds the IP header's first byte.
-        b_v6 = v6_q;
-        for (int i = 0; i < W; i++) begin
-            if (a_lanes_q[i][L_AT_L3]) begin
-                b_v6 = a_data_q[8*i+4 +: 4] == 4'd6;
-            end
-        end
         for (int i = 0; i < W; i++) begin
             if (b_v6) begin
                 ones = a_lanes_q[i][L_V6] ? 8'hFF : {4'h0, {4{a_lanes_q[i][L_AT_L3]}}};
@@ -192,21 +224,25 @@ module wqe_icrc
             b_crc[8*i +: 8]  = (a_keep_q[i] && !a_lanes_q[i][L_ZERO]) ? (a_data_q[8*i +: 8] | ones)
                                                                    : 8'h00;
         end
-        // tkeep is contiguous: the last byte is where it steps down.
-        keep_x  = {1'b0, a_keep_q};
-        b_empty = '0;
-        b_rem   = '0;
-        for (int i = 0; i < W; i++) begin
-            b_end[i] = keep_x[i] && !keep_x[i+1];
-            if (b_end[i]) begin
-                b_empty = KW'(W - 1 - i);
-            end
-            for (int b = 0; b <= IDX_MAX; b++) begin
-                if (b_end[i] && a_idx_q == IDX_W'(b)) begin
-                    b_rem = rem_at(b * W, i);
-                end
-            end
-        end
+    end
+
+    // tkeep is contiguous: the last byte is where it steps down.
+    logic [CASES*W-1:0] end_case;
+
+    assign b_end = a_keep_q & ~{1'b0, a_keep_q[W-1:1]};
+
+    for (genvar c = 0; c < CASES * W; c++) begin : g_end_case
+        assign end_case[c] = b_end[c % W] && a_idx_q == IDX_W'(c / W);
+    end
+
+    for (genvar k = 0; k < REM_W; k++) begin : g_rem
+        localparam logic [CASES*W-1:0] TABLE = rem_table(k);
+        assign b_rem[k] = |(end_case & TABLE);
+    end
+
+    for (genvar k = 0; k < KW; k++) begin : g_empty
+        localparam logic [W-1:0] TABLE = empty_table(k);
+        assign b_empty[k] = |(b_end & TABLE);
     end
 
     logic              b_valid_q, b_first_q, b_last_q, b_vlan_q;
@@ -224,8 +260,10 @@ module wqe_icrc
     end
 
     always_ff @(posedge clk) begin
-        if (adv && a_valid_q) begin
-            v6_q      <= b_v6;
+        if (adv) begin
+            if (a_valid_q) begin
+                v6_q <= b_v6;
+            end
             b_first_q <= a_first_q;
             b_last_q  <= a_last_q;
             b_vlan_q  <= a_vlan_q;
@@ -236,6 +274,7 @@ module wqe_icrc
             b_rem_q   <= b_rem;
         end
     end
+
 
     // ------------------------------------------------------------------------------------------
     // C..E: the CRC, with the beat alongside.

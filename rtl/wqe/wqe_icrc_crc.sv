@@ -13,8 +13,9 @@
 //
 //   start  A zero byte moves the CRC register by a fixed invertible step, so a frame whose L2
 //          header is zeroed hashes as if it began at the IP header, provided the register
-//          starts at PREFIX stepped back over 14 (or 18, tagged) zero bytes. That value is a
-//          constant per case; the first beat's ones are folded into the data term off the loop.
+//          starts at PREFIX stepped back over 14 (or 18, tagged) zero bytes. That start is a
+//          constant per case, so its image after the first beat is one too, and it joins the
+//          first beat's data term before the loop.
 //   end    A last beat of n bytes is hashed as a whole beat whose k = DATA_BYTES - n high lanes
 //          are zero, which leaves the register k zero-byte steps too far. The steps are undone
 //          after the loop, in one stage per bit of k (k bytes back = the product of the stages
@@ -28,8 +29,8 @@
 //
 //   C  T * beat, one partial per 64-bit chunk (each output bit an XOR of about 32 bits), with
 //      the first beat's start term folded into chunk 0
-//   D  the register: each bit the XOR of about 16 register bits and the chunk partials; the
-//      only loop, 3 LUT levels at 64 and 512 bits
+//   D  the register: each bit the XOR of about 16 register bits (none on a first beat) and
+//      the chunk partials, the only loop
 //   E  log2(DATA_BYTES) stages that step the last beat's register back over its empty lanes,
 //      then the final inversion at the output
 //
@@ -115,8 +116,8 @@ module wqe_icrc_crc #(
 
     // ------------------------------------------------------------------------------------------
     // C: the data term; D: the register.
-    logic [31:0]   c_part_d [CHUNKS];
-    logic [31:0]   c_part_q [CHUNKS];
+    logic [CHUNKS-1:0][31:0] c_part_d;
+    logic [CHUNKS-1:0][31:0] c_part_q;
     logic          c_first_q;
     logic [KW-1:0] c_empty_q;
     logic [31:0]   c_sum;           // the chunks' partials together
@@ -146,10 +147,10 @@ module wqe_icrc_crc #(
 
     // ------------------------------------------------------------------------------------------
     // E: k bytes back, one stage per bit of k; stage j reads e_in[j] and its bit j of k.
-    logic [31:0]   e_in      [KW];
-    logic [KW-1:0] e_empty_q [KW];
-    logic [31:0]   e_back    [KW];
-    logic [31:0]   e_q       [KW];
+    logic [KW-1:0][31:0]   e_in;
+    logic [KW-1:0][KW-1:0] e_empty_q;
+    logic [KW-1:0][31:0]   e_back;
+    logic [KW-1:0][31:0]   e_q;
 
     for (genvar j = 0; j < KW; j++) begin : g_back
         localparam logic [32*32-1:0] COLS = back_cols(8 << j);
@@ -166,9 +167,9 @@ module wqe_icrc_crc #(
 
     // ------------------------------------------------------------------------------------------
     // Registers: the CRC path, and valid / last / sideband in step with it.
-    logic              v_q    [LATENCY];
-    logic              last_q [LATENCY];
-    logic [SIDE_W-1:0] side_q [LATENCY];
+    logic [LATENCY-1:0]             v_q;
+    logic [LATENCY-1:0]             last_q;
+    logic [LATENCY-1:0][SIDE_W-1:0] side_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -183,7 +184,8 @@ module wqe_icrc_crc #(
         end
     end
 
-    // Data registers carry no reset: each only matters while its valid is set.
+    // Data registers carry no reset and load on every advance, bubbles too: each only matters
+    // while its valid is set, and the enable stays the advance alone.
     always_ff @(posedge clk) begin
         if (adv) begin
             last_q[0] <= in_last;
@@ -192,11 +194,9 @@ module wqe_icrc_crc #(
                 last_q[s] <= last_q[s-1];
                 side_q[s] <= side_q[s-1];
             end
-            if (in_valid) begin
-                c_part_q  <= c_part_d;
-                c_first_q <= in_first;
-                c_empty_q <= in_empty;
-            end
+            c_part_q  <= c_part_d;
+            c_first_q <= in_first;
+            c_empty_q <= in_empty;
             // The register holds across bubbles; after a last beat it holds that frame's value
             // until the next first beat, and E reads it on that same advance.
             if (v_q[0]) begin
