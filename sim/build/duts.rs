@@ -29,6 +29,7 @@ const ENTROPY: &str = "rtl/entropy/entropy_unit.f";
 const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
+const WQE_ICRC: &str = "rtl/wqe/wqe_icrc.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
 const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
@@ -86,6 +87,15 @@ pub const DUTS: &[DutSpec] = &[
     DutSpec {
         params: &[("DATA_BYTES", "8")],
         ..dut("wqe_frame", "wqe_frame", WQE_FRAME)
+    },
+    // The WQE engine's ICRC stage at 64 and 512 bits per beat.
+    DutSpec {
+        params: &[("DATA_BYTES", "8")],
+        ..dut("wqe_icrc_64", "wqe_icrc", WQE_ICRC)
+    },
+    DutSpec {
+        params: &[("DATA_BYTES", "64")],
+        ..dut("wqe_icrc_512", "wqe_icrc", WQE_ICRC)
     },
     // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
     // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.

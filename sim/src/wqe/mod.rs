@@ -1,6 +1,8 @@
-//! The WQE engine (`rtl/wqe/`): its parts' benches and the host memory they read and write.
+//! The WQE engine (`rtl/wqe/`): one driver per part, named as in `rtl/`, and the host memory
+//! behind its DMA ports.
 
 pub mod bits;
 pub mod dp;
 pub mod frame;
 pub mod host_memory;
+pub mod icrc;
