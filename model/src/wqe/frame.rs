@@ -179,7 +179,7 @@ pub fn finish(out: &mut [u8], headers: usize, payload: usize, pad: u8, l3: usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Ipv4Address, Ipv6Address, RoceFrame};
+    use crate::wire::{icrc_compute, Ipv4Address, Ipv6Address, RoceFrame};
 
     fn route(ip: IpPair, vlan: Option<(u16, u8)>) -> Route {
         Route {
