@@ -303,10 +303,21 @@ module wqe_dp
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
     );
 
+    // The payload words come straight off the packet buffer's read port: registered here
+    // before wqe_concat shifts them.
+    logic        pr_valid, pr_ready, pr_last;
+    logic [63:0] pr_data;
+    logic [3:0]  pr_bytes;
+    skid_buffer #(.WIDTH(64 + 4 + 1)) u_pay_slice (
+        .clk, .rst,
+        .s_valid(pay_valid), .s_ready(pay_ready), .s_data({pay_data, pay_bytes, pay_last}),
+        .m_valid(pr_valid), .m_ready(pr_ready), .m_data({pr_data, pr_bytes, pr_last})
+    );
+
     wqe_concat u_concat (
         .clk, .rst,
-        .s_valid(pay_valid), .s_ready(pay_ready), .s_data(pay_data), .s_bytes(pay_bytes),
-        .s_last(pay_last),
+        .s_valid(pr_valid), .s_ready(pr_ready), .s_data(pr_data), .s_bytes(pr_bytes),
+        .s_last(pr_last),
         .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready), .m_axis_tdata(m_pay_tdata),
         .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast)
     );
@@ -331,6 +342,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pr_valid && !m_pay_tvalid;
 
 endmodule
