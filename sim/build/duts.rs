@@ -30,6 +30,7 @@ const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
+const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -79,6 +80,13 @@ pub const DUTS: &[DutSpec] = &[
     DutSpec {
         params: &[("DATA_W", "512")],
         ..dut("tso_512", "tso_segmenter", TSO)
+    },
+    // The memory-region check at its default 64 slots, and at 8, where random lkeys share a
+    // slot often.
+    dut("wqe_mr", "wqe_mr", WQE_MR),
+    DutSpec {
+        params: &[("MRS", "8")],
+        ..dut("wqe_mr_8", "wqe_mr", WQE_MR)
     },
     // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
     // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.

@@ -11,7 +11,7 @@
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
 //! - one driver per pipeline ([`entropy`], [`tso`], [`rss`]) that the tests, benches and the CLI
-//!   share;
+//!   share, and the WQE engine's blocks' benches ([`wqe`]);
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
 pub mod axis;
@@ -22,6 +22,7 @@ pub mod rss;
 pub mod scoreboard;
 pub mod stream;
 pub mod tso;
+pub mod wqe;
 
 /// The generated wrappers, one per DUT (see `sim/build/`).
 #[allow(missing_docs, clippy::all)]
