@@ -40,8 +40,8 @@
 //   r3  the read data registered as it leaves the block RAM (it comes about 6 ns into the 8 ns
 //       clock, which leaves no room for logic)
 //   r4  lkey, PD, rights and the two bounds (in 32-bit halves) compared with the read entry;
-//       the halves combined and the status (from the written entry's comparison on a hit) goes
-//       into the answer FIFO
+//       after the register the halves are combined, and the status (from the written entry's
+//       comparison on a hit) goes into the answer FIFO
 // The pipeline never stalls: s_req_ready is held low once the answers accepted but not yet
 // taken would fill the FIFO, so every request in flight has a place there.
 // A top of its own (rtl/ is a library of pipelines).
