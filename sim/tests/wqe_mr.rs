@@ -92,7 +92,9 @@ fn lookup(rng: &mut SmallRng, mirror: &Mirror, tag: u8) -> Lookup {
         4 => end.wrapping_sub(1) as u64,
         // Anywhere inside, and a range inside when one fits.
         5 => r.base.wrapping_add(rng.gen_range(0..r.length.max(1))),
-        6..=8 => r.base.wrapping_add(rng.gen_range(0..=r.length.saturating_sub(u64::from(len)))),
+        6..=8 => r
+            .base
+            .wrapping_add(rng.gen_range(0..=r.length.saturating_sub(u64::from(len)))),
         9 => u64::MAX - rng.gen_range(0..4),
         10 => rng.gen_range(0..4),
         _ => rng.gen(),
@@ -141,7 +143,10 @@ fn table_write(rng: &mut SmallRng, mirror: &Mirror, offered: Option<&Lookup>) ->
         4..=6 => {
             let slot = rng.gen_range(0..slots);
             let lkey = mirror.get(slot).map_or_else(|| rng.gen(), |r| r.lkey);
-            let r = MemoryRegion { lkey, ..region(rng) };
+            let r = MemoryRegion {
+                lkey,
+                ..region(rng)
+            };
             TableWrite {
                 slot: mirror.slot_of(lkey),
                 region: Some(r),
@@ -238,8 +243,14 @@ fn random_against_model<D: WqeMrPorts>(name: &str) {
     let [ok, len_err, prot_err] = cov.by_status;
     let n = cov.lookups;
     assert!(n > CYCLES / 2, "too few lookups: {n}");
-    assert!(ok > n / 16 && len_err > n / 20 && prot_err > n / 10, "{cov:?}");
-    assert!(cov.races > n / 100, "too few decisive same-clock writes: {cov:?}");
+    assert!(
+        ok > n / 16 && len_err > n / 20 && prot_err > n / 10,
+        "{cov:?}"
+    );
+    assert!(
+        cov.races > n / 100,
+        "too few decisive same-clock writes: {cov:?}"
+    );
     assert!(cov.at_top > 20, "too few hits ending at 2^64: {cov:?}");
 }
 
@@ -304,7 +315,14 @@ fn model_edge_cases() {
     let cases = [
         (0x100, 1, 0x1000, 0x1000, r, Status::Success),
         (0x100, 1, 0x1FFF, 1, r, Status::Success),
-        (0x100, 1, 0x1000, 0x1000, Access::LOCAL_WRITE, Status::Success),
+        (
+            0x100,
+            1,
+            0x1000,
+            0x1000,
+            Access::LOCAL_WRITE,
+            Status::Success,
+        ),
         (0x100, 1, 0x1000, 0, r, Status::LocLenErr),
         (0x100, 1, 0x1000, 1 << 31, r, Status::LocProtErr),
         (0x100, 1, 0x1000, (1 << 31) + 1, r, Status::LocLenErr),
@@ -318,7 +336,14 @@ fn model_edge_cases() {
         (0x100, 1, 0x1000, 1, Access::REMOTE_READ, Status::LocProtErr),
         (0x200, 1, u64::MAX, 1, r, Status::Success),
         (0x200, 1, u64::MAX, 2, r, Status::LocProtErr),
-        (0x200, 1, u64::MAX - 0x7FFF_FFFF, 1 << 31, r, Status::Success),
+        (
+            0x200,
+            1,
+            u64::MAX - 0x7FFF_FFFF,
+            1 << 31,
+            r,
+            Status::Success,
+        ),
         (0x200, 1, 0, 1, r, Status::LocProtErr),
         (0x305, 1, 0x40, 1, r, Status::LocProtErr),
         (0x999, 1, 0, 1, r, Status::LocProtErr), // a free slot
@@ -338,7 +363,14 @@ fn model_edge_cases() {
     let answers = back_to_back(&mut rtl, &lookups);
     for ((l, &(.., want)), &(a, _)) in lookups.iter().zip(&cases).zip(&answers) {
         assert_eq!(mirror.check(l).status, want, "model, case {}", l.tag);
-        assert_eq!(a, Answer { status: want, tag: l.tag }, "RTL, {l:?}");
+        assert_eq!(
+            a,
+            Answer {
+                status: want,
+                tag: l.tag
+            },
+            "RTL, {l:?}"
+        );
     }
 }
 
@@ -418,7 +450,10 @@ fn write_in_the_lookup_clock_wins() {
             };
             assert_eq!(
                 answer,
-                Some(Answer { status: want, tag: 0x5A }),
+                Some(Answer {
+                    status: want,
+                    tag: 0x5A
+                }),
                 "write {replacement:?} at clock {offset} of the lookup's"
             );
         }
