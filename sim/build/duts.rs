@@ -33,6 +33,7 @@ const WQE_ICRC: &str = "rtl/wqe/wqe_icrc.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
 const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
+const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -96,6 +97,13 @@ pub const DUTS: &[DutSpec] = &[
     DutSpec {
         params: &[("DATA_BYTES", "64")],
         ..dut("wqe_icrc_512", "wqe_icrc", WQE_ICRC)
+    },
+    // The memory-region check at its default 64 slots, and at 8, where random lkeys share a
+    // slot often.
+    dut("wqe_mr", "wqe_mr", WQE_MR),
+    DutSpec {
+        params: &[("MRS", "8")],
+        ..dut("wqe_mr_8", "wqe_mr", WQE_MR)
     },
     // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
     // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.

@@ -6,3 +6,4 @@ pub mod dp;
 pub mod frame;
 pub mod host_memory;
 pub mod icrc;
+pub mod mr;
