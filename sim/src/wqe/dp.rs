@@ -43,6 +43,8 @@ pub struct Queue {
 pub struct Run {
     /// The model (QPs in RTS, regions registered).
     pub engine: SendEngine,
+    /// The regions registered, in order.
+    pub mrs: Vec<rocenic_model::qp::MemoryRegion>,
     /// Send queues by slot.
     pub queues: Vec<Queue>,
     /// Completion ring base and log2 entries (big enough for every completion).

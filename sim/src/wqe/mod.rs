@@ -7,3 +7,4 @@ pub mod frame;
 pub mod host_memory;
 pub mod icrc;
 pub mod mr;
+pub mod scenario;
