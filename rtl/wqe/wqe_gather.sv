@@ -119,9 +119,18 @@ module wqe_gather
     // packet, or the rest of the segment when that is shorter.
     wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_rem_q;
     wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_rem_q;
+    // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
+    // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
+    // direction then: the emitter frees words and tags, it never takes them.
     wire [BUF_W:0] used     = alloc_q - free_ptr;
-    wire           room     = {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
-    wire           can_plan = tag_free && room;
+    logic          room_q, tag_free_q, settle_q;
+    logic [TAG_W-1:0] free_tag_q;
+    always_ff @(posedge clk) begin
+        room_q     <= {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
+        tag_free_q <= tag_free;
+        free_tag_q <= free_tag;
+    end
+    wire           can_plan = settle_q && room_q && tag_free_q;
 
     assign s_wqe_ready      = state_q == S_IDLE;
     assign m_commit_valid   = state_q == S_COMMIT;
@@ -144,7 +153,7 @@ module wqe_gather
     assign m_pkt_tags       = pkt_tags_q;
     assign m_pkt_pieces     = pkt_pieces_q;
     assign tag_alloc_valid  = state_q == S_ALLOC && can_plan;
-    assign tag_alloc_tag    = free_tag;
+    assign tag_alloc_tag    = free_tag_q;
     assign tag_alloc_base   = alloc_q[BUF_W-1:0];
     assign inl_wr_valid     = state_q == S_COPY && s_inl_valid;
     assign inl_wr_addr      = copy_addr_q;
@@ -200,14 +209,17 @@ module wqe_gather
                         piece_words_q <= 11'((piece_len + 13'd7) >> 3);
                         ends_sge_q    <= !w_q.inline_en && sge_rem_q[31:13] == '0
                                       && sge_rem_q[12:0] <= pkt_rem_q;
+                        settle_q      <= 1'b0;
                         state_q       <= S_ALLOC;
                     end
                 end
-                S_ALLOC: if (can_plan) begin
-                    tag_q       <= free_tag;
+                S_ALLOC: if (!settle_q) begin
+                    settle_q <= 1'b1;
+                end else if (can_plan) begin
+                    tag_q       <= free_tag_q;
                     base_q      <= alloc_q[BUF_W-1:0];
                     alloc_q     <= alloc_q + (BUF_W + 1)'(piece_words_q);
-                    pkt_tags_q[free_tag] <= 1'b1;
+                    pkt_tags_q[free_tag_q] <= 1'b1;
                     pkt_pieces_q <= pkt_pieces_q + 5'd1;
                     copy_left_q <= piece_words_q[9:0];
                     copy_addr_q <= alloc_q[BUF_W-1:0];
