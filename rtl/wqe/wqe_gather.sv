@@ -76,7 +76,7 @@ module wqe_gather
     localparam int TAGS = 2 ** TAG_W - 1;
 
     typedef enum logic [3:0] {
-        S_IDLE, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
+        S_IDLE, S_COUNT, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
     } state_t;
     state_t state_q;
 
@@ -177,11 +177,14 @@ module wqe_gather
                     w_q       <= s_wqe;
                     mtu_q     <= 13'd128 << s_wqe.ctx.mtu;
                     off_q     <= '0;
+                    state_q   <= S_COUNT;
+                end
+                S_COUNT: begin
                     // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
                     // WQE has none.
-                    packets_q <= s_wqe.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
-                               : s_wqe.len == 32'd0 ? 20'd1
-                               : 20'(((s_wqe.len - 32'd1) >> (4'(s_wqe.ctx.mtu) + 4'd7)) + 32'd1);
+                    packets_q <= w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
+                               : w_q.len == 32'd0 ? 20'd1
+                               : 20'(((w_q.len - 32'd1) >> (4'(w_q.ctx.mtu) + 4'd7)) + 32'd1);
                     state_q   <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin

@@ -105,6 +105,8 @@ module wqe_parse
     logic [35:0]  total_q;
     wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
+    logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
+    logic [31:0]  len_q;
 
     // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
     // stride were fetch's. Named unused_* so that lint knows.
@@ -199,12 +201,12 @@ module wqe_parse
         m_wqe.index        = index_q;
         m_wqe.opcode_raw   = opcode_q;
         m_wqe.opcode_known = known && blocks_q != 7'd0;
-        m_wqe.status       = verdict;
+        m_wqe.status       = verdict_q;
         m_wqe.opcode       = opcode_q[1:0];
         m_wqe.signaled     = flags_q[1];
         m_wqe.solicited    = flags_q[2];
         m_wqe.inline_en    = inline_en;
-        m_wqe.len          = msg_len;
+        m_wqe.len          = len_q;
         m_wqe.imm          = imm_q;
         m_wqe.raddr        = raddr_q;
         m_wqe.rkey         = rkey_q;
@@ -365,6 +367,8 @@ module wqe_parse
                 end
                 S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid) begin
                     sge_out_q <= '0;
+                    verdict_q <= verdict;
+                    len_q     <= msg_len;
                     state_q   <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
                 end
                 S_SGE: begin
