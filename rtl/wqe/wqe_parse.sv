@@ -103,6 +103,8 @@ module wqe_parse
     logic [4:0]   mr_seen_q;       // region checks answered
     logic [4:0]   mr_status_q;     // the first failing one, else success
     logic [35:0]  total_q;
+    logic [31:0]  len_add_q;           // a segment's length, added to total_q the next cycle
+                                       // (not straight off the buffer's read port: timing)
     wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
@@ -236,8 +238,9 @@ module wqe_parse
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            state_q <= S_IDLE;
-            rv_q    <= 1'b0;
+            state_q   <= S_IDLE;
+            rv_q      <= 1'b0;
+            len_add_q <= '0;
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
@@ -245,6 +248,8 @@ module wqe_parse
                     mr_status_q <= s_mr_status;
                 end
             end
+            len_add_q <= '0;
+            total_q   <= total_q + {4'b0, len_add_q};
             case (state_q)
                 S_IDLE: if (s_wqe_valid) begin
                     pick_q         <= s_wqe_pick;
@@ -341,8 +346,8 @@ module wqe_parse
                             end else if (!sge_hi) begin
                                 sge_addr_q <= rd_data;
                             end else begin
-                                sges_q  <= sges_q + 5'd1;
-                                total_q <= total_q + {4'b0, rd_data[31:0]};
+                                sges_q    <= sges_q + 5'd1;
+                                len_add_q <= rd_data[31:0];
                             end
                         end
                     end
@@ -365,7 +370,7 @@ module wqe_parse
                         state_q <= S_WAIT;
                     end
                 end
-                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid) begin
+                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && len_add_q == '0) begin
                     sge_out_q <= '0;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
