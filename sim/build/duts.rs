@@ -30,6 +30,7 @@ const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
+const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -101,5 +102,12 @@ pub const DUTS: &[DutSpec] = &[
             ("IDLE_TIMEOUT", "2000"),
         ],
         ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
+    },
+    // The WQE engine's control plane at its defaults (64 QPs, 64 memory regions), and with 8 of
+    // each so that the round robin and memory-region slot collisions are dense.
+    dut("wqe_ctrl", "wqe_ctrl", WQE_CTRL),
+    DutSpec {
+        params: &[("QPS", "8"), ("MRS", "8")],
+        ..dut("wqe_ctrl_8", "wqe_ctrl", WQE_CTRL)
     },
 ];

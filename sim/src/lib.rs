@@ -4,6 +4,7 @@
 //! [`duts`]: a struct whose methods are its ports, and one trait per top module over its ports
 //! (`EntropyUnitPorts`, `TsoSegmenterPorts`, …) that every DUT built from it implements. On top
 //! of them:
+//! - [`axil`]: an AXI4-Lite master with seeded random delays, for any register block;
 //! - [`axis`]: the one stream beat, keep masks and byte packing of every DUT's ports;
 //! - [`harness`]: clock and reset, cycle-limited runs that fail with the cycle count and VCD path
 //!   instead of hanging, VCD tracing per test or via `ROCENIC_VCD=1`;
@@ -11,9 +12,10 @@
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
 //! - one driver per pipeline ([`entropy`], [`tso`], [`rss`]) that the tests, benches and the CLI
-//!   share;
+//!   share, and benches around the WQE engine's parts ([`wqe`]);
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
+pub mod axil;
 pub mod axis;
 pub mod board;
 pub mod entropy;
@@ -22,6 +24,7 @@ pub mod rss;
 pub mod scoreboard;
 pub mod stream;
 pub mod tso;
+pub mod wqe;
 
 /// The generated wrappers, one per DUT (see `sim/build/`).
 #[allow(missing_docs, clippy::all)]

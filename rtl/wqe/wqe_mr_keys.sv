@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Memory-region commands: which lkey each slot of the memory-region table holds, and the
+// table's write port. The table itself (bounds, PD, access; the gather checks) is wqe_mr.sv,
+// which takes mr_wr_* with the staged region's fields.
+//
+// An lkey's slot is mr_slot(lkey, MRS) = (lkey >> MR_SLOT_LSB) mod MRS (model/src/wqe/regs.rs).
+//   MR_WRITE  refused when the slot holds another lkey; else the slot holds this one and the
+//             table is written (mr_wr_clear 0): a region is re-registered under its own lkey.
+//   MR_CLEAR  refused unless the slot holds this lkey; else the slot is freed (mr_wr_clear 1).
+// cmd_start in cycle c: cmd_done, cmd_error and mr_wr_valid (for one cycle) in c + 1.
+module wqe_mr_keys #(
+    parameter  int MRS = 64,            // memory-region table entries, a power of two, 2..256
+    localparam int MW  = $clog2(MRS)    // slot index width
+) (
+    input  wire           clk,
+    input  wire           rst,          // synchronous, active high
+    input  wire           cmd_start,    // one cycle
+    input  wire           cmd_clear,    // 0 MR_WRITE, 1 MR_CLEAR
+    input  wire [31:0]    lkey,         // the staged MR_LKEY
+    output logic          cmd_done,
+    output logic          cmd_error,
+    output logic          mr_wr_valid,
+    output logic [MW-1:0] mr_wr_slot,
+    output logic          mr_wr_clear
+);
+
+    if (MRS < 2 || MRS > 256 || (MRS & (MRS - 1)) != 0) begin : g_bad_mrs
+        $error("wqe_mr_keys: MRS must be a power of two, 2..256, got %0d", MRS);
+    end
+
+    logic [MRS-1:0] valid_q;
+    (* ram_style = "distributed" *) logic [31:0] key_mem [MRS];  // the lkey a valid slot holds
+
+    wire [MW-1:0] slot = lkey[wqe_regs_pkg::WQE_MR_SLOT_LSB +: MW];
+    wire          same = valid_q[slot] && key_mem[slot] == lkey;
+    wire          ok   = cmd_clear ? same : !valid_q[slot] || same;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            valid_q     <= '0;
+            cmd_done    <= 1'b0;
+            mr_wr_valid <= 1'b0;
+        end else begin
+            cmd_done    <= cmd_start;
+            cmd_error   <= !ok;
+            mr_wr_valid <= cmd_start && ok;
+            mr_wr_slot  <= slot;
+            mr_wr_clear <= cmd_clear;
+            if (cmd_start && ok) begin
+                valid_q[slot] <= !cmd_clear;
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (cmd_start && ok && !cmd_clear) begin
+            key_mem[slot] <= lkey;
+        end
+    end
+
+endmodule
+
+`resetall

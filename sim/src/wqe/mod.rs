@@ -1,0 +1,3 @@
+//! The WQE engine from Rust: benches around its parts.
+
+pub mod ctrl;
