@@ -30,6 +30,8 @@ const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
+const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
+const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 
 pub const DUTS: &[DutSpec] = &[
@@ -81,6 +83,11 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("DATA_W", "512")],
         ..dut("tso_512", "tso_segmenter", TSO)
     },
+    // The send engine's frame builder (64-bit only).
+    DutSpec {
+        params: &[("DATA_BYTES", "8")],
+        ..dut("wqe_frame", "wqe_frame", WQE_FRAME)
+    },
     // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
     // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.
     DutSpec {
@@ -103,6 +110,8 @@ pub const DUTS: &[DutSpec] = &[
         ],
         ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
     },
+    // The WQE engine's data path, its neighbours played by the bench.
+    dut("wqe_dp", "wqe_dp", WQE_DP),
     // The WQE engine's control plane at its defaults (64 QPs, 64 memory regions), and with 8 of
     // each so that the round robin and memory-region slot collisions are dense.
     dut("wqe_ctrl", "wqe_ctrl", WQE_CTRL),

@@ -5,6 +5,7 @@
 //! (`rss_regs_pkg::RSS_FLAGS_W`).
 
 use rocenic_model::regmap::Register;
+use rocenic_model::wqe::layout::SegField;
 use std::fmt::{self, Display, Write};
 
 /// Opens package `name` (kept in `<name>.sv`, as Verilator expects) rendered from `source`:
@@ -62,6 +63,29 @@ pub fn logic(out: &mut String, name: impl Display, bits: u32, value: u32) -> fmt
     )
 }
 
+/// A set of codes: the comment `about`, their width `<prefix>W`, and `<prefix><NAME>` for each
+/// `(name, code)` (the name as [`ident`] spells it).
+pub fn codes<'a>(
+    out: &mut String,
+    about: &str,
+    prefix: &str,
+    bits: u32,
+    codes: impl IntoIterator<Item = (&'a str, u8)>,
+) -> fmt::Result {
+    writeln!(out)?;
+    writeln!(out, "    // {about}")?;
+    uint(out, format_args!("{prefix}W"), bits)?;
+    for (name, code) in codes {
+        logic(
+            out,
+            format_args!("{prefix}{}", ident(name)),
+            bits,
+            code.into(),
+        )?;
+    }
+    Ok(())
+}
+
 /// Every register of `map`: a comment, its address (`addr_bits` wide), its word count when it
 /// spans several, and the LSB and width of each field, all named `<prefix><REGISTER>[_FIELD]`.
 pub fn registers(out: &mut String, prefix: &str, addr_bits: u32, map: &[Register]) -> fmt::Result {
@@ -83,6 +107,37 @@ pub fn registers(out: &mut String, prefix: &str, addr_bits: u32, map: &[Register
                 format_args!("{prefix}{}_{}_W", r.name, f.name),
                 f.width,
             )?;
+        }
+    }
+    Ok(())
+}
+
+/// Every field of a host-memory segment `table`, named `<prefix>_<FIELD>`: a comment, its byte
+/// offset (`_OFF`) and size in bytes (`_BYTES`), and, unless it is reserved, its significant
+/// bits (`_W`) and the LSB and width of each of its bit fields (`_<BIT>_LSB`, `_<BIT>_W`). A
+/// segment's reserved areas are numbered from 0 when it has several (`RSVD0`, `RSVD1`, as the
+/// model's constants).
+pub fn segment(out: &mut String, prefix: &str, table: &[SegField]) -> fmt::Result {
+    let several = table.iter().filter(|f| f.is_reserved()).count() > 1;
+    let mut reserved = 0;
+    for f in table {
+        let name = if f.is_reserved() && several {
+            reserved += 1;
+            format!("{prefix}_{}{}", f.name, reserved - 1)
+        } else {
+            format!("{prefix}_{}", f.name)
+        };
+        writeln!(out)?;
+        writeln!(out, "    // {}: {}", f.name, f.doc)?;
+        uint(out, format_args!("{name}_OFF"), f.offset)?;
+        uint(out, format_args!("{name}_BYTES"), f.bytes)?;
+        if f.is_reserved() {
+            continue;
+        }
+        uint(out, format_args!("{name}_W"), f.bits)?;
+        for s in f.subfields {
+            uint(out, format_args!("{name}_{}_LSB", s.name), s.lsb)?;
+            uint(out, format_args!("{name}_{}_W", s.name), s.width)?;
         }
     }
     Ok(())

@@ -24,3 +24,27 @@ fn every_output_names_its_source() {
         );
     }
 }
+
+/// Lint elaborates a package only through a module that uses it, and a package no top uses yet
+/// (`wqe_fmt_pkg`) has a list of its own: a name declared twice must fail here.
+#[test]
+fn every_package_declares_each_name_once() {
+    for o in xtask::OUTPUTS.iter().filter(|o| o.path.ends_with(".sv")) {
+        let mut seen = std::collections::HashSet::new();
+        for line in o.rendered().lines() {
+            if let Some(decl) = line.trim_start().strip_prefix("localparam ") {
+                let (lhs, _) = decl.split_once('=').expect("a localparam has a value");
+                let name = lhs
+                    .split_whitespace()
+                    .last()
+                    .expect("a localparam has a name");
+                assert!(
+                    seen.insert(name.to_string()),
+                    "{}: {name} declared twice",
+                    o.path
+                );
+            }
+        }
+        assert!(!seen.is_empty(), "{} declares nothing", o.path);
+    }
+}

@@ -2,8 +2,8 @@
 //! (rdma-core `enum ibv_wc_status`; docs/reference.md §6).
 //!
 //! Every module that completes a work request (the MR check here, the send engine, the CQE
-//! format, the CLI's completion CSV) uses this enum; the RTL package will be rendered from
-//! [`Status::ALL`].
+//! format, the CLI's completion CSV) uses this enum; `cargo xtask gen` renders the RTL's codes
+//! (`rtl/wqe/wqe_fmt_pkg.sv`) from [`Status::ALL`].
 
 use core::fmt;
 use core::str::FromStr;

@@ -156,16 +156,28 @@ pub fn emit_headers(route: &Route, t: &Transport, payload: usize, out: &mut [u8]
     Ok(hl)
 }
 
+/// Writes the pad (`pad` zeros) after the `headers` and `payload` bytes in `out` and returns the
+/// length so far: the frame without its ICRC and minimum-length zeros, which is what the RTL's
+/// frame builder (`rtl/wqe/wqe_frame.sv`) sends on to the ICRC stage.
+pub fn pad_payload(out: &mut [u8], headers: usize, payload: usize, pad: u8) -> Result<usize> {
+    let end = headers + payload + usize::from(pad);
+    if out.len() < end {
+        return Err(Error::Truncated);
+    }
+    out[headers + payload..end].fill(0);
+    Ok(end)
+}
+
 /// Completes a frame whose headers (`headers` bytes, from [`emit_headers`]) and `payload` bytes
-/// are in `out`: writes the pad (zeros), the ICRC and the zeros up to [`MIN_FRAME`], and returns
-/// the frame's length.
+/// are in `out`: writes the pad ([`pad_payload`]), the ICRC and the zeros up to [`MIN_FRAME`],
+/// and returns the frame's length.
 pub fn finish(out: &mut [u8], headers: usize, payload: usize, pad: u8, l3: usize) -> Result<usize> {
     let end = headers + payload + usize::from(pad);
     let frame = (end + ICRC_LEN).max(MIN_FRAME);
     if out.len() < frame {
         return Err(Error::Truncated);
     }
-    out[headers + payload..end].fill(0);
+    pad_payload(out, headers, payload, pad)?;
     let crc = icrc_compute(&out[l3..end])?;
     out[end..end + ICRC_LEN].copy_from_slice(&crc.to_le_bytes());
     out[end + ICRC_LEN..frame].fill(0);
@@ -245,6 +257,41 @@ mod tests {
                     assert_eq!(f.bth().pad_count(), pad);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn pad_payload_is_the_frame_before_its_icrc() {
+        let ip = IpPair::V4 {
+            src: Ipv4Address::new(10, 0, 0, 1),
+            dst: Ipv4Address::new(10, 0, 0, 2),
+        };
+        for payload in [0usize, 1, 2, 3, 4, 5, 61] {
+            let pad = (payload.wrapping_neg() & 3) as u8;
+            let t = Transport {
+                bth: bth(0x04, pad),
+                reth: None,
+                deth: None,
+                imm: None,
+            };
+            // Junk where the pad goes: it must come out as zeros.
+            let mut body = [0xAAu8; MAX_FRAME];
+            let hl = emit_headers(&route(ip, None), &t, payload, &mut body).unwrap();
+            let end = pad_payload(&mut body, hl, payload, pad).unwrap();
+            assert_eq!(end, hl + payload + usize::from(pad));
+            assert_eq!(end % 2, 0, "whole 16-bit words");
+            assert!(body[hl + payload..end].iter().all(|&b| b == 0));
+            let mut frame = body;
+            let n = finish(&mut frame, hl, payload, pad, 14).unwrap();
+            assert_eq!(&frame[..end], &body[..end]);
+            let crc = icrc_compute(&body[14..end]).unwrap();
+            assert_eq!(&frame[end..end + ICRC_LEN], &crc.to_le_bytes());
+            assert_eq!(n, (end + ICRC_LEN).max(MIN_FRAME));
+            assert!(frame[end + ICRC_LEN..n].iter().all(|&b| b == 0));
+            assert_eq!(
+                pad_payload(&mut body[..end - 1], hl, payload, pad),
+                Err(Error::Truncated)
+            );
         }
     }
 }

@@ -1,17 +1,21 @@
 //! The byte layouts as data: one table of [`SegField`]s per segment, in offset order, covering
 //! every byte of the segment (reserved bytes included). The codecs read their offsets from these
-//! constants, and `cargo xtask gen` will render them into `rtl/wqe/wqe_fmt_pkg.sv` and the tables
-//! of `docs/wqe.md`.
+//! constants, and `cargo xtask gen` renders them into `rtl/wqe/wqe_fmt_pkg.sv` and the tables
+//! of `docs/wqe.md` (`xtask/src/wqe.rs`).
 
+use super::Flags;
 use crate::regmap::field;
 pub use crate::regmap::Field;
+
+/// The name of every reserved area.
+pub const RESERVED: &str = "RSVD";
 
 /// A field of a segment: `bytes` little-endian bytes at byte `offset`, of which the low `bits`
 /// are significant and the rest reserved (zero). When `subfields` is not empty, only their bits
 /// are significant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegField {
-    /// Upper-case name; reserved areas are called `RSVD`.
+    /// Upper-case name; reserved areas are called [`RESERVED`].
     pub name: &'static str,
     /// Byte offset in the segment.
     pub offset: usize,
@@ -23,6 +27,13 @@ pub struct SegField {
     pub subfields: &'static [Field],
     /// What it means.
     pub doc: &'static str,
+}
+
+impl SegField {
+    /// A reserved area: every bit must be zero.
+    pub fn is_reserved(&self) -> bool {
+        self.name == RESERVED
+    }
 }
 
 const fn f(
@@ -43,7 +54,12 @@ const fn f(
 }
 
 const fn rsvd(offset: usize, bytes: usize) -> SegField {
-    f("RSVD", offset, bytes, 0, "reserved, zero")
+    f(RESERVED, offset, bytes, 0, "reserved, zero")
+}
+
+/// The one-bit field of a [`Flags`] constant, so that the bit positions have one definition.
+const fn flag(name: &'static str, flag: Flags, doc: &'static str) -> Field {
+    field(name, flag.bits().trailing_zeros(), 1, doc)
 }
 
 /// The control segment: bytes 0..32 of block 0.
@@ -51,14 +67,22 @@ pub mod control {
     use super::*;
     /// Bits of `FLAGS` (the values of `enum ibv_send_flags`).
     pub const FLAG_BITS: &[Field] = &[
-        field("FENCE", 0, 1, "wait for earlier RDMA READs"),
-        field("SIGNALED", 1, 1, "a successful WR writes a completion"),
-        field("SOLICITED", 2, 1, "set the BTH solicited-event bit"),
-        field("INLINE", 3, 1, "the payload follows in the WQE"),
-        field("IP_CSUM", 4, 1, "fill the IPv4 header checksum"),
+        flag("FENCE", Flags::FENCE, "wait for earlier RDMA READs"),
+        flag(
+            "SIGNALED",
+            Flags::SIGNALED,
+            "a successful WR writes a completion",
+        ),
+        flag(
+            "SOLICITED",
+            Flags::SOLICITED,
+            "set the BTH solicited-event bit",
+        ),
+        flag("INLINE", Flags::INLINE, "the payload follows in the WQE"),
+        flag("IP_CSUM", Flags::IP_CSUM, "fill the IPv4 header checksum"),
     ];
     /// Opcode.
-    pub const OPCODE: SegField = f("OPCODE", 0, 1, 8, "ibv_wr_opcode value: 0 RDMA_WRITE, 1 RDMA_WRITE_WITH_IMM, 2 SEND, 3 SEND_WITH_IMM (10 TSO reserved)");
+    pub const OPCODE: SegField = f("OPCODE", 0, 1, 8, "the operation, an ibv_wr_opcode value");
     /// Flags.
     pub const FLAGS: SegField = SegField {
         subfields: FLAG_BITS,
@@ -105,7 +129,10 @@ pub mod control {
         "the caller's wr_id, copied into the CQE",
     );
     /// Reserved (room for TSO's MSS and header length).
-    pub const RSVD1: SegField = rsvd(24, 8);
+    pub const RSVD1: SegField = SegField {
+        doc: "reserved, zero; room for TSO's MSS and header length",
+        ..rsvd(24, 8)
+    };
 }
 
 /// The control segment's table.
@@ -143,7 +170,7 @@ pub mod av {
         8,
         16,
         128,
-        "destination IPv6 address in network order, or ::ffff:a.b.c.d for IPv4",
+        "destination IPv6 address in network order, or ::ffff:a.b.c.d for IPv4 (the RoCEv2 GID form)",
     );
     /// Destination MAC.
     pub const DMAC: SegField = f("DMAC", 24, 6, 48, "destination MAC in wire order");
@@ -267,9 +294,10 @@ pub const CQE: &[SegField] = &[
     cqe::OWNER,
 ];
 
-/// Every table with its segment's name and size, for renderers and tests.
+/// Every table with its segment's short name (the prefix of its constants in
+/// `rtl/wqe/wqe_fmt_pkg.sv`) and size, for renderers and tests.
 pub const SEGMENTS: &[(&str, usize, &[SegField])] = &[
-    ("CONTROL", super::CONTROL_BYTES, CONTROL),
+    ("CTRL", super::CONTROL_BYTES, CONTROL),
     ("AV", super::AV_BYTES, AV),
     ("RADDR", super::RADDR_BYTES, RADDR),
     ("DATA", super::DATA_BYTES, DATA),

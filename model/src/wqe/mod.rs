@@ -2,7 +2,7 @@
 //! completion queue entries (CQEs), rings of 2^k entries and the doorbell rule.
 //!
 //! The layouts are data ([`layout`]): one field table per segment, from which `cargo xtask gen`
-//! will render the SystemVerilog package and the Markdown tables. The codecs ([`Control`],
+//! renders the SystemVerilog package (`rtl/wqe/wqe_fmt_pkg.sv`) and the tables of `docs/wqe.md`. The codecs ([`Control`],
 //! [`AddressVector`], [`RemoteAddress`], [`DataSegment`], [`Cqe`], [`Wqe`]) read and write those
 //! same offsets. `docs/wqe.md` describes the formats; the verbs facts behind them are in
 //! `docs/reference.md §6`.
@@ -26,6 +26,8 @@ mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
 pub use engine::{Nic, NotRun, SendEngine};
+#[cfg(feature = "std")]
+pub use memory::{AddError, Fill, HostMemory};
 pub use memory::{Fault, Memory};
 pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};

@@ -5,6 +5,7 @@
 //! cycle whose state it reflects or from which it is visible, so that a test can replay the log
 //! through the model in cycle order (docs/wqe.md, "Control plane (RTL)", gives those timings).
 
+use super::bits::Unpacker;
 use crate::axil::{Master, Op};
 use crate::duts::WqeCtrlPorts;
 use crate::harness::Sim;
@@ -75,23 +76,11 @@ pub const CTX_BITS: u32 = {
     n
 };
 
-/// `width` bits of a little-endian word vector from bit `lsb`.
-fn bits(words: &[u32], lsb: u32, width: u32) -> u128 {
-    (0..width).fold(0u128, |v, i| {
-        let b = lsb + i;
-        v | (u128::from((words[(b / 32) as usize] >> (b % 32)) & 1) << i)
-    })
-}
-
 impl QpCtx {
     /// Decodes the port's words (bit 0 of word 0 is the struct's last bit).
     pub fn from_words(words: &[u32]) -> QpCtx {
-        let mut f = [0u128; 18];
-        let mut top = CTX_BITS;
-        for (v, w) in f.iter_mut().zip(CTX_FIELDS) {
-            top -= w;
-            *v = bits(words, top, w);
-        }
+        let mut u = Unpacker::new(words, CTX_BITS as usize);
+        let f = CTX_FIELDS.map(|w| u.take(w as usize));
         let mac = |v: u128| -> [u8; 6] { (v as u64).to_be_bytes()[2..].try_into().unwrap() };
         QpCtx {
             qpn: f[0] as u32,

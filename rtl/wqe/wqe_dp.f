@@ -1,0 +1,13 @@
+// The WQE engine's data path: fetch, checks, gather, packet buffer, sender, completions.
+-f rtl/wqe/wqe_fmt.f
+rtl/wqe/wqe_dp_pkg.sv
+-f rtl/common/common.f
+-f rtl/entropy/entropy_unit.f
+rtl/wqe/wqe_fetch.sv
+rtl/wqe/wqe_parse.sv
+rtl/wqe/wqe_gather.sv
+rtl/wqe/wqe_rdbuf.sv
+rtl/wqe/wqe_concat.sv
+rtl/wqe/wqe_emit.sv
+rtl/wqe/wqe_cq.sv
+rtl/wqe/wqe_dp.sv

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Every user imports a few of these constants, so unused ones are expected.
+/* verilator lint_off UNUSEDPARAM */
+
+// Types the WQE engine's data path passes between its stages (docs/wqe.md, "Data path"):
+// the QP context it needs, the pick it starts from, and the checked WQE it sends.
+package wqe_dp_pkg;
+
+    // Completion statuses and WQE opcodes, under the data path's short names; the codes are
+    // generated from the model (wqe_fmt_pkg).
+    localparam logic [4:0] ST_SUCCESS   = wqe_fmt_pkg::STATUS_SUCCESS;
+    localparam logic [4:0] ST_LOC_LEN   = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
+    localparam logic [4:0] ST_LOC_QP_OP = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+    localparam logic [4:0] ST_LOC_PROT  = wqe_fmt_pkg::STATUS_LOC_PROT_ERR;
+    localparam logic [4:0] ST_FLUSH     = wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
+    localparam logic [4:0] ST_GENERAL   = wqe_fmt_pkg::STATUS_GENERAL_ERR;
+    localparam logic [7:0] OP_RDMA_WRITE     = wqe_fmt_pkg::OPCODE_RDMA_WRITE;
+    localparam logic [7:0] OP_RDMA_WRITE_IMM = wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
+    localparam logic [7:0] OP_SEND           = wqe_fmt_pkg::OPCODE_SEND;
+    localparam logic [7:0] OP_SEND_IMM       = wqe_fmt_pkg::OPCODE_SEND_IMM;
+
+    // The QP context fields the data path reads, as the control plane hands them over with a
+    // pick (a snapshot: commands wait for the data path to be idle, so it cannot go stale).
+    typedef struct packed {
+        logic [23:0]  qpn;
+        logic         ud;          // 0 RC, 1 UD
+        logic [31:0]  pd;
+        logic [2:0]   mtu;         // path MTU code 1..5 (256 << (code - 1) bytes)
+        logic [23:0]  dest_qpn;    // RC
+        logic [31:0]  qkey;        // UD: used when the WQE's Q_Key has its top bit set
+        logic         ipv6;        // RC address vector: family
+        logic         vlan;        // RC: insert an 802.1Q tag
+        logic [11:0]  vid;
+        logic [2:0]   pcp;
+        logic [7:0]   tclass;
+        logic [7:0]   hop_limit;
+        logic [19:0]  flow_label;  // RC: fixed at RTR by the entropy unit
+        logic [15:0]  udp_sport;   // RC: fixed at RTR by the entropy unit
+        logic [47:0]  dmac;        // first octet in [47:40]
+        logic [47:0]  smac;
+        logic [127:0] src_ip;      // IPv4 in [31:0], first octet in [31:24]
+        logic [127:0] dst_ip;
+    } ctx_t;
+
+    // One WQE to run: which QP slot, where its WQE lies, the slot stride, the context.
+    typedef struct packed {
+        logic [7:0]  slot;
+        logic [63:0] addr;         // host address of the WQE's first block
+        logic [2:0]  stride_log2;  // the ring's slot: 2^stride_log2 blocks
+        ctx_t        ctx;
+    } pick_t;
+
+    // A WQE after the checks: the completion fields read from its bytes as they are, the
+    // status the checks gave (ST_SUCCESS: send it), and what sending needs. Its data segments
+    // (nsge of them, or inline_words words of inline data) travel in their own FIFOs.
+    typedef struct packed {
+        logic [7:0]   slot;
+        ctx_t         ctx;
+        logic [63:0]  wr_id;
+        logic [31:0]  index;
+        logic [7:0]   opcode_raw;   // the OPCODE byte; the CQE writes 0xFF when it is unknown
+        logic         opcode_known;
+        logic [4:0]   status;
+        logic [1:0]   opcode;       // valid when status is ST_SUCCESS
+        logic         signaled;
+        logic         solicited;
+        logic         inline_en;
+        logic [31:0]  len;          // message bytes
+        logic [31:0]  imm;
+        logic [63:0]  raddr;
+        logic [31:0]  rkey;
+        logic [23:0]  dqpn;         // UD address vector
+        logic [31:0]  qkey;
+        logic [127:0] dgid;
+        logic [47:0]  dmac;
+        logic         vlan;
+        logic [11:0]  vid;
+        logic [2:0]   pcp;
+        logic [19:0]  flow_label;
+        logic [7:0]   tclass;
+        logic [7:0]   hop_limit;
+        logic [4:0]   sges;         // entries pushed to the SGE FIFO for this WQE
+        logic [7:0]   inline_words; // words pushed to the inline FIFO for this WQE
+    } wqe_t;
+
+    // One data segment, as the gather stage needs it (the checks are done).
+    typedef struct packed {
+        logic [63:0] addr;
+        logic [31:0] len;
+    } sge_t;
+
+    // One packet for the frame builder: where it goes and its transport headers (the payload
+    // follows on its own stream). The byte layouts are model/src/wqe/frame.rs's.
+    typedef struct packed {
+        logic         vlan;
+        logic [11:0]  vid;
+        logic [2:0]   pcp;
+        logic         ipv6;
+        logic [127:0] src_ip;      // IPv4 in [31:0], first octet in [31:24]
+        logic [127:0] dst_ip;
+        logic [47:0]  src_mac;     // first octet in [47:40]
+        logic [47:0]  dst_mac;
+        logic [7:0]   tclass;
+        logic [7:0]   hop_limit;
+        logic [19:0]  flow_label;
+        logic [15:0]  udp_sport;
+        logic [7:0]   opcode;      // BTH
+        logic         se;
+        logic [23:0]  dest_qpn;
+        logic         ack_req;
+        logic [23:0]  psn;
+        logic         reth_en;
+        logic [63:0]  va;
+        logic [31:0]  rkey;
+        logic [31:0]  dma_len;
+        logic         deth_en;
+        logic [31:0]  qkey;
+        logic [23:0]  src_qpn;
+        logic         imm_en;
+        logic [31:0]  imm;
+        logic [12:0]  payload_len; // 0..4096
+    } frame_desc_t;
+
+    // One completion to write (model::wqe::Cqe without the phase, which the writer adds).
+    typedef struct packed {
+        logic [63:0] wr_id;
+        logic [23:0] qpn;
+        logic [31:0] byte_len;
+        logic [31:0] index;
+        logic [7:0]  opcode;       // 0xFF: unknown
+        logic [4:0]  status;
+    } cqe_t;
+
+endpackage

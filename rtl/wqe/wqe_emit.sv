@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The sender, and the engine's commit point: WQEs are decided here, in order, as the model's
+// engine decides them (docs/wqe.md, "Checks and statuses"):
+//   - the QP is in ERR (qp_err, as it is now, after every earlier WQE): flush: its planned
+//     packets are dropped once their reads are back, and it completes with wr_flush_err;
+//   - a WQE that failed its checks completes with that status and moves the QP to ERR;
+//   - otherwise each packet waits until all its pieces are in the packet buffer; a piece whose
+//     read faulted drops that packet and the rest (general_err, QP to ERR); else the packet
+//     takes the QP's next PSN, its descriptor goes to the frame builder and its payload follows
+//     through wqe_concat. A signaled WQE then completes with success.
+// Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
+// next WQE of that QP even if it was planned already.
+module wqe_emit
+    import wqe_dp_pkg::*;
+#(
+    parameter int QPS   = 64,   // QP slots
+    parameter int TAG_W = 4,    // DMA tag width
+    parameter int BUF_W = 11    // log2 of the packet buffer's words
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    // from wqe_gather
+    input  wire                  s_commit_valid,
+    output logic                 s_commit_ready,
+    input  wire wqe_t            s_commit,
+    input  wire [19:0]           s_commit_packets,
+    input  wire                  s_pkt_valid,
+    output logic                 s_pkt_ready,
+    input  wire [12:0]           s_pkt_len,
+    input  wire [2**TAG_W-2:0]   s_pkt_tags,
+    input  wire [4:0]            s_pkt_pieces,
+    input  wire                  s_piece_valid,
+    output logic                 s_piece_ready,
+    input  wire [TAG_W-1:0]      s_piece_tag,
+    input  wire [BUF_W-1:0]      s_piece_base,
+    input  wire [12:0]           s_piece_len,
+    // UD entropy, in WQE order
+    input  wire                  s_ent_valid,
+    output logic                 s_ent_ready,
+    input  wire [19:0]           s_ent_flow_label,
+    input  wire [15:0]           s_ent_udp_sport,
+    // the packet buffer
+    input  wire [2**TAG_W-2:0]   tag_done,
+    input  wire [2**TAG_W-2:0]   tag_err,
+    output logic                 free_valid,
+    output logic [TAG_W-1:0]     free_tag,
+    output logic [BUF_W:0]       free_ptr,
+    output logic [BUF_W-1:0]     rd_addr,
+    input  wire [63:0]           rd_data,
+    // the control plane
+    input  wire [QPS-1:0]        qp_err,
+    output logic                 err_set_valid,
+    output logic [7:0]           err_set_slot,
+    output logic                 psn_take_valid,
+    output logic [7:0]           psn_take_slot,
+    input  wire [23:0]           psn_take_first,   // the cycle after psn_take_valid
+    input  wire [47:0]           nic_mac,
+    input  wire [31:0]           nic_ipv4,
+    input  wire [127:0]          nic_ipv6,
+    output logic                 wqe_retire,       // a WQE is finished (one cycle)
+    output logic                 frame_sent,       // a packet's last word went out (one cycle)
+    // to the frame builder
+    output logic                 m_desc_valid,
+    input  wire                  m_desc_ready,
+    output frame_desc_t          m_desc,
+    output logic                 m_pay_valid,
+    input  wire                  m_pay_ready,
+    output logic [63:0]          m_pay_data,
+    output logic [3:0]           m_pay_bytes,
+    output logic                 m_pay_last,
+    // completions
+    output logic                 m_cqe_valid,
+    input  wire                  m_cqe_ready,
+    output cqe_t                 m_cqe
+);
+
+    typedef enum logic [3:0] {
+        S_IDLE, S_ENT, S_PKT, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+    } state_t;
+    state_t state_q;
+
+    wqe_t        w_q;
+    logic [19:0] left_q;            // packets not yet taken
+    logic [19:0] index_q;           // index of the current packet in the message
+    logic        drop_q;            // the WQE's packets are dropped (flush or fault)
+    logic [4:0]  status_q;          // its completion status
+    logic        cqe_due_q;
+    logic [19:0] ent_fl_q;
+    logic [15:0] ent_port_q;
+    logic [12:0] pkt_len_q;
+    logic [4:0]  pieces_q;          // pieces of this packet still to stream or drop
+    logic [23:0] psn_q;
+    // streaming one piece
+    logic [BUF_W-1:0] rd_q;         // next word to read
+    logic [9:0]  words_left_q;      // words of the piece not yet read
+    logic [3:0]  tail_bytes_q;      // bytes in the piece's last word
+    logic        rv_q;              // a word is in rd_data
+    logic        rlast_q;           // it is the piece's last word
+    logic        piece_last_q;      // this piece is the packet's last
+
+    // Fields the earlier stages used (the status and signaled bit are read from s_commit).
+    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en, w_q.status,
+                      w_q.signaled};
+
+    wire ud      = w_q.ctx.ud;
+    wire first   = index_q == 20'd0;
+    wire last    = left_q == 20'd1;
+    wire is_write = w_q.opcode == OP_RDMA_WRITE[1:0] || w_q.opcode == OP_RDMA_WRITE_IMM[1:0];
+    wire has_imm  = w_q.opcode == OP_RDMA_WRITE_IMM[1:0] || w_q.opcode == OP_SEND_IMM[1:0];
+    wire ud_ok    = s_commit.ctx.ud && s_commit.status == ST_SUCCESS;
+
+    // BTH opcode (model/src/wqe/packets.rs).
+    logic [7:0] bth_op;
+    always_comb begin
+        if (ud) begin
+            bth_op = has_imm ? 8'h65 : 8'h64;
+        end else if (first && last) begin
+            bth_op = is_write ? (has_imm ? 8'h0B : 8'h0A) : (has_imm ? 8'h05 : 8'h04);
+        end else if (first) begin
+            bth_op = is_write ? 8'h06 : 8'h00;
+        end else if (!last) begin
+            bth_op = is_write ? 8'h07 : 8'h01;
+        end else begin
+            bth_op = is_write ? (has_imm ? 8'h09 : 8'h08) : (has_imm ? 8'h03 : 8'h02);
+        end
+    end
+
+    // The route: RC from its context, UD from the WQE's address vector and the NIC.
+    wire ud_v4 = w_q.dgid[127:32] == {80'b0, 16'hFFFF};
+    always_comb begin
+        m_desc = '0;
+        if (ud) begin
+            m_desc.vlan       = w_q.vlan;
+            m_desc.vid        = w_q.vid;
+            m_desc.pcp        = w_q.pcp;
+            m_desc.ipv6       = !ud_v4;
+            m_desc.src_ip     = ud_v4 ? {96'b0, nic_ipv4} : nic_ipv6;
+            m_desc.dst_ip     = ud_v4 ? {96'b0, w_q.dgid[31:0]} : w_q.dgid;
+            m_desc.src_mac    = nic_mac;
+            m_desc.dst_mac    = w_q.dmac;
+            m_desc.tclass     = w_q.tclass;
+            m_desc.hop_limit  = w_q.hop_limit;
+            m_desc.flow_label = ent_fl_q;
+            m_desc.udp_sport  = ent_port_q;
+            m_desc.dest_qpn   = w_q.dqpn;
+        end else begin
+            m_desc.vlan       = w_q.ctx.vlan;
+            m_desc.vid        = w_q.ctx.vid;
+            m_desc.pcp        = w_q.ctx.pcp;
+            m_desc.ipv6       = w_q.ctx.ipv6;
+            m_desc.src_ip     = w_q.ctx.src_ip;
+            m_desc.dst_ip     = w_q.ctx.dst_ip;
+            m_desc.src_mac    = w_q.ctx.smac;
+            m_desc.dst_mac    = w_q.ctx.dmac;
+            m_desc.tclass     = w_q.ctx.tclass;
+            m_desc.hop_limit  = w_q.ctx.hop_limit;
+            m_desc.flow_label = w_q.ctx.flow_label;
+            m_desc.udp_sport  = w_q.ctx.udp_sport;
+            m_desc.dest_qpn   = w_q.ctx.dest_qpn;
+        end
+        m_desc.opcode      = bth_op;
+        m_desc.se          = last && w_q.solicited && w_q.opcode != OP_RDMA_WRITE[1:0];
+        m_desc.ack_req     = last && !ud;
+        m_desc.psn         = psn_q;
+        m_desc.reth_en     = first && is_write && !ud;
+        m_desc.va          = w_q.raddr;
+        m_desc.rkey        = w_q.rkey;
+        m_desc.dma_len     = w_q.len;
+        m_desc.deth_en     = ud;
+        m_desc.qkey        = w_q.qkey[31] ? w_q.ctx.qkey : w_q.qkey;
+        m_desc.src_qpn     = w_q.ctx.qpn;
+        m_desc.imm_en      = last && has_imm;
+        m_desc.imm         = w_q.imm;
+        m_desc.payload_len = pkt_len_q;
+    end
+
+    assign s_commit_ready = state_q == S_IDLE;
+    assign s_ent_ready    = state_q == S_ENT;
+    assign s_pkt_ready    = state_q == S_NEXT;
+    assign m_desc_valid   = state_q == S_DESC;
+    wire pkt_ready_now = s_pkt_valid && (tag_done & s_pkt_tags) == s_pkt_tags;
+    wire pkt_fault     = (tag_err & s_pkt_tags) != '0;
+    assign psn_take_valid = state_q == S_PKT && pkt_ready_now && !drop_q && !pkt_fault;
+    assign psn_take_slot  = w_q.slot;
+    assign m_cqe_valid    = state_q == S_CQE;
+    assign m_cqe          = '{wr_id: w_q.wr_id, qpn: w_q.ctx.qpn,
+                              byte_len: status_q == ST_SUCCESS ? w_q.len : 32'd0,
+                              index: w_q.index,
+                              opcode: w_q.opcode_known ? w_q.opcode_raw : 8'hFF,
+                              status: status_q};
+
+    // Piece streaming: the piece's words are read in order, one per cycle; a word wqe_concat
+    // does not take is read again (the read port re-reads the address before rd_q).
+    wire stream_take   = rv_q && m_pay_ready;
+    assign m_pay_valid = rv_q;
+    assign m_pay_data  = rd_data;
+    assign m_pay_bytes = rlast_q ? tail_bytes_q : 4'd8;
+    assign m_pay_last  = rlast_q && piece_last_q;
+    wire   hold        = rv_q && !m_pay_ready;
+    wire   rd_issue    = state_q == S_STREAM && words_left_q != 10'd0 && !hold;
+    assign rd_addr     = hold ? rd_q - 1'b1 : rd_q;
+
+    // A piece is freed once its last word is taken, or at once when dropped (its read is
+    // back: S_PKT waited for it).
+    assign s_piece_ready = (state_q == S_STREAM && stream_take && rlast_q)
+                        || (state_q == S_DROP && pieces_q != 5'd0);
+    assign free_valid    = s_piece_valid && s_piece_ready;
+    assign free_tag      = s_piece_tag;
+    wire [9:0] piece_words = 10'((s_piece_len + 13'd7) >> 3);
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            state_q       <= S_IDLE;
+            free_ptr      <= '0;
+            rv_q          <= 1'b0;
+            err_set_valid <= 1'b0;
+            frame_sent    <= 1'b0;
+            wqe_retire    <= 1'b0;
+        end else begin
+            err_set_valid <= 1'b0;
+            frame_sent    <= 1'b0;
+            wqe_retire    <= 1'b0;
+            if (free_valid) begin
+                free_ptr <= free_ptr + (BUF_W + 1)'(piece_words);
+            end
+            case (state_q)
+                S_IDLE: if (s_commit_valid) begin
+                    w_q     <= s_commit;
+                    left_q  <= s_commit_packets;
+                    index_q <= '0;
+                    // Decided against the QP's state after every earlier WQE.
+                    if (qp_err[s_commit.slot[$clog2(QPS)-1:0]]) begin
+                        drop_q    <= 1'b1;
+                        status_q  <= ST_FLUSH;
+                        cqe_due_q <= 1'b1;
+                    end else if (s_commit.status != ST_SUCCESS) begin
+                        drop_q        <= 1'b1;
+                        status_q      <= s_commit.status;
+                        cqe_due_q     <= 1'b1;
+                        err_set_valid <= 1'b1;
+                        err_set_slot  <= s_commit.slot;
+                    end else begin
+                        drop_q    <= 1'b0;
+                        status_q  <= ST_SUCCESS;
+                        cqe_due_q <= s_commit.signaled;
+                    end
+                    state_q <= ud_ok ? S_ENT : (s_commit_packets == 20'd0 ? S_END : S_PKT);
+                end
+                S_ENT: if (s_ent_valid) begin
+                    ent_fl_q   <= s_ent_flow_label;
+                    ent_port_q <= s_ent_udp_sport;
+                    state_q    <= S_PKT;
+                end
+                S_PKT: if (pkt_ready_now) begin
+                    pieces_q  <= s_pkt_pieces;
+                    pkt_len_q <= s_pkt_len;
+                    if (drop_q) begin
+                        state_q <= S_DROP;
+                    end else if (pkt_fault) begin
+                        drop_q        <= 1'b1;
+                        status_q      <= ST_GENERAL;
+                        cqe_due_q     <= 1'b1;
+                        err_set_valid <= 1'b1;
+                        err_set_slot  <= w_q.slot;
+                        state_q       <= S_DROP;
+                    end else begin
+                        state_q <= S_PSN;
+                    end
+                end
+                S_PSN: begin
+                    psn_q   <= psn_take_first;
+                    state_q <= S_DESC;
+                end
+                S_DESC: if (m_desc_ready) begin
+                    if (pieces_q == 5'd0) begin
+                        frame_sent <= 1'b1;
+                        state_q    <= S_NEXT;
+                    end else begin
+                        state_q <= S_PIECE;
+                    end
+                end
+                S_PIECE: if (s_piece_valid) begin
+                    rd_q         <= s_piece_base;
+                    words_left_q <= piece_words;
+                    tail_bytes_q <= 4'(((s_piece_len - 13'd1) & 13'd7) + 13'd1);
+                    piece_last_q <= pieces_q == 5'd1;
+                    state_q      <= S_STREAM;
+                end
+                S_STREAM: begin
+                    if (rd_issue) begin
+                        rd_q         <= rd_q + 1'b1;
+                        words_left_q <= words_left_q - 10'd1;
+                        rlast_q      <= words_left_q == 10'd1;
+                    end
+                    rv_q <= rd_issue || hold;
+                    if (stream_take && rlast_q) begin
+                        rv_q     <= 1'b0;
+                        pieces_q <= pieces_q - 5'd1;
+                        if (pieces_q == 5'd1) begin
+                            frame_sent <= 1'b1;
+                            state_q    <= S_NEXT;
+                        end else begin
+                            state_q <= S_PIECE;
+                        end
+                    end
+                end
+                S_DROP: begin
+                    if (s_piece_valid && s_piece_ready) begin
+                        pieces_q <= pieces_q - 5'd1;
+                    end
+                    if (pieces_q == 5'd0 || (s_piece_valid && pieces_q == 5'd1)) begin
+                        state_q <= S_NEXT;
+                    end
+                end
+                S_NEXT: begin
+                    index_q <= index_q + 20'd1;
+                    left_q  <= left_q - 20'd1;
+                    state_q <= left_q == 20'd1 ? S_END : S_PKT;
+                end
+                S_END: begin
+                    if (cqe_due_q) begin
+                        state_q <= S_CQE;
+                    end else begin
+                        wqe_retire <= 1'b1;
+                        state_q    <= S_IDLE;
+                    end
+                end
+                S_CQE: if (m_cqe_ready) begin
+                    wqe_retire <= 1'b1;
+                    state_q    <= S_IDLE;
+                end
+                default: state_q <= S_IDLE;
+            endcase
+        end
+    end
+
+endmodule

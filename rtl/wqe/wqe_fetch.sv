@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// WQE fetch: reads the WQE of each pick from host memory into one of two WQE buffers, in two
+// DMA reads as the model's queues do (docs/wqe.md, "Scheduling"): the first block, whose
+// control segment says how many blocks the WQE has, then the rest.
+//
+// Outcomes handed to wqe_parse with the buffer (meta_status):
+//   ST_SUCCESS    the whole WQE is in the buffer;
+//   ST_LOC_QP_OP  BLOCKS is 0 or larger than the ring's stride (block 0 is in the buffer);
+//   ST_GENERAL    a read faulted (meta_bytes says whether block 0 arrived: 0 or 64).
+//
+// Two buffers, so that the parse of one WQE overlaps the fetch of the next; parse frees a
+// buffer with buf_free. One read is outstanding at a time, under tag TAG.
+module wqe_fetch
+    import wqe_dp_pkg::*;
+#(
+    parameter int DATA_BYTES = 8,   // DMA beat bytes; only 8 (64-bit) is supported
+    parameter int TAG_W      = 4,   // DMA tag width
+    parameter int TAG        = 0    // the tag fetch reads under
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+    // picks from the scheduler
+    input  wire                    s_pick_valid,
+    output logic                   s_pick_ready,
+    input  wire pick_t             s_pick,
+    // DMA read requests
+    output logic                   m_rd_req_valid,
+    input  wire                    m_rd_req_ready,
+    output logic [63:0]            m_rd_req_addr,
+    output logic [12:0]            m_rd_req_len,
+    output logic [TAG_W-1:0]       m_rd_req_tag,
+    // DMA read responses for TAG only
+    input  wire                    s_rd_valid,
+    output logic                   s_rd_ready,
+    input  wire [8*DATA_BYTES-1:0] s_rd_data,
+    input  wire                    s_rd_last,
+    input  wire                    s_rd_err,
+    // the fetched WQE, to wqe_parse
+    output logic                   m_wqe_valid,
+    input  wire                    m_wqe_ready,
+    output pick_t                  m_wqe_pick,
+    output logic [4:0]             m_wqe_status,
+    output logic [6:0]             m_wqe_bytes64,  // 64-byte blocks in the buffer: 0, 1 or BLOCKS
+    output logic                   m_wqe_buf,
+    // buffer read port (one cycle latency) and release, for wqe_parse
+    input  wire                    rd_buf,
+    input  wire [6:0]              rd_word,
+    output logic [63:0]            rd_data,
+    input  wire                    buf_free_valid,
+    input  wire                    buf_free_id
+);
+
+    if (DATA_BYTES != 8) begin : g_bad_width
+        $error("wqe_fetch: DATA_BYTES must be 8");
+    end
+
+    // Two buffers of 16 blocks of 8 words.
+    logic [63:0] mem [256];
+    logic [1:0]  busy_q;              // buffer holds a WQE not yet freed by parse
+
+    typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;
+    state_t      state_q;
+    pick_t       pick_q;
+    logic        buf_q;               // the buffer being filled
+    logic [6:0]  word_q;              // next word written in it
+    logic [4:0]  status_q;
+    logic [6:0]  blocks_q;            // blocks read so far
+    logic [4:0]  want_q;              // BLOCKS of the WQE
+
+    wire [4:0] stride_blocks = 5'd1 << pick_q.stride_log2;
+    wire       free_buf      = busy_q[0] ? 1'b1 : 1'b0;     // lowest free buffer
+    wire       any_free      = !(busy_q[0] && busy_q[1]);
+
+    assign s_pick_ready   = state_q == S_IDLE && any_free;
+    assign m_rd_req_valid = state_q == S_REQ0 || state_q == S_REQ1;
+    assign m_rd_req_addr  = state_q == S_REQ0 ? pick_q.addr : pick_q.addr + 64'd64;
+    assign m_rd_req_len   = state_q == S_REQ0 ? 13'd64 : {2'b0, want_q - 5'd1, 6'd0};
+    assign m_rd_req_tag   = TAG_W'(TAG);
+    assign s_rd_ready     = state_q == S_WAIT0 || state_q == S_WAIT1;
+    assign m_wqe_valid    = state_q == S_HAND;
+    assign m_wqe_pick     = pick_q;
+    assign m_wqe_status   = status_q;
+    assign m_wqe_bytes64  = blocks_q;
+    assign m_wqe_buf      = buf_q;
+
+    wire beat = s_rd_valid && s_rd_ready;
+
+    always_ff @(posedge clk) begin
+        if (beat && !s_rd_err) begin
+            mem[{buf_q, word_q}] <= s_rd_data;
+        end
+        rd_data <= mem[{rd_buf, rd_word}];
+    end
+
+    // BLOCKS is byte 2 of block 0's first word, which is word 0 of the buffer: it is taken as
+    // the beat goes by rather than read back.
+    logic [7:0] blocks_byte_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            state_q <= S_IDLE;
+            busy_q  <= '0;
+        end else begin
+            if (buf_free_valid) begin
+                busy_q[buf_free_id] <= 1'b0;
+            end
+            case (state_q)
+                S_IDLE: if (s_pick_valid && s_pick_ready) begin
+                    pick_q   <= s_pick;
+                    buf_q    <= free_buf;
+                    word_q   <= '0;
+                    blocks_q <= '0;
+                    state_q  <= S_REQ0;
+                end
+                S_REQ0: if (m_rd_req_ready) begin
+                    state_q <= S_WAIT0;
+                end
+                S_WAIT0: if (beat) begin
+                    word_q <= word_q + 7'd1;
+                    if (word_q == 7'd0) begin
+                        blocks_byte_q <= s_rd_data[23:16];
+                    end
+                    if (s_rd_last) begin
+                        if (s_rd_err) begin
+                            status_q <= ST_GENERAL;
+                            state_q  <= S_HAND;
+                        end else begin
+                            blocks_q <= 7'd1;
+                            // word 0 arrives before the last beat of a 64-byte read
+                            if (blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks}) begin
+                                status_q <= ST_LOC_QP_OP;
+                                state_q  <= S_HAND;
+                            end else if (blocks_byte_q == 8'd1) begin
+                                status_q <= ST_SUCCESS;
+                                state_q  <= S_HAND;
+                            end else begin
+                                want_q  <= blocks_byte_q[4:0];
+                                state_q <= S_REQ1;
+                            end
+                        end
+                    end
+                end
+                S_REQ1: if (m_rd_req_ready) begin
+                    state_q <= S_WAIT1;
+                end
+                S_WAIT1: if (beat) begin
+                    word_q <= word_q + 7'd1;
+                    if (s_rd_last) begin
+                        status_q <= s_rd_err ? ST_GENERAL : ST_SUCCESS;
+                        blocks_q <= s_rd_err ? 7'd1 : {2'b0, want_q};
+                        state_q  <= S_HAND;
+                    end
+                end
+                S_HAND: if (m_wqe_ready) begin
+                    busy_q[buf_q] <= 1'b1;
+                    state_q       <= S_IDLE;
+                end
+                default: state_q <= S_IDLE;
+            endcase
+        end
+    end
+
+endmodule

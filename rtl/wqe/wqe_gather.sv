@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Gather planner: cuts each checked WQE's message into packets of the path MTU and each
+// packet into pieces, one per data segment it touches (or one of inline data), and starts
+// every piece's DMA read into the packet buffer (wqe_rdbuf) under a tag of its own.
+//
+// For each WQE it first hands the sender (wqe_emit) a commit record, then one packet record per
+// packet as the packet is planned, so a message longer than the buffer streams through it. A
+// WQE that failed its checks gets a commit record and nothing else. For a UD WQE that passed it
+// asks the entropy unit for the packet's UDP port and flow label; the answers come back in WQE
+// order and wqe_emit takes them in the same order.
+//
+// Buffer space is taken in whole pieces, in order, as a ring: a piece starts on a word, so a
+// piece of n bytes takes ceil(n / 8) words; wqe_emit returns them in the same order.
+module wqe_gather
+    import wqe_dp_pkg::*;
+#(
+    parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
+    parameter int BUF_W  = 11    // log2 of the packet buffer's 64-bit words
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    // from wqe_parse
+    input  wire                  s_wqe_valid,
+    output logic                 s_wqe_ready,
+    input  wire wqe_t            s_wqe,
+    input  wire                  s_sge_valid,
+    output logic                 s_sge_ready,
+    input  wire sge_t            s_sge,
+    input  wire                  s_inl_valid,
+    output logic                 s_inl_ready,
+    input  wire [63:0]           s_inl_data,
+    // to wqe_emit: the WQE (with its packet count), then its packets
+    output logic                 m_commit_valid,
+    input  wire                  m_commit_ready,
+    output wqe_t                 m_commit,
+    output logic [19:0]          m_commit_packets,
+    output logic                 m_pkt_valid,
+    input  wire                  m_pkt_ready,
+    output logic [12:0]          m_pkt_len,
+    output logic [2**TAG_W-2:0]  m_pkt_tags,       // the tags of its pieces
+    output logic [4:0]           m_pkt_pieces,
+    output logic                 m_piece_valid,
+    input  wire                  m_piece_ready,
+    output logic [TAG_W-1:0]     m_piece_tag,
+    output logic [BUF_W-1:0]     m_piece_base,
+    output logic [12:0]          m_piece_len,
+    // entropy requests for UD WQEs (QP mode, UD)
+    output logic                 m_ent_valid,
+    input  wire                  m_ent_ready,
+    output logic [23:0]          m_ent_lqpn,
+    output logic [23:0]          m_ent_rqpn,
+    output logic [19:0]          m_ent_fl,
+    // DMA read requests
+    output logic                 m_rd_req_valid,
+    input  wire                  m_rd_req_ready,
+    output logic [63:0]          m_rd_req_addr,
+    output logic [12:0]          m_rd_req_len,
+    output logic [TAG_W-1:0]     m_rd_req_tag,
+    // the packet buffer: tag allocation, inline writes, space
+    input  wire [2**TAG_W-2:0]   tag_busy,         // from wqe_rdbuf
+    output logic                 tag_alloc_valid,
+    output logic [TAG_W-1:0]     tag_alloc_tag,
+    output logic [BUF_W-1:0]     tag_alloc_base,
+    output logic                 inl_wr_valid,
+    output logic [BUF_W-1:0]     inl_wr_addr,
+    output logic [63:0]          inl_wr_data,
+    output logic                 inl_wr_done,      // the piece's last word: mark its tag done
+    output logic [TAG_W-1:0]     inl_wr_tag,
+    input  wire                  inl_wr_ready,     // the buffer's write port is free this cycle
+    input  wire [BUF_W:0]        free_ptr          // wqe_emit's ring pointer (words returned)
+);
+
+    localparam int TAGS = 2 ** TAG_W - 1;
+
+    typedef enum logic [3:0] {
+        S_IDLE, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
+    } state_t;
+    state_t state_q;
+
+    wqe_t        w_q;
+    logic [12:0] mtu_q;
+    logic [31:0] off_q;            // message bytes planned
+    logic [19:0] packets_q;
+    logic [12:0] pkt_len_q, pkt_rem_q;
+    logic [TAGS-1:0] pkt_tags_q;
+    logic [4:0]  pkt_pieces_q;
+    logic [31:0] sge_off_q;        // bytes of the head SGE already planned
+    logic [BUF_W:0] alloc_q;       // words handed out (ring pointer)
+    logic [TAG_W-1:0] tag_q;
+    logic [BUF_W-1:0] base_q;
+    logic [12:0] piece_len_q;
+    logic [9:0]  copy_left_q;      // inline words left to copy for this piece
+    logic [BUF_W-1:0] copy_addr_q;
+
+    // The lowest free tag.
+    logic [TAG_W-1:0] free_tag;
+    logic             tag_free;
+    always_comb begin
+        free_tag = '0;
+        tag_free = 1'b0;
+        for (int t = TAGS - 1; t >= 0; t--) begin
+            if (!tag_busy[t]) begin
+                free_tag = TAG_W'(t);
+                tag_free = 1'b1;
+            end
+        end
+    end
+
+    // The piece the head of the SGE FIFO (or the inline data) gives this packet.
+    wire [31:0] sge_avail  = s_sge.len - sge_off_q;
+    wire [12:0] piece_len  = w_q.inline_en ? pkt_rem_q
+                           : (sge_avail < {19'b0, pkt_rem_q} ? sge_avail[12:0] : pkt_rem_q);
+    wire [10:0] piece_words = 11'((piece_len + 13'd7) >> 3);
+    wire [BUF_W:0] used     = alloc_q - free_ptr;
+    wire           room     = {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words} <= (BUF_W + 2)'(2 ** BUF_W);
+    wire           can_plan = tag_free && room && (w_q.inline_en || s_sge_valid);
+
+    assign s_wqe_ready      = state_q == S_IDLE;
+    assign m_commit_valid   = state_q == S_COMMIT;
+    assign m_commit         = w_q;
+    assign m_commit_packets = packets_q;
+    assign m_ent_valid      = state_q == S_ENT;
+    assign m_ent_lqpn       = w_q.ctx.qpn;
+    assign m_ent_rqpn       = w_q.dqpn;
+    assign m_ent_fl         = w_q.flow_label;
+    assign m_rd_req_valid   = state_q == S_REQ;
+    assign m_rd_req_addr    = s_sge.addr + {32'b0, sge_off_q};
+    assign m_rd_req_len     = piece_len_q;
+    assign m_rd_req_tag     = tag_q;
+    assign m_piece_valid    = state_q == S_PIECE_OUT;
+    assign m_piece_tag      = tag_q;
+    assign m_piece_base     = base_q;
+    assign m_piece_len      = piece_len_q;
+    assign m_pkt_valid      = state_q == S_PKT_OUT;
+    assign m_pkt_len        = pkt_len_q;
+    assign m_pkt_tags       = pkt_tags_q;
+    assign m_pkt_pieces     = pkt_pieces_q;
+    assign tag_alloc_valid  = state_q == S_PIECE && can_plan;
+    assign tag_alloc_tag    = free_tag;
+    assign tag_alloc_base   = alloc_q[BUF_W-1:0];
+    assign inl_wr_valid     = state_q == S_COPY && s_inl_valid;
+    assign inl_wr_addr      = copy_addr_q;
+    assign inl_wr_data      = s_inl_data;
+    assign inl_wr_done      = copy_left_q == 10'd1;
+    assign inl_wr_tag       = tag_q;
+    assign s_inl_ready      = state_q == S_COPY && inl_wr_ready;
+    // The head SGE is used up when the DMA request takes its last bytes.
+    assign s_sge_ready      = state_q == S_REQ && m_rd_req_ready
+                           && sge_off_q + {19'b0, piece_len_q} == s_sge.len;
+
+    wire [31:0] left = w_q.len - off_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            state_q <= S_IDLE;
+            alloc_q <= '0;
+            sge_off_q <= '0;
+        end else begin
+            case (state_q)
+                S_IDLE: if (s_wqe_valid) begin
+                    w_q       <= s_wqe;
+                    mtu_q     <= 13'd128 << s_wqe.ctx.mtu;
+                    off_q     <= '0;
+                    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
+                    // WQE has none.
+                    packets_q <= s_wqe.status != ST_SUCCESS ? 20'd0
+                               : s_wqe.len == 32'd0 ? 20'd1
+                               : 20'(((s_wqe.len - 32'd1) >> (4'(s_wqe.ctx.mtu) + 4'd7)) + 32'd1);
+                    state_q   <= S_COMMIT;
+                end
+                S_COMMIT: if (m_commit_ready) begin
+                    state_q <= packets_q == 20'd0 ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
+                end
+                S_ENT: if (m_ent_ready) begin
+                    state_q <= S_PKT;
+                end
+                S_PKT: begin
+                    pkt_len_q    <= left < {19'b0, mtu_q} ? left[12:0] : mtu_q;
+                    pkt_rem_q    <= left < {19'b0, mtu_q} ? left[12:0] : mtu_q;
+                    pkt_tags_q   <= '0;
+                    pkt_pieces_q <= '0;
+                    state_q      <= left == 32'd0 ? S_PKT_OUT : S_PIECE;
+                end
+                S_PIECE: if (can_plan) begin
+                    tag_q       <= free_tag;
+                    base_q      <= alloc_q[BUF_W-1:0];
+                    piece_len_q <= piece_len;
+                    alloc_q     <= alloc_q + (BUF_W + 1)'(piece_words);
+                    pkt_tags_q[free_tag] <= 1'b1;
+                    pkt_pieces_q <= pkt_pieces_q + 5'd1;
+                    copy_left_q <= piece_words[9:0];
+                    copy_addr_q <= alloc_q[BUF_W-1:0];
+                    state_q     <= w_q.inline_en ? S_COPY : S_REQ;
+                end
+                S_REQ: if (m_rd_req_ready) begin
+                    sge_off_q <= s_sge_ready ? 32'd0 : sge_off_q + {19'b0, piece_len_q};
+                    state_q   <= S_PIECE_OUT;
+                end
+                S_COPY: if (s_inl_valid && s_inl_ready) begin
+                    copy_left_q <= copy_left_q - 10'd1;
+                    copy_addr_q <= copy_addr_q + 1'b1;
+                    if (copy_left_q == 10'd1) begin
+                        state_q <= S_PIECE_OUT;
+                    end
+                end
+                S_PIECE_OUT: if (m_piece_ready) begin
+                    pkt_rem_q <= pkt_rem_q - piece_len_q;
+                    off_q     <= off_q + {19'b0, piece_len_q};
+                    state_q   <= pkt_rem_q == piece_len_q ? S_PKT_OUT : S_PIECE;
+                end
+                S_PKT_OUT: if (m_pkt_ready) begin
+                    packets_q <= packets_q - 20'd1;
+                    state_q   <= packets_q == 20'd1 ? S_IDLE : S_PKT;
+                end
+                default: state_q <= S_IDLE;
+            endcase
+        end
+    end
+
+endmodule

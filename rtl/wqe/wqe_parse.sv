@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// WQE checks: reads a fetched WQE from its buffer word by word, decodes it, checks it as the
+// model's model/src/wqe/check.rs does (docs/wqe.md, "Checks and statuses"), sends its data
+// segments through the memory-region check, and hands a wqe_t with the status to the sender.
+//
+// The WQE's segments are contiguous from word 0 (control, address vector, remote address, data
+// segments or inline data), so the words are read in order, one per cycle, and each is taken
+// for what its index holds. Every decode error and every wrong opcode, address vector or
+// segment count gives the same status (loc_qp_op_err), so they are simply ORed; they are all
+// known before the first data word, so a refused WQE pushes nothing downstream.
+//
+// Data segments go to the region check as they are read and into a small table here; once the
+// verdict is known, a passing WQE's segments go out on m_sge, then the WQE on m_wqe. Inline
+// words go out as they are read, which is safe: an inline WQE that gets this far passes (its
+// only later check, the UD MTU, is decided from the control segment before its data).
+module wqe_parse
+    import wqe_dp_pkg::*;
+#(
+    parameter int MAX_SGE = 16   // data segments a WQE may have (model: SendEngine::max_sge)
+) (
+    input  wire              clk,
+    input  wire              rst,
+    // from wqe_fetch
+    input  wire              s_wqe_valid,
+    output logic             s_wqe_ready,
+    input  wire pick_t       s_wqe_pick,
+    input  wire [4:0]        s_wqe_status,
+    input  wire [6:0]        s_wqe_blocks,
+    input  wire              s_wqe_buf,
+    output logic             rd_buf,
+    output logic [6:0]       rd_word,
+    input  wire [63:0]       rd_data,
+    output logic             buf_free_valid,
+    output logic             buf_free_id,
+    // memory-region checks (in order)
+    output logic             m_mr_valid,
+    input  wire              m_mr_ready,
+    output logic [31:0]      m_mr_lkey,
+    output logic [31:0]      m_mr_pd,
+    output logic [63:0]      m_mr_addr,
+    output logic [31:0]      m_mr_len,
+    input  wire              s_mr_valid,
+    output logic             s_mr_ready,
+    input  wire [4:0]        s_mr_status,
+    // to the sender
+    output logic             m_wqe_valid,
+    input  wire              m_wqe_ready,
+    output wqe_t             m_wqe,
+    output logic             m_sge_valid,
+    input  wire              m_sge_ready,
+    output sge_t             m_sge,
+    output logic             m_inl_valid,
+    input  wire              m_inl_ready,
+    output logic [63:0]      m_inl_data
+);
+
+    typedef enum logic [2:0] {S_IDLE, S_READ, S_WAIT, S_SGE, S_OUT} state_t;
+    state_t state_q;
+
+    pick_t      pick_q;
+    logic [4:0] fetch_status_q;
+    logic [6:0] blocks_q;          // blocks in the buffer
+    logic       buf_q;
+
+    // The word in rd_data this cycle (its read was issued last cycle).
+    logic       rv_q;
+    logic [6:0] ri_q;
+    logic [6:0] next_q;            // next word to read
+    logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
+    logic       layout_q;          // nwords_q holds the WQE's real length
+
+    // Control segment fields.
+    logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
+    logic [31:0] index_q, imm_q;
+    logic [15:0] inline_len_q;
+    logic [7:0]  av_b_q;
+    logic [63:0] wr_id_q;
+    logic        dec_err_q;        // any decode or operation error seen so far
+    logic        nopush_q;         // data words are not passed on (an error or a known failure)
+    // Address vector, remote address.
+    logic [23:0]  dqpn_q;
+    logic [31:0]  qkey_q;
+    logic [127:0] dgid_q;
+    logic [47:0]  dmac_q;
+    logic [15:0]  tci_q;
+    logic [19:0]  fl_q;
+    logic [7:0]   tclass_q, hop_q;
+    logic         avflag_q;
+    logic [63:0]  raddr_q;
+    logic [31:0]  rkey_q;
+    // Data.
+    logic [63:0]  sge_addr_q;
+    logic [4:0]   sges_q;          // SGEs pushed
+    logic [7:0]   inl_q;           // inline words pushed
+    logic [4:0]   mr_seen_q;       // region checks answered
+    logic [4:0]   mr_status_q;     // the first failing one, else success
+    logic [35:0]  total_q;
+    sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
+    logic [4:0]   sge_out_q;           // next one sent on m_sge
+
+    // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
+    // stride were fetch's. Named unused_* so that lint knows.
+    wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
+
+    // Decoded control segment (valid once words 0 and 1 are in).
+    wire known     = opcode_q <= OP_SEND_IMM;
+    wire is_write  = opcode_q == OP_RDMA_WRITE || opcode_q == OP_RDMA_WRITE_IMM;
+    wire has_imm   = opcode_q == OP_RDMA_WRITE_IMM || opcode_q == OP_SEND_IMM;
+    wire inline_en = flags_q[3];
+    wire av_en     = av_b_q[0];
+    // Word indices of the segments.
+    wire [6:0] w_raddr = av_en ? 7'd10 : 7'd4;
+    wire [6:0] w_data  = w_raddr + (is_write ? 7'd2 : 7'd0);
+    // Bytes of segments: at most 96 + 255 * 16 or 96 + 65535.
+    wire [16:0] seg_end = {10'b0, w_data} * 17'd8
+                        + (inline_en ? {1'b0, inline_len_q} : {5'b0, nsge_q, 4'b0});
+
+    wire ctl_err = !known || flags_q[7:5] != 3'b0 || av_b_q[7:1] != 7'b0
+                || blocks_b_q == 8'd0 || blocks_b_q > 8'd16
+                || (!has_imm && imm_q != 32'b0)
+                || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
+                || seg_end > {3'b0, blocks_b_q, 6'b0}
+                || (pick_q.ctx.ud && !(opcode_q == OP_SEND || opcode_q == OP_SEND_IMM))
+                || (av_en != pick_q.ctx.ud)
+                || (!inline_en && nsge_q > 8'(MAX_SGE));
+
+    // The word in rd_data: which part of the WQE it is.
+    wire in_av    = av_en && ri_q >= 7'd4 && ri_q < 7'd10;
+    wire in_raddr = is_write && ri_q >= w_raddr && ri_q < w_data;
+    wire in_data  = layout_q && ri_q >= w_data;
+    wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
+    wire inl_word = inline_en && in_data;
+
+    // Can the word in rd_data be taken this cycle?
+    wire push_ok = !dec_err_q && !nopush_q;
+    wire take = rv_q && (!in_data || !push_ok
+                 || (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1)));
+
+    assign s_wqe_ready  = state_q == S_IDLE;
+    assign rd_buf       = buf_q;
+    assign rd_word      = (rv_q && !take) ? ri_q : next_q;
+    wire   issue        = state_q == S_READ && next_q < nwords_q && !(rv_q && !take);
+
+    assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
+    assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
+    assign m_mr_valid   = rv_q && sge_hi && push_ok;
+    assign m_mr_lkey    = rd_data[63:32];
+    assign m_mr_pd      = pick_q.ctx.pd;
+    assign m_mr_addr    = sge_addr_q;
+    assign m_mr_len     = rd_data[31:0];
+    assign m_inl_valid  = rv_q && inl_word && push_ok;
+    assign m_inl_data   = rd_data;
+    assign s_mr_ready   = 1'b1;
+
+    // The verdict, in the model's order: fetch, decode and operation, the regions (first
+    // failure), the total, the UD MTU.
+    wire [12:0] mtu_bytes = 13'd128 << pick_q.ctx.mtu;
+    wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
+    logic [4:0] verdict;
+    always_comb begin
+        if (fetch_status_q != ST_SUCCESS) begin
+            verdict = fetch_status_q;
+        end else if (dec_err_q) begin
+            verdict = ST_LOC_QP_OP;
+        end else if (mr_status_q != ST_SUCCESS) begin
+            verdict = mr_status_q;
+        end else if (!inline_en && total_q > 36'h8000_0000) begin
+            verdict = ST_LOC_LEN;
+        end else if (pick_q.ctx.ud && msg_len > {19'b0, mtu_bytes}) begin
+            verdict = ST_LOC_LEN;
+        end else begin
+            verdict = ST_SUCCESS;
+        end
+    end
+
+    // dgid bytes 8..23 of the AV arrive in words 5 and 6, byte 8 in word 5's low byte; the
+    // frame wants the first octet in the top bits.
+    function automatic logic [63:0] bswap64(input logic [63:0] w);
+        for (int i = 0; i < 8; i++) begin
+            bswap64[8*(7-i) +: 8] = w[8*i +: 8];
+        end
+    endfunction
+
+    assign m_wqe_valid = state_q == S_OUT;
+    always_comb begin
+        m_wqe              = '0;
+        m_wqe.slot         = pick_q.slot;
+        m_wqe.ctx          = pick_q.ctx;
+        m_wqe.wr_id        = wr_id_q;
+        m_wqe.index        = index_q;
+        m_wqe.opcode_raw   = opcode_q;
+        m_wqe.opcode_known = known && blocks_q != 7'd0;
+        m_wqe.status       = verdict;
+        m_wqe.opcode       = opcode_q[1:0];
+        m_wqe.signaled     = flags_q[1];
+        m_wqe.solicited    = flags_q[2];
+        m_wqe.inline_en    = inline_en;
+        m_wqe.len          = msg_len;
+        m_wqe.imm          = imm_q;
+        m_wqe.raddr        = raddr_q;
+        m_wqe.rkey         = rkey_q;
+        m_wqe.dqpn         = dqpn_q;
+        m_wqe.qkey         = qkey_q;
+        m_wqe.dgid         = dgid_q;
+        m_wqe.dmac         = dmac_q;
+        m_wqe.vlan         = avflag_q;
+        m_wqe.vid          = tci_q[11:0];
+        m_wqe.pcp          = tci_q[15:13];
+        m_wqe.flow_label   = fl_q;
+        m_wqe.tclass       = tclass_q;
+        m_wqe.hop_limit    = hop_q;
+        m_wqe.sges         = sges_q;
+        m_wqe.inline_words = inl_q;
+    end
+
+    assign buf_free_valid = state_q == S_OUT && m_wqe_ready && blocks_q != 7'd0;
+    assign buf_free_id    = buf_q;
+
+    // The data-segment table (LUT RAM): written as each segment's second word is taken.
+    always_ff @(posedge clk) begin
+        if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
+            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= '{addr: sge_addr_q, len: rd_data[31:0]};
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            state_q <= S_IDLE;
+            rv_q    <= 1'b0;
+        end else begin
+            if (s_mr_valid) begin
+                mr_seen_q <= mr_seen_q + 5'd1;
+                if (mr_status_q == ST_SUCCESS) begin
+                    mr_status_q <= s_mr_status;
+                end
+            end
+            case (state_q)
+                S_IDLE: if (s_wqe_valid) begin
+                    pick_q         <= s_wqe_pick;
+                    fetch_status_q <= s_wqe_status;
+                    blocks_q       <= s_wqe_blocks;
+                    buf_q          <= s_wqe_buf;
+                    next_q         <= '0;
+                    nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
+                    layout_q       <= 1'b0;
+                    rv_q           <= 1'b0;
+                    {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
+                    {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
+                    dec_err_q      <= 1'b0;
+                    nopush_q       <= 1'b0;
+                    {dqpn_q, qkey_q, dgid_q, dmac_q, tci_q, fl_q, tclass_q, hop_q} <= '0;
+                    avflag_q       <= 1'b0;
+                    {raddr_q, rkey_q} <= '0;
+                    sges_q         <= '0;
+                    inl_q          <= '0;
+                    mr_seen_q      <= '0;
+                    mr_status_q    <= ST_SUCCESS;
+                    total_q        <= '0;
+                    state_q        <= S_READ;
+                end
+                S_READ: begin
+                    if (issue) begin
+                        next_q <= next_q + 7'd1;
+                    end
+                    rv_q <= issue || (rv_q && !take);
+                    if (rv_q && !take) begin
+                        // rd_word re-reads ri_q; keep it
+                    end else if (issue) begin
+                        ri_q <= next_q;
+                    end
+                    if (take) begin
+                        case (ri_q)
+                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= rd_data;
+                            7'd1: begin
+                                imm_q        <= rd_data[31:0];
+                                inline_len_q <= rd_data[47:32];
+                                av_b_q       <= rd_data[55:48];
+                                if (rd_data[63:56] != 8'd0) dec_err_q <= 1'b1;
+                            end
+                            7'd2: wr_id_q <= rd_data;
+                            7'd3: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                            default: ;
+                        endcase
+                        if (in_av) begin
+                            case (ri_q)
+                                7'd4: begin
+                                    dqpn_q <= rd_data[23:0];
+                                    qkey_q <= rd_data[63:32];
+                                    if (rd_data[31:24] != 8'd0) dec_err_q <= 1'b1;
+                                end
+                                7'd5: dgid_q[127:64] <= bswap64(rd_data);
+                                7'd6: dgid_q[63:0]   <= bswap64(rd_data);
+                                7'd7: begin
+                                    dmac_q <= 48'(bswap64({rd_data[47:0], 16'b0}));
+                                    tci_q  <= rd_data[63:48];
+                                end
+                                7'd8: begin
+                                    fl_q     <= rd_data[19:0];
+                                    tclass_q <= rd_data[39:32];
+                                    hop_q    <= rd_data[47:40];
+                                    avflag_q <= rd_data[48];
+                                    if (rd_data[31:20] != 12'd0 || rd_data[63:49] != 15'd0
+                                        || tci_q[12] || (!rd_data[48] && tci_q != 16'd0)) begin
+                                        dec_err_q <= 1'b1;
+                                    end
+                                end
+                                7'd9: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                                default: ;
+                            endcase
+                        end
+                        if (in_raddr) begin
+                            if (ri_q == w_raddr) begin
+                                raddr_q <= rd_data;
+                            end else begin
+                                rkey_q <= rd_data[31:0];
+                                if (rd_data[63:32] != 32'd0) dec_err_q <= 1'b1;
+                            end
+                        end
+                        if (in_data && push_ok) begin
+                            if (inline_en) begin
+                                inl_q <= inl_q + 8'd1;
+                            end else if (!sge_hi) begin
+                                sge_addr_q <= rd_data;
+                            end else begin
+                                sges_q  <= sges_q + 5'd1;
+                                total_q <= total_q + {4'b0, rd_data[31:0]};
+                            end
+                        end
+                    end
+                    // Words 0 and 1 are in by the cycle after word 1 is taken: size the read.
+                    if (!layout_q && rv_q && take && ri_q == 7'd3) begin
+                        layout_q <= 1'b1;
+                        // A fetch failure reads only the raw fields; an inline UD WQE over the
+                        // MTU fails before its data, so inline words go out only for a pass.
+                        if (ctl_err || fetch_status_q != ST_SUCCESS
+                            || (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes})) begin
+                            if (ctl_err) dec_err_q <= 1'b1;
+                            nopush_q  <= 1'b1;
+                            nwords_q  <= 7'd4;
+                        end else begin
+                            nwords_q <= 7'((seg_end + 17'd7) >> 3);
+                        end
+                    end
+                    if (!issue && !(rv_q && !take) && next_q >= nwords_q && (layout_q || nwords_q == 7'd0)) begin
+                        state_q <= S_WAIT;
+                    end
+                end
+                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid) begin
+                    sge_out_q <= '0;
+                    state_q   <= verdict == ST_SUCCESS ? S_SGE : S_OUT;
+                end
+                S_SGE: begin
+                    if (m_sge_valid && m_sge_ready) begin
+                        sge_out_q <= sge_out_q + 5'd1;
+                    end
+                    if (sge_out_q == sges_q || (m_sge_ready && sge_out_q + 5'd1 == sges_q)) begin
+                        state_q <= S_OUT;
+                    end
+                end
+                S_OUT: if (m_wqe_ready) begin
+                    state_q <= S_IDLE;
+                end
+                default: state_q <= S_IDLE;
+            endcase
+        end
+    end
+
+endmodule

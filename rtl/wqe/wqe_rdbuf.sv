@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The packet buffer: the gathered bytes of the packets being planned and sent, and the tag
+// table that tracks each piece's DMA read. wqe_gather allocates a tag with the piece's first
+// word; the DMA responses of that tag, which may come in any order with the other tags' and
+// after any latency, are written from there one beat per word (a response is packed from lane
+// 0, so every piece starts on a word); the last beat marks the tag done (or failed). Inline
+// pieces are written by wqe_gather itself through the same port when no response beat takes
+// it. wqe_emit reads the words back and frees the tag.
+module wqe_rdbuf #(
+    parameter int TAG_W = 4,    // DMA tag width; the tags 0 .. 2^TAG_W - 2 are tracked here
+    parameter int BUF_W = 11    // log2 of the buffer's 64-bit words
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+    // allocation (wqe_gather)
+    input  wire                  alloc_valid,
+    input  wire [TAG_W-1:0]      alloc_tag,
+    input  wire [BUF_W-1:0]      alloc_base,
+    // DMA responses of the pieces' tags (always accepted)
+    input  wire                  s_rsp_valid,
+    input  wire [63:0]           s_rsp_data,
+    input  wire [TAG_W-1:0]      s_rsp_tag,
+    input  wire                  s_rsp_last,
+    input  wire                  s_rsp_err,
+    // inline writes (wqe_gather), when the port is free
+    input  wire                  inl_valid,
+    output logic                 inl_ready,
+    input  wire [BUF_W-1:0]      inl_addr,
+    input  wire [63:0]           inl_data,
+    input  wire                  inl_done,
+    input  wire [TAG_W-1:0]      inl_tag,
+    // state for wqe_gather and wqe_emit
+    output logic [2**TAG_W-2:0]  busy,
+    output logic [2**TAG_W-2:0]  done,
+    output logic [2**TAG_W-2:0]  err,
+    // release (wqe_emit)
+    input  wire                  free_valid,
+    input  wire [TAG_W-1:0]      free_tag,
+    // read port, one cycle latency (wqe_emit)
+    input  wire [BUF_W-1:0]      rd_addr,
+    output logic [63:0]          rd_data
+);
+
+    localparam int TAGS = 2 ** TAG_W - 1;
+
+    logic [63:0]      mem [2 ** BUF_W];
+    logic [BUF_W-1:0] next_q [TAGS];    // where the tag's next beat goes
+
+    assign inl_ready = !s_rsp_valid;
+    wire              wr_en   = s_rsp_valid || inl_valid;
+    wire [BUF_W-1:0]  wr_addr = s_rsp_valid ? next_q[s_rsp_tag] : inl_addr;
+    wire [63:0]       wr_data = s_rsp_valid ? s_rsp_data : inl_data;
+
+    always_ff @(posedge clk) begin
+        if (wr_en && !(s_rsp_valid && s_rsp_err)) begin
+            mem[wr_addr] <= wr_data;
+        end
+        rd_data <= mem[rd_addr];
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            busy <= '0;
+            done <= '0;
+            err  <= '0;
+        end else begin
+            if (s_rsp_valid) begin
+                next_q[s_rsp_tag] <= next_q[s_rsp_tag] + 1'b1;
+                if (s_rsp_last) begin
+                    done[s_rsp_tag] <= 1'b1;
+                    err[s_rsp_tag]  <= s_rsp_err;
+                end
+            end else if (inl_valid && inl_done) begin
+                done[inl_tag] <= 1'b1;
+            end
+            if (free_valid) begin
+                busy[free_tag] <= 1'b0;
+                done[free_tag] <= 1'b0;
+                err[free_tag]  <= 1'b0;
+            end
+            // Allocation last: a tag freed and taken in one cycle is taken.
+            if (alloc_valid) begin
+                busy[alloc_tag]   <= 1'b1;
+                done[alloc_tag]   <= 1'b0;
+                err[alloc_tag]    <= 1'b0;
+                next_q[alloc_tag] <= alloc_base;
+            end
+        end
+    end
+
+endmodule

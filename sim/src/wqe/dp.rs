@@ -1,0 +1,473 @@
+//! The WQE engine's data path (`rtl/wqe/wqe_dp.sv`) run against the model's send engine.
+//!
+//! The bench plays the parts around the data path as the engine's other blocks will: the
+//! control plane (picks in the model's round-robin order, PSNs, the QPs' error state, the
+//! completion ring's producer), the memory-region check (the model's `MrTable::check`, in
+//! order, after a random delay), host memory ([`DmaHost`]) and the frame builder (each
+//! descriptor and its payload turned into a frame by `model::wqe::frame`). The frames and the
+//! completion ring must then equal what `model::wqe::Queues` produces from the same memory.
+
+use super::bits::{Packer, Unpacker};
+use super::host_memory::{Config as DmaConfig, DmaHost, EngineOut, ReadRequest, WriteBeat};
+use crate::duts::WqeDp;
+use crate::harness::{Hang, Sim};
+use crate::stream::rng;
+use rand::rngs::SmallRng;
+use rand::Rng;
+use rocenic_model::entropy::QpType;
+use rocenic_model::qp::{Access, IpPair, QpConfig};
+use rocenic_model::wire::ib::{BthRepr, DethRepr, RethRepr};
+use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+use rocenic_model::wqe::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
+use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, Step};
+use std::collections::VecDeque;
+
+/// Width of `wqe_dp_pkg::pick_t`.
+pub const PICK_BITS: usize = 612;
+/// Width of `wqe_dp_pkg::frame_desc_t`.
+pub const DESC_BITS: usize = 711;
+
+/// One send queue as the control plane knows it.
+#[derive(Clone, Debug)]
+pub struct Queue {
+    /// Its QP.
+    pub qpn: u32,
+    /// Its ring.
+    pub ring: SendRing,
+    /// WQEs posted, from index 0.
+    pub posted: u32,
+}
+
+/// A run: the model engine set up with its QPs and regions, the send queues in slot order (all
+/// QPs in RTS, every WQE already in memory), the completion ring, and host memory.
+pub struct Run {
+    /// The model (QPs in RTS, regions registered).
+    pub engine: SendEngine,
+    /// Send queues by slot.
+    pub queues: Vec<Queue>,
+    /// Completion ring base and log2 entries (big enough for every completion).
+    pub cq: (u64, u32),
+    /// Host memory with the WQEs written.
+    pub mem: HostMemory,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Frames, in order.
+    pub frames: Vec<Vec<u8>>,
+    /// The completion ring's bytes.
+    pub cq: Vec<u8>,
+}
+
+impl Run {
+    /// What the model produces: `Queues::step` until idle.
+    pub fn model(&self) -> Outcome {
+        let mut e = self.engine.clone();
+        let mut mem = self.mem.clone();
+        let (base, log2) = self.cq;
+        let ring = rocenic_model::wqe::Ring::new(log2).expect("CQ size");
+        let mut q = Queues::<64>::new(
+            rocenic_model::wqe::CompletionRing::new(ring, 0).expect("CQ start"),
+            base,
+        );
+        for s in &self.queues {
+            q.attach(s.qpn, s.ring, 0).expect("attach");
+            q.doorbell(s.qpn, s.posted).expect("doorbell");
+        }
+        let mut frames = Vec::new();
+        loop {
+            match q.step(&mut e, &mut mem, &mut |f: &[u8]| frames.push(f.to_vec())) {
+                Ok(Step::Idle) => break,
+                Ok(Step::CqFull) => panic!("the run's completion ring must hold every completion"),
+                Ok(Step::Ran { .. }) => {}
+                Err(e) => panic!("model: {e}"),
+            }
+        }
+        let mut cq = vec![0u8; 32 << log2];
+        mem.read(base, &mut cq).expect("CQ in memory");
+        Outcome { frames, cq }
+    }
+
+    /// The picks the control plane issues: round robin over the slots with WQEs left.
+    fn picks(&self) -> VecDeque<(usize, u32)> {
+        let mut left: Vec<u32> = self.queues.iter().map(|q| q.posted).collect();
+        let mut taken = vec![0u32; left.len()];
+        let mut out = VecDeque::new();
+        let mut next = 0;
+        while left.iter().any(|&l| l > 0) {
+            let n = left.len();
+            let slot = (0..n)
+                .map(|k| (next + k) % n)
+                .find(|&s| left[s] > 0)
+                .unwrap();
+            out.push_back((slot, taken[slot]));
+            taken[slot] += 1;
+            left[slot] -= 1;
+            next = (slot + 1) % n;
+        }
+        out
+    }
+
+    /// `pick_t` for slot `slot`'s WQE `index`.
+    fn pick(&self, slot: usize, index: u32) -> [u32; 20] {
+        let q = &self.queues[slot];
+        let qp = self.engine.qps.get(q.qpn).expect("QP");
+        let c: &QpConfig = qp.config();
+        let mut p = Packer::new();
+        p.put(8, slot as u128)
+            .put(64, q.ring.addr(index).into())
+            .put(3, q.ring.stride_blocks().trailing_zeros().into());
+        let ent = qp.entropy();
+        let av = c.av;
+        let (ipv6, src, dst) = match av.map(|a| a.ip) {
+            Some(IpPair::V4 { src, dst }) => (false, ip4(src), ip4(dst)),
+            Some(IpPair::V6 { src, dst }) => (true, ip6(src), ip6(dst)),
+            None => (false, 0, 0),
+        };
+        p.put(24, q.qpn.into())
+            .put(1, (c.qp_type == QpType::Ud).into())
+            .put(32, c.pd.into())
+            .put(3, c.mtu.code().into())
+            .put(24, c.dest_qpn.into())
+            .put(32, c.q_key.into())
+            .put(1, ipv6.into())
+            .put(1, av.is_some_and(|a| a.vlan.is_some()).into())
+            .put(12, av.and_then(|a| a.vlan).unwrap_or(0).into())
+            .put(3, av.map_or(0, |a| a.pcp).into())
+            .put(8, av.map_or(0, |a| a.traffic_class).into())
+            .put(8, av.map_or(0, |a| a.hop_limit).into())
+            .put(20, ent.map_or(0, |e| e.flow_label).into())
+            .put(16, ent.map_or(0, |e| e.udp_sport).into())
+            .put(48, mac(av.map_or([0; 6], |a| a.dst_mac.0)))
+            .put(48, mac(av.map_or([0; 6], |a| a.src_mac.0)))
+            .put(128, src)
+            .put(128, dst);
+        p.words()
+    }
+}
+
+fn ip4(a: Ipv4Address) -> u128 {
+    u32::from_be_bytes(a.0).into()
+}
+
+fn ip6(a: Ipv6Address) -> u128 {
+    u128::from_be_bytes(a.0)
+}
+
+fn mac(m: [u8; 6]) -> u128 {
+    m.iter().fold(0u128, |v, &b| (v << 8) | u128::from(b))
+}
+
+fn mac_bytes(v: u128) -> EthernetAddress {
+    let b = v.to_be_bytes();
+    EthernetAddress([b[10], b[11], b[12], b[13], b[14], b[15]])
+}
+
+/// A frame from a `frame_desc_t` and its payload, as `model::wqe::frame` writes it.
+pub fn frame_of(desc: &[u32; 23], payload: &[u8]) -> Vec<u8> {
+    let mut u = Unpacker::new(desc, DESC_BITS);
+    let vlan = u.take(1) == 1;
+    let vid = u.take(12) as u16;
+    let pcp = u.take(3) as u8;
+    let ipv6 = u.take(1) == 1;
+    let src = u.take(128);
+    let dst = u.take(128);
+    let src_mac = mac_bytes(u.take(48));
+    let dst_mac = mac_bytes(u.take(48));
+    let traffic_class = u.take(8) as u8;
+    let hop_limit = u.take(8) as u8;
+    let flow_label = u.take(20) as u32;
+    let udp_sport = u.take(16) as u16;
+    let opcode = u.take(8) as u8;
+    let se = u.take(1) == 1;
+    let dest_qpn = u.take(24) as u32;
+    let ack_req = u.take(1) == 1;
+    let psn = u.take(24) as u32;
+    let reth_en = u.take(1) == 1;
+    let va = u.take(64) as u64;
+    let rkey = u.take(32) as u32;
+    let dma_len = u.take(32) as u32;
+    let deth_en = u.take(1) == 1;
+    let qkey = u.take(32) as u32;
+    let src_qpn = u.take(24) as u32;
+    let imm_en = u.take(1) == 1;
+    let imm = u.take(32) as u32;
+    let payload_len = u.take(13) as usize;
+    assert_eq!(u.remaining(), 0);
+    assert_eq!(
+        payload_len,
+        payload.len(),
+        "descriptor length against the payload stream"
+    );
+    let ip = if ipv6 {
+        IpPair::V6 {
+            src: Ipv6Address(src.to_be_bytes()),
+            dst: Ipv6Address(dst.to_be_bytes()),
+        }
+    } else {
+        IpPair::V4 {
+            src: Ipv4Address((src as u32).to_be_bytes()),
+            dst: Ipv4Address((dst as u32).to_be_bytes()),
+        }
+    };
+    let route = Route {
+        src_mac,
+        dst_mac,
+        vlan: vlan.then_some((vid, pcp)),
+        ip,
+        traffic_class,
+        hop_limit,
+        flow_label,
+        udp_sport,
+    };
+    let pad = (payload.len().wrapping_neg() & 3) as u8;
+    let t = Transport {
+        bth: BthRepr {
+            opcode,
+            solicited: se,
+            migreq: false,
+            pad_count: pad,
+            tver: 0,
+            pkey: PKEY,
+            fecn: false,
+            becn: false,
+            dest_qpn,
+            ack_req,
+            psn,
+        },
+        reth: reth_en.then_some(RethRepr { va, rkey, dma_len }),
+        deth: deth_en.then_some(DethRepr { qkey, src_qpn }),
+        imm: imm_en.then_some(imm),
+    };
+    let mut buf = vec![0u8; MAX_FRAME];
+    let hl = emit_headers(&route, &t, payload.len(), &mut buf).expect("descriptor fields in range");
+    buf[hl..hl + payload.len()].copy_from_slice(payload);
+    let l3 = if vlan { 18 } else { 14 };
+    let n = finish(&mut buf, hl, payload.len(), pad, l3).expect("frame");
+    buf.truncate(n);
+    buf
+}
+
+/// How the bench loads the data path.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// Host memory behaviour.
+    pub dma: DmaConfig,
+    /// Probability that the frame builder is ready for a descriptor or a payload beat.
+    pub out_ready: f64,
+    /// Region-check answers come this many cycles after the request (drawn per request).
+    pub mr_latency: std::ops::RangeInclusive<u64>,
+}
+
+/// Statistics of an RTL run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Cycles from reset to idle.
+    pub cycles: u64,
+    /// Cycles with a payload beat taken.
+    pub payload_beats: u64,
+    /// Descriptors taken.
+    pub frames: u64,
+}
+
+/// Runs `run` through the RTL data path under `load`, seeded by `seed`.
+pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, Stats), String> {
+    let mut rnd: SmallRng = rng(seed);
+    let mut sim: Sim<WqeDp> = Sim::new("wqe_dp");
+    let mut host = DmaHost::new(run.mem.clone(), load.dma.clone(), seed ^ 0x5EED);
+    let nic = run.engine.nic;
+    let (cq_base, cq_log2) = run.cq;
+    let mut picks = run.picks();
+    let mut cur_pick: Option<[u32; 20]> = None;
+    let mut psn: Vec<u32> = run
+        .queues
+        .iter()
+        .map(|q| run.engine.qps.get(q.qpn).unwrap().next_psn().get())
+        .collect();
+    let mut qp_err = 0u64;
+    let mut psn_first = 0u32;
+    let mut cq_producer = 0u32;
+    // Region checks in flight: (due cycle, status).
+    let mut mr: VecDeque<(u64, u8)> = VecDeque::new();
+    let mut desc: Option<[u32; 23]> = None;
+    let mut payload = Vec::new();
+    let mut frames = Vec::new();
+    let mut stats = Stats::default();
+
+    sim.dut.set_nic_mac(mac(nic.mac.0) as u64);
+    sim.dut.set_nic_ipv4(u32::from_be_bytes(nic.ipv4.0));
+    sim.dut.set_nic_ipv6(words128(ip6(nic.ipv6)));
+    sim.dut.set_profile(run.engine.qps.profile().code());
+    sim.dut.set_cq_base(cq_base);
+    sim.dut.set_cq_log2(cq_log2 as u8);
+    sim.reset(4);
+    let mut busy_seen = false;
+    loop {
+        let now = sim.cycle();
+        if now > limit {
+            let h: Hang = sim.hang("wqe_dp run");
+            return Err(format!(
+                "{h}; {} picks left, {} frames so far",
+                picks.len(),
+                frames.len()
+            ));
+        }
+        // Inputs.
+        if cur_pick.is_none() {
+            cur_pick = picks.pop_front().map(|(s, i)| run.pick(s, i));
+        }
+        sim.dut.set_s_pick_valid(cur_pick.is_some().into());
+        if let Some(p) = cur_pick {
+            sim.dut.set_s_pick(p);
+        }
+        sim.dut.set_qp_err(qp_err);
+        sim.dut.set_psn_take_first(psn_first);
+        sim.dut.set_cq_producer(cq_producer);
+        let mr_due = mr.front().is_some_and(|&(due, _)| due <= now);
+        sim.dut.set_s_mr_valid(mr_due.into());
+        sim.dut.set_s_mr_status(mr.front().map_or(0, |m| m.1));
+        let mr_ready = rnd.gen_bool(0.8);
+        sim.dut.set_m_mr_ready(mr_ready.into());
+        let h = host.offer();
+        sim.dut.set_m_rd_req_ready(h.rd_req_ready.into());
+        match &h.rd_resp {
+            Some(b) => {
+                sim.dut.set_s_rd_rsp_valid(1);
+                sim.dut
+                    .set_s_rd_rsp_data(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
+                sim.dut.set_s_rd_rsp_keep(b.keep as u8);
+                sim.dut.set_s_rd_rsp_last(b.last.into());
+                sim.dut.set_s_rd_rsp_tag(b.tag as u8);
+                sim.dut.set_s_rd_rsp_err(b.err.into());
+            }
+            None => sim.dut.set_s_rd_rsp_valid(0),
+        }
+        sim.dut.set_m_wr_ready(h.wr_ready.into());
+        match h.wr_cpl {
+            Some(c) => {
+                sim.dut.set_s_wr_done_valid(1);
+                sim.dut.set_s_wr_done_tag(c.tag as u8);
+                sim.dut.set_s_wr_done_err(c.err.into());
+            }
+            None => sim.dut.set_s_wr_done_valid(0),
+        }
+        // A frame builder takes the next descriptor once the last frame's payload is in.
+        let desc_ready = desc.is_none() && rnd.gen_bool(load.out_ready);
+        let pay_ready = rnd.gen_bool(load.out_ready);
+        sim.dut.set_m_desc_ready(desc_ready.into());
+        sim.dut.set_m_pay_tready(pay_ready.into());
+        sim.settle();
+
+        // Handshakes, from values before the edge.
+        let d = &sim.dut;
+        if cur_pick.is_some() && d.s_pick_ready() == 1 {
+            cur_pick = None;
+        }
+        if d.psn_take_valid() == 1 {
+            let s = usize::from(d.psn_take_slot());
+            psn_first = psn[s];
+            psn[s] = (psn[s] + 1) & 0xFF_FFFF;
+        }
+        if d.err_set_valid() == 1 {
+            qp_err |= 1 << d.err_set_slot();
+        }
+        if d.cqe_written() == 1 {
+            cq_producer = cq_producer.wrapping_add(1);
+        }
+        if mr_due && d.s_mr_ready() == 1 {
+            mr.pop_front();
+        }
+        if d.m_mr_valid() == 1 && mr_ready {
+            let st = match run.engine.mrs.check(
+                d.m_mr_lkey(),
+                d.m_mr_pd(),
+                d.m_mr_addr(),
+                u64::from(d.m_mr_len()),
+                Access::NONE,
+            ) {
+                Ok(()) => 0,
+                Err(s) => s.code(),
+            };
+            let lat = rnd.gen_range(load.mr_latency.clone());
+            let due = mr.back().map_or(now + lat, |&(d0, _)| d0.max(now + lat));
+            mr.push_back((due, st));
+        }
+        if d.m_desc_valid() == 1 && desc_ready {
+            assert!(
+                desc.is_none(),
+                "a descriptor before the last one's payload ended"
+            );
+            desc = Some(d.m_desc());
+            if frame_len_of(&d.m_desc()) == 0 {
+                frames.push(frame_of(&desc.take().unwrap(), &[]));
+                stats.frames += 1;
+            }
+        }
+        if d.m_pay_tvalid() == 1 && pay_ready {
+            let keep = u64::from(d.m_pay_tkeep());
+            let n = keep.trailing_ones() as usize;
+            assert_eq!(keep >> n, 0, "payload keep not contiguous");
+            payload.extend_from_slice(&d.m_pay_tdata().to_le_bytes()[..n]);
+            stats.payload_beats += 1;
+            if d.m_pay_tlast() == 1 {
+                let dd = desc.take().ok_or("payload without a descriptor")?;
+                frames.push(frame_of(&dd, &payload));
+                payload.clear();
+                stats.frames += 1;
+            }
+        }
+        let eng = EngineOut {
+            rd_req: (d.m_rd_req_valid() == 1).then(|| ReadRequest {
+                addr: d.m_rd_req_addr(),
+                len: u32::from(d.m_rd_req_len()),
+                tag: u32::from(d.m_rd_req_tag()),
+            }),
+            rd_resp_ready: d.s_rd_rsp_ready() == 1,
+            wr: (d.m_wr_valid() == 1).then(|| WriteBeat {
+                addr: d.m_wr_addr(),
+                data: d.m_wr_data().to_le_bytes().to_vec(),
+                keep: u64::from(d.m_wr_keep()),
+                last: d.m_wr_last() == 1,
+                tag: u32::from(d.m_wr_tag()),
+            }),
+            wr_cpl_ready: d.s_wr_done_ready() == 1,
+        };
+        let idle = d.idle() == 1;
+        host.accepted(&eng)
+            .map_err(|v| format!("cycle {now}: {v}"))?;
+        busy_seen |= !idle;
+        if idle && busy_seen && picks.is_empty() && cur_pick.is_none() && host.idle() {
+            stats.cycles = now;
+            break;
+        }
+        sim.step();
+    }
+    let mut cq = vec![0u8; 32 << cq_log2];
+    host.memory()
+        .read(cq_base, &mut cq)
+        .map_err(|e| e.to_string())?;
+    Ok((Outcome { frames, cq }, stats))
+}
+
+fn frame_len_of(desc: &[u32; 23]) -> u32 {
+    desc[0] & 0x1FFF
+}
+
+fn words128(v: u128) -> [u32; 4] {
+    [
+        v as u32,
+        (v >> 32) as u32,
+        (v >> 64) as u32,
+        (v >> 96) as u32,
+    ]
+}
+
+/// The NIC addresses every run uses.
+pub fn nic() -> Nic {
+    Nic {
+        mac: EthernetAddress([2, 0, 0, 0, 0, 1]),
+        ipv4: Ipv4Address::new(10, 0, 0, 1),
+        ipv6: Ipv6Address([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
+    }
+}
