@@ -16,6 +16,7 @@ package wqe_regs_pkg;
     localparam int unsigned WQE_MR_SLOT_LSB = 8;
 
     // COMMAND.OP values (model::wqe::regs::op).
+    localparam int unsigned WQE_OP_W = 4;
     localparam logic [3:0] WQE_OP_QP_WRITE = 4'h1;
     localparam logic [3:0] WQE_OP_QP_MODIFY = 4'h2;
     localparam logic [3:0] WQE_OP_QP_DESTROY = 4'h3;
