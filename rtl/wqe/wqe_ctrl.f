@@ -8,5 +8,6 @@ rtl/wqe/wqe_regs.sv
 rtl/wqe/wqe_ctx_ram.sv
 rtl/wqe/wqe_qp_table.sv
 rtl/wqe/wqe_mr_keys.sv
+rtl/wqe/wqe_rr.sv
 rtl/wqe/wqe_sched.sv
 rtl/wqe/wqe_ctrl.sv

@@ -28,7 +28,7 @@
 // cqe_written for each completion as it is written, before software can see it; keep dp_idle
 // low from the cycle after a pick is taken until all of that is done.
 module wqe_ctrl #(
-    parameter  int QPS        = 64,  // QP slots (send queues), a power of two, 2..256
+    parameter  int QPS        = 64,  // QP slots (send queues), a power of two, 4..256
     parameter  int MRS        = 64,  // memory-region table entries, a power of two, 2..256
     parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS only; the data path's)
     parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)

@@ -35,7 +35,7 @@
 // Pick reads (rd_*): the scheduler reads a slot's words 0..4; rd_data holds word rd_word of
 // rd_slot from the cycle after rd_en.
 module wqe_qp_table #(
-    parameter  int QPS = 64,                      // QP slots, a power of two, 2..256
+    parameter  int QPS = 64,                      // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS),             // slot index width
     localparam int CW  = wqe_pkg::CTX_WORD        // context RAM word
 ) (
@@ -72,8 +72,8 @@ module wqe_qp_table #(
     output logic [23:0]      psn_take_first
 );
 
-    if (QPS < 2 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
-        $error("wqe_qp_table: QPS must be a power of two, 2..256, got %0d", QPS);
+    if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_qp_table: QPS must be a power of two, 4..256, got %0d", QPS);
     end
 
     localparam logic [2:0] ST_RESET = wqe_fmt_pkg::QP_STATE_RESET;

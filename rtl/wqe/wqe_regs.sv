@@ -91,8 +91,8 @@ module wqe_regs #(
     input  wire              frame_sent       // counts FRAMES
 );
 
-    if (QPS < 2 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
-        $error("wqe_regs: QPS must be a power of two, 2..256");
+    if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_regs: QPS must be a power of two, 4..256");
     end
 
     // The QP staging registers: consecutive words from QP_QPN to the end of QP_SQ_BASE, and

@@ -11,7 +11,8 @@
 //
 // Ring unit: one operation at a time on the per-slot indices (32-bit free-running producer and
 // consumer in LUT RAM, a pending bit per slot in flip-flops):
-//   doorbell     R_DB1 reads the slot, R_DB2 measures, R_DB3 decides as Doorbell::write: at or
+//   doorbell     R_DB1 reads the slot, R_DB2 measures, R_DB3 compares, R_DB4 decides as
+//                Doorbell::write: at or
 //                behind what the engine has, nothing; up to 2^RING_LOG2 ahead of the consumer,
 //                the producer moves; further, nothing and ring_req_error (STATUS.DB_ERROR). A
 //                doorbell of a slot that holds no QP changes nothing.
@@ -20,24 +21,26 @@
 //                up to 2^31 - 1 past the producer nothing and ring_req_error.
 //   take         R_TAKE1 reads the picked slot, R_TAKE2 advances its consumer: the pick's index.
 //   ring_clr     (from a command) zeroes a slot's indices, in R_IDLE.
-// ring_req_done is high in the deciding cycle (R_DB3, R_CQ2): the result is stored at the edge
+// ring_req_done is high in the deciding cycle (R_DB4, R_CQ2): the result is stored at the edge
 // that ends it, with which wqe_regs answers the write.
 //
-// Round robin (every cycle, registered): the eligible slots are those valid, in RTS or ERR, with
-// a WQE posted (pending); the candidate is the first eligible slot at or after `next`, in slot
-// order, wrapping. A pick may start when the candidate exists, CONTROL.ENABLE is set, nothing
-// holds the scheduler (`hold`: a command pending, CQ_FAULT), and the completion ring has room:
-// used (producer - consumer) + outstanding picks < 2^CQ_LOG2, outstanding counting each pick from
-// its start until its wqe_retire. It starts in the next cycle if the pick stream and the ring unit
-// are free; `next` becomes the slot after it. So a pick reflects the state of one cycle, d.
+// Round robin (wqe_rr, two register stages, every cycle): the eligible slots are those valid, in
+// RTS or ERR, with a WQE posted (pending); the candidate is the first eligible slot at or after
+// `next`, in slot order, wrapping. A pick may start when there is a candidate, CONTROL.ENABLE is
+// set, nothing holds the scheduler (`hold`: a command pending, CQ_FAULT), and the completion ring
+// has room: used (producer - consumer) + outstanding picks < 2^CQ_LOG2, outstanding counting each
+// pick from its start until its wqe_retire. Those conditions are sampled with the eligible slots
+// and delayed alike, so a pick reflects the state of one cycle, d. It starts in d + 2 if the pick
+// stream and the ring unit are free (else a later sample decides); `next` becomes the slot after.
 //
-// Pick: from its start (d + 1) the slot's consumer is taken (R_TAKE1-2) and its context words
-// 0..4 are read (wqe_qp_table, one per cycle, registered as they come); the WQE's address is
-// sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6). m_pick_valid rises in cycle d + PICK_LAG
-// and holds until m_pick_ready; the next pick cannot start before the cycle after that handshake.
-// m_pick_* are flip-flops; m_pick_ready reaches no output in the same cycle.
+// Pick: from its start (d + 2) the slot's consumer is taken (R_TAKE1-2, the consumer moves at the
+// end of d + 4) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
+// they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
+// m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
+// in the cycle after that handshake at the earliest (one pick per 8 cycles at most). m_pick_* are
+// flip-flops; m_pick_ready reaches no output in the same cycle.
 module wqe_sched #(
-    parameter  int QPS = 64,                    // QP slots, a power of two, 2..256
+    parameter  int QPS = 64,                    // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS),           // slot index width
     localparam int CW  = wqe_pkg::CTX_WORD      // context RAM word
 ) (
@@ -84,14 +87,14 @@ module wqe_sched #(
     output logic             none_outstanding   // every pick has retired
 );
 
-    if (QPS < 2 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
-        $error("wqe_sched: QPS must be a power of two, 2..256, got %0d", QPS);
+    if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_sched: QPS must be a power of two, 4..256, got %0d", QPS);
     end
 
     // Cycles from the sampled state (d) to m_pick_valid; fixed by the pick sequence below. No
     // logic reads it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int PICK_LAG /*verilator public*/ = 8;
+    localparam int PICK_LAG /*verilator public*/ = 9;
     /* verilator lint_on UNUSEDPARAM */
 
     // ------------------------------------------------------------------------------------------
@@ -101,7 +104,9 @@ module wqe_sched #(
     (* ram_style = "distributed" *) logic [4:0]  log2_mem [QPS];
     logic [QPS-1:0] pending_q;
 
-    typedef enum logic [2:0] {R_IDLE, R_DB1, R_DB2, R_DB3, R_CQ1, R_CQ2, R_TAKE1, R_TAKE2} rstate_t;
+    typedef enum logic [3:0] {
+        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_TAKE1, R_TAKE2
+    } rstate_t;
     rstate_t        r_q;
 
     // Completion ring: indices, and used (producer - consumer, at most 2^16) and outstanding
@@ -113,7 +118,7 @@ module wqe_sched #(
     // Round robin.
     logic [SW-1:0]  next_q;
     logic [SW-1:0]  cand_q;
-    logic           cand_ok_q;
+    logic           cand_ok;
 
     // Pick sequence.
     logic           busy_q;             // a pick is being read
@@ -122,32 +127,38 @@ module wqe_sched #(
     logic [CW-1:0]  img_q [wqe_pkg::CTX_WORDS];
     logic [19:0]    off_q;              // (index mod ring) << stride, in blocks
 
-    wire commit = cand_ok_q && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
+    wire commit = cand_ok && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
 
     // ------------------------------------------------------------------------------------------
-    // Round robin and the room test, registered.
-    function automatic logic [SW:0] first_set(input logic [QPS-1:0] v);
-        first_set = '0;
-        for (int i = QPS - 1; i >= 0; i--) begin
-            if (v[i]) first_set = {1'b1, SW'(i)};
-        end
-    endfunction
+    // Round robin (two stages) and the conditions for a pick, sampled in the same cycle and
+    // delayed alike.
+    logic rr_any, rr_found, ok1_q, ok2_q;
 
-    wire [QPS-1:0] eligible = runnable & pending_q;
-    wire [QPS-1:0] upper    = eligible & ({QPS{1'b1}} << next_q);
-    wire [SW:0]    first_up = first_set(upper);
-    wire [SW:0]    first_all = first_set(eligible);
-    wire [17:0]    in_use   = {1'b0, used_q} + {1'b0, outstanding_q};
-    wire           room     = (in_use & room_mask_q) == '0;
+    wqe_rr #(
+        .N(QPS)
+    ) u_rr (
+        .clk    (clk),
+        .rst    (rst),
+        .req    (runnable & pending_q),
+        .next   (next_q),
+        .any_q  (rr_any),
+        .found_q(rr_found),
+        .index_q(cand_q)
+    );
+
+    wire [17:0] in_use = {1'b0, used_q} + {1'b0, outstanding_q};
+    wire        room   = (in_use & room_mask_q) == '0;
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            cand_ok_q <= 1'b0;
+            ok1_q <= 1'b0;
+            ok2_q <= 1'b0;
         end else begin
-            cand_ok_q <= first_all[SW] && enable && !hold && room;
+            ok1_q <= enable && !hold && room;
+            ok2_q <= ok1_q;
         end
-        cand_q <= first_up[SW] ? first_up[SW-1:0] : first_all[SW-1:0];
     end
+    assign cand_ok = rr_found && ok2_q;
 
     // ------------------------------------------------------------------------------------------
     // Ring unit.
@@ -164,10 +175,9 @@ module wqe_sched #(
     logic [4:0]   l_q;
     logic         db_valid_q;
 
-    // DB3: Ring::advance.
-    wire db_stale = ahead_q[31] || ahead_q <= have_q;
-    wire db_far   = ahead_q > 32'(lim_q);
-    wire db_move  = db_valid_q && !db_stale && !db_far;
+    // DB3 compares, DB4 decides (Ring::advance).
+    logic db_stale_q, db_far_q;
+    wire  db_move = db_valid_q && !db_stale_q && !db_far_q;
     // CQ2: CompletionRing::write_consumer. used_q < 2^17, so past = ahead - used lies in
     // 1..2^31-1 exactly when ahead > used and (ahead < 2^31 or ahead - 2^31 < used).
     wire cq_hi0   = ahead_q[31:17] == '0;
@@ -175,8 +185,8 @@ module wqe_sched #(
     wire cq_err   = !(cq_hi0 && ahead_q[16:0] <= used_q)
                  && (!ahead_q[31] || (ahead_q[30:17] == '0 && ahead_q[16:0] < used_q));
 
-    assign ring_req_done  = r_q == R_DB3 || r_q == R_CQ2;
-    assign ring_req_error = (r_q == R_DB3 && db_valid_q && !db_stale && db_far)
+    assign ring_req_done  = r_q == R_DB4 || r_q == R_CQ2;
+    assign ring_req_error = (r_q == R_DB4 && db_valid_q && !db_stale_q && db_far_q)
                          || (r_q == R_CQ2 && cq_err);
 
     // LUT RAM write ports.
@@ -194,7 +204,7 @@ module wqe_sched #(
             prod_we = 1'b1;
             cons_we = 1'b1;
         end
-        if (r_q == R_DB3 && db_move) begin
+        if (r_q == R_DB4 && db_move) begin
             prod_we = 1'b1;
             prod_wa = req_slot;
             prod_wd = ring_req_value;
@@ -253,6 +263,11 @@ module wqe_sched #(
                     lim_q   <= 17'd1 << l_q;
                 end
                 R_DB3: begin
+                    r_q        <= R_DB4;
+                    db_stale_q <= ahead_q[31] || ahead_q <= have_q;
+                    db_far_q   <= ahead_q > 32'(lim_q);
+                end
+                R_DB4: begin
                     r_q <= R_IDLE;
                     if (db_move) begin
                         pending_q[req_slot] <= 1'b1;
@@ -294,7 +309,7 @@ module wqe_sched #(
     assign cq_producer      = cq_prod_q;
     assign cq_consumer      = cq_cons_q;
     assign none_outstanding = outstanding_q == '0;
-    assign quiet            = !busy_q && !m_pick_valid && !cand_ok_q;
+    assign quiet            = !busy_q && !m_pick_valid && !(ok1_q && rr_any) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
     // Pick sequence: t_q = 0..4 read words 0..4 (each arrives the cycle after); t_q = 2 masks and

@@ -34,7 +34,7 @@ const LAG: u64 = PICK_LAG + 8;
 
 /// Cycles from the state a pick reflects to the one from which its slot's consumer has moved
 /// (wqe_sched.sv: the pick starts one cycle after, R_TAKE2 two cycles later).
-const TAKE_LAG: u64 = 4;
+const TAKE_LAG: u64 = 5;
 
 /// What a COMMAND write carries, as the program staged it.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +59,7 @@ struct Slot {
 #[derive(Debug, Default)]
 struct Stats {
     picks: u64,
+    faults: u64,
     cmds: u64,
     cmd_errors: u64,
     db_writes: u64,
@@ -447,7 +448,10 @@ impl<const N: usize> Model<N> {
                         .ok_or(format!("cycle {t}: a completion with the ring full"))?;
                 }
                 Event::Frame => self.frames = self.frames.wrapping_add(1),
-                Event::CqFault => self.cq_fault = true,
+                Event::CqFault => {
+                    self.cq_fault = true;
+                    self.stats.faults += 1;
+                }
                 Event::ErrSet(slot) => {
                     let s = self.slots[usize::from(slot)].ok_or("ERR set on an empty slot")?;
                     self.table.get_mut(s.qpn).unwrap().set_error();
@@ -581,7 +585,8 @@ struct Program {
     /// Commands of the action under way, each after the previous one's end.
     queue: VecDeque<Vec<(Op, Staged)>>,
     waiting: bool,
-    consume: bool,
+    /// Actions left during which completions are not consumed (so the ring fills up).
+    pause: u32,
 }
 
 impl Program {
@@ -682,6 +687,7 @@ impl Program {
     /// The next action, when the bus is free and no command is under way.
     fn act<D: WqeCtrlPorts, const N: usize>(&mut self, bench: &mut Bench<D>, model: &Model<N>) {
         let qps = model.qps as u32;
+        self.pause = self.pause.saturating_sub(1);
         let rng = &mut self.rng;
         let some_slot = |rng: &mut SmallRng| -> u32 {
             let held: Vec<usize> = (0..model.qps).filter(|&s| model.slots[s].is_some()).collect();
@@ -789,10 +795,12 @@ impl Program {
                         .map_or((0, 0, 1), |s| {
                             (s.db.consumer(), s.db.producer(), s.db.ring().entries())
                         });
+                    // Legal steps stay small, so that a drain of big rings ends soon.
+                    let most = entries.min(32);
                     let value = match rng.gen_range(0..12) {
                         0 => prod,
-                        1..=5 => prod.wrapping_add(rng.gen_range(1..=entries)),
-                        6 => cons.wrapping_add(entries),
+                        1..=5 => prod.wrapping_add(rng.gen_range(1..=most)),
+                        6 => cons.wrapping_add(most),
                         7 => cons.wrapping_add(entries + rng.gen_range(1..4)),
                         8 => prod.wrapping_sub(rng.gen_range(1..5)),
                         9 => cons.wrapping_add(0x8000_0000 + rng.gen_range(0..4)),
@@ -806,18 +814,18 @@ impl Program {
                 }
             }
             // Completions consumed (the answer picks the consumer written).
-            65..=79 => {
-                if self.consume && self.cq_read.is_none() {
+            65..=84 => {
+                if self.pause == 0 && self.cq_read.is_none() {
                     let tag = self.push(bench, Op::Read { addr: regs::CQ_PRODUCER }, Staged::None);
                     self.cq_read = Some(tag);
                 }
             }
-            80..=82 => {
+            85..=87 => {
                 let v = status::DB_ERROR.put(rng.gen_range(0..2))
                     | status::CQ_FAULT.put(rng.gen_range(0..2));
                 self.push(bench, Op::write(regs::STATUS, v), Staged::None);
             }
-            83 => {
+            88 => {
                 // A staging register written with some byte lanes only.
                 let addr = regs::QP_QPN + 4 * rng.gen_range(0..22);
                 let op = Op::Write {
@@ -827,13 +835,14 @@ impl Program {
                 };
                 self.push(bench, op, Staged::None);
             }
-            84 => {
+            89 => {
                 // ENABLE off now and then, mostly on.
                 let profile = model.reg(regs::CONTROL) & 0x30;
                 let v = profile | u32::from(rng.gen_bool(0.7));
                 self.push(bench, Op::write(regs::CONTROL, v), Staged::None);
             }
-            85 => self.consume = !self.consume || rng.gen_bool(0.5),
+            // Now and then completions are left alone for a while, so the ring fills up.
+            90 => self.pause = rng.gen_range(10..40),
             _ => {
                 let addr = match rng.gen_range(0..4) {
                     0 => regs::MAP[rng.gen_range(0..regs::MAP.len())].offset,
@@ -868,7 +877,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
         cq_read: None,
         queue: VecDeque::new(),
         waiting: false,
-        consume: true,
+        pause: 0,
     };
     let mut log: BTreeMap<u64, Vec<(Event, Staged)>> = BTreeMap::new();
     let mut replayed = 0u64;
@@ -879,7 +888,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
         ipv4: Ipv4Address::new(192, 168, 1, 1),
         ipv6: Ipv6Address([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
     };
-    let cq_log2 = prog.rng.gen_range(1..=3);
+    let cq_log2 = prog.rng.gen_range(1..=4);
     let mut setup: Vec<_> = regs::nic_writes(&nic, profile, false).to_vec();
     setup.extend(regs::cq_writes(0x4000_0000, cq_log2));
     setup.extend(&regs::nic_writes(&nic, profile, true)[7..]);
@@ -925,7 +934,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
                 if !busy && cycle > from + 4 * LAG {
                     return Ok(());
                 }
-                if cycle % 64 == 0 {
+                if cycle % 16 == 0 && bench.bus_pending() == 0 {
                     prog.push(&mut bench, Op::write(regs::STATUS, status::CQ_FAULT.put(1)), Staged::None);
                     prog.push(&mut bench, Op::write(regs::CONTROL, u32::from(profile.code()) << 4 | 1), Staged::None);
                     let tag = prog.push(&mut bench, Op::Read { addr: regs::CQ_PRODUCER }, Staged::None);
@@ -941,12 +950,49 @@ fn run<D: WqeCtrlPorts, const N: usize>(
     assert!(model.mr_expect.is_empty(), "{name}: MR writes the RTL never made: {:?}", model.mr_expect);
     let s = &model.stats;
     assert!(
-        s.picks > 50 && s.cmd_errors > 0 && s.db_errors > 0 && s.mr_writes > 0 && s.psn_takes > 0,
+        s.picks > 200
+            && s.cmd_errors > 0
+            && s.db_errors > 0
+            && s.mr_writes > 0
+            && s.psn_takes > 0
+            && s.cq_full_cycles > 0
+            && s.rtr_rc > 0,
         "{name}: the run did not cover enough: {s:?} (replay with ROCENIC_SEED={seed})"
     );
 }
 
 #[test]
 fn qps8_linux() {
-    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_linux", 8, 8, Profile::Linux, 1500, DataPath::default());
+    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_linux", 8, 8, Profile::Linux, 3000, DataPath::default());
+}
+
+#[test]
+fn qps8_rfc_v2() {
+    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rfc_v2", 8, 8, Profile::RfcV2, 3000, DataPath::default());
+}
+
+/// rfc-v1 is the profile whose port depends on the QP type: RC must be asked for.
+#[test]
+fn qps8_rfc_v1() {
+    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rfc_v1", 8, 8, Profile::RfcV1, 3000, DataPath::default());
+}
+
+/// rxe, with a data path that takes every pick at once and holds one WQE at a time for a few
+/// cycles: picks back to back.
+#[test]
+fn qps8_rxe_back_to_back() {
+    let dp = DataPath {
+        stall: 0.0,
+        max_in_flight: 1,
+        max_hold: 2,
+        max_takes: 1,
+        ..DataPath::default()
+    };
+    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rxe", 8, 8, Profile::Rxe, 3000, dp);
+}
+
+/// The default build: 64 slots and 64 regions, QPs spread over them.
+#[test]
+fn qps64_rfc_v1() {
+    run::<WqeCtrl, 64>("wqe_ctrl_qps64", 64, 64, Profile::RfcV1, 3000, DataPath::default());
 }

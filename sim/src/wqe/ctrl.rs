@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 /// Cycles from the state a pick reflects to the first cycle it is offered (wqe_sched.sv,
 /// `PICK_LAG`).
-pub const PICK_LAG: u64 = 8;
+pub const PICK_LAG: u64 = 9;
 
 crate::axil_port_fns!(WqeCtrlPorts);
 
@@ -229,7 +229,7 @@ impl Default for DataPath {
             max_psns: 40,
             err: 0.05,
             cqe: 0.8,
-            fault: 0.0,
+            fault: 0.0001,
             frame: 0.2,
         }
     }
