@@ -146,8 +146,11 @@ module wqe_ctrl #(
 
     // ------------------------------------------------------------------------------------------
     // Commands: start one when nothing runs, send it to its unit, gather the answer.
-    logic started_q;
-    wire  start   = cmd_pending && !started_q && quiet && none_outstanding && dp_idle;
+    // Whether the pending command may start, registered. Sampled while the command is pending,
+    // so no pick can start any more (the scheduler's pipeline holds none), and once true it stays
+    // true: nothing is left to give the data path work.
+    logic started_q, may_start_q;
+    wire  start   = cmd_pending && !started_q && may_start_q;
     wire  is_qp   = cmd_op == wqe_regs_pkg::WQE_OP_QP_WRITE
                  || cmd_op == wqe_regs_pkg::WQE_OP_QP_MODIFY
                  || cmd_op == wqe_regs_pkg::WQE_OP_QP_DESTROY;
@@ -160,9 +163,11 @@ module wqe_ctrl #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            started_q  <= 1'b0;
-            bad_done_q <= 1'b0;
+            started_q   <= 1'b0;
+            bad_done_q  <= 1'b0;
+            may_start_q <= 1'b0;
         end else begin
+            may_start_q <= cmd_pending && quiet && none_outstanding && dp_idle;
             bad_done_q <= start && !is_qp && !is_mr;
             if (start) begin
                 started_q <= 1'b1;

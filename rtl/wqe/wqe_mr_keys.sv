@@ -13,7 +13,8 @@
 //   MR_WRITE  refused when the slot holds another lkey; else the slot holds this one and the
 //             table is written (mr_wr_clear 0): a region is re-registered under its own lkey.
 //   MR_CLEAR  refused unless the slot holds this lkey; else the slot is freed (mr_wr_clear 1).
-// cmd_start in cycle c: cmd_done, cmd_error and mr_wr_valid (for one cycle) in c + 1.
+// cmd_start in cycle c: cmd_done, cmd_error and mr_wr_valid (for one cycle) in c + 2; the staged
+// lkey and cmd_clear hold meanwhile.
 module wqe_mr_keys #(
     parameter  int MRS = 64,            // memory-region table entries, a power of two, 2..256
     localparam int MW  = $clog2(MRS)    // slot index width
@@ -37,29 +38,34 @@ module wqe_mr_keys #(
     logic [MRS-1:0] valid_q;
     (* ram_style = "distributed" *) logic [31:0] key_mem [MRS];  // the lkey a valid slot holds
 
+    // Cycle 1 looks the slot up, cycle 2 decides and writes.
     wire [MW-1:0] slot = lkey[wqe_regs_pkg::WQE_MR_SLOT_LSB +: MW];
-    wire          same = valid_q[slot] && key_mem[slot] == lkey;
-    wire          ok   = cmd_clear ? same : !valid_q[slot] || same;
+    logic         look_q, held_q, same_q;
+    wire          ok = cmd_clear ? held_q && same_q : !held_q || same_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
+            look_q      <= 1'b0;
             valid_q     <= '0;
             cmd_done    <= 1'b0;
             mr_wr_valid <= 1'b0;
         end else begin
-            cmd_done    <= cmd_start;
+            look_q      <= cmd_start;
+            cmd_done    <= look_q;
             cmd_error   <= !ok;
-            mr_wr_valid <= cmd_start && ok;
+            mr_wr_valid <= look_q && ok;
             mr_wr_slot  <= slot;
             mr_wr_clear <= cmd_clear;
-            if (cmd_start && ok) begin
+            if (look_q && ok) begin
                 valid_q[slot] <= !cmd_clear;
             end
         end
+        held_q <= valid_q[slot];
+        same_q <= key_mem[slot] == lkey;
     end
 
     always_ff @(posedge clk) begin
-        if (cmd_start && ok && !cmd_clear) begin
+        if (look_q && ok && !cmd_clear) begin
             key_mem[slot] <= lkey;
         end
     end

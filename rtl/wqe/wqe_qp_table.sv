@@ -125,6 +125,8 @@ module wqe_qp_table #(
     logic [3:0]          c_op_q;
     logic [SW-1:0]       c_slot_q;
     logic                c_slot_ok_q;
+    logic                c_valid_q;  // the slot's valid bit and state, looked up at the start
+    logic [2:0]          c_from_q;
     logic [2:0]          c_to_q;
     logic [2:0]          c_word_q;
     wqe_pkg::qp_image_t  w0_q;      // word 0 of the slot (its other words unused)
@@ -147,7 +149,6 @@ module wqe_qp_table #(
     logic [15:0]         ent_res_sport;
 
     wire [CW*WORDS-1:0] staged_bits = staged;
-    wire [2:0]          from        = state_q[c_slot_q];
     wire                shape_ok    = staged.stride_log2 <= 3'd4 && staged.ring_log2 <= 5'd16
                                    && staged.mtu >= 3'd1 && staged.mtu <= 3'd5;
     wire                last_word   = 32'(c_word_q) == WORDS - 1;
@@ -240,6 +241,8 @@ module wqe_qp_table #(
                         c_op_q      <= cmd_op;
                         c_slot_q    <= cmd_slot[SW-1:0];
                         c_slot_ok_q <= 32'(cmd_slot) < QPS;
+                        c_valid_q   <= valid_q[cmd_slot[SW-1:0]];
+                        c_from_q    <= state_q[cmd_slot[SW-1:0]];
                         c_to_q      <= cmd_state;
                         c_word_q    <= '0;
                     end
@@ -256,13 +259,13 @@ module wqe_qp_table #(
                             end
                         end
                         wqe_regs_pkg::WQE_OP_QP_MODIFY: begin
-                            if (c_slot_ok_q && valid_q[c_slot_q] && can_modify(from, c_to_q)) begin
+                            if (c_slot_ok_q && c_valid_q && can_modify(c_from_q, c_to_q)) begin
                                 c_q      <= C_READ;
                                 cmd_done <= 1'b0;
                             end
                         end
                         wqe_regs_pkg::WQE_OP_QP_DESTROY: begin
-                            if (c_slot_ok_q && valid_q[c_slot_q]) begin
+                            if (c_slot_ok_q && c_valid_q) begin
                                 valid_q[c_slot_q] <= 1'b0;
                                 cmd_error         <= 1'b0;
                             end

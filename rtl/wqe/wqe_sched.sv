@@ -19,7 +19,8 @@
 //   CQ consumer  R_CQ1 measures, R_CQ2 decides as CompletionRing::write_consumer, against the
 //                producer of that cycle: in consumer..=producer it moves, at or behind nothing,
 //                up to 2^31 - 1 past the producer nothing and ring_req_error.
-//   take         R_TAKE1 reads the picked slot, R_TAKE2 advances its consumer: the pick's index.
+//   take         R_TAKE1 reads the picked slot, R_TAKE2 takes its consumer as the pick's index and
+//                counts on, R_TAKE3 stores the new consumer and whether WQEs are left.
 //   ring_clr     (from a command) zeroes a slot's indices, in R_IDLE.
 // ring_req_done is high in the deciding cycle (R_DB4, R_CQ2): the result is stored at the edge
 // that ends it, with which wqe_regs answers the write.
@@ -33,8 +34,8 @@
 // and delayed alike, so a pick reflects the state of one cycle, d. It starts in d + 2 if the pick
 // stream and the ring unit are free (else a later sample decides); `next` becomes the slot after.
 //
-// Pick: from its start (d + 2) the slot's consumer is taken (R_TAKE1-2, the consumer moves at the
-// end of d + 4) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
+// Pick: from its start (d + 2) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
+// end of d + 5) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
 // they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
 // in the cycle after that handshake at the earliest (one pick per 8 cycles at most). m_pick_* are
@@ -105,7 +106,7 @@ module wqe_sched #(
     logic [QPS-1:0] pending_q;
 
     typedef enum logic [3:0] {
-        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_TAKE1, R_TAKE2
+        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_TAKE1, R_TAKE2, R_TAKE3
     } rstate_t;
     rstate_t        r_q;
 
@@ -209,10 +210,10 @@ module wqe_sched #(
             prod_wa = req_slot;
             prod_wd = ring_req_value;
         end
-        if (r_q == R_TAKE2) begin
+        if (r_q == R_TAKE3) begin
             cons_we = 1'b1;
             cons_wa = slot_q;
-            cons_wd = b_q + 32'd1;
+            cons_wd = b_q;
         end
     end
 
@@ -284,9 +285,13 @@ module wqe_sched #(
                     b_q <= cons_rd;
                 end
                 R_TAKE2: begin
+                    r_q          <= R_TAKE3;
+                    b_q          <= b_q + 32'd1;
+                    m_pick_index <= b_q;
+                end
+                R_TAKE3: begin
                     r_q               <= R_IDLE;
-                    pending_q[slot_q] <= a_q != b_q + 32'd1;
-                    m_pick_index      <= b_q;
+                    pending_q[slot_q] <= a_q != b_q;
                 end
                 default: r_q <= R_IDLE;
             endcase

@@ -55,6 +55,8 @@ pub struct Done {
     pub data: u32,
     /// BRESP or RRESP.
     pub resp: u8,
+    /// The cycle the request was accepted: AR, or the later of AW and W.
+    pub accepted: u64,
     /// Write: the first cycle B was offered. Read: the cycle AR was accepted.
     pub at: u64,
     /// The cycle the response was taken.
@@ -118,6 +120,8 @@ struct Current {
     w_done: bool,
     /// First cycle B was seen, or AR's acceptance.
     at: Option<u64>,
+    /// The cycle the request was accepted (AR, or the later of AW and W).
+    accepted: u64,
 }
 
 /// The master: a queue of operations and the seeded randomness of its timing.
@@ -184,6 +188,7 @@ impl Master {
                     w_on: false,
                     w_done: false,
                     at: None,
+                    accepted: 0,
                 });
             }
         }
@@ -227,9 +232,11 @@ impl Master {
             Op::Write { .. } => {
                 if p.awvalid && seen.awready {
                     c.a_done = true;
+                    c.accepted = cycle;
                 }
                 if p.wvalid && seen.wready {
                     c.w_done = true;
+                    c.accepted = cycle;
                 }
                 if seen.bvalid && c.at.is_none() && c.a_done && c.w_done {
                     c.at = Some(cycle);
@@ -240,6 +247,7 @@ impl Master {
                         tag: c.tag,
                         data: 0,
                         resp: seen.bresp,
+                        accepted: c.accepted,
                         at: c.at.unwrap_or(cycle),
                         taken: cycle,
                     };
@@ -251,12 +259,14 @@ impl Master {
                 if p.arvalid && seen.arready {
                     c.a_done = true;
                     c.at = Some(cycle);
+                    c.accepted = cycle;
                 } else if p.rready && seen.rvalid {
                     let done = Done {
                         op: c.op,
                         tag: c.tag,
                         data: seen.rdata,
                         resp: seen.rresp,
+                        accepted: c.accepted,
                         at: c.at.unwrap_or(cycle),
                         taken: cycle,
                     };

@@ -33,8 +33,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 const LAG: u64 = PICK_LAG + 8;
 
 /// Cycles from the state a pick reflects to the one from which its slot's consumer has moved
-/// (wqe_sched.sv: the pick starts one cycle after, R_TAKE2 two cycles later).
-const TAKE_LAG: u64 = 5;
+/// (wqe_sched.sv: the pick starts two cycles after, R_TAKE3 stores the consumer three later).
+const TAKE_LAG: u64 = 6;
 
 /// What a COMMAND write carries, as the program staged it.
 #[derive(Clone, Copy, Debug)]
@@ -856,6 +856,14 @@ impl Program {
     }
 }
 
+fn nic() -> Nic {
+    Nic {
+        mac: EthernetAddress([2, 0, 0, 0, 0, 1]),
+        ipv4: Ipv4Address::new(192, 168, 1, 1),
+        ipv6: Ipv6Address([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
+    }
+}
+
 /// One run: `actions` program actions on build `D` (QPS slots, MRS regions) under `profile`,
 /// then a drain in which every eligible WQE must be picked.
 fn run<D: WqeCtrlPorts, const N: usize>(
@@ -883,11 +891,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
     let mut replayed = 0u64;
 
     // Set-up: the NIC's addresses, a small completion ring, then ENABLE.
-    let nic = Nic {
-        mac: EthernetAddress([2, 0, 0, 0, 0, 1]),
-        ipv4: Ipv4Address::new(192, 168, 1, 1),
-        ipv6: Ipv6Address([0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
-    };
+    let nic = nic();
     let cq_log2 = prog.rng.gen_range(1..=4);
     let mut setup: Vec<_> = regs::nic_writes(&nic, profile, false).to_vec();
     setup.extend(regs::cq_writes(0x4000_0000, cq_log2));
@@ -995,4 +999,92 @@ fn qps8_rxe_back_to_back() {
 #[test]
 fn qps64_rfc_v1() {
     run::<WqeCtrl, 64>("wqe_ctrl_qps64", 64, 64, Profile::RfcV1, 3000, DataPath::default());
+}
+
+/// The timings docs/wqe.md gives, with a bus that never waits and a data path that takes each
+/// pick at once: how long each kind of write takes to be answered, how long each command holds
+/// the next write, and the pick rate.
+#[test]
+fn latencies() {
+    let dp = DataPath {
+        stall: 0.0,
+        max_in_flight: 1,
+        max_hold: 0,
+        max_takes: 0,
+        err: 0.0,
+        cqe: 0.0,
+        fault: 0.0,
+        frame: 0.0,
+        ..DataPath::default()
+    };
+    let mut bench: Bench<WqeCtrl8> = Bench::new("wqe_ctrl_latencies", 1, dp, 0.0);
+    let mut rng = stream::rng(1);
+    let config = loop {
+        let c = random_config(&mut rng);
+        if c.qp_type == QpType::Rc {
+            break c;
+        }
+    };
+    let ring = SendRing::new(Ring::new(4).unwrap(), 1, 0x10_0000).unwrap();
+    let mut ops: Vec<(u32, u32)> = regs::nic_writes(&nic(), Profile::Linux, true).to_vec();
+    ops.extend(regs::cq_writes(0x4000_0000, 4));
+    ops.extend(regs::qp_writes(0x11, &config, &ring, 0x10_0000));
+    // Each command is followed by a write it holds back.
+    let staged = regs::QP_PD;
+    for cmd in [
+        regs::qp_write(0),
+        regs::qp_write(1),
+        regs::qp_modify(0, QpState::Init),
+        regs::qp_modify(0, QpState::Rtr),
+        regs::qp_modify(0, QpState::Rts),
+        regs::qp_modify(1, QpState::Init),
+        regs::qp_modify(1, QpState::Rtr),
+        regs::qp_modify(1, QpState::Rts),
+        (regs::COMMAND, command::OP.put(op::QP_DESTROY) | command::SLOT.put(2)),
+        regs::mr_write(),
+        (regs::COMMAND, 0),
+    ] {
+        ops.push(cmd);
+        ops.push((staged, config.pd));
+    }
+    // Before any pick, which would keep the ring unit busy for three cycles.
+    ops.push((regs::CQ_CONSUMER, 0));
+    ops.push(regs::doorbell(0, 16));
+    ops.push(regs::doorbell(1, 16));
+    for (tag, &(a, v)) in ops.iter().enumerate() {
+        bench.push(Op::write(a, v), tag as u64);
+    }
+    let mut writes = Vec::new();
+    let mut picks = Vec::new();
+    while bench.sim.cycle() < 2000 {
+        for t in bench.step().unwrap() {
+            match t.event {
+                Event::Write { accepted, tag, .. } => writes.push((tag as usize, accepted, t.at)),
+                Event::Pick(p) => picks.push((t.at, p.slot)),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(writes.len(), ops.len());
+    let answer = |i: usize| writes[i].2 - writes[i].1;
+    let held = |i: usize| writes[i + 1].2 - writes[i].2;
+    let first_cmd = ops.len() - 3 - 22;
+    let cmds: Vec<u64> = (0..11).map(|k| held(first_cmd + 2 * k)).collect();
+    let n = ops.len();
+    eprintln!(
+        "answers: plain {}, doorbell {}, CQ consumer {}; commands hold the next write {cmds:?}",
+        answer(0),
+        answer(n - 2),
+        answer(n - 3)
+    );
+    assert_eq!((answer(0), answer(n - 2), answer(n - 3)), (2, 7, 5));
+    // QP_WRITE, QP_WRITE, INIT, RTR (RC: the entropy unit), RTS, INIT, RTR, RTS, destroy, MR,
+    // no command.
+    assert_eq!(cmds, [10, 10, 8, 14, 8, 8, 14, 8, 5, 5, 4]);
+    // 16 WQEs on each of two QPs, taken at once: one pick every 8 cycles once the doorbells are
+    // in (slot 1's keeps the ring unit busy while the second pick could start), the two QPs in
+    // turn once both have WQEs.
+    assert_eq!(picks.len(), 32, "{picks:?}");
+    assert!(picks[1..].windows(2).all(|w| w[1].0 - w[0].0 == 8), "{picks:?}");
+    assert!(picks[1..31].windows(2).all(|w| w[0].1 != w[1].1), "{picks:?}");
 }

@@ -143,6 +143,8 @@ pub enum Event {
         strb: u8,
         /// The tag it was pushed with.
         tag: u64,
+        /// The cycle AW and W were both accepted.
+        accepted: u64,
     },
     /// A register read returned `data`: the state of cycle `at` (its AR acceptance).
     Read {
@@ -359,6 +361,7 @@ impl<D: WqeCtrlPorts> Bench<D> {
                     data,
                     strb,
                     tag: done.tag,
+                    accepted: done.accepted,
                 },
                 Op::Read { addr } => Event::Read {
                     addr,
