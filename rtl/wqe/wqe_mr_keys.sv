@@ -13,7 +13,7 @@
 //   MR_WRITE  refused when the slot holds another lkey; else the slot holds this one and the
 //             table is written (mr_wr_clear 0): a region is re-registered under its own lkey.
 //   MR_CLEAR  refused unless the slot holds this lkey; else the slot is freed (mr_wr_clear 1).
-// cmd_start in cycle c: cmd_done, cmd_error and mr_wr_valid (for one cycle) in c + 2; the staged
+// cmd_start in cycle c: cmd_done, cmd_error and mr_wr_valid (for one cycle) in c + 3; the staged
 // lkey and cmd_clear hold meanwhile.
 module wqe_mr_keys #(
     parameter  int MRS = 64,            // memory-region table entries, a power of two, 2..256
@@ -38,19 +38,22 @@ module wqe_mr_keys #(
     logic [MRS-1:0] valid_q;
     (* ram_style = "distributed" *) logic [31:0] key_mem [MRS];  // the lkey a valid slot holds
 
-    // Cycle 1 looks the slot up, cycle 2 decides and writes.
+    // Cycle 1 reads the slot, cycle 2 compares, cycle 3 decides and writes.
     wire [MW-1:0] slot = lkey[wqe_regs_pkg::WQE_MR_SLOT_LSB +: MW];
-    logic         look_q, held_q, same_q;
+    logic         read_q, look_q, held_q, same_q;
+    logic [31:0]  key_q;
     wire          ok = cmd_clear ? held_q && same_q : !held_q || same_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
+            read_q      <= 1'b0;
             look_q      <= 1'b0;
             valid_q     <= '0;
             cmd_done    <= 1'b0;
             mr_wr_valid <= 1'b0;
         end else begin
-            look_q      <= cmd_start;
+            read_q      <= cmd_start;
+            look_q      <= read_q;
             cmd_done    <= look_q;
             cmd_error   <= !ok;
             mr_wr_valid <= look_q && ok;
@@ -61,7 +64,8 @@ module wqe_mr_keys #(
             end
         end
         held_q <= valid_q[slot];
-        same_q <= key_mem[slot] == lkey;
+        key_q  <= key_mem[slot];
+        same_q <= key_q == lkey;
     end
 
     always_ff @(posedge clk) begin

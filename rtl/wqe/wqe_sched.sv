@@ -11,18 +11,17 @@
 //
 // Ring unit: one operation at a time on the per-slot indices (32-bit free-running producer and
 // consumer in LUT RAM, a pending bit per slot in flip-flops):
-//   doorbell     R_DB1 reads the slot, R_DB2 measures, R_DB3 compares, R_DB4 decides as
-//                Doorbell::write: at or
-//                behind what the engine has, nothing; up to 2^RING_LOG2 ahead of the consumer,
-//                the producer moves; further, nothing and ring_req_error (STATUS.DB_ERROR). A
-//                doorbell of a slot that holds no QP changes nothing.
-//   CQ consumer  R_CQ1 measures, R_CQ2 decides as CompletionRing::write_consumer, against the
-//                producer of that cycle: in consumer..=producer it moves, at or behind nothing,
-//                up to 2^31 - 1 past the producer nothing and ring_req_error.
+//   doorbell     R_DB1 reads the slot, R_DB2 measures, R_DB3 compares, R_DB4 stores as
+//                Doorbell::write: at or behind what the engine has, nothing; up to 2^RING_LOG2
+//                ahead of the consumer, the producer moves; further, nothing and ring_req_error
+//                (STATUS.DB_ERROR). A doorbell of a slot that holds no QP changes nothing.
+//   CQ consumer  R_CQ1 measures, R_CQ2 decides as CompletionRing::write_consumer against the
+//                producer of that cycle, R_CQ3 stores: in consumer..=producer it moves, at or
+//                behind nothing, up to 2^31 - 1 past the producer nothing and ring_req_error.
 //   take         R_TAKE1 reads the picked slot, R_TAKE2 takes its consumer as the pick's index and
 //                counts on, R_TAKE3 stores the new consumer and whether WQEs are left.
 //   ring_clr     (from a command) zeroes a slot's indices, in R_IDLE.
-// ring_req_done is high in the deciding cycle (R_DB4, R_CQ2): the result is stored at the edge
+// ring_req_done is high in the storing cycle (R_DB4, R_CQ3): the result is in place from the edge
 // that ends it, with which wqe_regs answers the write.
 //
 // Round robin (wqe_rr, two register stages, every cycle): the eligible slots are those valid, in
@@ -106,7 +105,7 @@ module wqe_sched #(
     logic [QPS-1:0] pending_q;
 
     typedef enum logic [3:0] {
-        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_TAKE1, R_TAKE2, R_TAKE3
+        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_CQ3, R_TAKE1, R_TAKE2, R_TAKE3
     } rstate_t;
     rstate_t        r_q;
 
@@ -179,16 +178,26 @@ module wqe_sched #(
     // DB3 compares, DB4 decides (Ring::advance).
     logic db_stale_q, db_far_q;
     wire  db_move = db_valid_q && !db_stale_q && !db_far_q;
-    // CQ2: CompletionRing::write_consumer. used_q < 2^17, so past = ahead - used lies in
-    // 1..2^31-1 exactly when ahead > used and (ahead < 2^31 or ahead - 2^31 < used).
+    // CQ2 decides, CQ3 stores (CompletionRing::write_consumer). used_q < 2^17, so past = ahead -
+    // used lies in 1..2^31-1 exactly when ahead > used and (ahead < 2^31 or ahead - 2^31 < used).
     wire cq_hi0   = ahead_q[31:17] == '0;
-    wire cq_move  = cq_hi0 && ahead_q[16:0] != '0 && ahead_q[16:0] <= used_q;
-    wire cq_err   = !(cq_hi0 && ahead_q[16:0] <= used_q)
+    logic cq_move_q, cq_err_q;
+    wire  cq_move = cq_hi0 && ahead_q[16:0] != '0 && ahead_q[16:0] <= used_q;
+    wire  cq_err  = !(cq_hi0 && ahead_q[16:0] <= used_q)
                  && (!ahead_q[31] || (ahead_q[30:17] == '0 && ahead_q[16:0] < used_q));
 
-    assign ring_req_done  = r_q == R_DB4 || r_q == R_CQ2;
+    assign ring_req_done  = r_q == R_DB4 || r_q == R_CQ3;
     assign ring_req_error = (r_q == R_DB4 && db_valid_q && !db_stale_q && db_far_q)
-                         || (r_q == R_CQ2 && cq_err);
+                         || (r_q == R_CQ3 && cq_err_q);
+
+    // The pending bits' one write per cycle: a command's clear, a doorbell, a take; its slot is
+    // registered the cycle before (but the clear's, which comes registered).
+    logic [SW-1:0] pw_slot_q;
+    logic          left_q;
+    wire           pend_we   = (r_q == R_IDLE && ring_clr) || (r_q == R_DB4 && db_move)
+                            || r_q == R_TAKE3;
+    wire [SW-1:0]  pend_slot = r_q == R_IDLE ? ring_clr_slot : pw_slot_q;
+    wire           pend_val  = r_q == R_TAKE3 ? left_q : r_q == R_DB4;
 
     // LUT RAM write ports.
     logic          prod_we, cons_we;
@@ -242,11 +251,10 @@ module wqe_sched #(
             end
             case (r_q)
                 R_IDLE: begin
-                    if (ring_clr) begin
-                        pending_q[ring_clr_slot] <= 1'b0;
-                    end else if (commit) begin
+                    // A ring_clr (during a command, when nothing else comes) takes the cycle.
+                    if (commit) begin
                         r_q <= R_TAKE1;
-                    end else if (ring_req_valid) begin
+                    end else if (ring_req_valid && !ring_clr) begin
                         r_q <= ring_req_cq ? R_CQ1 : R_DB1;
                     end
                 end
@@ -265,20 +273,21 @@ module wqe_sched #(
                 end
                 R_DB3: begin
                     r_q        <= R_DB4;
+                    pw_slot_q  <= req_slot;
                     db_stale_q <= ahead_q[31] || ahead_q <= have_q;
                     db_far_q   <= ahead_q > 32'(lim_q);
                 end
-                R_DB4: begin
-                    r_q <= R_IDLE;
-                    if (db_move) begin
-                        pending_q[req_slot] <= 1'b1;
-                    end
-                end
+                R_DB4: r_q <= R_IDLE;
                 R_CQ1: begin
                     r_q     <= R_CQ2;
                     ahead_q <= ring_req_value - cq_cons_q;
                 end
-                R_CQ2: r_q <= R_IDLE;
+                R_CQ2: begin
+                    r_q       <= R_CQ3;
+                    cq_move_q <= cq_move;
+                    cq_err_q  <= cq_err;
+                end
+                R_CQ3: r_q <= R_IDLE;
                 R_TAKE1: begin
                     r_q <= R_TAKE2;
                     a_q <= prod_rd;
@@ -288,13 +297,16 @@ module wqe_sched #(
                     r_q          <= R_TAKE3;
                     b_q          <= b_q + 32'd1;
                     m_pick_index <= b_q;
+                    pw_slot_q    <= slot_q;
+                    // WQEs are left unless this was the last: producer - consumer is 1..2^16.
+                    left_q       <= a_q[16:0] - b_q[16:0] != 17'd1;
                 end
-                R_TAKE3: begin
-                    r_q               <= R_IDLE;
-                    pending_q[slot_q] <= a_q != b_q;
-                end
+                R_TAKE3: r_q <= R_IDLE;
                 default: r_q <= R_IDLE;
             endcase
+            if (pend_we) begin
+                pending_q[pend_slot] <= pend_val;
+            end
             // Completion ring indices.
             if (cq_restart) begin
                 cq_prod_q <= '0;
@@ -303,8 +315,8 @@ module wqe_sched #(
             end else begin
                 cq_prod_q <= cq_prod_q + 32'(cqe_written);
                 used_q    <= used_q + 17'(cqe_written)
-                           - (r_q == R_CQ2 && cq_move ? ahead_q[16:0] : 17'd0);
-                if (r_q == R_CQ2 && cq_move) begin
+                           - (r_q == R_CQ3 && cq_move_q ? ahead_q[16:0] : 17'd0);
+                if (r_q == R_CQ3 && cq_move_q) begin
                     cq_cons_q <= ring_req_value;
                 end
             end
