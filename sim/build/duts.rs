@@ -34,6 +34,7 @@ const CORE: &str = "rtl/top/rocenic_core.f";
 const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
+const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -129,4 +130,11 @@ pub const DUTS: &[DutSpec] = &[
     },
     // The WQE engine's data path, its neighbours played by the bench.
     dut("wqe_dp", "wqe_dp", WQE_DP),
+    // The WQE engine's control plane at its defaults (64 QPs, 64 memory regions), and with 8 of
+    // each so that the round robin and memory-region slot collisions are dense.
+    dut("wqe_ctrl", "wqe_ctrl", WQE_CTRL),
+    DutSpec {
+        params: &[("QPS", "8"), ("MRS", "8")],
+        ..dut("wqe_ctrl_8", "wqe_ctrl", WQE_CTRL)
+    },
 ];

@@ -4,6 +4,7 @@
 //! [`duts`]: a struct whose methods are its ports, and one trait per top module over its ports
 //! (`EntropyUnitPorts`, `TsoSegmenterPorts`, …) that every DUT built from it implements. On top
 //! of them:
+//! - [`axil`]: an AXI4-Lite master with seeded random delays, for any register block;
 //! - [`axis`]: the one stream beat, keep masks and byte packing of every DUT's ports;
 //! - [`harness`]: clock and reset, cycle-limited runs that fail with the cycle count and VCD path
 //!   instead of hanging, VCD tracing per test or via `ROCENIC_VCD=1`;
@@ -14,6 +15,7 @@
 //!   the CLI share; [`wqe`] also holds the host memory behind the WQE engine's DMA ports;
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
+pub mod axil;
 pub mod axis;
 pub mod board;
 pub mod entropy;

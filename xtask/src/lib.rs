@@ -15,6 +15,7 @@ mod sv;
 mod tso;
 mod wire;
 mod wqe;
+mod wqe_regs;
 
 use std::path::{Path, PathBuf};
 use std::{fmt, fs, io};
@@ -140,6 +141,14 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "rtl/wqe/wqe_fmt_pkg.sv",
         render: wqe::sv_package,
+    },
+    Output {
+        path: "rtl/wqe/wqe_regs_pkg.sv",
+        render: wqe_regs::sv_package,
+    },
+    Output {
+        path: "docs/wqe-registers.md",
+        render: wqe_regs::markdown,
     },
     Output {
         path: "docs/wqe.md#CTRL",

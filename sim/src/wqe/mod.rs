@@ -2,6 +2,7 @@
 //! behind its DMA ports.
 
 pub mod bits;
+pub mod ctrl;
 pub mod dp;
 pub mod frame;
 pub mod host_memory;

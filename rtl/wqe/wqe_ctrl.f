@@ -1,0 +1,13 @@
+// The WQE engine's control plane: registers, QP table, memory-region keys, doorbells and the
+// scheduler, with the entropy unit it fixes RC QPs' ports with. Packages come first.
+rtl/wqe/wqe_regs_pkg.sv
+-f rtl/wqe/wqe_fmt.f
+rtl/wqe/wqe_pkg.sv
+-f rtl/entropy/entropy_unit.f
+rtl/wqe/wqe_regs.sv
+rtl/wqe/wqe_ctx_ram.sv
+rtl/wqe/wqe_qp_table.sv
+rtl/wqe/wqe_mr_keys.sv
+rtl/wqe/wqe_rr.sv
+rtl/wqe/wqe_sched.sv
+rtl/wqe/wqe_ctrl.sv

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`include "rtl/wqe/wqe_pkg.sv"
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The WQE engine's control plane: the AXI4-Lite registers, the QP context table, the memory
+// region keys, the send doorbells and the scheduler that hands the data path one WQE at a time.
+// docs/wqe.md, "Control plane (RTL)", describes the interface and its timing; the map is
+// docs/wqe-registers.md.
+//
+// Parts (one file each; this module wires them and runs the commands):
+//   wqe_regs      AXI4-Lite slave, staging registers, configuration, STATUS, counters
+//   wqe_qp_table  QP contexts (block RAM), states, next PSNs; QP commands; entropy at RTR
+//   wqe_mr_keys   which lkey each memory-region slot holds; MR commands; the MR write port
+//   wqe_sched     send and completion ring indices, doorbells, round robin, the pick stream
+//
+// Commands: a COMMAND write sets STATUS.BUSY. The command starts once nothing else can touch
+// what it changes: no pick started, being read or offered, none outstanding (every pick has had
+// its wqe_retire), and dp_idle. The scheduler starts no pick while BUSY is set. The command
+// takes a few cycles (an RC QP's entry into RTR waits for the entropy unit), then BUSY clears
+// with STATUS.CMD_ERROR telling whether it was refused. An OP that is no command is refused.
+//
+// Data-path contract: take a pick (m_pick_*), run it, pulse wqe_retire when it is wholly
+// finished (its PSNs taken, its err_set given, its completion written if any); pulse
+// cqe_written for each completion as it is written, before software can see it; keep dp_idle
+// low from the cycle after a pick is taken until all of that is done.
+module wqe_ctrl #(
+    parameter  int QPS        = 64,  // QP slots (send queues), a power of two, 4..256
+    parameter  int MRS        = 64,  // memory-region table entries, a power of two, 2..256
+    parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS only; the data path's)
+    parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)
+    localparam int AW         = wqe_regs_pkg::WQE_ADDR_W,
+    localparam int MW         = $clog2(MRS)
+) (
+    input  wire              clk,
+    input  wire              rst,              // synchronous, active high
+    // AXI4-Lite slave (wqe_regs)
+    input  wire              s_axil_awvalid,
+    output logic             s_axil_awready,
+    input  wire [AW-1:0]     s_axil_awaddr,
+    input  wire              s_axil_wvalid,
+    output logic             s_axil_wready,
+    input  wire [31:0]       s_axil_wdata,
+    input  wire [3:0]        s_axil_wstrb,
+    output logic             s_axil_bvalid,
+    input  wire              s_axil_bready,
+    output logic [1:0]       s_axil_bresp,
+    input  wire              s_axil_arvalid,
+    output logic             s_axil_arready,
+    input  wire [AW-1:0]     s_axil_araddr,
+    output logic             s_axil_rvalid,
+    input  wire              s_axil_rready,
+    output logic [31:0]      s_axil_rdata,
+    output logic [1:0]       s_axil_rresp,
+    // picks: one WQE to run (wqe_sched)
+    output logic             m_pick_valid,
+    input  wire              m_pick_ready,
+    output logic [7:0]       m_pick_slot,
+    output logic [31:0]      m_pick_index,     // the WQE's ring index (the consumer it took)
+    output logic [63:0]      m_pick_addr,      // host address of its first block
+    output logic [2:0]       m_pick_stride_log2,
+    output wqe_pkg::qp_ctx_t m_pick_ctx,       // its QP, as of the pick
+    // data path status
+    input  wire              dp_idle,          // nothing in flight (see the contract above)
+    input  wire              wqe_retire,       // one cycle per picked WQE finished
+    input  wire              cqe_written,      // one cycle per completion written
+    input  wire              frame_sent,       // one cycle per frame (FRAMES)
+    input  wire              cq_fault,         // a completion write faulted (STATUS.CQ_FAULT)
+    // QP state and PSNs (wqe_qp_table)
+    input  wire              err_set_valid,    // move err_set_slot to ERR
+    input  wire [7:0]        err_set_slot,
+    input  wire              psn_take_valid,   // take psn_take_count PSNs of psn_take_slot...
+    input  wire [7:0]        psn_take_slot,
+    input  wire [23:0]       psn_take_count,
+    output logic [23:0]      psn_take_first,   // ...the first of them, in the next cycle
+    output logic [QPS-1:0]   qp_err,           // slots holding a QP in ERR
+    // configuration
+    output logic [47:0]      nic_mac,          // first octet in [47:40]
+    output logic [31:0]      nic_ipv4,         // first octet in [31:24]
+    output logic [127:0]     nic_ipv6,
+    output logic [1:0]       profile,          // entropy profile: 0 linux, 1 rfc-v2, 2 rfc-v1, 3 rxe
+    output logic             enable,
+    // completion ring (the phase bit is the data path's: producer >> cq_log2, inverted, bit 0)
+    output logic [63:0]      cq_base,
+    output logic [4:0]       cq_log2,
+    output logic [31:0]      cq_producer,      // the index of the next completion to write
+    // memory-region table write port (to wqe_mr); the region's fields hold while the command runs
+    output logic             mr_wr_valid,      // one cycle
+    output logic [MW-1:0]    mr_wr_slot,
+    output logic             mr_wr_clear,      // 1: free the slot; 0: write the fields below
+    output logic [31:0]      mr_wr_lkey,
+    output logic [31:0]      mr_wr_pd,
+    output logic [3:0]       mr_wr_access,
+    output logic [63:0]      mr_wr_base,
+    output logic [63:0]      mr_wr_length
+);
+
+    localparam int SW = $clog2(QPS);
+
+    // ------------------------------------------------------------------------------------------
+    // Registers.
+    wqe_pkg::qp_image_t qp_staged;
+    logic        cmd_pending;
+    logic [3:0]  cmd_op;
+    logic [7:0]  cmd_slot;
+    logic [2:0]  cmd_state;
+    logic        cmd_done, cmd_error;
+    logic        ring_req_valid, ring_req_cq, ring_req_done, ring_req_error;
+    logic [7:0]  ring_req_slot;
+    logic [31:0] ring_req_value;
+    logic        cq_restart, cq_fault_q;
+    logic [31:0] cq_consumer;
+    logic        quiet, none_outstanding, idle;
+
+    assign idle = !cmd_pending && quiet && none_outstanding && dp_idle;
+
+    wqe_regs #(
+        .QPS       (QPS),
+        .MRS       (MRS),
+        .MAX_SGE   (MAX_SGE),
+        .DATA_BYTES(DATA_BYTES)
+    ) u_regs (
+        .clk, .rst,
+        .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
+        .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
+        .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
+        .s_axil_rdata, .s_axil_rresp,
+        .enable, .profile, .nic_mac, .nic_ipv4, .nic_ipv6, .cq_base, .cq_log2, .cq_restart,
+        .qp_staged,
+        .mr_lkey  (mr_wr_lkey),
+        .mr_pd    (mr_wr_pd),
+        .mr_access(mr_wr_access),
+        .mr_base  (mr_wr_base),
+        .mr_length(mr_wr_length),
+        .cmd_pending, .cmd_op, .cmd_slot, .cmd_state, .cmd_done, .cmd_error,
+        .ring_req_valid, .ring_req_cq, .ring_req_slot, .ring_req_value, .ring_req_done,
+        .ring_req_error,
+        .idle,
+        .cq_fault_in(cq_fault),
+        .cq_fault   (cq_fault_q),
+        .cq_consumer, .cq_producer, .wqe_retire, .frame_sent
+    );
+
+    // ------------------------------------------------------------------------------------------
+    // Commands: start one when nothing runs, send it to its unit, gather the answer.
+    // Whether the pending command may start, registered. Sampled while the command is pending,
+    // so no pick can start any more (the scheduler's pipeline holds none), and once true it stays
+    // true: nothing is left to give the data path work.
+    logic started_q, may_start_q;
+    wire  start   = cmd_pending && !started_q && may_start_q;
+    wire  is_qp   = cmd_op == wqe_regs_pkg::WQE_OP_QP_WRITE
+                 || cmd_op == wqe_regs_pkg::WQE_OP_QP_MODIFY
+                 || cmd_op == wqe_regs_pkg::WQE_OP_QP_DESTROY;
+    wire  is_mr   = cmd_op == wqe_regs_pkg::WQE_OP_MR_WRITE
+                 || cmd_op == wqe_regs_pkg::WQE_OP_MR_CLEAR;
+    logic qp_done, qp_error, mr_done, mr_error, bad_done_q;
+
+    assign cmd_done  = qp_done || mr_done || bad_done_q;
+    assign cmd_error = qp_done ? qp_error : mr_done ? mr_error : 1'b1;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            started_q   <= 1'b0;
+            bad_done_q  <= 1'b0;
+            may_start_q <= 1'b0;
+        end else begin
+            may_start_q <= cmd_pending && quiet && none_outstanding && dp_idle;
+            bad_done_q <= start && !is_qp && !is_mr;
+            if (start) begin
+                started_q <= 1'b1;
+            end
+            if (cmd_done) begin
+                started_q <= 1'b0;
+            end
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // QP table, memory-region keys, scheduler.
+    logic [QPS-1:0] valid, runnable;
+    logic           ring_clr;
+    logic [SW-1:0]  ring_clr_slot;
+    logic [4:0]     ring_clr_log2;
+    logic           rd_en;
+    logic [SW-1:0]  rd_slot;
+    logic [2:0]     rd_word;
+    logic [wqe_pkg::CTX_WORD-1:0] rd_data;
+
+    wqe_qp_table #(
+        .QPS(QPS)
+    ) u_table (
+        .clk, .rst,
+        .cmd_start(start && is_qp),
+        .cmd_op, .cmd_slot, .cmd_state,
+        .staged   (qp_staged),
+        .profile,
+        .cmd_done (qp_done),
+        .cmd_error(qp_error),
+        .ring_clr, .ring_clr_slot, .ring_clr_log2,
+        .rd_en, .rd_slot, .rd_word, .rd_data,
+        .valid, .runnable, .qp_err,
+        .err_set_valid, .err_set_slot,
+        .psn_take_valid, .psn_take_slot, .psn_take_count, .psn_take_first
+    );
+
+    wqe_mr_keys #(
+        .MRS(MRS)
+    ) u_mr_keys (
+        .clk, .rst,
+        .cmd_start(start && is_mr),
+        .cmd_clear(cmd_op == wqe_regs_pkg::WQE_OP_MR_CLEAR),
+        .lkey     (mr_wr_lkey),
+        .cmd_done (mr_done),
+        .cmd_error(mr_error),
+        .mr_wr_valid, .mr_wr_slot, .mr_wr_clear
+    );
+
+    wqe_sched #(
+        .QPS(QPS)
+    ) u_sched (
+        .clk, .rst,
+        .enable,
+        .hold(cmd_pending || cq_fault_q),
+        .valid, .runnable,
+        .ring_req_valid, .ring_req_cq, .ring_req_slot, .ring_req_value, .ring_req_done,
+        .ring_req_error,
+        .ring_clr, .ring_clr_slot, .ring_clr_log2,
+        .cq_log2, .cq_restart, .cqe_written, .wqe_retire,
+        .cq_producer, .cq_consumer,
+        .rd_en, .rd_slot, .rd_word, .rd_data,
+        .m_pick_valid, .m_pick_ready, .m_pick_slot, .m_pick_index, .m_pick_addr,
+        .m_pick_stride_log2, .m_pick_ctx,
+        .quiet, .none_outstanding
+    );
+
+endmodule
+
+`resetall

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`include "rtl/wqe/wqe_pkg.sv"
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The WQE engine's AXI4-Lite registers: configuration, the staging registers of a QP and of a
+// memory region, STATUS and the counters. The map is wqe_regs_pkg, generated from
+// model/src/wqe/regs.rs (docs/wqe-registers.md).
+//
+// Three kinds of write:
+//   - plain registers (configuration, staging) take the write at once, with its strobes;
+//   - COMMAND sets `cmd_pending` (STATUS.BUSY) and is answered at once; no further write is
+//     carried out until `cmd_done` (the command runs in wqe_ctrl once the engine is quiet);
+//   - SQ_DOORBELL[slot] (slot < QPS) and CQ_CONSUMER go to the scheduler's ring unit as a
+//     request (ring_req_*), and the write is answered in the cycle after the unit reports
+//     `ring_req_done`, the same clock edge at which the unit stores the result: a doorbell's
+//     effect is visible from the first cycle its B response is. Their value is the whole word.
+//
+// AXI4-Lite as rss_regs: AW and W are taken into holding registers independently
+// (awready/wready are flip-flops), the write is carried out when both are held, then B is
+// answered. Reads answer one cycle after AR. Every response is OKAY; unmapped addresses and
+// write-only registers read 0, and unmapped writes are ignored (a doorbell of a slot >= QPS
+// too). STATUS.DB_ERROR and STATUS.CQ_FAULT clear when written with 1.
+module wqe_regs #(
+    parameter  int QPS        = 64,  // QP slots (CAPS.QPS; 256 reads as 0)
+    parameter  int MRS        = 64,  // memory-region table entries (CAPS.MRS; 256 reads as 0)
+    parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS.MAX_SGE)
+    parameter  int DATA_BYTES = 8,   // bytes per beat of the frame output (CAPS.DATA_BYTES)
+    localparam int AW         = wqe_regs_pkg::WQE_ADDR_W
+) (
+    input  wire              clk,
+    input  wire              rst,             // synchronous, active high
+    // AXI4-Lite slave
+    input  wire              s_axil_awvalid,
+    output logic             s_axil_awready,
+    input  wire [AW-1:0]     s_axil_awaddr,
+    input  wire              s_axil_wvalid,
+    output logic             s_axil_wready,
+    input  wire [31:0]       s_axil_wdata,
+    input  wire [3:0]        s_axil_wstrb,
+    output logic             s_axil_bvalid,
+    input  wire              s_axil_bready,
+    output logic [1:0]       s_axil_bresp,
+    input  wire              s_axil_arvalid,
+    output logic             s_axil_arready,
+    input  wire [AW-1:0]     s_axil_araddr,
+    output logic             s_axil_rvalid,
+    input  wire              s_axil_rready,
+    output logic [31:0]      s_axil_rdata,
+    output logic [1:0]       s_axil_rresp,
+    // configuration
+    output logic             enable,          // CONTROL.ENABLE
+    output logic [1:0]       profile,         // CONTROL.PROFILE
+    output logic [47:0]      nic_mac,
+    output logic [31:0]      nic_ipv4,
+    output logic [127:0]     nic_ipv6,
+    output logic [63:0]      cq_base,
+    output logic [4:0]       cq_log2,
+    output logic             cq_restart,      // one cycle after a CQ_LOG2 write: indices to 0
+    // the staged QP (its entropy cell 0) and memory region
+    output wqe_pkg::qp_image_t qp_staged,
+    output logic [31:0]      mr_lkey,
+    output logic [31:0]      mr_pd,
+    output logic [3:0]       mr_access,
+    output logic [63:0]      mr_base,
+    output logic [63:0]      mr_length,
+    // the command
+    output logic             cmd_pending,     // STATUS.BUSY
+    output logic [3:0]       cmd_op,
+    output logic [7:0]       cmd_slot,
+    output logic [2:0]       cmd_state,
+    input  wire              cmd_done,        // one cycle: the command is over...
+    input  wire              cmd_error,       // ...and was refused
+    // doorbell and completion-ring consumer writes, to the ring unit
+    output logic             ring_req_valid,
+    output logic             ring_req_cq,     // 0: SQ_DOORBELL[ring_req_slot], 1: CQ_CONSUMER
+    output logic [7:0]       ring_req_slot,
+    output logic [31:0]      ring_req_value,
+    input  wire              ring_req_done,   // one cycle: carried out...
+    input  wire              ring_req_error,  // ...and refused as too far ahead (DB_ERROR)
+    // status
+    input  wire              idle,            // STATUS.IDLE
+    input  wire              cq_fault_in,     // sets STATUS.CQ_FAULT
+    output logic             cq_fault,        // STATUS.CQ_FAULT, sticky
+    input  wire [31:0]       cq_consumer,
+    input  wire [31:0]       cq_producer,
+    input  wire              wqe_retire,      // counts WQES
+    input  wire              frame_sent       // counts FRAMES
+);
+
+    if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_regs: QPS must be a power of two, 4..256");
+    end
+
+    // The QP staging registers: consecutive words from QP_QPN to the end of QP_SQ_BASE, and
+    // the index of each register among them.
+    localparam int QP_BASE  = 32'(wqe_regs_pkg::WQE_QP_QPN);
+    localparam int QP_WORDS = (32'(wqe_regs_pkg::WQE_QP_SQ_BASE) - QP_BASE) / 4
+                            + wqe_regs_pkg::WQE_QP_SQ_BASE_WORDS;
+    localparam int Q_QPN    = 0;
+    localparam int Q_FLAGS  = (32'(wqe_regs_pkg::WQE_QP_FLAGS) - QP_BASE) / 4;
+    localparam int Q_PD     = (32'(wqe_regs_pkg::WQE_QP_PD) - QP_BASE) / 4;
+    localparam int Q_PSN    = (32'(wqe_regs_pkg::WQE_QP_PSN) - QP_BASE) / 4;
+    localparam int Q_DEST   = (32'(wqe_regs_pkg::WQE_QP_DEST_QPN) - QP_BASE) / 4;
+    localparam int Q_QKEY   = (32'(wqe_regs_pkg::WQE_QP_QKEY) - QP_BASE) / 4;
+    localparam int Q_AV     = (32'(wqe_regs_pkg::WQE_QP_AV) - QP_BASE) / 4;
+    localparam int Q_FL     = (32'(wqe_regs_pkg::WQE_QP_FLOW_LABEL) - QP_BASE) / 4;
+    localparam int Q_DMAC   = (32'(wqe_regs_pkg::WQE_QP_DMAC) - QP_BASE) / 4;
+    localparam int Q_SMAC   = (32'(wqe_regs_pkg::WQE_QP_SMAC) - QP_BASE) / 4;
+    localparam int Q_SRC    = (32'(wqe_regs_pkg::WQE_QP_SRC_IP) - QP_BASE) / 4;
+    localparam int Q_DST    = (32'(wqe_regs_pkg::WQE_QP_DST_IP) - QP_BASE) / 4;
+    localparam int Q_SQ     = (32'(wqe_regs_pkg::WQE_QP_SQ_BASE) - QP_BASE) / 4;
+
+    function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] data,
+                                          input logic [3:0] strb);
+        for (int b = 0; b < 4; b++) begin
+            merge[8*b +: 8] = strb[b] ? data[8*b +: 8] : old[8*b +: 8];
+        end
+    endfunction
+
+    // ------------------------------------------------------------------------------------------
+    // Registers as software wrote them.
+    logic [31:0] control_q;
+    logic [31:0] nic_ipv4_q;
+    logic [31:0] nic_mac_q [2];
+    logic [31:0] nic_ipv6_q [4];
+    logic [31:0] cq_base_q [2];
+    logic [31:0] qp_q [QP_WORDS];
+    logic [31:0] mr_lkey_q, mr_pd_q, mr_access_q;
+    logic [31:0] mr_base_q [2];
+    logic [31:0] mr_length_q [2];
+    logic        cmd_error_q, db_error_q;
+    logic [31:0] wqes_q, frames_q;
+
+    assign enable    = control_q[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB];
+    assign profile   = control_q[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2];
+    assign nic_ipv4  = nic_ipv4_q;
+    assign nic_mac   = {nic_mac_q[0], nic_mac_q[1][31:16]};
+    assign nic_ipv6  = {nic_ipv6_q[0], nic_ipv6_q[1], nic_ipv6_q[2], nic_ipv6_q[3]};
+    assign cq_base   = {cq_base_q[1], cq_base_q[0]};
+    assign mr_lkey   = mr_lkey_q;
+    assign mr_pd     = mr_pd_q;
+    assign mr_access = mr_access_q[3:0];
+    assign mr_base   = {mr_base_q[1], mr_base_q[0]};
+    assign mr_length = {mr_length_q[1], mr_length_q[0]};
+
+    // The staged QP in the form the table stores.
+    always_comb begin
+        qp_staged             = '0;
+        qp_staged.qpn         = qp_q[Q_QPN][23:0];
+        qp_staged.dest_qpn    = qp_q[Q_DEST][23:0];
+        qp_staged.first_psn   = qp_q[Q_PSN][23:0];
+        qp_staged.app_fl      = qp_q[Q_FL][19:0];
+        qp_staged.pd          = qp_q[Q_PD];
+        qp_staged.qkey        = qp_q[Q_QKEY];
+        qp_staged.ud          = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_UD_LSB];
+        qp_staged.ipv6        = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_IPV6_LSB];
+        qp_staged.vlan        = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_VLAN_LSB];
+        qp_staged.pcp         = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_PCP_LSB +: 3];
+        qp_staged.mtu         = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_MTU_LSB +: 3];
+        qp_staged.stride_log2 = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_STRIDE_LOG2_LSB +: 3];
+        qp_staged.ring_log2   = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_RING_LOG2_LSB +: 5];
+        qp_staged.vid         = qp_q[Q_AV][wqe_regs_pkg::WQE_QP_AV_VID_LSB +: 12];
+        qp_staged.tclass      = qp_q[Q_AV][wqe_regs_pkg::WQE_QP_AV_TCLASS_LSB +: 8];
+        qp_staged.hop_limit   = qp_q[Q_AV][wqe_regs_pkg::WQE_QP_AV_HOP_LIMIT_LSB +: 8];
+        qp_staged.dmac        = {qp_q[Q_DMAC], qp_q[Q_DMAC + 1][31:16]};
+        qp_staged.smac        = {qp_q[Q_SMAC], qp_q[Q_SMAC + 1][31:16]};
+        qp_staged.src_ip      = {qp_q[Q_SRC], qp_q[Q_SRC + 1], qp_q[Q_SRC + 2], qp_q[Q_SRC + 3]};
+        qp_staged.dst_ip      = {qp_q[Q_DST], qp_q[Q_DST + 1], qp_q[Q_DST + 2], qp_q[Q_DST + 3]};
+        qp_staged.sq_base     = {qp_q[Q_SQ + 1], qp_q[Q_SQ][31:6]};
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // AXI4-Lite write channel.
+    logic          aw_held_q, w_held_q;
+    logic [AW-1:0] aw_addr_q;
+    logic [31:0]   w_data_q;
+    logic [3:0]    w_strb_q;
+
+    assign s_axil_awready = !aw_held_q;
+    assign s_axil_wready  = !w_held_q;
+    assign s_axil_bresp   = 2'b00;
+
+    wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !cmd_pending && !ring_req_valid;
+
+    // Where a held address points.
+    wire [AW-1:0] db_off  = aw_addr_q - wqe_regs_pkg::WQE_SQ_DOORBELL;
+    wire          in_db   = aw_addr_q >= wqe_regs_pkg::WQE_SQ_DOORBELL
+                         && 32'(db_off) < 4 * wqe_regs_pkg::WQE_SQ_DOORBELL_WORDS;
+    wire [7:0]    db_slot = db_off[9:2];
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            aw_held_q      <= 1'b0;
+            w_held_q       <= 1'b0;
+            s_axil_bvalid  <= 1'b0;
+            cmd_pending    <= 1'b0;
+            cmd_error_q    <= 1'b0;
+            db_error_q     <= 1'b0;
+            cq_fault       <= 1'b0;
+            ring_req_valid <= 1'b0;
+            cq_restart     <= 1'b0;
+            control_q      <= '0;
+            nic_ipv4_q     <= '0;
+            cq_log2        <= '0;
+            mr_lkey_q      <= '0;
+            mr_pd_q        <= '0;
+            mr_access_q    <= '0;
+            for (int i = 0; i < 2; i++) begin
+                nic_mac_q[i]   <= '0;
+                cq_base_q[i]   <= '0;
+                mr_base_q[i]   <= '0;
+                mr_length_q[i] <= '0;
+            end
+            for (int i = 0; i < 4; i++) nic_ipv6_q[i] <= '0;
+            for (int i = 0; i < QP_WORDS; i++) qp_q[i] <= '0;
+        end else begin
+            cq_restart <= 1'b0;
+            if (s_axil_awvalid && s_axil_awready) begin
+                aw_held_q <= 1'b1;
+                aw_addr_q <= {s_axil_awaddr[AW-1:2], 2'b00};
+            end
+            if (s_axil_wvalid && s_axil_wready) begin
+                w_held_q <= 1'b1;
+                w_data_q <= s_axil_wdata;
+                w_strb_q <= s_axil_wstrb;
+            end
+            if (s_axil_bvalid && s_axil_bready) begin
+                s_axil_bvalid <= 1'b0;
+            end
+            if (cq_fault_in) begin
+                cq_fault <= 1'b1;
+            end
+            if (cmd_done) begin
+                cmd_pending <= 1'b0;
+                cmd_error_q <= cmd_error;
+            end
+            if (ring_req_done) begin
+                ring_req_valid <= 1'b0;
+                s_axil_bvalid  <= 1'b1;
+                if (ring_req_error) begin
+                    db_error_q <= 1'b1;
+                end
+            end
+            if (do_write) begin
+                aw_held_q     <= 1'b0;
+                w_held_q      <= 1'b0;
+                s_axil_bvalid <= 1'b1;
+                ring_req_slot  <= db_slot;
+                ring_req_value <= w_data_q;
+                case (aw_addr_q)
+                    wqe_regs_pkg::WQE_CONTROL:   control_q  <= merge(control_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_NIC_IPV4:  nic_ipv4_q <= merge(nic_ipv4_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_CQ_LOG2: begin
+                        cq_log2    <= w_strb_q[0] ? w_data_q[4:0] : cq_log2;
+                        cq_restart <= 1'b1;
+                    end
+                    wqe_regs_pkg::WQE_MR_LKEY:   mr_lkey_q   <= merge(mr_lkey_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_MR_PD:     mr_pd_q     <= merge(mr_pd_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_MR_ACCESS: mr_access_q <= merge(mr_access_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_STATUS: begin
+                        // Write 1 to clear; a fault reported in this cycle stays set.
+                        if (w_strb_q[0] && w_data_q[wqe_regs_pkg::WQE_STATUS_DB_ERROR_LSB]) begin
+                            db_error_q <= 1'b0;
+                        end
+                        if (w_strb_q[0] && w_data_q[wqe_regs_pkg::WQE_STATUS_CQ_FAULT_LSB] && !cq_fault_in) begin
+                            cq_fault <= 1'b0;
+                        end
+                    end
+                    wqe_regs_pkg::WQE_COMMAND: begin
+                        cmd_pending <= 1'b1;
+                        cmd_op      <= w_data_q[wqe_regs_pkg::WQE_COMMAND_OP_LSB +: 4];
+                        cmd_slot    <= w_data_q[wqe_regs_pkg::WQE_COMMAND_SLOT_LSB +: 8];
+                        cmd_state   <= w_data_q[wqe_regs_pkg::WQE_COMMAND_STATE_LSB +: 3];
+                    end
+                    wqe_regs_pkg::WQE_CQ_CONSUMER: begin
+                        ring_req_valid <= 1'b1;
+                        ring_req_cq    <= 1'b1;
+                        s_axil_bvalid  <= 1'b0;
+                    end
+                    default: begin
+                        for (int i = 0; i < 2; i++) begin
+                            if (aw_addr_q == wqe_regs_pkg::WQE_NIC_MAC + AW'(4 * i)) begin
+                                nic_mac_q[i] <= merge(nic_mac_q[i], w_data_q, w_strb_q);
+                            end
+                            if (aw_addr_q == wqe_regs_pkg::WQE_CQ_BASE + AW'(4 * i)) begin
+                                cq_base_q[i] <= merge(cq_base_q[i], w_data_q, w_strb_q);
+                            end
+                            if (aw_addr_q == wqe_regs_pkg::WQE_MR_BASE + AW'(4 * i)) begin
+                                mr_base_q[i] <= merge(mr_base_q[i], w_data_q, w_strb_q);
+                            end
+                            if (aw_addr_q == wqe_regs_pkg::WQE_MR_LENGTH + AW'(4 * i)) begin
+                                mr_length_q[i] <= merge(mr_length_q[i], w_data_q, w_strb_q);
+                            end
+                        end
+                        for (int i = 0; i < 4; i++) begin
+                            if (aw_addr_q == wqe_regs_pkg::WQE_NIC_IPV6 + AW'(4 * i)) begin
+                                nic_ipv6_q[i] <= merge(nic_ipv6_q[i], w_data_q, w_strb_q);
+                            end
+                        end
+                        for (int i = 0; i < QP_WORDS; i++) begin
+                            if (aw_addr_q == wqe_regs_pkg::WQE_QP_QPN + AW'(4 * i)) begin
+                                qp_q[i] <= merge(qp_q[i], w_data_q, w_strb_q);
+                            end
+                        end
+                        // A doorbell of a slot the block does not have is ignored.
+                        if (in_db && 32'(db_slot) < QPS) begin
+                            ring_req_valid <= 1'b1;
+                            ring_req_cq    <= 1'b0;
+                            s_axil_bvalid  <= 1'b0;
+                        end
+                    end
+                endcase
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            wqes_q   <= '0;
+            frames_q <= '0;
+        end else begin
+            wqes_q   <= wqes_q + 32'(wqe_retire);
+            frames_q <= frames_q + 32'(frame_sent);
+        end
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // AXI4-Lite read channel.
+    assign s_axil_arready = !s_axil_rvalid;
+    assign s_axil_rresp   = 2'b00;
+
+    function automatic logic [31:0] read_word(input logic [AW-1:0] addr);
+        read_word = '0;
+        case (addr)
+            wqe_regs_pkg::WQE_ID:          read_word = wqe_regs_pkg::WQE_ID_VALUE;
+            wqe_regs_pkg::WQE_CAPS: begin
+                read_word[wqe_regs_pkg::WQE_CAPS_QPS_LSB +: 8]        = 8'(QPS);
+                read_word[wqe_regs_pkg::WQE_CAPS_MRS_LSB +: 8]        = 8'(MRS);
+                read_word[wqe_regs_pkg::WQE_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
+                read_word[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
+            end
+            wqe_regs_pkg::WQE_CONTROL: begin
+                read_word[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB]      = enable;
+                read_word[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2] = profile;
+            end
+            wqe_regs_pkg::WQE_STATUS: begin
+                read_word[wqe_regs_pkg::WQE_STATUS_BUSY_LSB]      = cmd_pending;
+                read_word[wqe_regs_pkg::WQE_STATUS_CMD_ERROR_LSB] = cmd_error_q;
+                read_word[wqe_regs_pkg::WQE_STATUS_DB_ERROR_LSB]  = db_error_q;
+                read_word[wqe_regs_pkg::WQE_STATUS_CQ_FAULT_LSB]  = cq_fault;
+                read_word[wqe_regs_pkg::WQE_STATUS_IDLE_LSB]      = idle;
+            end
+            wqe_regs_pkg::WQE_NIC_IPV4:    read_word = nic_ipv4_q;
+            wqe_regs_pkg::WQE_CQ_LOG2:     read_word = 32'(cq_log2);
+            wqe_regs_pkg::WQE_CQ_CONSUMER: read_word = cq_consumer;
+            wqe_regs_pkg::WQE_CQ_PRODUCER: read_word = cq_producer;
+            wqe_regs_pkg::WQE_WQES:        read_word = wqes_q;
+            wqe_regs_pkg::WQE_FRAMES:      read_word = frames_q;
+            wqe_regs_pkg::WQE_MR_LKEY:     read_word = mr_lkey_q;
+            wqe_regs_pkg::WQE_MR_PD:       read_word = mr_pd_q;
+            wqe_regs_pkg::WQE_MR_ACCESS:   read_word = mr_access_q;
+            default: begin
+                for (int i = 0; i < 2; i++) begin
+                    if (addr == wqe_regs_pkg::WQE_NIC_MAC + AW'(4 * i))   read_word = nic_mac_q[i];
+                    if (addr == wqe_regs_pkg::WQE_CQ_BASE + AW'(4 * i))   read_word = cq_base_q[i];
+                    if (addr == wqe_regs_pkg::WQE_MR_BASE + AW'(4 * i))   read_word = mr_base_q[i];
+                    if (addr == wqe_regs_pkg::WQE_MR_LENGTH + AW'(4 * i)) read_word = mr_length_q[i];
+                end
+                for (int i = 0; i < 4; i++) begin
+                    if (addr == wqe_regs_pkg::WQE_NIC_IPV6 + AW'(4 * i)) read_word = nic_ipv6_q[i];
+                end
+                for (int i = 0; i < QP_WORDS; i++) begin
+                    if (addr == wqe_regs_pkg::WQE_QP_QPN + AW'(4 * i)) read_word = qp_q[i];
+                end
+            end
+        endcase
+    endfunction
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s_axil_rvalid <= 1'b0;
+        end else if (s_axil_arvalid && s_axil_arready) begin
+            s_axil_rvalid <= 1'b1;
+            s_axil_rdata  <= read_word({s_axil_araddr[AW-1:2], 2'b00});
+        end else if (s_axil_rready) begin
+            s_axil_rvalid <= 1'b0;
+        end
+    end
+
+    // CONTROL's bits outside its fields, the MR access word's upper bits (both read back as
+    // written, or not at all), and the byte-in-word address bits (accesses are whole words).
+    wire unused_bits = ^{control_q, mr_access_q[31:4], s_axil_awaddr[1:0], s_axil_araddr[1:0]};
+
+endmodule
+
+`resetall

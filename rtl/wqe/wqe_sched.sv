@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Packages first, whatever order the files are given in (paths from the repository root).
+`include "rtl/wqe/wqe_pkg.sv"
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The send queues' scheduler: each slot's send-ring indices and doorbell, the completion ring's
+// indices and room, the round robin, and the pick stream (model/src/wqe/queues.rs, `Queues::step`;
+// docs/wqe.md, "Control plane (RTL)").
+//
+// Ring unit: one operation at a time on the per-slot indices (32-bit free-running producer and
+// consumer in LUT RAM, a pending bit per slot in flip-flops):
+//   doorbell     R_DB1 reads the slot, R_DB2 measures, R_DB3 compares, R_DB4 stores as
+//                Doorbell::write: at or behind what the engine has, nothing; up to 2^RING_LOG2
+//                ahead of the consumer, the producer moves; further, nothing and ring_req_error
+//                (STATUS.DB_ERROR). A doorbell of a slot that holds no QP changes nothing.
+//   CQ consumer  R_CQ1 measures, R_CQ2 decides as CompletionRing::write_consumer against the
+//                producer of that cycle, R_CQ3 stores: in consumer..=producer it moves, at or
+//                behind nothing, up to 2^31 - 1 past the producer nothing and ring_req_error.
+//   take         R_TAKE1 reads the picked slot, R_TAKE2 takes its consumer as the pick's index and
+//                counts on, R_TAKE3 stores the new consumer and whether WQEs are left.
+//   ring_clr     (from a command) zeroes a slot's indices, in R_IDLE.
+// ring_req_done is high in the storing cycle (R_DB4, R_CQ3): the result is in place from the edge
+// that ends it, with which wqe_regs answers the write.
+//
+// Round robin (wqe_rr, two register stages, every cycle): the eligible slots are those valid, in
+// RTS or ERR, with a WQE posted (pending); the candidate is the first eligible slot at or after
+// `next`, in slot order, wrapping. A pick may start when there is a candidate, CONTROL.ENABLE is
+// set, nothing holds the scheduler (`hold`: a command pending, CQ_FAULT), and the completion ring
+// has room: used (producer - consumer) + outstanding picks < 2^CQ_LOG2, outstanding counting each
+// pick from its start until its wqe_retire. Those conditions are sampled with the eligible slots
+// and delayed alike, so a pick reflects the state of one cycle, d. It starts in d + 2 if the pick
+// stream and the ring unit are free (else a later sample decides); `next` becomes the slot after.
+//
+// Pick: from its start (d + 2) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
+// end of d + 5) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
+// they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
+// m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
+// in the cycle after that handshake at the earliest (one pick per 8 cycles at most). m_pick_* are
+// flip-flops; m_pick_ready reaches no output in the same cycle.
+module wqe_sched #(
+    parameter  int QPS = 64,                    // QP slots, a power of two, 4..256
+    localparam int SW  = $clog2(QPS),           // slot index width
+    localparam int CW  = wqe_pkg::CTX_WORD      // context RAM word
+) (
+    input  wire              clk,
+    input  wire              rst,               // synchronous, active high
+    // control
+    input  wire              enable,            // CONTROL.ENABLE
+    input  wire              hold,              // start no pick (command pending, CQ_FAULT)
+    input  wire [QPS-1:0]    valid,             // slots holding a QP
+    input  wire [QPS-1:0]    runnable,          // ... in RTS or ERR
+    // doorbell and CQ consumer writes (wqe_regs)
+    input  wire              ring_req_valid,    // held until ring_req_done
+    input  wire              ring_req_cq,       // 0: send doorbell of ring_req_slot, 1: CQ consumer
+    input  wire [7:0]        ring_req_slot,     // < QPS
+    input  wire [31:0]       ring_req_value,
+    output logic             ring_req_done,
+    output logic             ring_req_error,
+    // a slot's send ring restarts at index 0 (wqe_qp_table; while no pick runs)
+    input  wire              ring_clr,
+    input  wire [SW-1:0]     ring_clr_slot,
+    input  wire [4:0]        ring_clr_log2,
+    // completion ring
+    input  wire [4:0]        cq_log2,           // 2^cq_log2 entries, 0..16
+    input  wire              cq_restart,        // indices to 0
+    input  wire              cqe_written,       // the data path wrote a completion (producer + 1)
+    input  wire              wqe_retire,        // a picked WQE is finished
+    output logic [31:0]      cq_producer,
+    output logic [31:0]      cq_consumer,
+    // context reads (wqe_qp_table)
+    output logic             rd_en,
+    output logic [SW-1:0]    rd_slot,
+    output logic [2:0]       rd_word,
+    input  wire [CW-1:0]     rd_data,
+    // picks
+    output logic             m_pick_valid,
+    input  wire              m_pick_ready,
+    output logic [7:0]       m_pick_slot,
+    output logic [31:0]      m_pick_index,
+    output logic [63:0]      m_pick_addr,
+    output logic [2:0]       m_pick_stride_log2,
+    output wqe_pkg::qp_ctx_t m_pick_ctx,
+    // status
+    output logic             quiet,             // no pick started, running or offered, none due
+    output logic             none_outstanding   // every pick has retired
+);
+
+    if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_sched: QPS must be a power of two, 4..256, got %0d", QPS);
+    end
+
+    // Cycles from the sampled state (d) to m_pick_valid; fixed by the pick sequence below. No
+    // logic reads it: it documents the timing, public for a Verilator harness.
+    /* verilator lint_off UNUSEDPARAM */
+    localparam int PICK_LAG /*verilator public*/ = 9;
+    /* verilator lint_on UNUSEDPARAM */
+
+    // ------------------------------------------------------------------------------------------
+    // Per-slot send-ring state.
+    (* ram_style = "distributed" *) logic [31:0] prod_mem [QPS];
+    (* ram_style = "distributed" *) logic [31:0] cons_mem [QPS];
+    (* ram_style = "distributed" *) logic [4:0]  log2_mem [QPS];
+    logic [QPS-1:0] pending_q;
+
+    typedef enum logic [3:0] {
+        R_IDLE, R_DB1, R_DB2, R_DB3, R_DB4, R_CQ1, R_CQ2, R_CQ3, R_TAKE1, R_TAKE2, R_TAKE3
+    } rstate_t;
+    rstate_t        r_q;
+
+    // Completion ring: indices, and used (producer - consumer, at most 2^16) and outstanding
+    // picks kept as small counters so that the room test is short.
+    logic [31:0]    cq_prod_q, cq_cons_q;
+    logic [16:0]    used_q, outstanding_q;
+    logic [17:0]    room_mask_q;        // bits at and above cq_log2: set means no room
+
+    // Round robin.
+    logic [SW-1:0]  next_q;
+    logic [SW-1:0]  cand_q;
+    logic           cand_ok;
+
+    // Pick sequence.
+    logic           busy_q;             // a pick is being read
+    logic [2:0]     t_q;                // its cycle, from 0 (d + 2)
+    logic [SW-1:0]  slot_q;
+    logic [CW-1:0]  img_q [wqe_pkg::CTX_WORDS];
+    logic [19:0]    off_q;              // (index mod ring) << stride, in blocks
+
+    wire commit = cand_ok && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
+
+    // ------------------------------------------------------------------------------------------
+    // Round robin (two stages) and the conditions for a pick, sampled in the same cycle and
+    // delayed alike.
+    logic rr_any, rr_found, ok1_q, ok2_q;
+
+    wqe_rr #(
+        .N(QPS)
+    ) u_rr (
+        .clk    (clk),
+        .rst    (rst),
+        .req    (runnable & pending_q),
+        .next   (next_q),
+        .any_q  (rr_any),
+        .found_q(rr_found),
+        .index_q(cand_q)
+    );
+
+    wire [17:0] in_use = {1'b0, used_q} + {1'b0, outstanding_q};
+    wire        room   = (in_use & room_mask_q) == '0;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            ok1_q <= 1'b0;
+            ok2_q <= 1'b0;
+        end else begin
+            ok1_q <= enable && !hold && room;
+            ok2_q <= ok1_q;
+        end
+    end
+    assign cand_ok = rr_found && ok2_q;
+
+    // ------------------------------------------------------------------------------------------
+    // Ring unit.
+    wire [SW-1:0] req_slot = ring_req_slot[SW-1:0];
+    wire [SW-1:0] ram_slot = r_q == R_TAKE1 ? slot_q : req_slot;
+    wire [31:0]   prod_rd  = prod_mem[ram_slot];
+    wire [31:0]   cons_rd  = cons_mem[ram_slot];
+    wire [4:0]    log2_rd  = log2_mem[req_slot];
+
+    logic [31:0]  a_q, b_q;           // DB: producer, consumer; TAKE: producer, consumer
+    logic [31:0]  ahead_q;            // value - consumer (DB and CQ)
+    logic [31:0]  have_q;             // DB: producer - consumer
+    logic [16:0]  lim_q;              // DB: 2^RING_LOG2
+    logic [4:0]   l_q;
+    logic         db_valid_q;
+
+    // DB3 compares, DB4 decides (Ring::advance).
+    logic db_stale_q, db_far_q;
+    wire  db_move = db_valid_q && !db_stale_q && !db_far_q;
+    // CQ2 decides, CQ3 stores (CompletionRing::write_consumer). used_q < 2^17, so past = ahead -
+    // used lies in 1..2^31-1 exactly when ahead > used and (ahead < 2^31 or ahead - 2^31 < used).
+    wire cq_hi0   = ahead_q[31:17] == '0;
+    logic cq_move_q, cq_err_q;
+    wire  cq_move = cq_hi0 && ahead_q[16:0] != '0 && ahead_q[16:0] <= used_q;
+    wire  cq_err  = !(cq_hi0 && ahead_q[16:0] <= used_q)
+                 && (!ahead_q[31] || (ahead_q[30:17] == '0 && ahead_q[16:0] < used_q));
+
+    assign ring_req_done  = r_q == R_DB4 || r_q == R_CQ3;
+    assign ring_req_error = (r_q == R_DB4 && db_valid_q && !db_stale_q && db_far_q)
+                         || (r_q == R_CQ3 && cq_err_q);
+
+    // The pending bits' one write per cycle: a command's clear, a doorbell, a take; its slot is
+    // registered the cycle before (but the clear's, which comes registered).
+    logic [SW-1:0] pw_slot_q;
+    logic          left_q;
+    wire           pend_we   = (r_q == R_IDLE && ring_clr) || (r_q == R_DB4 && db_move)
+                            || r_q == R_TAKE3;
+    wire [SW-1:0]  pend_slot = r_q == R_IDLE ? ring_clr_slot : pw_slot_q;
+    wire           pend_val  = r_q == R_TAKE3 ? left_q : r_q == R_DB4;
+
+    // LUT RAM write ports.
+    logic          prod_we, cons_we;
+    logic [SW-1:0] prod_wa, cons_wa;
+    logic [31:0]   prod_wd, cons_wd;
+    always_comb begin
+        prod_we = 1'b0;
+        prod_wa = ring_clr_slot;
+        prod_wd = '0;
+        cons_we = 1'b0;
+        cons_wa = ring_clr_slot;
+        cons_wd = '0;
+        if (r_q == R_IDLE && ring_clr) begin
+            prod_we = 1'b1;
+            cons_we = 1'b1;
+        end
+        if (r_q == R_DB4 && db_move) begin
+            prod_we = 1'b1;
+            prod_wa = req_slot;
+            prod_wd = ring_req_value;
+        end
+        if (r_q == R_TAKE3) begin
+            cons_we = 1'b1;
+            cons_wa = slot_q;
+            cons_wd = b_q;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (prod_we) prod_mem[prod_wa] <= prod_wd;
+        if (cons_we) cons_mem[cons_wa] <= cons_wd;
+        if (r_q == R_IDLE && ring_clr) log2_mem[ring_clr_slot] <= ring_clr_log2;
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            r_q           <= R_IDLE;
+            pending_q     <= '0;
+            cq_prod_q     <= '0;
+            cq_cons_q     <= '0;
+            used_q        <= '0;
+            outstanding_q <= '0;
+            next_q        <= '0;
+            room_mask_q   <= '1;
+        end else begin
+            // At most 2^16 entries: CQ_LOG2 above 16 acts as 16.
+            room_mask_q <= ~((18'd1 << (cq_log2 > 5'd16 ? 5'd16 : cq_log2)) - 18'd1);
+            outstanding_q <= outstanding_q + 17'(commit) - 17'(wqe_retire);
+            if (commit) begin
+                next_q <= cand_q + SW'(1);
+            end
+            case (r_q)
+                R_IDLE: begin
+                    // A ring_clr (during a command, when nothing else comes) takes the cycle.
+                    if (commit) begin
+                        r_q <= R_TAKE1;
+                    end else if (ring_req_valid && !ring_clr) begin
+                        r_q <= ring_req_cq ? R_CQ1 : R_DB1;
+                    end
+                end
+                R_DB1: begin
+                    r_q        <= R_DB2;
+                    a_q        <= prod_rd;
+                    b_q        <= cons_rd;
+                    l_q        <= log2_rd;
+                    db_valid_q <= valid[req_slot];
+                end
+                R_DB2: begin
+                    r_q     <= R_DB3;
+                    ahead_q <= ring_req_value - b_q;
+                    have_q  <= a_q - b_q;
+                    lim_q   <= 17'd1 << l_q;
+                end
+                R_DB3: begin
+                    r_q        <= R_DB4;
+                    pw_slot_q  <= req_slot;
+                    db_stale_q <= ahead_q[31] || ahead_q <= have_q;
+                    db_far_q   <= ahead_q > 32'(lim_q);
+                end
+                R_DB4: r_q <= R_IDLE;
+                R_CQ1: begin
+                    r_q     <= R_CQ2;
+                    ahead_q <= ring_req_value - cq_cons_q;
+                end
+                R_CQ2: begin
+                    r_q       <= R_CQ3;
+                    cq_move_q <= cq_move;
+                    cq_err_q  <= cq_err;
+                end
+                R_CQ3: r_q <= R_IDLE;
+                R_TAKE1: begin
+                    r_q <= R_TAKE2;
+                    a_q <= prod_rd;
+                    b_q <= cons_rd;
+                end
+                R_TAKE2: begin
+                    r_q          <= R_TAKE3;
+                    b_q          <= b_q + 32'd1;
+                    m_pick_index <= b_q;
+                    pw_slot_q    <= slot_q;
+                    // WQEs are left unless this was the last: producer - consumer is 1..2^16.
+                    left_q       <= a_q[16:0] - b_q[16:0] != 17'd1;
+                end
+                R_TAKE3: r_q <= R_IDLE;
+                default: r_q <= R_IDLE;
+            endcase
+            if (pend_we) begin
+                pending_q[pend_slot] <= pend_val;
+            end
+            // Completion ring indices.
+            if (cq_restart) begin
+                cq_prod_q <= '0;
+                cq_cons_q <= '0;
+                used_q    <= '0;
+            end else begin
+                cq_prod_q <= cq_prod_q + 32'(cqe_written);
+                used_q    <= used_q + 17'(cqe_written)
+                           - (r_q == R_CQ3 && cq_move_q ? ahead_q[16:0] : 17'd0);
+                if (r_q == R_CQ3 && cq_move_q) begin
+                    cq_cons_q <= ring_req_value;
+                end
+            end
+        end
+    end
+
+    assign cq_producer      = cq_prod_q;
+    assign cq_consumer      = cq_cons_q;
+    assign none_outstanding = outstanding_q == '0;
+    assign quiet            = !busy_q && !m_pick_valid && !(ok1_q && rr_any) && !cand_ok;
+
+    // ------------------------------------------------------------------------------------------
+    // Pick sequence: t_q = 0..4 read words 0..4 (each arrives the cycle after); t_q = 2 masks and
+    // shifts the index (taken by R_TAKE2 in t_q = 1), t_q = 3 adds the ring's base, t_q = 5
+    // registers word 4 and offers the pick.
+    wqe_pkg::qp_image_t img;
+    assign img = {img_q[4], img_q[3], img_q[2], img_q[1], img_q[0]};
+
+    assign rd_en   = busy_q && t_q <= 3'd4;
+    assign rd_slot = slot_q;
+    assign rd_word = t_q;
+
+    logic [2:0] cap_word_q;
+    logic       cap_q;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            busy_q       <= 1'b0;
+            cap_q        <= 1'b0;
+            m_pick_valid <= 1'b0;
+        end else begin
+            cap_q      <= rd_en;
+            cap_word_q <= rd_word;
+            if (commit) begin
+                busy_q <= 1'b1;
+                t_q    <= '0;
+                slot_q <= cand_q;
+            end else if (busy_q) begin
+                t_q <= t_q + 3'd1;
+                if (t_q == 3'd5) begin
+                    busy_q       <= 1'b0;
+                    m_pick_valid <= 1'b1;
+                end
+            end
+            if (m_pick_valid && m_pick_ready) begin
+                m_pick_valid <= 1'b0;
+            end
+        end
+    end
+
+    // The RAM's read data straight into flip-flops (it comes late in the clock).
+    always_ff @(posedge clk) begin
+        if (cap_q) begin
+            img_q[cap_word_q] <= rd_data;
+        end
+    end
+
+    // The index's slot in its ring (RING_LOG2 is at most 16).
+    wire [15:0] index_in_ring = m_pick_index[15:0] & ~(16'hFFFF << img.ring_log2);
+
+    always_ff @(posedge clk) begin
+        if (busy_q && t_q == 3'd2) begin
+            off_q <= 20'(index_in_ring) << img.stride_log2;
+        end
+        if (busy_q && t_q == 3'd3) begin
+            m_pick_addr <= {img.sq_base + 58'(off_q), 6'd0};
+        end
+    end
+
+    assign m_pick_slot        = 8'(slot_q);
+    assign m_pick_stride_log2 = img.stride_log2;
+    always_comb begin
+        m_pick_ctx            = '0;
+        m_pick_ctx.qpn        = img.qpn;
+        m_pick_ctx.ud         = img.ud;
+        m_pick_ctx.pd         = img.pd;
+        m_pick_ctx.mtu        = img.mtu;
+        m_pick_ctx.dest_qpn   = img.dest_qpn;
+        m_pick_ctx.qkey       = img.qkey;
+        m_pick_ctx.ipv6       = img.ipv6;
+        m_pick_ctx.vlan       = img.vlan;
+        m_pick_ctx.vid        = img.vid;
+        m_pick_ctx.pcp        = img.pcp;
+        m_pick_ctx.tclass     = img.tclass;
+        m_pick_ctx.hop_limit  = img.hop_limit;
+        m_pick_ctx.flow_label = img.flow_label;
+        m_pick_ctx.udp_sport  = img.udp_sport;
+        m_pick_ctx.dmac       = img.dmac;
+        m_pick_ctx.smac       = img.smac;
+        m_pick_ctx.src_ip     = img.src_ip;
+        m_pick_ctx.dst_ip     = img.dst_ip;
+    end
+
+    // Context fields only commands use, spare bits, and the index's bits above a ring.
+    // The request slot's bits above a slot index (wqe_regs sends slots below QPS only).
+    wire unused_img = ^{img.spare0, img.spare1, img.first_psn, img.app_fl, m_pick_index[31:16],
+                        ring_req_slot};
+
+endmodule
+
+`resetall
