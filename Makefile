@@ -129,6 +129,7 @@ interop: deps
 bench: deps
 	$(CARGO) bench -p rocenic-model --bench model
 	$(CARGO) bench -p rocenic-sim --bench cosim
+	$(CARGO) bench -p rocenic-sim --bench wqe
 	$(CARGO) bench -p rocenic --no-default-features --bench memory
 
 fmt:

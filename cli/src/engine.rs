@@ -115,14 +115,15 @@ impl Engine {
         })
     }
 
-    /// The unit behind `rocenic send`: the model; the RTL's WQE engine is not built yet, and
-    /// the boards have none.
+    /// The unit behind `rocenic send`: the model or the co-simulated WQE engine; the boards
+    /// have none.
     pub fn send(&self) -> Result<Box<dyn send::Unit>, Failure> {
         match self {
             Engine::Model => Ok(Box::new(model::Model::default())),
-            Engine::Rtl => Err(Failure(
-                "not yet: the RTL WQE engine is being built; use --engine model".into(),
-            )),
+            #[cfg(feature = "rtl")]
+            Engine::Rtl => Ok(Box::new(rtl::Rtl::default())),
+            #[cfg(not(feature = "rtl"))]
+            Engine::Rtl => Err(no_rtl()),
             Engine::Serial(_) => Err(self.refuse("send", "model or rtl")),
         }
     }

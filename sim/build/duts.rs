@@ -35,6 +35,7 @@ const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
+const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -137,4 +138,6 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "8"), ("MRS", "8")],
         ..dut("wqe_ctrl_8", "wqe_ctrl", WQE_CTRL)
     },
+    // The whole WQE engine, send side.
+    dut("wqe_engine", "wqe_engine", WQE_ENGINE),
 ];

@@ -353,7 +353,10 @@ impl<D: WqeCtrlPorts> Bench<D> {
         // The bus.
         if let Some(done) = self.bus.observe(cycle, &sample_axil(d)) {
             if done.resp != 0 {
-                return Err(format!("cycle {cycle}: response {} to {:?}", done.resp, done.op));
+                return Err(format!(
+                    "cycle {cycle}: response {} to {:?}",
+                    done.resp, done.op
+                ));
             }
             let event = match done.op {
                 Op::Write { addr, data, strb } => Event::Write {

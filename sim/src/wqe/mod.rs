@@ -4,6 +4,7 @@
 pub mod bits;
 pub mod ctrl;
 pub mod dp;
+pub mod engine;
 pub mod frame;
 pub mod host_memory;
 pub mod icrc;
