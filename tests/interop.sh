@@ -15,8 +15,9 @@
 # Then the ICRC: `rocenic icrc` must print every frame's ICRC as tshark shows it.
 #
 # Last, RoCEv2: the frames of `rocenic send` scenarios (the documented examples and a generated
-# one of every opcode, family, VLAN and path MTU) read by tshark as RoCEv2, with their own
-# negative controls (see "RoCEv2" below).
+# one of every opcode, family, VLAN and path MTU), from the model and byte-identical from the
+# co-simulated RTL engine, read by tshark as RoCEv2, with their own negative controls (see
+# "RoCEv2" below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -227,8 +228,16 @@ for scenario in docs/examples/send.toml docs/examples/send_errors.toml "$DIR/sen
     name=$(basename "$scenario" .toml)
     "$ROCENIC" send --engine model --scenario "$scenario" --output "$DIR/$name.pcap" \
         --completions "$DIR/$name.csv" 2>/dev/null
+    # The co-simulated engine must write the same two files, byte for byte.
+    "$ROCENIC" send --engine rtl --scenario "$scenario" --output "$DIR/$name-rtl.pcap" \
+        --completions "$DIR/$name-rtl.csv" 2>/dev/null
+    if ! cmp -s "$DIR/$name.pcap" "$DIR/$name-rtl.pcap" || ! cmp -s "$DIR/$name.csv" "$DIR/$name-rtl.csv"; then
+        echo "interop: $scenario: the RTL's frames or completions differ from the model's" >&2
+        exit 1
+    fi
     roce_files+=("$DIR/$name.pcap")
 done
+echo "interop: rocenic send --engine rtl wrote the model's frames and completions, byte for byte, for ${#roce_files[@]} scenarios"
 
 gen="$DIR/send-gen.pcap"
 # The negative controls, on the generated run.

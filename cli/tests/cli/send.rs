@@ -447,8 +447,6 @@ fn the_ring_limit_is_per_qp() {
 fn engines_and_options() {
     let scenario = example("send.toml");
     let pcap = temp("engines.pcap");
-    let o = send(&scenario, &pcap, None, &["--engine", "rtl"]);
-    fails_with(&o, "not yet: the RTL WQE engine is being built");
     let o = send(&scenario, &pcap, None, &["--engine", "serial:/dev/null"]);
     fails_with(&o, "`rocenic send` runs on --engine model or rtl");
     let o = send(&scenario, &pcap, None, &["--vcd", "x.vcd"]);
@@ -458,4 +456,43 @@ fn engines_and_options() {
     let o = send(&temp("missing.toml"), &pcap, None, &[]);
     fails_with(&o, "cannot read");
     assert!(!pcap.exists());
+}
+
+/// `--engine rtl` writes the same pcap and the same completions as the model, byte for byte,
+/// for both examples; `--vcd` traces the run.
+#[test]
+fn rtl_engine_writes_the_models_files() {
+    for name in ["send.toml", "send_errors.toml"] {
+        let scenario = example(name);
+        let mut files = Vec::new();
+        for engine in ["model", "rtl"] {
+            let pcap = temp(&format!("{name}-{engine}.pcap"));
+            let csv = temp(&format!("{name}-{engine}.csv"));
+            let o = send(&scenario, &pcap, Some(&csv), &["--engine", engine]);
+            assert!(
+                o.status.success(),
+                "{name} {engine}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            files.push((std::fs::read(&pcap).unwrap(), std::fs::read(&csv).unwrap()));
+            let _ = std::fs::remove_file(pcap);
+            let _ = std::fs::remove_file(csv);
+        }
+        assert!(!files[0].0.is_empty() && !files[0].1.is_empty());
+        assert_eq!(files[0].0, files[1].0, "{name}: frames");
+        assert_eq!(files[0].1, files[1].1, "{name}: completions");
+    }
+    let vcd = temp("send.vcd");
+    let pcap = temp("send-vcd.pcap");
+    let o = send(
+        &example("send.toml"),
+        &pcap,
+        None,
+        &["--engine", "rtl", "--vcd", vcd.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let trace = std::fs::read_to_string(&vcd).unwrap();
+    assert!(trace.contains("$enddefinitions") && trace.contains("m_axis_tvalid"));
+    let _ = std::fs::remove_file(vcd);
+    let _ = std::fs::remove_file(pcap);
 }
