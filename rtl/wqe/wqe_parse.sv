@@ -65,9 +65,19 @@ module wqe_parse
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
 
-    // The word in rd_data this cycle (its read was issued last cycle).
-    logic       rv_q;
-    logic [6:0] ri_q;
+    // A read issued last cycle delivers its word on rd_data now (rv_q, rr_q its index); it goes
+    // into a three-entry queue whose head is the word being looked at (hv, hw, ri_q). Reads are
+    // issued while the queue will have room, so the buffer's read address depends on registers
+    // only and the block RAM's output meets nothing but the queue's registers.
+    logic        rv_q;
+    logic [6:0]  rr_q;
+    logic [63:0] qw_q [3];
+    logic [6:0]  qi_q [3];
+    logic [1:0]  qrd_q, qwr_q;
+    logic [1:0]  qn_q;             // words in the queue
+    wire         hv    = qn_q != 2'd0;
+    wire [63:0]  hw    = qw_q[qrd_q];
+    wire [6:0]   ri_q  = qi_q[qrd_q];
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
@@ -136,33 +146,33 @@ module wqe_parse
                 || (av_en != pick_q.ctx.ud)
                 || (!inline_en && nsge_q > 8'(MAX_SGE));
 
-    // The word in rd_data: which part of the WQE it is.
+    // The head word: which part of the WQE it is.
     wire d_av     = av_en && di_q >= 7'd4 && di_q < 7'd10;
     wire d_raddr  = is_write && di_q >= w_raddr && di_q < w_data;
     wire in_data  = layout_q && ri_q >= w_data;
     wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
     wire inl_word = inline_en && in_data;
 
-    // Can the word in rd_data be taken this cycle?
+    // Can the head word be taken this cycle?
     wire push_ok = !dec_err_q && !nopush_q;
     // A data word waits until the words before it are decoded (the verdict so far is known).
-    wire take = rv_q && (!in_data || !push_ok || (!dv_q &&
+    wire take = hv && (!in_data || !push_ok || (!dv_q &&
                  (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1))));
 
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
-    assign rd_word      = (rv_q && !take) ? ri_q : next_q;
-    wire   issue        = state_q == S_READ && next_q < nwords_q && !(rv_q && !take);
+    assign rd_word      = next_q;
+    wire   issue        = state_q == S_READ && next_q < nwords_q && {1'b0, qn_q} + {2'b0, rv_q} <= 3'd2;
 
     assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
-    assign m_mr_valid   = rv_q && sge_hi && push_ok && !dv_q;
-    assign m_mr_lkey    = rd_data[63:32];
+    assign m_mr_valid   = hv && sge_hi && push_ok && !dv_q;
+    assign m_mr_lkey    = hw[63:32];
     assign m_mr_pd      = pick_q.ctx.pd;
     assign m_mr_addr    = sge_addr_q;
-    assign m_mr_len     = rd_data[31:0];
-    assign m_inl_valid  = rv_q && inl_word && push_ok && !dv_q;
-    assign m_inl_data   = rd_data;
+    assign m_mr_len     = hw[31:0];
+    assign m_inl_valid  = hv && inl_word && push_ok && !dv_q;
+    assign m_inl_data   = hw;
     assign s_mr_ready   = 1'b1;
 
     // The verdict, in the model's order: fetch, decode and operation, the regions (first
@@ -232,7 +242,7 @@ module wqe_parse
     // The data-segment table (LUT RAM): written as each segment's second word is taken.
     always_ff @(posedge clk) begin
         if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
-            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, rd_data[31:0]};   // sge_t: addr, len
+            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, hw[31:0]};   // sge_t: addr, len
         end
     end
 
@@ -240,6 +250,9 @@ module wqe_parse
         if (rst) begin
             state_q   <= S_IDLE;
             rv_q      <= 1'b0;
+            qn_q      <= '0;
+            qrd_q     <= '0;
+            qwr_q     <= '0;
             len_add_q <= '0;
         end else begin
             if (s_mr_valid) begin
@@ -260,6 +273,9 @@ module wqe_parse
                     nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
                     layout_q       <= 1'b0;
                     rv_q           <= 1'b0;
+                    qn_q           <= '0;
+                    qrd_q          <= '0;
+                    qwr_q          <= '0;
                     dv_q           <= 1'b0;
                     {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
                     {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
@@ -279,17 +295,25 @@ module wqe_parse
                     if (issue) begin
                         next_q <= next_q + 7'd1;
                     end
-                    rv_q <= issue || (rv_q && !take);
-                    if (rv_q && !take) begin
-                        // rd_word re-reads ri_q; keep it
-                    end else if (issue) begin
-                        ri_q <= next_q;
+                    rv_q <= issue;
+                    if (issue) begin
+                        rr_q <= next_q;
                     end
-                    dv_q <= take && !in_data;
+                    // The queue: the arriving word in, the head out when taken.
+                    if (rv_q) begin
+                        qw_q[qwr_q] <= rd_data;
+                        qi_q[qwr_q] <= rr_q;
+                        qwr_q       <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
+                    end
+                    if (take) begin
+                        qrd_q <= qrd_q == 2'd2 ? 2'd0 : qrd_q + 2'd1;
+                    end
+                    qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
                     if (take && !in_data) begin
-                        dw_q <= rd_data;
+                        dw_q <= hw;
                         di_q <= ri_q;
                     end
+                    dv_q <= take && !in_data;
                     if (dv_q) begin
                         case (di_q)
                             7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
@@ -344,10 +368,10 @@ module wqe_parse
                             if (inline_en) begin
                                 inl_q <= inl_q + 8'd1;
                             end else if (!sge_hi) begin
-                                sge_addr_q <= rd_data;
+                                sge_addr_q <= hw;
                             end else begin
                                 sges_q    <= sges_q + 5'd1;
-                                len_add_q <= rd_data[31:0];
+                                len_add_q <= hw[31:0];
                             end
                         end
                     end
@@ -365,7 +389,7 @@ module wqe_parse
                             nwords_q <= 7'((seg_end + 17'd7) >> 3);
                         end
                     end
-                    if (!issue && !(rv_q && !take) && !dv_q && next_q >= nwords_q
+                    if (!issue && !rv_q && !hv && !dv_q && next_q >= nwords_q
                         && (layout_q || nwords_q == 7'd0)) begin
                         state_q <= S_WAIT;
                     end
