@@ -143,3 +143,44 @@ fn single_bit_flips() {
         }
     }
 }
+
+/// Send rings that host memory only partly backs: a slot whose first block is there and whose
+/// second is not (a two-block UD WQE: `general_err` under block 0's fields; a one-block RC WQE:
+/// sent, though the engine's first read of two blocks faulted), and a slot with no memory at
+/// all.
+#[test]
+fn partly_backed_rings() {
+    use rocenic_model::wqe::memory::Fill;
+    use rocenic_model::wqe::{Memory, Ring, SendRing};
+    let s = seed("wqe_dp::partly_backed_rings");
+    let load = Load {
+        dma: rocenic_sim::wqe::host_memory::Config::adversarial(8, 4),
+        out_ready: 0.9,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    for (k, opcode, backed) in [
+        (2usize, Opcode::Send, 64usize),
+        (0, Opcode::RdmaWrite, 64),
+        (0, Opcode::Send, 0),
+        (2, Opcode::SendImm, 128),
+    ] {
+        let mut run = base(Profile::Linux);
+        let at = 0x40_0000u64;
+        if backed > 0 {
+            run.mem.add(at, backed, Fill::Zero).unwrap();
+        }
+        // A ring of two slots of two blocks: slot 0 is the partly backed one.
+        run.queues[k].ring = SendRing::new(Ring::new(1).unwrap(), 1, at).unwrap();
+        let first = wqe_bytes(k, 0, opcode);
+        let n = first.len().min(backed);
+        run.mem.write(at, &first[..n]).unwrap();
+        run.queues[k].posted = 1;
+        compare(
+            &format!("queue {k} {opcode:?} {backed} bytes backed (seed {s})"),
+            &run,
+            &load,
+            r.gen(),
+        );
+    }
+}
