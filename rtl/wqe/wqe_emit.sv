@@ -78,7 +78,7 @@ module wqe_emit
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_ENT, S_PKT, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
     } state_t;
     state_t state_q;
 
@@ -181,9 +181,10 @@ module wqe_emit
     assign s_ent_ready    = state_q == S_ENT;
     assign s_pkt_ready    = state_q == S_NEXT;
     assign m_desc_valid   = state_q == S_DESC;
-    wire pkt_ready_now = s_pkt_valid && (tag_done & s_pkt_tags) == s_pkt_tags;
-    wire pkt_fault     = (tag_err & s_pkt_tags) != '0;
-    assign psn_take_valid = state_q == S_PKT && pkt_ready_now && !drop_q && !pkt_fault;
+    // Whether a packet's pieces are all in (and whether one faulted) is registered in S_PKT and
+    // acted on in S_PKT2: the tag compare fans out to the whole commit decision.
+    logic pkt_in_q, pkt_fault_q;
+    assign psn_take_valid = state_q == S_PKT2 && pkt_in_q && !drop_q && !pkt_fault_q;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
     always_comb begin
@@ -258,12 +259,19 @@ module wqe_emit
                     ent_port_q <= s_ent_udp_sport;
                     state_q    <= S_PKT;
                 end
-                S_PKT: if (pkt_ready_now) begin
-                    pieces_q  <= s_pkt_pieces;
-                    pkt_len_q <= s_pkt_len;
-                    if (drop_q) begin
+                S_PKT: if (s_pkt_valid) begin
+                    pkt_in_q    <= (tag_done & s_pkt_tags) == s_pkt_tags;
+                    pkt_fault_q <= (tag_err & s_pkt_tags) != '0;
+                    pieces_q    <= s_pkt_pieces;
+                    pkt_len_q   <= s_pkt_len;
+                    state_q     <= S_PKT2;
+                end
+                S_PKT2: begin
+                    if (!pkt_in_q) begin
+                        state_q <= S_PKT;                      // look again
+                    end else if (drop_q) begin
                         state_q <= S_DROP;
-                    end else if (pkt_fault) begin
+                    end else if (pkt_fault_q) begin
                         drop_q        <= 1'b1;
                         status_q      <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                         cqe_due_q     <= 1'b1;
