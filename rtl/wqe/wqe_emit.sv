@@ -78,7 +78,7 @@ module wqe_emit
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
     } state_t;
     state_t state_q;
 
@@ -101,16 +101,15 @@ module wqe_emit
     logic        rlast_q;           // it is the piece's last word
     logic        piece_last_q;      // this piece is the packet's last
 
-    // Fields the earlier stages used (the status and signaled bit are read from s_commit).
-    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en, w_q.status,
-                      w_q.signaled};
+    // Fields the earlier stages used.
+    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
 
     wire ud      = w_q.ctx.ud;
     wire first   = index_q == 20'd0;
     wire last    = left_q == 20'd1;
     wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
     wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
-    wire ud_ok    = s_commit.ctx.ud && s_commit.status == wqe_fmt_pkg::STATUS_SUCCESS;
+    wire ud_ok    = w_q.ctx.ud && w_q.status == wqe_fmt_pkg::STATUS_SUCCESS;
 
     // BTH opcode (model/src/wqe/packets.rs).
     logic [7:0] bth_op;
@@ -236,23 +235,27 @@ module wqe_emit
                     w_q     <= s_commit;
                     left_q  <= s_commit_packets;
                     index_q <= '0;
-                    // Decided against the QP's state after every earlier WQE.
-                    if (qp_err[s_commit.slot[$clog2(QPS)-1:0]]) begin
+                    state_q <= S_DECIDE;
+                end
+                // Decided against the QP's state after every earlier WQE (from the registered
+                // WQE: the QP's error bit is a wide multiplexer).
+                S_DECIDE: begin
+                    if (qp_err[w_q.slot[$clog2(QPS)-1:0]]) begin
                         drop_q    <= 1'b1;
                         status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                         cqe_due_q <= 1'b1;
-                    end else if (s_commit.status != wqe_fmt_pkg::STATUS_SUCCESS) begin
+                    end else if (w_q.status != wqe_fmt_pkg::STATUS_SUCCESS) begin
                         drop_q        <= 1'b1;
-                        status_q      <= s_commit.status;
+                        status_q      <= w_q.status;
                         cqe_due_q     <= 1'b1;
                         err_set_valid <= 1'b1;
-                        err_set_slot  <= s_commit.slot;
+                        err_set_slot  <= w_q.slot;
                     end else begin
                         drop_q    <= 1'b0;
                         status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
-                        cqe_due_q <= s_commit.signaled;
+                        cqe_due_q <= w_q.signaled;
                     end
-                    state_q <= ud_ok ? S_ENT : (s_commit_packets == 20'd0 ? S_END : S_PKT);
+                    state_q <= ud_ok ? S_ENT : (left_q == 20'd0 ? S_END : S_PKT);
                 end
                 S_ENT: if (s_ent_valid) begin
                     ent_fl_q   <= s_ent_flow_label;
