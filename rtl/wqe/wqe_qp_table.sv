@@ -33,7 +33,8 @@
 // A slot >= QPS on either port is ignored.
 //
 // Pick reads (rd_*): the scheduler reads a slot's words 0..4; rd_data holds word rd_word of
-// rd_slot from the cycle after rd_en.
+// rd_slot two cycles after rd_en (the block RAM's read data is registered once more, right at
+// the RAM: it comes late in the clock and goes to several places).
 module wqe_qp_table #(
     parameter  int QPS = 64,                      // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS),             // slot index width
@@ -111,11 +112,12 @@ module wqe_qp_table #(
 
     // ------------------------------------------------------------------------------------------
     // The command sequencer.
-    typedef enum logic [2:0] {
+    typedef enum logic [3:0] {
         C_IDLE,    // waiting for cmd_start
         C_CHECK,   // the checks; QP_DESTROY ends here
         C_WRITE,   // QP_WRITE: words 0..WORDS-1
         C_READ,    // QP_MODIFY: word 0 read...
+        C_WAIT,    // ...leaves the RAM...
         C_HOLD,    // ...arrives, and is registered
         C_APPLY,   // the new state, and what goes with it
         C_ENT_REQ, // RC to RTR: the request to the entropy unit...
@@ -130,6 +132,9 @@ module wqe_qp_table #(
     logic [2:0]          c_to_q;
     logic [2:0]          c_word_q;
     wqe_pkg::qp_image_t  w0_q;      // word 0 of the slot (its other words unused)
+    logic                sw_q, vw_q; // write the slot's state (sv_q), valid bit (vv_q)
+    logic [2:0]          sv_q;
+    logic                vv_q;
 
     // The context RAM's ports.
     logic [COLS-1:0]     ram_we;
@@ -185,6 +190,8 @@ module wqe_qp_table #(
         ram_raddr = c_q == C_READ ? {c_slot_q, 3'd0} : {rd_slot, rd_word};
     end
 
+    logic [CW-1:0] ram_rdata;
+
     wqe_ctx_ram #(
         .COLS (COLS),
         .DEPTH(8 * QPS)
@@ -195,8 +202,12 @@ module wqe_qp_table #(
         .wdata(ram_wdata),
         .re   (ram_re),
         .raddr(ram_raddr),
-        .rdata(rd_data)
+        .rdata(ram_rdata)
     );
+
+    always_ff @(posedge clk) begin
+        rd_data <= ram_rdata;
+    end
 
     entropy_unit u_entropy (
         .clk             (clk),
@@ -225,14 +236,26 @@ module wqe_qp_table #(
             cmd_done  <= 1'b0;
             cmd_error <= 1'b0;
             ring_clr  <= 1'b0;
+            sw_q      <= 1'b0;
+            vw_q      <= 1'b0;
             valid_q   <= '0;
             for (int s = 0; s < QPS; s++) state_q[s] <= ST_RESET;
         end else begin
             cmd_done <= 1'b0;
             ring_clr <= 1'b0;
+            sw_q     <= 1'b0;
+            vw_q     <= 1'b0;
             // The data path's move to ERR; no command runs while the data path works.
             if (err_set_valid && err_slot_ok) begin
                 state_q[err_set_slot[SW-1:0]] <= ST_ERR;
+            end
+            // A command's state and valid bit, written the cycle after it is decided (with its
+            // cmd_done, before BUSY clears).
+            if (sw_q) begin
+                state_q[c_slot_q] <= sv_q;
+            end
+            if (vw_q) begin
+                valid_q[c_slot_q] <= vv_q;
             end
             case (c_q)
                 C_IDLE: begin
@@ -266,7 +289,8 @@ module wqe_qp_table #(
                         end
                         wqe_regs_pkg::WQE_OP_QP_DESTROY: begin
                             if (c_slot_ok_q && c_valid_q) begin
-                                valid_q[c_slot_q] <= 1'b0;
+                                vw_q <= 1'b1;
+                                vv_q <= 1'b0;
                                 cmd_error         <= 1'b0;
                             end
                         end
@@ -277,8 +301,10 @@ module wqe_qp_table #(
                     c_word_q <= c_word_q + 3'd1;
                     if (last_word) begin
                         c_q                <= C_IDLE;
-                        valid_q[c_slot_q]  <= 1'b1;
-                        state_q[c_slot_q]  <= ST_RESET;
+                        vw_q               <= 1'b1;
+                        vv_q               <= 1'b1;
+                        sw_q               <= 1'b1;
+                        sv_q               <= ST_RESET;
                         ring_clr           <= 1'b1;
                         ring_clr_slot      <= c_slot_q;
                         ring_clr_log2      <= staged.ring_log2;
@@ -286,7 +312,8 @@ module wqe_qp_table #(
                         cmd_error          <= 1'b0;
                     end
                 end
-                C_READ: c_q <= C_HOLD;
+                C_READ: c_q <= C_WAIT;
+                C_WAIT: c_q <= C_HOLD;
                 C_HOLD: begin
                     c_q  <= C_APPLY;
                     w0_q <= wqe_pkg::qp_image_t'({{(CW*(WORDS-1)){1'b0}}, rd_data});
@@ -296,7 +323,8 @@ module wqe_qp_table #(
                         c_q <= C_ENT_REQ;
                     end else begin
                         c_q                <= C_IDLE;
-                        state_q[c_slot_q]  <= c_to_q;
+                        sw_q               <= 1'b1;
+                        sv_q               <= c_to_q;
                         ring_clr           <= c_to_q == ST_RESET;
                         ring_clr_slot      <= c_slot_q;
                         ring_clr_log2      <= w0_q.ring_log2;
@@ -312,7 +340,8 @@ module wqe_qp_table #(
                 C_ENT_RES: begin
                     if (ent_res_valid) begin
                         c_q               <= C_IDLE;
-                        state_q[c_slot_q] <= ST_RTR;
+                        sw_q              <= 1'b1;
+                        sv_q              <= ST_RTR;
                         cmd_done          <= 1'b1;
                         cmd_error         <= 1'b0;
                     end

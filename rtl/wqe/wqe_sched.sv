@@ -37,7 +37,7 @@
 // end of d + 5) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
 // they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
-// in the cycle after that handshake at the earliest (one pick per 8 cycles at most). m_pick_* are
+// in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
 // flip-flops; m_pick_ready reaches no output in the same cycle.
 module wqe_sched #(
     parameter  int QPS = 64,                    // QP slots, a power of two, 4..256
@@ -94,7 +94,7 @@ module wqe_sched #(
     // Cycles from the sampled state (d) to m_pick_valid; fixed by the pick sequence below. No
     // logic reads it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int PICK_LAG /*verilator public*/ = 9;
+    localparam int PICK_LAG /*verilator public*/ = 10;
     /* verilator lint_on UNUSEDPARAM */
 
     // ------------------------------------------------------------------------------------------
@@ -329,8 +329,8 @@ module wqe_sched #(
     assign quiet            = !busy_q && !m_pick_valid && !(ok1_q && rr_any) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
-    // Pick sequence: t_q = 0..4 read words 0..4 (each arrives the cycle after); t_q = 2 masks and
-    // shifts the index (taken by R_TAKE2 in t_q = 1), t_q = 3 adds the ring's base, t_q = 5
+    // Pick sequence: t_q = 0..4 read words 0..4 (each arrives two cycles after); t_q = 3 masks
+    // and shifts the index (taken by R_TAKE2 in t_q = 1), t_q = 4 adds the ring's base, t_q = 6
     // registers word 4 and offers the pick.
     wqe_pkg::qp_image_t img;
     assign img = {img_q[4], img_q[3], img_q[2], img_q[1], img_q[0]};
@@ -339,24 +339,27 @@ module wqe_sched #(
     assign rd_slot = slot_q;
     assign rd_word = t_q;
 
-    logic [2:0] cap_word_q;
-    logic       cap_q;
+    logic [2:0] cap_word_q, cap2_word_q;
+    logic       cap_q, cap2_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
             busy_q       <= 1'b0;
             cap_q        <= 1'b0;
+            cap2_q       <= 1'b0;
             m_pick_valid <= 1'b0;
         end else begin
-            cap_q      <= rd_en;
-            cap_word_q <= rd_word;
+            cap_q       <= rd_en;
+            cap_word_q  <= rd_word;
+            cap2_q      <= cap_q;
+            cap2_word_q <= cap_word_q;
             if (commit) begin
                 busy_q <= 1'b1;
                 t_q    <= '0;
                 slot_q <= cand_q;
             end else if (busy_q) begin
                 t_q <= t_q + 3'd1;
-                if (t_q == 3'd5) begin
+                if (t_q == 3'd6) begin
                     busy_q       <= 1'b0;
                     m_pick_valid <= 1'b1;
                 end
@@ -369,8 +372,8 @@ module wqe_sched #(
 
     // The RAM's read data straight into flip-flops (it comes late in the clock).
     always_ff @(posedge clk) begin
-        if (cap_q) begin
-            img_q[cap_word_q] <= rd_data;
+        if (cap2_q) begin
+            img_q[cap2_word_q] <= rd_data;
         end
     end
 
@@ -378,10 +381,10 @@ module wqe_sched #(
     wire [15:0] index_in_ring = m_pick_index[15:0] & ~(16'hFFFF << img.ring_log2);
 
     always_ff @(posedge clk) begin
-        if (busy_q && t_q == 3'd2) begin
+        if (busy_q && t_q == 3'd3) begin
             off_q <= 20'(index_in_ring) << img.stride_log2;
         end
-        if (busy_q && t_q == 3'd3) begin
+        if (busy_q && t_q == 3'd4) begin
             m_pick_addr <= {img.sq_base + 58'(off_q), 6'd0};
         end
     end

@@ -1180,13 +1180,13 @@ fn latencies() {
     assert_eq!((answer(0), answer(n - 2), answer(n - 3)), (2, 7, 6));
     // QP_WRITE, QP_WRITE, INIT, RTR (RC: the entropy unit), RTS, INIT, RTR, RTS, destroy, MR,
     // no command.
-    assert_eq!(cmds, [10, 10, 8, 14, 8, 8, 14, 8, 5, 6, 4]);
-    // 16 WQEs on each of two QPs, taken at once: one pick every 8 cycles once the doorbells are
+    assert_eq!(cmds, [10, 10, 9, 15, 9, 9, 15, 9, 5, 6, 4]);
+    // 16 WQEs on each of two QPs, taken at once: one pick every 9 cycles once the doorbells are
     // in (slot 1's keeps the ring unit busy while the second pick could start), the two QPs in
     // turn once both have WQEs.
     assert_eq!(picks.len(), 32, "{picks:?}");
     assert!(
-        picks[1..].windows(2).all(|w| w[1].0 - w[0].0 == 8),
+        picks[1..].windows(2).all(|w| w[1].0 - w[0].0 == 9),
         "{picks:?}"
     );
     assert!(
