@@ -81,7 +81,7 @@ module wqe_dp
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
-    output wqe_dp_pkg::frame_desc_t          m_desc,
+    output wqe_frame_pkg::desc_t          m_desc,
     output logic                 m_pay_tvalid,
     input  wire                  m_pay_tready,
     output logic [63:0]          m_pay_tdata,

@@ -83,37 +83,9 @@ package wqe_dp_pkg;
         logic [31:0] len;
     } sge_t;
 
-    // One packet for the frame builder: where it goes and its transport headers (the payload
-    // follows on its own stream). The byte layouts are model/src/wqe/frame.rs's.
-    typedef struct packed {
-        logic         vlan;
-        logic [11:0]  vid;
-        logic [2:0]   pcp;
-        logic         ipv6;
-        logic [127:0] src_ip;      // IPv4 in [31:0], first octet in [31:24]
-        logic [127:0] dst_ip;
-        logic [47:0]  src_mac;     // first octet in [47:40]
-        logic [47:0]  dst_mac;
-        logic [7:0]   tclass;
-        logic [7:0]   hop_limit;
-        logic [19:0]  flow_label;
-        logic [15:0]  udp_sport;
-        logic [7:0]   opcode;      // BTH
-        logic         se;
-        logic [23:0]  dest_qpn;
-        logic         ack_req;
-        logic [23:0]  psn;
-        logic         reth_en;
-        logic [63:0]  va;
-        logic [31:0]  rkey;
-        logic [31:0]  dma_len;
-        logic         deth_en;
-        logic [31:0]  qkey;
-        logic [23:0]  src_qpn;
-        logic         imm_en;
-        logic [31:0]  imm;
-        logic [12:0]  payload_len; // 0..4096
-    } frame_desc_t;
+    // One packet for the frame builder is wqe_frame_pkg::desc_t (its fields are
+    // model/src/wqe/frame.rs's Route and Transport).
+
 
     // One completion to write (model::wqe::Cqe without the phase, which the writer adds).
     typedef struct packed {

@@ -65,7 +65,7 @@ module wqe_emit
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
-    output wqe_dp_pkg::frame_desc_t          m_desc,
+    output wqe_frame_pkg::desc_t          m_desc,
     output logic                 m_pay_valid,
     input  wire                  m_pay_ready,
     output logic [63:0]          m_pay_data,
@@ -132,7 +132,7 @@ module wqe_emit
     always_comb begin
         m_desc = '0;
         if (ud) begin
-            m_desc.vlan       = w_q.vlan;
+            m_desc.vlan_en    = w_q.vlan;
             m_desc.vid        = w_q.vid;
             m_desc.pcp        = w_q.pcp;
             m_desc.ipv6       = !ud_v4;
@@ -146,7 +146,7 @@ module wqe_emit
             m_desc.udp_sport  = ent_port_q;
             m_desc.dest_qpn   = w_q.dqpn;
         end else begin
-            m_desc.vlan       = w_q.ctx.vlan;
+            m_desc.vlan_en    = w_q.ctx.vlan;
             m_desc.vid        = w_q.ctx.vid;
             m_desc.pcp        = w_q.ctx.pcp;
             m_desc.ipv6       = w_q.ctx.ipv6;

@@ -126,7 +126,7 @@ module wqe_engine #(
 
     // ---- data path -------------------------------------------------------------------------
     wqe_dp_pkg::pick_t       pick;
-    wqe_dp_pkg::frame_desc_t desc;
+    wqe_frame_pkg::desc_t desc;
     logic        mr_req_valid, mr_req_ready, mr_res_valid, mr_res_ready;
     logic [31:0] mr_req_lkey, mr_req_pd, mr_req_len;
     logic [63:0] mr_req_addr;
@@ -181,7 +181,7 @@ module wqe_engine #(
     wqe_frame #(.DATA_BYTES(8)) u_frame (
         .clk, .rst,
         .s_desc_valid(desc_valid), .s_desc_ready(desc_ready),
-        .s_desc_vlan_en(desc.vlan), .s_desc_vid(desc.vid), .s_desc_pcp(desc.pcp),
+        .s_desc_vlan_en(desc.vlan_en), .s_desc_vid(desc.vid), .s_desc_pcp(desc.pcp),
         .s_desc_ipv6(desc.ipv6), .s_desc_src_ip(desc.src_ip), .s_desc_dst_ip(desc.dst_ip),
         .s_desc_src_mac(desc.src_mac), .s_desc_dst_mac(desc.dst_mac),
         .s_desc_tclass(desc.tclass), .s_desc_hop_limit(desc.hop_limit),

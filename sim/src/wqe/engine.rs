@@ -4,7 +4,7 @@
 //! under random back-pressure until every WQE has retired. `rocenic send --engine rtl` and the
 //! engine's tests share it.
 
-use super::host_memory::{Config as DmaConfig, DmaHost, EngineOut, ReadRequest, WriteBeat};
+use super::host_memory::{Config as DmaConfig, DmaHost};
 use crate::axil::{Master, Op};
 use crate::duts::{WqeEngine, WqeEnginePorts};
 use crate::harness::Sim;
@@ -17,6 +17,7 @@ use rocenic_model::wqe::{HostMemory, Nic, SendRing};
 use std::path::Path;
 
 crate::axil_port_fns!(WqeEnginePorts);
+crate::dma_port_fns!(WqeEngine);
 
 /// One send queue: its QP, the QP's configuration, its ring and the producer index its
 /// doorbell writes (the WQEs `0..producer` are in host memory).
@@ -151,27 +152,7 @@ pub fn run(
         drive_axil(&mut sim.dut, &pins);
         let h = host.offer();
         let d = &mut sim.dut;
-        d.set_m_rd_req_ready(h.rd_req_ready.into());
-        match &h.rd_resp {
-            Some(b) => {
-                d.set_s_rd_rsp_valid(1);
-                d.set_s_rd_rsp_data(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
-                d.set_s_rd_rsp_keep(b.keep as u8);
-                d.set_s_rd_rsp_last(b.last.into());
-                d.set_s_rd_rsp_tag(b.tag as u8);
-                d.set_s_rd_rsp_err(b.err.into());
-            }
-            None => d.set_s_rd_rsp_valid(0),
-        }
-        d.set_m_wr_ready(h.wr_ready.into());
-        match h.wr_cpl {
-            Some(c) => {
-                d.set_s_wr_done_valid(1);
-                d.set_s_wr_done_tag(c.tag as u8);
-                d.set_s_wr_done_err(c.err.into());
-            }
-            None => d.set_s_wr_done_valid(0),
-        }
+        drive_dma(d, &h);
         let out_ready = rnd.gen_bool(load.out_ready);
         d.set_m_axis_tready(out_ready.into());
         sim.settle();
@@ -190,22 +171,7 @@ pub fn run(
                 frames.push(std::mem::take(&mut frame));
             }
         }
-        let eng = EngineOut {
-            rd_req: (d.m_rd_req_valid() == 1).then(|| ReadRequest {
-                addr: d.m_rd_req_addr(),
-                len: u32::from(d.m_rd_req_len()),
-                tag: u32::from(d.m_rd_req_tag()),
-            }),
-            rd_resp_ready: d.s_rd_rsp_ready() == 1,
-            wr: (d.m_wr_valid() == 1).then(|| WriteBeat {
-                addr: d.m_wr_addr(),
-                data: d.m_wr_data().to_le_bytes().to_vec(),
-                keep: u64::from(d.m_wr_keep()),
-                last: d.m_wr_last() == 1,
-                tag: u32::from(d.m_wr_tag()),
-            }),
-            wr_cpl_ready: d.s_wr_done_ready() == 1,
-        };
+        let eng = sample_dma(d);
         let out_busy = d.m_axis_tvalid() == 1;
         host.accepted(&eng)
             .map_err(|v| format!("DMA protocol: {v}"))?;

@@ -3,6 +3,7 @@
 
 pub mod bits;
 pub mod ctrl;
+pub mod dma_ports;
 pub mod dp;
 pub mod engine;
 pub mod frame;
