@@ -460,6 +460,7 @@ fn engines_and_options() {
 
 /// `--engine rtl` writes the same pcap and the same completions as the model, byte for byte,
 /// for both examples; `--vcd` traces the run.
+#[cfg(feature = "rtl")]
 #[test]
 fn rtl_engine_writes_the_models_files() {
     for name in ["send.toml", "send_errors.toml"] {
