@@ -121,6 +121,9 @@ module wqe_engine #(
         .mr_wr_base, .mr_wr_length
     );
 
+    logic dp_idle_path;   // the data path's own idle (see the end)
+
+
     // The data path only runs what the control plane picks; ENABLE gates the picks there.
     wire unused_ctrl = ^{pick_index, enable};
 
@@ -143,7 +146,7 @@ module wqe_engine #(
         .s_pick_valid(pick_valid), .s_pick_ready(pick_ready), .s_pick(pick),
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
         .nic_mac, .nic_ipv4, .nic_ipv6, .profile, .cq_base, .cq_log2, .cq_producer,
-        .cqe_written, .cq_fault, .wqe_retire, .frame_sent, .idle(dp_idle),
+        .cqe_written, .cq_fault, .wqe_retire, .frame_sent, .idle(dp_idle_path),
         .m_mr_valid(mr_req_valid), .m_mr_ready(mr_req_ready), .m_mr_lkey(mr_req_lkey),
         .m_mr_pd(mr_req_pd), .m_mr_addr(mr_req_addr), .m_mr_len(mr_req_len),
         .s_mr_valid(mr_res_valid), .s_mr_ready(mr_res_ready), .s_mr_status(mr_res_status),
@@ -204,5 +207,19 @@ module wqe_engine #(
         .s_axis_tkeep(f_keep), .s_axis_tlast(f_last), .s_axis_tuser(f_user),
         .m_axis_tvalid, .m_axis_tready, .m_axis_tdata, .m_axis_tkeep, .m_axis_tlast
     );
+
+    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in the frame
+    // builder or the ICRC stage: frames whose descriptor they took and whose last beat has
+    // not left.
+    logic [7:0] frames_in_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            frames_in_q <= '0;
+        end else begin
+            frames_in_q <= frames_in_q + 8'(desc_valid && desc_ready)
+                         - 8'(m_axis_tvalid && m_axis_tready && m_axis_tlast);
+        end
+    end
+    assign dp_idle = dp_idle_path && frames_in_q == 8'd0;
 
 endmodule

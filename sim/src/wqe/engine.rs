@@ -138,6 +138,7 @@ pub fn run(
     let mut beats = 0u64;
     let mut start = None;
     let mut retired = 0u32;
+    let mut idle = false;
     let mut last_poll = 0u64;
     loop {
         let now = sim.cycle();
@@ -185,14 +186,22 @@ pub fn run(
                     return Err("a QP or region command was refused".into());
                 }
                 t if t == u64::MAX => retired = done.data,
+                t if t == u64::MAX - 2 => idle = regs::status::IDLE.get(done.data) == 1,
                 _ => {}
             }
         }
+        // Poll WQES until every WQE retired, then STATUS until the engine is idle (its last
+        // frame out of the frame builder and the ICRC stage too).
         if start.is_some() && axil.idle() && now - last_poll >= 64 {
-            axil.push(Op::Read { addr: regs::WQES }, u64::MAX);
+            if retired == posted {
+                axil.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
+            } else {
+                axil.push(Op::Read { addr: regs::WQES }, u64::MAX);
+            }
             last_poll = now;
         }
-        if retired == posted && !out_busy && frame.is_empty() && host.idle() && axil.idle() {
+        if retired == posted && idle && !out_busy && frame.is_empty() && host.idle() && axil.idle()
+        {
             let cycles = now - start.unwrap_or(0);
             return Ok(Outcome {
                 frames,
