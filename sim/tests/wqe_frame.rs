@@ -10,7 +10,7 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::QpType;
-use rocenic_model::qp::IpPair;
+use rocenic_model::qp::{IpPair, PathMtu};
 use rocenic_model::wire::ib::{BthRepr, DethRepr, RethRepr};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::frame::{header_len, Route, Transport};
@@ -33,7 +33,7 @@ fn model_opcodes() -> Vec<(u8, Ext)> {
             }
             // A three-packet message and a one-packet one.
             for len in [600, 100] {
-                for p in Packets::new(qp, op, len, 256) {
+                for p in Packets::new(qp, op, len, PathMtu::Mtu256) {
                     let e = (p.reth(), p.deth(), p.imm());
                     if !v.iter().any(|&(o, _)| o == p.opcode) {
                         v.push((p.opcode, e));

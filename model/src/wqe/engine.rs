@@ -201,7 +201,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             // `check` guarantees an AV exactly for UD, and `QpTable::create` an AV for RC.
             _ => return Ok(Some(self.fail(qpn, wqe, Status::LocQpOpErr)?)),
         };
-        let mtu = qp.config().mtu.bytes();
+        let mtu = qp.config().mtu;
         let qp_type = qp.config().qp_type;
         let raddr = c.wqe.raddr();
         let mut buf = [0u8; MAX_FRAME];

@@ -8,6 +8,7 @@
 
 use super::Opcode;
 use crate::entropy::QpType;
+use crate::qp::PathMtu;
 use crate::wire::ib::opcode as op;
 
 /// One packet of a message.
@@ -62,15 +63,6 @@ impl Packet {
     }
 }
 
-/// Packets of a message of `len` bytes at path MTU `mtu` bytes: one when it fits (or is empty).
-pub const fn packet_count(len: u32, mtu: u32) -> u32 {
-    if len == 0 {
-        1
-    } else {
-        len.div_ceil(mtu)
-    }
-}
-
 /// The packets of one message, in order.
 #[derive(Clone, Debug)]
 pub struct Packets {
@@ -84,14 +76,14 @@ pub struct Packets {
 
 impl Packets {
     /// The packets of an `opcode` message of `len` bytes on a QP of `qp_type` with path MTU
-    /// `mtu` (bytes; a power of two 256..=4096).
-    pub const fn new(qp_type: QpType, opcode: Opcode, len: u32, mtu: u32) -> Packets {
+    /// `mtu` (the count is [`PathMtu::packets`]).
+    pub const fn new(qp_type: QpType, opcode: Opcode, len: u32, mtu: PathMtu) -> Packets {
         Packets {
             qp_type,
             opcode,
             len,
-            mtu,
-            count: packet_count(len, mtu),
+            mtu: mtu.bytes(),
+            count: mtu.packets(len),
             next: 0,
         }
     }
@@ -176,10 +168,14 @@ impl Iterator for Packets {
 mod tests {
     use super::*;
 
+    fn m(bytes: u32) -> PathMtu {
+        PathMtu::from_bytes(bytes).unwrap()
+    }
+
     fn ops(t: QpType, o: Opcode, len: u32, mtu: u32) -> ([u8; 8], usize) {
         let mut out = [0u8; 8];
         let mut n = 0;
-        for p in Packets::new(t, o, len, mtu) {
+        for p in Packets::new(t, o, len, m(mtu)) {
             out[n] = p.opcode;
             n += 1;
         }
@@ -201,7 +197,7 @@ mod tests {
     #[test]
     fn rc_write_carries_reth_first_and_imm_last() {
         let p: [Packet; 3] = {
-            let mut it = Packets::new(QpType::Rc, Opcode::RdmaWriteImm, 600, 256);
+            let mut it = Packets::new(QpType::Rc, Opcode::RdmaWriteImm, 600, m(256));
             [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
         };
         assert_eq!([p[0].opcode, p[1].opcode, p[2].opcode], [0x06, 0x07, 0x09]);
@@ -214,11 +210,11 @@ mod tests {
         assert_eq!([p[0].offset, p[1].offset, p[2].offset], [0, 256, 512]);
         assert!(p[2].last && !p[1].last);
         assert_eq!(p[2].ext_len(), 4);
-        let only = Packets::new(QpType::Rc, Opcode::RdmaWriteImm, 5, 256)
+        let only = Packets::new(QpType::Rc, Opcode::RdmaWriteImm, 5, m(256))
             .next()
             .unwrap();
         assert_eq!((only.opcode, only.ext_len(), only.pad()), (0x0B, 20, 3));
-        let only = Packets::new(QpType::Rc, Opcode::RdmaWrite, 8, 256)
+        let only = Packets::new(QpType::Rc, Opcode::RdmaWrite, 8, m(256))
             .next()
             .unwrap();
         assert_eq!((only.opcode, only.ext_len(), only.pad()), (0x0A, 16, 0));
@@ -226,19 +222,24 @@ mod tests {
 
     #[test]
     fn ud_is_one_packet_with_deth() {
-        let p = Packets::new(QpType::Ud, Opcode::SendImm, 100, 1024)
+        let p = Packets::new(QpType::Ud, Opcode::SendImm, 100, m(1024))
             .next()
             .unwrap();
         assert_eq!((p.opcode, p.ext_len(), p.last), (0x65, 12, true));
-        assert_eq!(Packets::new(QpType::Ud, Opcode::Send, 0, 256).packets(), 1);
+        assert_eq!(
+            Packets::new(QpType::Ud, Opcode::Send, 0, m(256)).packets(),
+            1
+        );
     }
 
     #[test]
     fn counts_and_lengths_cover_the_message() {
         for mtu in [256u32, 512, 1024, 2048, 4096] {
             for len in [0u32, 1, 255, 256, 257, 4095, 4096, 4097, 65536, u32::MAX] {
-                let it = Packets::new(QpType::Rc, Opcode::Send, len, mtu);
-                assert_eq!(it.packets(), packet_count(len, mtu));
+                let it = Packets::new(QpType::Rc, Opcode::Send, len, m(mtu));
+                // ceil(len / mtu), at least one, in u64 so nothing can wrap.
+                let want = u64::from(len).div_ceil(u64::from(mtu)).max(1);
+                assert_eq!(u64::from(it.packets()), want);
                 if it.packets() > 20 {
                     let last = it.clone().last().unwrap();
                     assert_eq!(u64::from(last.offset) + u64::from(last.len), u64::from(len));
