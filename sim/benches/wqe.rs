@@ -8,7 +8,7 @@ use rocenic_model::wqe::{
     MAX_WQE_BYTES,
 };
 use rocenic_sim::wqe::dp::Run;
-use rocenic_sim::wqe::engine::{run, Load, Queue, Setup};
+use rocenic_sim::wqe::engine::{run, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::{base, post, DATA, MRS};
 
@@ -49,26 +49,6 @@ fn sends(k: usize, n: u32, len: u32) -> Run {
     run
 }
 
-fn setup(r: &Run) -> Setup {
-    Setup {
-        nic: r.engine.nic,
-        profile: r.engine.qps.profile(),
-        mrs: r.mrs.clone(),
-        queues: r
-            .queues
-            .iter()
-            .map(|q| Queue {
-                qpn: q.qpn,
-                config: *r.engine.qps.get(q.qpn).unwrap().config(),
-                ring: q.ring,
-                producer: q.posted,
-            })
-            .collect(),
-        cq: r.cq,
-        memory: r.mem.clone(),
-    }
-}
-
 fn main() {
     let late = Load {
         dma: DmaConfig {
@@ -83,7 +63,7 @@ fn main() {
         ("host 100 cycles late", late),
     ] {
         let r = sends(3, 60, 4096);
-        let out = run(&setup(&r), &load, 1, 10_000_000, None).expect("4 KiB sends");
+        let out = run(&Setup::from(&r), &load, 1, 10_000_000, None).expect("4 KiB sends");
         let bytes: usize = out.frames.iter().map(Vec::len).sum();
         let bpc = bytes as f64 / out.cycles as f64;
         println!(
@@ -94,7 +74,7 @@ fn main() {
             100.0 * bpc / 8.0
         );
         let r = sends(2, 60, 64);
-        let out = run(&setup(&r), &load, 1, 10_000_000, None).expect("UD sends");
+        let out = run(&Setup::from(&r), &load, 1, 10_000_000, None).expect("UD sends");
         println!(
             "wqe_engine/ud_send_64 ({name}): {} frames in {} cycles: {:.3} frames/cycle ({:.1} cycles a frame; a frame is {} beats)",
             out.frames.len(),

@@ -9,30 +9,9 @@
 use rand::Rng;
 use rocenic_model::wqe::Memory;
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::dp::Run;
-use rocenic_sim::wqe::engine::{run, Load, Queue, Setup};
+use rocenic_sim::wqe::engine::{run, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
-
-fn setup(r: &Run) -> Setup {
-    Setup {
-        nic: r.engine.nic,
-        profile: r.engine.qps.profile(),
-        mrs: r.mrs.clone(),
-        queues: r
-            .queues
-            .iter()
-            .map(|q| Queue {
-                qpn: q.qpn,
-                config: *r.engine.qps.get(q.qpn).expect("QP").config(),
-                ring: q.ring,
-                producer: q.posted,
-            })
-            .collect(),
-        cq: r.cq,
-        memory: r.mem.clone(),
-    }
-}
 
 fn check(test: &str, wqes: usize, big: bool, faults: f64, load: Load, runs: usize) {
     let s = seed(test);
@@ -41,7 +20,7 @@ fn check(test: &str, wqes: usize, big: bool, faults: f64, load: Load, runs: usiz
         let sc = scenario(&mut r, wqes, big, faults);
         let want = sc.model();
         let what = format!("{test} run {i} (seed {s})");
-        let out = match run(&setup(&sc), &load, r.gen(), 3_000_000, None) {
+        let out = match run(&Setup::from(&sc), &load, r.gen(), 3_000_000, None) {
             Ok(o) => o,
             Err(e) => panic!("{what}: {e}"),
         };

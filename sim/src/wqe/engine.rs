@@ -50,6 +50,30 @@ pub struct Setup {
     pub memory: HostMemory,
 }
 
+impl From<&super::dp::Run> for Setup {
+    /// A data-path scenario as the whole engine takes it: the same QPs, regions, rings and
+    /// memory, every posted WQE's doorbell rung.
+    fn from(r: &super::dp::Run) -> Setup {
+        Setup {
+            nic: r.engine.nic,
+            profile: r.engine.qps.profile(),
+            mrs: r.mrs.clone(),
+            queues: r
+                .queues
+                .iter()
+                .map(|q| Queue {
+                    qpn: q.qpn,
+                    config: *r.engine.qps.get(q.qpn).expect("the scenario's QP").config(),
+                    ring: q.ring,
+                    producer: q.posted,
+                })
+                .collect(),
+            cq: r.cq,
+            memory: r.mem.clone(),
+        }
+    }
+}
+
 /// How the engine's surroundings behave.
 #[derive(Clone, Debug)]
 pub struct Load {
