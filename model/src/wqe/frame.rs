@@ -8,7 +8,11 @@
 //! checksum would force the engine to hold a whole packet before sending its header.
 
 use crate::qp::IpPair;
-use crate::wire::ib::{Bth, BthRepr, Deth, DethRepr, ImmDt, ImmDtRepr, Reth, RethRepr};
+use crate::wire::ib::{
+    Bth, BthRepr, Deth, DethRepr, ImmDt, ImmDtRepr, Reth, RethRepr, BTH_LEN, DETH_LEN, IMMDT_LEN,
+    RETH_LEN,
+};
+use crate::wire::{ethernet, ipv4, ipv6, udp};
 use crate::wire::{
     icrc_append, EtherType, EthernetAddress, EthernetFrame, EthernetRepr, Ipv4Packet, Ipv4Repr,
     Ipv6Packet, Ipv6Repr, UdpPacket, UdpRepr, VlanTag, ICRC_LEN, ROCEV2_PORT,
@@ -59,12 +63,24 @@ pub struct Transport {
     pub imm: Option<u32>,
 }
 
+impl Route {
+    /// Where the IP header starts: after the Ethernet header, and its tag if there is one.
+    pub const fn l3_offset(&self) -> usize {
+        if self.vlan.is_some() {
+            ethernet::TAGGED_HEADER_LEN
+        } else {
+            ethernet::HEADER_LEN
+        }
+    }
+}
+
 impl Transport {
     /// BTH and extension headers.
     pub fn len(&self) -> usize {
-        12 + usize::from(self.reth.is_some()) * 16
-            + usize::from(self.deth.is_some()) * 8
-            + usize::from(self.imm.is_some()) * 4
+        BTH_LEN
+            + usize::from(self.reth.is_some()) * RETH_LEN
+            + usize::from(self.deth.is_some()) * DETH_LEN
+            + usize::from(self.imm.is_some()) * IMMDT_LEN
     }
 
     /// Never empty (the BTH is always there); for clippy's `len` convention.
@@ -75,12 +91,11 @@ impl Transport {
 
 /// Bytes before the payload for `route` and `t`.
 pub fn header_len(route: &Route, t: &Transport) -> usize {
-    let l2 = if route.vlan.is_some() { 18 } else { 14 };
-    let l3 = match route.ip {
-        IpPair::V4 { .. } => 20,
-        IpPair::V6 { .. } => 40,
+    let ip = match route.ip {
+        IpPair::V4 { .. } => ipv4::MIN_HEADER_LEN,
+        IpPair::V6 { .. } => ipv6::HEADER_LEN,
     };
-    l2 + l3 + 8 + t.len()
+    route.l3_offset() + ip + udp::HEADER_LEN + t.len()
 }
 
 /// Writes the headers of a packet with `payload` bytes (pad excluded) into the start of `out`
@@ -240,8 +255,7 @@ mod tests {
                     for (i, b) in buf[hl..hl + payload].iter_mut().enumerate() {
                         *b = i as u8;
                     }
-                    let l3 = if vlan.is_some() { 18 } else { 14 };
-                    let n = finish(&mut buf, hl, payload, pad, l3).unwrap();
+                    let n = finish(&mut buf, hl, payload, pad, r.l3_offset()).unwrap();
                     assert!(n >= MIN_FRAME);
                     let f = RoceFrame::parse(&buf[..n]).unwrap();
                     assert!(f.is_valid(), "{ip:?} {vlan:?} {payload}");

@@ -247,8 +247,7 @@ pub fn frame_of(desc: &[u32; 23], payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; MAX_FRAME];
     let hl = emit_headers(&route, &t, payload.len(), &mut buf).expect("descriptor fields in range");
     buf[hl..hl + payload.len()].copy_from_slice(payload);
-    let l3 = if vlan { 18 } else { 14 };
-    let n = finish(&mut buf, hl, payload.len(), pad, l3).expect("frame");
+    let n = finish(&mut buf, hl, payload.len(), pad, route.l3_offset()).expect("frame");
     buf.truncate(n);
     buf
 }
