@@ -87,6 +87,7 @@ tso_segmenter.synth := -noabc9
 # The frame builder's wide multiplexers (header layout, header beats) take a third fewer LUTs
 # mapped to LUT4s alone than through the PFU muxes, and still meet the clock.
 wqe_frame.synth     := -nowidelut
+wqe_ctrl.synth      := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125

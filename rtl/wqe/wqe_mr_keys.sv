@@ -41,6 +41,7 @@ module wqe_mr_keys #(
     // Cycle 1 reads the slot, cycle 2 compares, cycle 3 decides and writes.
     wire [MW-1:0] slot = lkey[wqe_regs_pkg::WQE_MR_SLOT_LSB +: MW];
     logic         read_q, look_q, held_q, same_q;
+    logic [MW-1:0] slot_q;             // the slot again, from a local flip-flop for the writes
     logic [31:0]  key_q;
     wire          ok = cmd_clear ? held_q && same_q : !held_q || same_q;
 
@@ -57,12 +58,13 @@ module wqe_mr_keys #(
             cmd_done    <= look_q;
             cmd_error   <= !ok;
             mr_wr_valid <= look_q && ok;
-            mr_wr_slot  <= slot;
+            mr_wr_slot  <= slot_q;
             mr_wr_clear <= cmd_clear;
             if (look_q && ok) begin
-                valid_q[slot] <= !cmd_clear;
+                valid_q[slot_q] <= !cmd_clear;
             end
         end
+        slot_q <= slot;
         held_q <= valid_q[slot];
         key_q  <= key_mem[slot];
         same_q <= key_q == lkey;
@@ -70,7 +72,7 @@ module wqe_mr_keys #(
 
     always_ff @(posedge clk) begin
         if (look_q && ok && !cmd_clear) begin
-            key_mem[slot] <= lkey;
+            key_mem[slot_q] <= lkey;
         end
     end
 

@@ -15,10 +15,9 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
 use rocenic_model::qp::{
-    AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState, QpTable,
-    QPN_MAX, QPN_MIN,
+    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState,
+    QpTable, QPN_MAX, QPN_MIN,
 };
-use rocenic_model::qp::Access;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::regs::{self, command, op, qp_flags, status};
 use rocenic_model::wqe::{CompletionRing, Doorbell, Nic, Ring, SendRing};
@@ -33,8 +32,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 const LAG: u64 = PICK_LAG + 8;
 
 /// Cycles from the state a pick reflects to the one from which its slot's consumer has moved
-/// (wqe_sched.sv: the pick starts two cycles after, R_TAKE3 stores the consumer three later).
-const TAKE_LAG: u64 = 6;
+/// (wqe_sched.sv: the pick starts three cycles after, R_TAKE3 stores the consumer three later).
+const TAKE_LAG: u64 = 7;
 
 /// What a COMMAND write carries, as the program staged it.
 #[derive(Clone, Copy, Debug)]
@@ -114,7 +113,13 @@ fn rw_register(addr: u32) -> bool {
         r.access == regs::Access::Rw
             && addr >= r.offset
             && addr < r.offset + 4 * r.words
-            && ![regs::STATUS, regs::CQ_CONSUMER, regs::CONTROL, regs::CQ_LOG2].contains(&r.offset)
+            && ![
+                regs::STATUS,
+                regs::CQ_CONSUMER,
+                regs::CONTROL,
+                regs::CQ_LOG2,
+            ]
+            .contains(&r.offset)
     })
 }
 
@@ -267,7 +272,8 @@ impl<const N: usize> Model<N> {
                 _ => true,
             },
             op::QP_MODIFY => {
-                let (Some(Some(s)), Some(to)) = (self.slots.get_mut(slot), QpState::from_code(code))
+                let (Some(Some(s)), Some(to)) =
+                    (self.slots.get_mut(slot), QpState::from_code(code))
                 else {
                     return true;
                 };
@@ -279,7 +285,8 @@ impl<const N: usize> Model<N> {
                     s.db = Doorbell::new(s.ring.ring(), 0);
                 }
                 if to == QpState::Rtr && from == QpState::Init {
-                    self.stats.rtr_rc += u64::from(self.table.get(s.qpn).unwrap().entropy().is_some());
+                    self.stats.rtr_rc +=
+                        u64::from(self.table.get(s.qpn).unwrap().entropy().is_some());
                 }
                 false
             }
@@ -660,9 +667,18 @@ impl Program {
             // A shape the RTL refuses: stride past 16 blocks, ring past 2^16, or no MTU.
             let flags = &mut writes[1].1;
             match self.rng.gen_range(0..3) {
-                0 => *flags = (*flags & !(7 << 12)) | qp_flags::STRIDE_LOG2.put(self.rng.gen_range(5..8)),
-                1 => *flags = (*flags & !(31 << 16)) | qp_flags::RING_LOG2.put(self.rng.gen_range(17..32)),
-                _ => *flags = (*flags & !(7 << 8)) | qp_flags::MTU.put([0, 6, 7][self.rng.gen_range(0..3)]),
+                0 => {
+                    *flags =
+                        (*flags & !(7 << 12)) | qp_flags::STRIDE_LOG2.put(self.rng.gen_range(5..8))
+                }
+                1 => {
+                    *flags =
+                        (*flags & !(31 << 16)) | qp_flags::RING_LOG2.put(self.rng.gen_range(17..32))
+                }
+                _ => {
+                    *flags = (*flags & !(7 << 8))
+                        | qp_flags::MTU.put([0, 6, 7][self.rng.gen_range(0..3)])
+                }
             }
             Staged::BadShape
         } else {
@@ -690,7 +706,9 @@ impl Program {
         self.pause = self.pause.saturating_sub(1);
         let rng = &mut self.rng;
         let some_slot = |rng: &mut SmallRng| -> u32 {
-            let held: Vec<usize> = (0..model.qps).filter(|&s| model.slots[s].is_some()).collect();
+            let held: Vec<usize> = (0..model.qps)
+                .filter(|&s| model.slots[s].is_some())
+                .collect();
             match rng.gen_range(0..20) {
                 0 => rng.gen_range(qps..=255),
                 1..=3 => rng.gen_range(0..qps),
@@ -715,10 +733,12 @@ impl Program {
                 let slot = some_slot(rng);
                 let code = match rng.gen_range(0..10) {
                     0..=3 => {
-                        let now = model.slots.get(slot as usize).copied().flatten().map_or(
-                            QpState::Reset,
-                            |s| model.table.get(s.qpn).unwrap().state(),
-                        );
+                        let now = model
+                            .slots
+                            .get(slot as usize)
+                            .copied()
+                            .flatten()
+                            .map_or(QpState::Reset, |s| model.table.get(s.qpn).unwrap().state());
                         match now {
                             QpState::Reset => QpState::Init,
                             QpState::Init => QpState::Rtr,
@@ -816,7 +836,13 @@ impl Program {
             // Completions consumed (the answer picks the consumer written).
             65..=84 => {
                 if self.pause == 0 && self.cq_read.is_none() {
-                    let tag = self.push(bench, Op::Read { addr: regs::CQ_PRODUCER }, Staged::None);
+                    let tag = self.push(
+                        bench,
+                        Op::Read {
+                            addr: regs::CQ_PRODUCER,
+                        },
+                        Staged::None,
+                    );
                     self.cq_read = Some(tag);
                 }
             }
@@ -846,7 +872,12 @@ impl Program {
             _ => {
                 let addr = match rng.gen_range(0..4) {
                     0 => regs::MAP[rng.gen_range(0..regs::MAP.len())].offset,
-                    1 => [regs::STATUS, regs::CQ_PRODUCER, regs::CQ_CONSUMER, regs::WQES][rng.gen_range(0..4)],
+                    1 => [
+                        regs::STATUS,
+                        regs::CQ_PRODUCER,
+                        regs::CQ_CONSUMER,
+                        regs::WQES,
+                    ][rng.gen_range(0..4)],
                     2 => 4 * rng.gen_range(0..0x500),
                     _ => regs::FRAMES,
                 };
@@ -906,7 +937,10 @@ fn run<D: WqeCtrlPorts, const N: usize>(
     let result: Result<(), String> = (|| loop {
         let cycle = bench.sim.cycle();
         if cycle > limit {
-            return Err(format!("hang: cycle {cycle}, drain from {drain_from:?}, model {:?}", model.stats));
+            return Err(format!(
+                "hang: cycle {cycle}, drain from {drain_from:?}, model {:?}",
+                model.stats
+            ));
         }
         let events = bench.step()?;
         prog.react(&mut bench, &model, &events);
@@ -916,14 +950,20 @@ fn run<D: WqeCtrlPorts, const N: usize>(
                 _ => Staged::None,
             };
             if t.at <= replayed + 1 && replayed > 0 {
-                return Err(format!("event at {} logged after the replay passed it: {t:?}", t.at));
+                return Err(format!(
+                    "event at {} logged after the replay passed it: {t:?}",
+                    t.at
+                ));
             }
             // A CQ_CONSUMER write is judged on the state two cycles before its B response
             // (R_CQ2): the replay applies it a cycle early, first in that cycle. Nothing reads
             // the consumer meanwhile (the bus waits for B) and a pick then sees at least the
             // room the RTL saw, so only the judgement moves.
             let at = match t.event {
-                Event::Write { addr: regs::CQ_CONSUMER, .. } => t.at - 1,
+                Event::Write {
+                    addr: regs::CQ_CONSUMER,
+                    ..
+                } => t.at - 1,
                 _ => t.at,
             };
             log.entry(at).or_default().push((t.event, staged));
@@ -942,14 +982,30 @@ fn run<D: WqeCtrlPorts, const N: usize>(
                 // is left and the data path is empty.
                 let from = *drain_from.get_or_insert(cycle);
                 bench.set_data_path(DataPath { fault: 0.0, ..dp });
-                let busy = (0..qps).any(|s| model.eligible(s)) || model.inflight > 0 || bench.in_flight() > 0;
+                let busy = (0..qps).any(|s| model.eligible(s))
+                    || model.inflight > 0
+                    || bench.in_flight() > 0;
                 if !busy && cycle > from + 4 * LAG {
                     return Ok(());
                 }
                 if cycle % 16 == 0 && bench.bus_pending() == 0 {
-                    prog.push(&mut bench, Op::write(regs::STATUS, status::CQ_FAULT.put(1)), Staged::None);
-                    prog.push(&mut bench, Op::write(regs::CONTROL, u32::from(profile.code()) << 4 | 1), Staged::None);
-                    let tag = prog.push(&mut bench, Op::Read { addr: regs::CQ_PRODUCER }, Staged::None);
+                    prog.push(
+                        &mut bench,
+                        Op::write(regs::STATUS, status::CQ_FAULT.put(1)),
+                        Staged::None,
+                    );
+                    prog.push(
+                        &mut bench,
+                        Op::write(regs::CONTROL, u32::from(profile.code()) << 4 | 1),
+                        Staged::None,
+                    );
+                    let tag = prog.push(
+                        &mut bench,
+                        Op::Read {
+                            addr: regs::CQ_PRODUCER,
+                        },
+                        Staged::None,
+                    );
                     prog.cq_read = Some(tag);
                 }
             }
@@ -959,7 +1015,11 @@ fn run<D: WqeCtrlPorts, const N: usize>(
     if let Err(e) = result {
         panic!("{name}: {e} (replay with ROCENIC_SEED={seed})");
     }
-    assert!(model.mr_expect.is_empty(), "{name}: MR writes the RTL never made: {:?}", model.mr_expect);
+    assert!(
+        model.mr_expect.is_empty(),
+        "{name}: MR writes the RTL never made: {:?}",
+        model.mr_expect
+    );
     let s = &model.stats;
     assert!(
         s.picks > 200
@@ -975,18 +1035,39 @@ fn run<D: WqeCtrlPorts, const N: usize>(
 
 #[test]
 fn qps8_linux() {
-    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_linux", 8, 8, Profile::Linux, 3000, DataPath::default());
+    run::<WqeCtrl8, 8>(
+        "wqe_ctrl_qps8_linux",
+        8,
+        8,
+        Profile::Linux,
+        3000,
+        DataPath::default(),
+    );
 }
 
 #[test]
 fn qps8_rfc_v2() {
-    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rfc_v2", 8, 8, Profile::RfcV2, 3000, DataPath::default());
+    run::<WqeCtrl8, 8>(
+        "wqe_ctrl_qps8_rfc_v2",
+        8,
+        8,
+        Profile::RfcV2,
+        3000,
+        DataPath::default(),
+    );
 }
 
 /// rfc-v1 is the profile whose port depends on the QP type: RC must be asked for.
 #[test]
 fn qps8_rfc_v1() {
-    run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rfc_v1", 8, 8, Profile::RfcV1, 3000, DataPath::default());
+    run::<WqeCtrl8, 8>(
+        "wqe_ctrl_qps8_rfc_v1",
+        8,
+        8,
+        Profile::RfcV1,
+        3000,
+        DataPath::default(),
+    );
 }
 
 /// rxe, with a data path that takes every pick at once and holds one WQE at a time for a few
@@ -1006,7 +1087,14 @@ fn qps8_rxe_back_to_back() {
 /// The default build: 64 slots and 64 regions, QPs spread over them.
 #[test]
 fn qps64_rfc_v1() {
-    run::<WqeCtrl, 64>("wqe_ctrl_qps64", 64, 64, Profile::RfcV1, 3000, DataPath::default());
+    run::<WqeCtrl, 64>(
+        "wqe_ctrl_qps64",
+        64,
+        64,
+        Profile::RfcV1,
+        3000,
+        DataPath::default(),
+    );
 }
 
 /// The timings docs/wqe.md gives, with a bus that never waits and a data path that takes each
@@ -1048,7 +1136,10 @@ fn latencies() {
         regs::qp_modify(1, QpState::Init),
         regs::qp_modify(1, QpState::Rtr),
         regs::qp_modify(1, QpState::Rts),
-        (regs::COMMAND, command::OP.put(op::QP_DESTROY) | command::SLOT.put(2)),
+        (
+            regs::COMMAND,
+            command::OP.put(op::QP_DESTROY) | command::SLOT.put(2),
+        ),
         regs::mr_write(),
         (regs::COMMAND, 0),
     ] {
@@ -1093,6 +1184,12 @@ fn latencies() {
     // in (slot 1's keeps the ring unit busy while the second pick could start), the two QPs in
     // turn once both have WQEs.
     assert_eq!(picks.len(), 32, "{picks:?}");
-    assert!(picks[1..].windows(2).all(|w| w[1].0 - w[0].0 == 9), "{picks:?}");
-    assert!(picks[1..31].windows(2).all(|w| w[0].1 != w[1].1), "{picks:?}");
+    assert!(
+        picks[1..].windows(2).all(|w| w[1].0 - w[0].0 == 9),
+        "{picks:?}"
+    );
+    assert!(
+        picks[1..31].windows(2).all(|w| w[0].1 != w[1].1),
+        "{picks:?}"
+    );
 }

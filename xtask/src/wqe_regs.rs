@@ -18,7 +18,11 @@ const OPS: [(&str, u8); 5] = [
 
 /// Address bits that reach every word of the map.
 fn addr_bits() -> u32 {
-    let end = MAP.iter().map(|r| r.offset + 4 * r.words).max().unwrap_or(4);
+    let end = MAP
+        .iter()
+        .map(|r| r.offset + 4 * r.words)
+        .max()
+        .unwrap_or(4);
     u32::BITS - (end - 1).leading_zeros()
 }
 

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 /// Cycles from the state a pick reflects to the first cycle it is offered (wqe_sched.sv,
 /// `PICK_LAG`).
-pub const PICK_LAG: u64 = 10;
+pub const PICK_LAG: u64 = 11;
 
 crate::axil_port_fns!(WqeCtrlPorts);
 
@@ -353,7 +353,10 @@ impl<D: WqeCtrlPorts> Bench<D> {
         // The bus.
         if let Some(done) = self.bus.observe(cycle, &sample_axil(d)) {
             if done.resp != 0 {
-                return Err(format!("cycle {cycle}: response {} to {:?}", done.resp, done.op));
+                return Err(format!(
+                    "cycle {cycle}: response {} to {:?}",
+                    done.resp, done.op
+                ));
             }
             let event = match done.op {
                 Op::Write { addr, data, strb } => Event::Write {
