@@ -228,7 +228,28 @@ module wqe_qp_table #(
         .m_res_udp_sport (ent_res_sport)
     );
 
-    wire err_slot_ok = 32'(err_set_slot) < QPS;
+    // The slots' state and valid bits, each written by its own decode: the data path's move to
+    // ERR (no command runs while the data path works), or a command's write the cycle after it
+    // is decided (with its cmd_done, before BUSY clears), from the slot decoded at the start.
+    logic [QPS-1:0] c_hot_q;
+    for (genvar s = 0; s < QPS; s++) begin : g_state
+        wire err_here = err_set_valid && 32'(err_set_slot) == s;
+        always_ff @(posedge clk) begin
+            if (rst) begin
+                state_q[s] <= ST_RESET;
+                valid_q[s] <= 1'b0;
+            end else begin
+                if (sw_q && c_hot_q[s]) begin
+                    state_q[s] <= sv_q;
+                end else if (err_here) begin
+                    state_q[s] <= ST_ERR;
+                end
+                if (vw_q && c_hot_q[s]) begin
+                    valid_q[s] <= vv_q;
+                end
+            end
+        end
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -238,25 +259,11 @@ module wqe_qp_table #(
             ring_clr  <= 1'b0;
             sw_q      <= 1'b0;
             vw_q      <= 1'b0;
-            valid_q   <= '0;
-            for (int s = 0; s < QPS; s++) state_q[s] <= ST_RESET;
         end else begin
             cmd_done <= 1'b0;
             ring_clr <= 1'b0;
             sw_q     <= 1'b0;
             vw_q     <= 1'b0;
-            // The data path's move to ERR; no command runs while the data path works.
-            if (err_set_valid && err_slot_ok) begin
-                state_q[err_set_slot[SW-1:0]] <= ST_ERR;
-            end
-            // A command's state and valid bit, written the cycle after it is decided (with its
-            // cmd_done, before BUSY clears).
-            if (sw_q) begin
-                state_q[c_slot_q] <= sv_q;
-            end
-            if (vw_q) begin
-                valid_q[c_slot_q] <= vv_q;
-            end
             case (c_q)
                 C_IDLE: begin
                     if (cmd_start) begin
@@ -264,6 +271,7 @@ module wqe_qp_table #(
                         c_op_q      <= cmd_op;
                         c_slot_q    <= cmd_slot[SW-1:0];
                         c_slot_ok_q <= 32'(cmd_slot) < QPS;
+                        c_hot_q     <= {{(QPS-1){1'b0}}, 1'b1} << cmd_slot[SW-1:0];
                         c_valid_q   <= valid_q[cmd_slot[SW-1:0]];
                         c_from_q    <= state_q[cmd_slot[SW-1:0]];
                         c_to_q      <= cmd_state;

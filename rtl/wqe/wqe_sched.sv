@@ -24,18 +24,18 @@
 // ring_req_done is high in the storing cycle (R_DB4, R_CQ3): the result is in place from the edge
 // that ends it, with which wqe_regs answers the write.
 //
-// Round robin (wqe_rr, two register stages, every cycle): the eligible slots are those valid, in
+// Round robin (wqe_rr, three register stages, every cycle): the eligible slots are those valid, in
 // RTS or ERR, with a WQE posted (pending); the candidate is the first eligible slot at or after
 // `next`, in slot order, wrapping. A pick may start when there is a candidate, CONTROL.ENABLE is
 // set, nothing holds the scheduler (`hold`: a command pending, CQ_FAULT), and the completion ring
 // has room: used (producer - consumer) + outstanding picks < 2^CQ_LOG2, outstanding counting each
 // pick from its start until its wqe_retire. Those conditions are registered with the eligible
 // slots and `next` and delayed alike, so a pick reflects the state of one cycle, d. It starts in
-// d + 3 if the pick stream and the ring unit are free (else a later sample decides); `next`
+// d + 4 if the pick stream and the ring unit are free (else a later sample decides); `next`
 // becomes the slot after.
 //
-// Pick: from its start (d + 3) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
-// end of d + 6) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
+// Pick: from its start (d + 4) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
+// end of d + 7) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
 // they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
 // in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
@@ -95,7 +95,7 @@ module wqe_sched #(
     // Cycles from the sampled state (d) to m_pick_valid; fixed by the pick sequence below. No
     // logic reads it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int PICK_LAG /*verilator public*/ = 11;
+    localparam int PICK_LAG /*verilator public*/ = 12;
     /* verilator lint_on UNUSEDPARAM */
 
     // ------------------------------------------------------------------------------------------
@@ -132,11 +132,11 @@ module wqe_sched #(
 
     // ------------------------------------------------------------------------------------------
     // Round robin and the conditions for a pick: the eligible slots, `next` and the conditions
-    // are registered together (the sample, cycle d), then the round robin's two stages; the
+    // are registered together (the sample, cycle d), then the round robin's three stages; the
     // conditions are delayed alike.
     logic [QPS-1:0] req_q;
     logic [SW-1:0]  next_d_q;
-    logic           rr_any, rr_found, ok0_q, ok1_q, ok2_q;
+    logic           any0_q, rr_any1, rr_any2, rr_found, ok0_q, ok1_q, ok2_q, ok3_q;
 
     wqe_rr #(
         .N(QPS)
@@ -145,7 +145,8 @@ module wqe_sched #(
         .rst    (rst),
         .req    (req_q),
         .next   (next_d_q),
-        .any_q  (rr_any),
+        .any1_q (rr_any1),
+        .any2_q (rr_any2),
         .found_q(rr_found),
         .index_q(cand_q)
     );
@@ -155,19 +156,23 @@ module wqe_sched #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            req_q <= '0;
-            ok0_q <= 1'b0;
+            req_q  <= '0;
+            any0_q <= 1'b0;
+            ok0_q  <= 1'b0;
             ok1_q <= 1'b0;
             ok2_q <= 1'b0;
+            ok3_q <= 1'b0;
         end else begin
-            req_q <= runnable & pending_q;
-            ok0_q <= enable && !hold && room;
+            req_q  <= runnable & pending_q;
+            any0_q <= (runnable & pending_q) != '0;
+            ok0_q  <= enable && !hold && room;
             ok1_q <= ok0_q;
             ok2_q <= ok1_q;
+            ok3_q <= ok2_q;
         end
         next_d_q <= next_q;
     end
-    assign cand_ok = rr_found && ok2_q;
+    assign cand_ok = rr_found && ok3_q;
 
     // ------------------------------------------------------------------------------------------
     // Ring unit.
@@ -335,8 +340,8 @@ module wqe_sched #(
     assign cq_producer      = cq_prod_q;
     assign cq_consumer      = cq_cons_q;
     assign none_outstanding = outstanding_q == '0;
-    assign quiet            = !busy_q && !m_pick_valid && !(ok0_q && req_q != '0)
-                           && !(ok1_q && rr_any) && !cand_ok;
+    assign quiet            = !busy_q && !m_pick_valid && !(ok0_q && any0_q)
+                           && !(ok1_q && rr_any1) && !(ok2_q && rr_any2) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
     // Pick sequence: t_q = 0..4 read words 0..4 (each arrives two cycles after); t_q = 3 masks

@@ -32,8 +32,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 const LAG: u64 = PICK_LAG + 8;
 
 /// Cycles from the state a pick reflects to the one from which its slot's consumer has moved
-/// (wqe_sched.sv: the pick starts three cycles after, R_TAKE3 stores the consumer three later).
-const TAKE_LAG: u64 = 7;
+/// (wqe_sched.sv: the pick starts four cycles after, R_TAKE3 stores the consumer three later).
+const TAKE_LAG: u64 = 8;
 
 /// What a COMMAND write carries, as the program staged it.
 #[derive(Clone, Copy, Debug)]
