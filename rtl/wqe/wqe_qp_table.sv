@@ -84,6 +84,9 @@ module wqe_qp_table #(
     localparam logic [2:0] ST_ERR   = wqe_fmt_pkg::QP_STATE_ERR;
     localparam int         WORDS    = wqe_pkg::CTX_WORDS;
     localparam int         COLS     = wqe_pkg::CTX_COLS;
+    // A command looks its slot up in rows of LR slots (QPS >= 4: at least one bit above a row).
+    localparam int         LB       = SW > 3 ? 3 : SW - 1;
+    localparam int         LR       = 2 ** LB;
 
     // Whether verbs allows a modify from `from` to `to` (QpState::can_modify_to): RESET from
     // anywhere; INIT from RESET and INIT; RTR from INIT; RTS from RTR and RTS; ERR from all but
@@ -114,6 +117,7 @@ module wqe_qp_table #(
     // The command sequencer.
     typedef enum logic [3:0] {
         C_IDLE,    // waiting for cmd_start
+        C_LOOK,    // the slot's valid bit and state
         C_CHECK,   // the checks; QP_DESTROY ends here
         C_WRITE,   // QP_WRITE: words 0..WORDS-1
         C_READ,    // QP_MODIFY: word 0 read...
@@ -127,8 +131,10 @@ module wqe_qp_table #(
     logic [3:0]          c_op_q;
     logic [SW-1:0]       c_slot_q;
     logic                c_slot_ok_q;
-    logic                c_valid_q;  // the slot's valid bit and state, looked up at the start
-    logic [2:0]          c_from_q;
+    logic                c_valid_q;  // the slot's valid bit and state, looked up in two steps:
+    logic [2:0]          c_from_q;   // the row of LR slots that holds it, then the slot
+    logic [LR-1:0]       c_row_valid_q;
+    logic [LR-1:0][2:0]  c_row_state_q;
     logic [2:0]          c_to_q;
     logic [2:0]          c_word_q;
     wqe_pkg::qp_image_t  w0_q;      // word 0 of the slot (its other words unused)
@@ -267,16 +273,21 @@ module wqe_qp_table #(
             case (c_q)
                 C_IDLE: begin
                     if (cmd_start) begin
-                        c_q         <= C_CHECK;
+                        c_q         <= C_LOOK;
                         c_op_q      <= cmd_op;
                         c_slot_q    <= cmd_slot[SW-1:0];
                         c_slot_ok_q <= 32'(cmd_slot) < QPS;
                         c_hot_q     <= {{(QPS-1){1'b0}}, 1'b1} << cmd_slot[SW-1:0];
-                        c_valid_q   <= valid_q[cmd_slot[SW-1:0]];
-                        c_from_q    <= state_q[cmd_slot[SW-1:0]];
+                        c_row_valid_q <= valid_q[LR * cmd_slot[SW-1:LB] +: LR];
+                        c_row_state_q <= state_q[LR * cmd_slot[SW-1:LB] +: LR];
                         c_to_q      <= cmd_state;
                         c_word_q    <= '0;
                     end
+                end
+                C_LOOK: begin
+                    c_q       <= C_CHECK;
+                    c_valid_q <= c_row_valid_q[c_slot_q[LB-1:0]];
+                    c_from_q  <= c_row_state_q[c_slot_q[LB-1:0]];
                 end
                 C_CHECK: begin
                     c_q <= C_IDLE;
