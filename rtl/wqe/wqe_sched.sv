@@ -204,14 +204,13 @@ module wqe_sched #(
     assign ring_req_error = (r_q == R_DB4 && db_valid_q && !db_stale_q && db_far_q)
                          || (r_q == R_CQ3 && cq_err_q);
 
-    // The pending bits' one write per cycle: a command's clear, a doorbell, a take; its slot is
-    // registered the cycle before (but the clear's, which comes registered).
-    logic [SW-1:0] pw_slot_q;
-    logic          left_q;
-    wire           pend_we   = (r_q == R_IDLE && ring_clr) || (r_q == R_DB4 && db_move)
-                            || r_q == R_TAKE3;
-    wire [SW-1:0]  pend_slot = r_q == R_IDLE ? ring_clr_slot : pw_slot_q;
-    wire           pend_val  = r_q == R_TAKE3 ? left_q : r_q == R_DB4;
+    // The pending bits: a command's clear (its slot decoded here; the command runs alone), or
+    // the one write of a doorbell (set) or a take (whether WQEs are left), its slot decoded into
+    // pw_hot_q the cycle before.
+    logic [QPS-1:0] pw_hot_q;
+    logic           left_q;
+    wire            pend_we  = (r_q == R_DB4 && db_move) || r_q == R_TAKE3;
+    wire            pend_val = r_q == R_TAKE3 ? left_q : 1'b1;
 
     // LUT RAM write ports.
     logic          prod_we, cons_we;
@@ -287,7 +286,7 @@ module wqe_sched #(
                 end
                 R_DB3: begin
                     r_q        <= R_DB4;
-                    pw_slot_q  <= req_slot;
+                    pw_hot_q   <= {{(QPS-1){1'b0}}, 1'b1} << req_slot;
                     db_stale_q <= ahead_q[31] || ahead_q <= have_q;
                     db_far_q   <= ahead_q > 32'(lim_q);
                 end
@@ -311,15 +310,19 @@ module wqe_sched #(
                     r_q          <= R_TAKE3;
                     b_q          <= b_q + 32'd1;
                     m_pick_index <= b_q;
-                    pw_slot_q    <= slot_q;
+                    pw_hot_q     <= {{(QPS-1){1'b0}}, 1'b1} << slot_q;
                     // WQEs are left unless this was the last: producer - consumer is 1..2^16.
                     left_q       <= a_q[16:0] - b_q[16:0] != 17'd1;
                 end
                 R_TAKE3: r_q <= R_IDLE;
                 default: r_q <= R_IDLE;
             endcase
-            if (pend_we) begin
-                pending_q[pend_slot] <= pend_val;
+            for (int s = 0; s < QPS; s++) begin
+                if (ring_clr && 32'(ring_clr_slot) == s) begin
+                    pending_q[s] <= 1'b0;
+                end else if (pend_we && pw_hot_q[s]) begin
+                    pending_q[s] <= pend_val;
+                end
             end
             // Completion ring indices.
             if (cq_restart) begin
