@@ -87,7 +87,8 @@ lint: deps lint-rtl
 # The other parameterisations the co-simulation builds (sim/build/duts.rs), linted as well:
 # `top:PARAM=VALUE`.
 LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPUT=48 \
-               rss_pipeline:DATA_BYTES=64 tso_segmenter:DATA_W=512 wqe_ctrl:QPS=8 wqe_ctrl:MRS=8
+               rss_pipeline:DATA_BYTES=64 tso_segmenter:DATA_W=512 wqe_icrc:DATA_BYTES=64 \
+               wqe_mr:MRS=8 wqe_ctrl:QPS=8 wqe_ctrl:MRS=8
 
 # Each module is linted as the top, with the first list (in name order) that holds it, so that
 # unused ports and parameters of leaves show too, and a module that needs a file its list lacks
@@ -114,7 +115,9 @@ sim: deps
 	$(CARGO) test -p rocenic-sim
 
 ## interop: TSO segments from the RTL and the model (byte-identical) read by tshark with IPv4 and
-## TCP checksum validation; fails on a bad checksum, a malformed packet or an expert error.
+## TCP checksum validation; fails on a bad checksum, a malformed packet or an expert error. Then
+## the RoCEv2 frames of `rocenic send` scenarios, read by tshark with the same rules (the one
+## accepted note: the zero UDP checksum of IPv6 RoCEv2), their ICRCs checked by `rocenic icrc`.
 interop: deps
 	$(CARGO) build -q -p rocenic
 	tests/interop.sh
@@ -126,6 +129,7 @@ interop: deps
 bench: deps
 	$(CARGO) bench -p rocenic-model --bench model
 	$(CARGO) bench -p rocenic-sim --bench cosim
+	$(CARGO) bench -p rocenic-sim --bench wqe
 	$(CARGO) bench -p rocenic --no-default-features --bench memory
 
 fmt:

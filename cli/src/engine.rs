@@ -1,8 +1,8 @@
 //! `--engine`: where a command's results are computed, one choice for every command.
 //!
 //! A command states what it computes as a unit trait of its own (`entropy::Unit`, `rss::Unit`,
-//! `tso::Unit`, `toeplitz::Unit`); the back-ends implement the units they have hardware for, in
-//! `engine/model.rs`, `engine/rtl.rs` and `engine/serial.rs`; and the matches below are the one
+//! `tso::Unit`, `toeplitz::Unit`, `send::Unit`); the back-ends implement the units they have
+//! hardware for, in `engine/model.rs`, `engine/rtl.rs` and `engine/serial.rs`; and the matches below are the one
 //! place that says which engine runs which command. A command opens its unit where it used to
 //! open its engine, so an engine that does not run it is refused before any result is written.
 
@@ -11,7 +11,7 @@ mod model;
 mod rtl;
 mod serial;
 
-use crate::{entropy, rss, toeplitz, tso, Failure};
+use crate::{entropy, rss, send, toeplitz, tso, Failure};
 use clap::ValueEnum;
 use std::fmt;
 
@@ -113,6 +113,19 @@ impl Engine {
             Engine::Rtl => return Err(no_rtl()),
             Engine::Serial(_) => return Err(self.refuse("tso", "model or rtl")),
         })
+    }
+
+    /// The unit behind `rocenic send`: the model or the co-simulated WQE engine; the boards
+    /// have none.
+    pub fn send(&self) -> Result<Box<dyn send::Unit>, Failure> {
+        match self {
+            Engine::Model => Ok(Box::new(model::Model::default())),
+            #[cfg(feature = "rtl")]
+            Engine::Rtl => Ok(Box::new(rtl::Rtl::default())),
+            #[cfg(not(feature = "rtl"))]
+            Engine::Rtl => Err(no_rtl()),
+            Engine::Serial(_) => Err(self.refuse("send", "model or rtl")),
+        }
     }
 
     /// The unit behind `rocenic toeplitz`: the model only (the hardware's hash runs behind

@@ -12,6 +12,7 @@ mod icrc;
 mod output;
 mod pcapio;
 mod rss;
+mod send;
 mod toeplitz;
 mod tso;
 
@@ -38,6 +39,9 @@ enum Command {
     Rss(rss::Args),
     /// Cut every oversized TCP packet of a pcap into MSS-sized segments, as the NIC's TSO does.
     Tso(tso::Args),
+    /// Run a scenario of QPs and work requests through the send engine: frames to a pcap,
+    /// completions to a CSV.
+    Send(send::Args),
     /// Golden-model checks: export vectors, check a device's results and real captures.
     Golden(golden::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Icrc(args) => icrc::run(args),
         Command::Rss(args) => rss::run(args),
         Command::Tso(args) => tso::run(args),
+        Command::Send(args) => send::run(args),
         Command::Golden(args) => golden::run(args),
         Command::Demo => demo::run(),
     };

@@ -12,7 +12,6 @@
 // flight, so a completion never has to wait for space here; cqe_written tells it that the
 // index was used. Write completions come back in any order; a failed one raises cq_fault.
 module wqe_cq
-    import wqe_dp_pkg::*;
 #(
     parameter int TAG_W = 2   // write tags: up to 2^TAG_W writes outstanding
 ) (
@@ -20,7 +19,7 @@ module wqe_cq
     input  wire              rst,
     input  wire              s_cqe_valid,
     output logic             s_cqe_ready,
-    input  wire cqe_t        s_cqe,
+    input  wire wqe_dp_pkg::cqe_t        s_cqe,
     input  wire [63:0]       cq_base,
     input  wire [4:0]        cq_log2,
     input  wire [31:0]       cq_producer,
@@ -43,7 +42,7 @@ module wqe_cq
 
     logic [1:0]       beat_q;
     logic             busy_q;
-    cqe_t             c_q;
+    wqe_dp_pkg::cqe_t             c_q;
     logic [63:0]      addr_q;
     logic             phase_q;
     logic [TAG_W-1:0] tag_q;

@@ -1,5 +1,6 @@
 // The WQE engine's data path: fetch, checks, gather, packet buffer, sender, completions.
 -f rtl/wqe/wqe_fmt.f
+rtl/wqe/wqe_frame_pkg.sv
 rtl/wqe/wqe_dp_pkg.sv
 -f rtl/common/common.f
 -f rtl/entropy/entropy_unit.f

@@ -13,7 +13,6 @@
 // DMA reads: fetch and gather share the read port; fetch has tag 2^TAG_W - 1, the pieces the
 // others. A response beat goes to fetch or to the packet buffer by its tag.
 module wqe_dp
-    import wqe_dp_pkg::*;
 #(
     parameter int QPS     = 64,  // QP slots
     parameter int MAX_SGE = 16,  // data segments a WQE may have
@@ -25,7 +24,7 @@ module wqe_dp
     // control plane
     input  wire                  s_pick_valid,
     output logic                 s_pick_ready,
-    input  wire pick_t           s_pick,
+    input  wire wqe_dp_pkg::pick_t           s_pick,
     input  wire [QPS-1:0]        qp_err,
     output logic                 err_set_valid,
     output logic [7:0]           err_set_slot,
@@ -82,7 +81,7 @@ module wqe_dp
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
-    output frame_desc_t          m_desc,
+    output wqe_frame_pkg::desc_t          m_desc,
     output logic                 m_pay_tvalid,
     input  wire                  m_pay_tready,
     output logic [63:0]          m_pay_tdata,
@@ -100,7 +99,7 @@ module wqe_dp
     logic [TAG_W-1:0]  f_req_tag;
     logic              f_rsp_ready;
     logic              fw_valid, fw_ready, fw_buf;
-    pick_t             fw_pick;
+    wqe_dp_pkg::pick_t             fw_pick;
     logic [4:0]        fw_status;
     logic [6:0]        fw_blocks;
     logic              rd_buf, buf_free_valid, buf_free_id;
@@ -124,9 +123,9 @@ module wqe_dp
 
     // ---- checks ---------------------------------------------------------------------------
     logic  pw_valid, pw_ready;
-    wqe_t  pw;
+    wqe_dp_pkg::wqe_t  pw;
     logic  ps_valid, ps_ready, pi_valid, pi_ready;
-    sge_t  ps;
+    wqe_dp_pkg::sge_t  ps;
     logic [63:0] pi;
 
     wqe_parse #(.MAX_SGE(MAX_SGE)) u_parse (
@@ -143,9 +142,9 @@ module wqe_dp
 
     // Data segments and inline words wait for the planner: two WQEs' worth.
     logic  gs_valid, gs_ready, gi_valid, gi_ready;
-    sge_t  gs;
+    wqe_dp_pkg::sge_t  gs;
     logic [63:0] gi;
-    stream_fifo #(.WIDTH($bits(sge_t)), .DEPTH_LOG2(5)) u_sge_fifo (
+    stream_fifo #(.WIDTH($bits(ps)), .DEPTH_LOG2(5)) u_sge_fifo (
         .clk, .rst, .s_valid(ps_valid), .s_ready(ps_ready), .s_data(ps),
         .m_valid(gs_valid), .m_ready(gs_ready), .m_data(gs)
     );
@@ -156,7 +155,7 @@ module wqe_dp
 
     // ---- gather ---------------------------------------------------------------------------
     logic              gc_valid, gc_ready, gp_valid, gp_ready, gpc_valid, gpc_ready;
-    wqe_t              gc;
+    wqe_dp_pkg::wqe_t              gc;
     logic [19:0]       gc_packets;
     logic [12:0]       gp_len;
     logic [TAGS-1:0]   gp_tags;
@@ -240,7 +239,7 @@ module wqe_dp
 
     // Commit, packet and piece records wait for the sender, so the planner runs ahead.
     logic            ec_valid, ec_ready, ep_valid, ep_ready, epc_valid, epc_ready;
-    wqe_t            ec;
+    wqe_dp_pkg::wqe_t            ec;
     logic [19:0]     ec_packets;
     logic [12:0]     ep_len;
     logic [TAGS-1:0] ep_tags;
@@ -249,7 +248,7 @@ module wqe_dp
     logic [BUF_W-1:0] epc_base;
     logic [12:0]     epc_len;
 
-    stream_fifo #(.WIDTH($bits(wqe_t) + 20), .DEPTH_LOG2(2)) u_commit_fifo (
+    stream_fifo #(.WIDTH($bits(gc) + 20), .DEPTH_LOG2(2)) u_commit_fifo (
         .clk, .rst, .s_valid(gc_valid), .s_ready(gc_ready), .s_data({gc, gc_packets}),
         .m_valid(ec_valid), .m_ready(ec_ready), .m_data({ec, ec_packets})
     );
@@ -279,7 +278,7 @@ module wqe_dp
 
     // ---- sender ---------------------------------------------------------------------------
     logic        cq_valid, cq_ready;
-    cqe_t        cq;
+    wqe_dp_pkg::cqe_t        cq;
     logic        pay_valid, pay_ready, pay_last;
     logic [63:0] pay_data;
     logic [3:0]  pay_bytes;
@@ -304,10 +303,21 @@ module wqe_dp
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
     );
 
+    // The payload words come straight off the packet buffer's read port: registered here
+    // before wqe_concat shifts them.
+    logic        pr_valid, pr_ready, pr_last;
+    logic [63:0] pr_data;
+    logic [3:0]  pr_bytes;
+    skid_buffer #(.WIDTH(64 + 4 + 1)) u_pay_slice (
+        .clk, .rst,
+        .s_valid(pay_valid), .s_ready(pay_ready), .s_data({pay_data, pay_bytes, pay_last}),
+        .m_valid(pr_valid), .m_ready(pr_ready), .m_data({pr_data, pr_bytes, pr_last})
+    );
+
     wqe_concat u_concat (
         .clk, .rst,
-        .s_valid(pay_valid), .s_ready(pay_ready), .s_data(pay_data), .s_bytes(pay_bytes),
-        .s_last(pay_last),
+        .s_valid(pr_valid), .s_ready(pr_ready), .s_data(pr_data), .s_bytes(pr_bytes),
+        .s_last(pr_last),
         .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready), .m_axis_tdata(m_pay_tdata),
         .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast)
     );
@@ -332,6 +342,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pr_valid && !m_pay_tvalid;
 
 endmodule

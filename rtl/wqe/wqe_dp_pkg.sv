@@ -10,18 +10,8 @@
 // the QP context it needs, the pick it starts from, and the checked WQE it sends.
 package wqe_dp_pkg;
 
-    // Completion statuses and WQE opcodes, under the data path's short names; the codes are
-    // generated from the model (wqe_fmt_pkg).
-    localparam logic [4:0] ST_SUCCESS   = wqe_fmt_pkg::STATUS_SUCCESS;
-    localparam logic [4:0] ST_LOC_LEN   = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
-    localparam logic [4:0] ST_LOC_QP_OP = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
-    localparam logic [4:0] ST_LOC_PROT  = wqe_fmt_pkg::STATUS_LOC_PROT_ERR;
-    localparam logic [4:0] ST_FLUSH     = wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
-    localparam logic [4:0] ST_GENERAL   = wqe_fmt_pkg::STATUS_GENERAL_ERR;
-    localparam logic [7:0] OP_RDMA_WRITE     = wqe_fmt_pkg::OPCODE_RDMA_WRITE;
-    localparam logic [7:0] OP_RDMA_WRITE_IMM = wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
-    localparam logic [7:0] OP_SEND           = wqe_fmt_pkg::OPCODE_SEND;
-    localparam logic [7:0] OP_SEND_IMM       = wqe_fmt_pkg::OPCODE_SEND_IMM;
+    // Status and opcode codes: wqe_fmt_pkg's (generated from the model), named in full where
+    // they are used (Yosys reads a package constant only from a module, not from a package).
 
     // The QP context fields the data path reads, as the control plane hands them over with a
     // pick (a snapshot: commands wait for the data path to be idle, so it cannot go stale).
@@ -93,37 +83,9 @@ package wqe_dp_pkg;
         logic [31:0] len;
     } sge_t;
 
-    // One packet for the frame builder: where it goes and its transport headers (the payload
-    // follows on its own stream). The byte layouts are model/src/wqe/frame.rs's.
-    typedef struct packed {
-        logic         vlan;
-        logic [11:0]  vid;
-        logic [2:0]   pcp;
-        logic         ipv6;
-        logic [127:0] src_ip;      // IPv4 in [31:0], first octet in [31:24]
-        logic [127:0] dst_ip;
-        logic [47:0]  src_mac;     // first octet in [47:40]
-        logic [47:0]  dst_mac;
-        logic [7:0]   tclass;
-        logic [7:0]   hop_limit;
-        logic [19:0]  flow_label;
-        logic [15:0]  udp_sport;
-        logic [7:0]   opcode;      // BTH
-        logic         se;
-        logic [23:0]  dest_qpn;
-        logic         ack_req;
-        logic [23:0]  psn;
-        logic         reth_en;
-        logic [63:0]  va;
-        logic [31:0]  rkey;
-        logic [31:0]  dma_len;
-        logic         deth_en;
-        logic [31:0]  qkey;
-        logic [23:0]  src_qpn;
-        logic         imm_en;
-        logic [31:0]  imm;
-        logic [12:0]  payload_len; // 0..4096
-    } frame_desc_t;
+    // One packet for the frame builder is wqe_frame_pkg::desc_t (its fields are
+    // model/src/wqe/frame.rs's Route and Transport).
+
 
     // One completion to write (model::wqe::Cqe without the phase, which the writer adds).
     typedef struct packed {

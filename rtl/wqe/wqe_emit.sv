@@ -15,7 +15,6 @@
 // Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
 // next WQE of that QP even if it was planned already.
 module wqe_emit
-    import wqe_dp_pkg::*;
 #(
     parameter int QPS   = 64,   // QP slots
     parameter int TAG_W = 4,    // DMA tag width
@@ -26,7 +25,7 @@ module wqe_emit
     // from wqe_gather
     input  wire                  s_commit_valid,
     output logic                 s_commit_ready,
-    input  wire wqe_t            s_commit,
+    input  wire wqe_dp_pkg::wqe_t            s_commit,
     input  wire [19:0]           s_commit_packets,
     input  wire                  s_pkt_valid,
     output logic                 s_pkt_ready,
@@ -66,7 +65,7 @@ module wqe_emit
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
-    output frame_desc_t          m_desc,
+    output wqe_frame_pkg::desc_t          m_desc,
     output logic                 m_pay_valid,
     input  wire                  m_pay_ready,
     output logic [63:0]          m_pay_data,
@@ -75,15 +74,15 @@ module wqe_emit
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
-    output cqe_t                 m_cqe
+    output wqe_dp_pkg::cqe_t                 m_cqe
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_ENT, S_PKT, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
     } state_t;
     state_t state_q;
 
-    wqe_t        w_q;
+    wqe_dp_pkg::wqe_t        w_q;
     logic [19:0] left_q;            // packets not yet taken
     logic [19:0] index_q;           // index of the current packet in the message
     logic        drop_q;            // the WQE's packets are dropped (flush or fault)
@@ -102,16 +101,15 @@ module wqe_emit
     logic        rlast_q;           // it is the piece's last word
     logic        piece_last_q;      // this piece is the packet's last
 
-    // Fields the earlier stages used (the status and signaled bit are read from s_commit).
-    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en, w_q.status,
-                      w_q.signaled};
+    // Fields the earlier stages used.
+    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
 
     wire ud      = w_q.ctx.ud;
     wire first   = index_q == 20'd0;
     wire last    = left_q == 20'd1;
-    wire is_write = w_q.opcode == OP_RDMA_WRITE[1:0] || w_q.opcode == OP_RDMA_WRITE_IMM[1:0];
-    wire has_imm  = w_q.opcode == OP_RDMA_WRITE_IMM[1:0] || w_q.opcode == OP_SEND_IMM[1:0];
-    wire ud_ok    = s_commit.ctx.ud && s_commit.status == ST_SUCCESS;
+    wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
+    wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
+    wire ud_ok    = w_q.ctx.ud && w_q.status == wqe_fmt_pkg::STATUS_SUCCESS;
 
     // BTH opcode (model/src/wqe/packets.rs).
     logic [7:0] bth_op;
@@ -134,7 +132,7 @@ module wqe_emit
     always_comb begin
         m_desc = '0;
         if (ud) begin
-            m_desc.vlan       = w_q.vlan;
+            m_desc.vlan_en    = w_q.vlan;
             m_desc.vid        = w_q.vid;
             m_desc.pcp        = w_q.pcp;
             m_desc.ipv6       = !ud_v4;
@@ -148,7 +146,7 @@ module wqe_emit
             m_desc.udp_sport  = ent_port_q;
             m_desc.dest_qpn   = w_q.dqpn;
         end else begin
-            m_desc.vlan       = w_q.ctx.vlan;
+            m_desc.vlan_en    = w_q.ctx.vlan;
             m_desc.vid        = w_q.ctx.vid;
             m_desc.pcp        = w_q.ctx.pcp;
             m_desc.ipv6       = w_q.ctx.ipv6;
@@ -163,7 +161,7 @@ module wqe_emit
             m_desc.dest_qpn   = w_q.ctx.dest_qpn;
         end
         m_desc.opcode      = bth_op;
-        m_desc.se          = last && w_q.solicited && w_q.opcode != OP_RDMA_WRITE[1:0];
+        m_desc.se          = last && w_q.solicited && {6'b0, w_q.opcode} != wqe_fmt_pkg::OPCODE_RDMA_WRITE;
         m_desc.ack_req     = last && !ud;
         m_desc.psn         = psn_q;
         m_desc.reth_en     = first && is_write && !ud;
@@ -182,16 +180,21 @@ module wqe_emit
     assign s_ent_ready    = state_q == S_ENT;
     assign s_pkt_ready    = state_q == S_NEXT;
     assign m_desc_valid   = state_q == S_DESC;
-    wire pkt_ready_now = s_pkt_valid && (tag_done & s_pkt_tags) == s_pkt_tags;
-    wire pkt_fault     = (tag_err & s_pkt_tags) != '0;
-    assign psn_take_valid = state_q == S_PKT && pkt_ready_now && !drop_q && !pkt_fault;
+    // Whether a packet's pieces are all in (and whether one faulted) is registered in S_PKT and
+    // acted on in S_PKT2: the tag compare fans out to the whole commit decision.
+    logic pkt_in_q, pkt_fault_q;
+    assign psn_take_valid = state_q == S_PKT2 && pkt_in_q && !drop_q && !pkt_fault_q;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
-    assign m_cqe          = '{wr_id: w_q.wr_id, qpn: w_q.ctx.qpn,
-                              byte_len: status_q == ST_SUCCESS ? w_q.len : 32'd0,
-                              index: w_q.index,
-                              opcode: w_q.opcode_known ? w_q.opcode_raw : 8'hFF,
-                              status: status_q};
+    always_comb begin
+        m_cqe          = '0;
+        m_cqe.wr_id    = w_q.wr_id;
+        m_cqe.qpn      = w_q.ctx.qpn;
+        m_cqe.byte_len = status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0;
+        m_cqe.index    = w_q.index;
+        m_cqe.opcode   = w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
+        m_cqe.status   = status_q;
+    end
 
     // Piece streaming: the piece's words are read in order, one per cycle; a word wqe_concat
     // does not take is read again (the read port re-reads the address before rd_q).
@@ -232,37 +235,48 @@ module wqe_emit
                     w_q     <= s_commit;
                     left_q  <= s_commit_packets;
                     index_q <= '0;
-                    // Decided against the QP's state after every earlier WQE.
-                    if (qp_err[s_commit.slot[$clog2(QPS)-1:0]]) begin
+                    state_q <= S_DECIDE;
+                end
+                // Decided against the QP's state after every earlier WQE (from the registered
+                // WQE: the QP's error bit is a wide multiplexer).
+                S_DECIDE: begin
+                    if (qp_err[w_q.slot[$clog2(QPS)-1:0]]) begin
                         drop_q    <= 1'b1;
-                        status_q  <= ST_FLUSH;
+                        status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                         cqe_due_q <= 1'b1;
-                    end else if (s_commit.status != ST_SUCCESS) begin
+                    end else if (w_q.status != wqe_fmt_pkg::STATUS_SUCCESS) begin
                         drop_q        <= 1'b1;
-                        status_q      <= s_commit.status;
+                        status_q      <= w_q.status;
                         cqe_due_q     <= 1'b1;
                         err_set_valid <= 1'b1;
-                        err_set_slot  <= s_commit.slot;
+                        err_set_slot  <= w_q.slot;
                     end else begin
                         drop_q    <= 1'b0;
-                        status_q  <= ST_SUCCESS;
-                        cqe_due_q <= s_commit.signaled;
+                        status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
+                        cqe_due_q <= w_q.signaled;
                     end
-                    state_q <= ud_ok ? S_ENT : (s_commit_packets == 20'd0 ? S_END : S_PKT);
+                    state_q <= ud_ok ? S_ENT : (left_q == 20'd0 ? S_END : S_PKT);
                 end
                 S_ENT: if (s_ent_valid) begin
                     ent_fl_q   <= s_ent_flow_label;
                     ent_port_q <= s_ent_udp_sport;
                     state_q    <= S_PKT;
                 end
-                S_PKT: if (pkt_ready_now) begin
-                    pieces_q  <= s_pkt_pieces;
-                    pkt_len_q <= s_pkt_len;
-                    if (drop_q) begin
+                S_PKT: if (s_pkt_valid) begin
+                    pkt_in_q    <= (tag_done & s_pkt_tags) == s_pkt_tags;
+                    pkt_fault_q <= (tag_err & s_pkt_tags) != '0;
+                    pieces_q    <= s_pkt_pieces;
+                    pkt_len_q   <= s_pkt_len;
+                    state_q     <= S_PKT2;
+                end
+                S_PKT2: begin
+                    if (!pkt_in_q) begin
+                        state_q <= S_PKT;                      // look again
+                    end else if (drop_q) begin
                         state_q <= S_DROP;
-                    end else if (pkt_fault) begin
+                    end else if (pkt_fault_q) begin
                         drop_q        <= 1'b1;
-                        status_q      <= ST_GENERAL;
+                        status_q      <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                         cqe_due_q     <= 1'b1;
                         err_set_valid <= 1'b1;
                         err_set_slot  <= w_q.slot;

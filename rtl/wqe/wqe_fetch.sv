@@ -3,19 +3,21 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// WQE fetch: reads the WQE of each pick from host memory into one of two WQE buffers, in two
-// DMA reads as the model's queues do (docs/wqe.md, "Scheduling"): the first block, whose
-// control segment says how many blocks the WQE has, then the rest.
+// WQE fetch: reads the WQE of each pick from host memory into one of two WQE buffers, as the
+// model's queues do (docs/wqe.md, "Scheduling"): the first block, whose control segment says
+// how many blocks the WQE has, then the rest. When the ring's slots are two blocks or more, the
+// first read takes two blocks, so a WQE of up to two blocks (a UD SEND with one data segment)
+// costs one read's latency, not two. If that read faults, block 0 is read alone and the model's
+// two-read order decides, so a fault in block 1 still reports block 0's fields.
 //
 // Outcomes handed to wqe_parse with the buffer (meta_status):
-//   ST_SUCCESS    the whole WQE is in the buffer;
-//   ST_LOC_QP_OP  BLOCKS is 0 or larger than the ring's stride (block 0 is in the buffer);
-//   ST_GENERAL    a read faulted (meta_bytes says whether block 0 arrived: 0 or 64).
+//   wqe_fmt_pkg::STATUS_SUCCESS    the whole WQE is in the buffer;
+//   wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR  BLOCKS is 0 or larger than the ring's stride (block 0 is in the buffer);
+//   wqe_fmt_pkg::STATUS_GENERAL_ERR    a read faulted (meta_bytes says whether block 0 arrived: 0 or 64).
 //
 // Two buffers, so that the parse of one WQE overlaps the fetch of the next; parse frees a
 // buffer with buf_free. One read is outstanding at a time, under tag TAG.
 module wqe_fetch
-    import wqe_dp_pkg::*;
 #(
     parameter int DATA_BYTES = 8,   // DMA beat bytes; only 8 (64-bit) is supported
     parameter int TAG_W      = 4,   // DMA tag width
@@ -26,7 +28,7 @@ module wqe_fetch
     // picks from the scheduler
     input  wire                    s_pick_valid,
     output logic                   s_pick_ready,
-    input  wire pick_t             s_pick,
+    input  wire wqe_dp_pkg::pick_t             s_pick,
     // DMA read requests
     output logic                   m_rd_req_valid,
     input  wire                    m_rd_req_ready,
@@ -42,7 +44,7 @@ module wqe_fetch
     // the fetched WQE, to wqe_parse
     output logic                   m_wqe_valid,
     input  wire                    m_wqe_ready,
-    output pick_t                  m_wqe_pick,
+    output wqe_dp_pkg::pick_t                  m_wqe_pick,
     output logic [4:0]             m_wqe_status,
     output logic [6:0]             m_wqe_bytes64,  // 64-byte blocks in the buffer: 0, 1 or BLOCKS
     output logic                   m_wqe_buf,
@@ -63,13 +65,15 @@ module wqe_fetch
     logic [1:0]  busy_q;              // buffer holds a WQE not yet freed by parse
 
     typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;
+    // (S_REQ0 and S_WAIT0 serve both the first read and, after a fault, block 0 alone.)
     state_t      state_q;
-    pick_t       pick_q;
+    wqe_dp_pkg::pick_t       pick_q;
     logic        buf_q;               // the buffer being filled
     logic [6:0]  word_q;              // next word written in it
     logic [4:0]  status_q;
     logic [6:0]  blocks_q;            // blocks read so far
     logic [4:0]  want_q;              // BLOCKS of the WQE
+    logic        two_q;               // the first read takes two blocks
 
     wire [4:0] stride_blocks = 5'd1 << pick_q.stride_log2;
     wire       free_buf      = busy_q[0] ? 1'b1 : 1'b0;     // lowest free buffer
@@ -77,8 +81,9 @@ module wqe_fetch
 
     assign s_pick_ready   = state_q == S_IDLE && any_free;
     assign m_rd_req_valid = state_q == S_REQ0 || state_q == S_REQ1;
-    assign m_rd_req_addr  = state_q == S_REQ0 ? pick_q.addr : pick_q.addr + 64'd64;
-    assign m_rd_req_len   = state_q == S_REQ0 ? 13'd64 : {2'b0, want_q - 5'd1, 6'd0};
+    assign m_rd_req_addr  = state_q == S_REQ0 ? pick_q.addr : pick_q.addr + (two_q ? 64'd128 : 64'd64);
+    assign m_rd_req_len   = state_q == S_REQ0 ? (two_q ? 13'd128 : 13'd64)
+                          : {2'b0, want_q - (two_q ? 5'd2 : 5'd1), 6'd0};
     assign m_rd_req_tag   = TAG_W'(TAG);
     assign s_rd_ready     = state_q == S_WAIT0 || state_q == S_WAIT1;
     assign m_wqe_valid    = state_q == S_HAND;
@@ -114,6 +119,7 @@ module wqe_fetch
                     buf_q    <= free_buf;
                     word_q   <= '0;
                     blocks_q <= '0;
+                    two_q    <= s_pick.stride_log2 != 3'd0;
                     state_q  <= S_REQ0;
                 end
                 S_REQ0: if (m_rd_req_ready) begin
@@ -125,17 +131,23 @@ module wqe_fetch
                         blocks_byte_q <= s_rd_data[23:16];
                     end
                     if (s_rd_last) begin
-                        if (s_rd_err) begin
-                            status_q <= ST_GENERAL;
+                        if (s_rd_err && two_q) begin
+                            // Which block faulted decides: read block 0 alone.
+                            two_q   <= 1'b0;
+                            word_q  <= '0;
+                            state_q <= S_REQ0;
+                        end else if (s_rd_err) begin
+                            status_q <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                             state_q  <= S_HAND;
                         end else begin
                             blocks_q <= 7'd1;
                             // word 0 arrives before the last beat of a 64-byte read
                             if (blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks}) begin
-                                status_q <= ST_LOC_QP_OP;
+                                status_q <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
                                 state_q  <= S_HAND;
-                            end else if (blocks_byte_q == 8'd1) begin
-                                status_q <= ST_SUCCESS;
+                            end else if (blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2)) begin
+                                blocks_q <= {4'b0, blocks_byte_q[2:0]};
+                                status_q <= wqe_fmt_pkg::STATUS_SUCCESS;
                                 state_q  <= S_HAND;
                             end else begin
                                 want_q  <= blocks_byte_q[4:0];
@@ -150,8 +162,8 @@ module wqe_fetch
                 S_WAIT1: if (beat) begin
                     word_q <= word_q + 7'd1;
                     if (s_rd_last) begin
-                        status_q <= s_rd_err ? ST_GENERAL : ST_SUCCESS;
-                        blocks_q <= s_rd_err ? 7'd1 : {2'b0, want_q};
+                        status_q <= s_rd_err ? wqe_fmt_pkg::STATUS_GENERAL_ERR : wqe_fmt_pkg::STATUS_SUCCESS;
+                        blocks_q <= s_rd_err ? 7'd1 : {2'b0, want_q};   // block 0 is in either way
                         state_q  <= S_HAND;
                     end
                 end

@@ -16,7 +16,6 @@
 // Buffer space is taken in whole pieces, in order, as a ring: a piece starts on a word, so a
 // piece of n bytes takes ceil(n / 8) words; wqe_emit returns them in the same order.
 module wqe_gather
-    import wqe_dp_pkg::*;
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
     parameter int BUF_W  = 11    // log2 of the packet buffer's 64-bit words
@@ -26,17 +25,17 @@ module wqe_gather
     // from wqe_parse
     input  wire                  s_wqe_valid,
     output logic                 s_wqe_ready,
-    input  wire wqe_t            s_wqe,
+    input  wire wqe_dp_pkg::wqe_t            s_wqe,
     input  wire                  s_sge_valid,
     output logic                 s_sge_ready,
-    input  wire sge_t            s_sge,
+    input  wire wqe_dp_pkg::sge_t            s_sge,
     input  wire                  s_inl_valid,
     output logic                 s_inl_ready,
     input  wire [63:0]           s_inl_data,
     // to wqe_emit: the WQE (with its packet count), then its packets
     output logic                 m_commit_valid,
     input  wire                  m_commit_ready,
-    output wqe_t                 m_commit,
+    output wqe_dp_pkg::wqe_t                 m_commit,
     output logic [19:0]          m_commit_packets,
     output logic                 m_pkt_valid,
     input  wire                  m_pkt_ready,
@@ -77,18 +76,24 @@ module wqe_gather
     localparam int TAGS = 2 ** TAG_W - 1;
 
     typedef enum logic [3:0] {
-        S_IDLE, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
+        S_IDLE, S_COUNT, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
     } state_t;
     state_t state_q;
 
-    wqe_t        w_q;
+    wqe_dp_pkg::wqe_t        w_q;
     logic [12:0] mtu_q;
     logic [31:0] off_q;            // message bytes planned
     logic [19:0] packets_q;
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
     logic [4:0]  pkt_pieces_q;
-    logic [31:0] sge_off_q;        // bytes of the head SGE already planned
+    // The head data segment: where its unplanned bytes start and how many there are. Sizing a
+    // piece (S_PIECE) and allocating it (S_ALLOC) take a cycle each, for the clock.
+    logic        sge_loaded_q;
+    logic [63:0] sge_addr_q;
+    logic [31:0] sge_rem_q;
+    logic        ends_sge_q;       // the piece takes the rest of the head segment
+    logic [10:0] piece_words_q;
     logic [BUF_W:0] alloc_q;       // words handed out (ring pointer)
     logic [TAG_W-1:0] tag_q;
     logic [BUF_W-1:0] base_q;
@@ -110,14 +115,22 @@ module wqe_gather
         end
     end
 
-    // The piece the head of the SGE FIFO (or the inline data) gives this packet.
-    wire [31:0] sge_avail  = s_sge.len - sge_off_q;
-    wire [12:0] piece_len  = w_q.inline_en ? pkt_rem_q
-                           : (sge_avail < {19'b0, pkt_rem_q} ? sge_avail[12:0] : pkt_rem_q);
-    wire [10:0] piece_words = 11'((piece_len + 13'd7) >> 3);
+    // The piece the head segment (or the inline data) gives this packet: the rest of the
+    // packet, or the rest of the segment when that is shorter.
+    wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_rem_q;
+    wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_rem_q;
+    // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
+    // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
+    // direction then: the emitter frees words and tags, it never takes them.
     wire [BUF_W:0] used     = alloc_q - free_ptr;
-    wire           room     = {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words} <= (BUF_W + 2)'(2 ** BUF_W);
-    wire           can_plan = tag_free && room && (w_q.inline_en || s_sge_valid);
+    logic          room_q, tag_free_q, settle_q;
+    logic [TAG_W-1:0] free_tag_q;
+    always_ff @(posedge clk) begin
+        room_q     <= {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
+        tag_free_q <= tag_free;
+        free_tag_q <= free_tag;
+    end
+    wire           can_plan = settle_q && room_q && tag_free_q;
 
     assign s_wqe_ready      = state_q == S_IDLE;
     assign m_commit_valid   = state_q == S_COMMIT;
@@ -128,7 +141,7 @@ module wqe_gather
     assign m_ent_rqpn       = w_q.dqpn;
     assign m_ent_fl         = w_q.flow_label;
     assign m_rd_req_valid   = state_q == S_REQ;
-    assign m_rd_req_addr    = s_sge.addr + {32'b0, sge_off_q};
+    assign m_rd_req_addr    = sge_addr_q;
     assign m_rd_req_len     = piece_len_q;
     assign m_rd_req_tag     = tag_q;
     assign m_piece_valid    = state_q == S_PIECE_OUT;
@@ -139,8 +152,8 @@ module wqe_gather
     assign m_pkt_len        = pkt_len_q;
     assign m_pkt_tags       = pkt_tags_q;
     assign m_pkt_pieces     = pkt_pieces_q;
-    assign tag_alloc_valid  = state_q == S_PIECE && can_plan;
-    assign tag_alloc_tag    = free_tag;
+    assign tag_alloc_valid  = state_q == S_ALLOC && can_plan;
+    assign tag_alloc_tag    = free_tag_q;
     assign tag_alloc_base   = alloc_q[BUF_W-1:0];
     assign inl_wr_valid     = state_q == S_COPY && s_inl_valid;
     assign inl_wr_addr      = copy_addr_q;
@@ -148,9 +161,8 @@ module wqe_gather
     assign inl_wr_done      = copy_left_q == 10'd1;
     assign inl_wr_tag       = tag_q;
     assign s_inl_ready      = state_q == S_COPY && inl_wr_ready;
-    // The head SGE is used up when the DMA request takes its last bytes.
-    assign s_sge_ready      = state_q == S_REQ && m_rd_req_ready
-                           && sge_off_q + {19'b0, piece_len_q} == s_sge.len;
+    // The head segment is taken when it is loaded; a new one when the last piece used it up.
+    assign s_sge_ready      = state_q == S_PIECE && !w_q.inline_en && !sge_loaded_q;
 
     wire [31:0] left = w_q.len - off_q;
 
@@ -158,18 +170,21 @@ module wqe_gather
         if (rst) begin
             state_q <= S_IDLE;
             alloc_q <= '0;
-            sge_off_q <= '0;
+            sge_loaded_q <= 1'b0;
         end else begin
             case (state_q)
                 S_IDLE: if (s_wqe_valid) begin
                     w_q       <= s_wqe;
                     mtu_q     <= 13'd128 << s_wqe.ctx.mtu;
                     off_q     <= '0;
+                    state_q   <= S_COUNT;
+                end
+                S_COUNT: begin
                     // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
                     // WQE has none.
-                    packets_q <= s_wqe.status != ST_SUCCESS ? 20'd0
-                               : s_wqe.len == 32'd0 ? 20'd1
-                               : 20'(((s_wqe.len - 32'd1) >> (4'(s_wqe.ctx.mtu) + 4'd7)) + 32'd1);
+                    packets_q <= w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
+                               : w_q.len == 32'd0 ? 20'd1
+                               : 20'(((w_q.len - 32'd1) >> (4'(w_q.ctx.mtu) + 4'd7)) + 32'd1);
                     state_q   <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin
@@ -185,20 +200,41 @@ module wqe_gather
                     pkt_pieces_q <= '0;
                     state_q      <= left == 32'd0 ? S_PKT_OUT : S_PIECE;
                 end
-                S_PIECE: if (can_plan) begin
-                    tag_q       <= free_tag;
+                S_PIECE: begin
+                    if (!w_q.inline_en && !sge_loaded_q) begin
+                        if (s_sge_valid) begin
+                            sge_addr_q   <= s_sge.addr;
+                            sge_rem_q    <= s_sge.len;
+                            sge_loaded_q <= 1'b1;
+                        end
+                    end else begin
+                        piece_len_q   <= piece_len;
+                        piece_words_q <= 11'((piece_len + 13'd7) >> 3);
+                        ends_sge_q    <= !w_q.inline_en && sge_rem_q[31:13] == '0
+                                      && sge_rem_q[12:0] <= pkt_rem_q;
+                        settle_q      <= 1'b0;
+                        state_q       <= S_ALLOC;
+                    end
+                end
+                S_ALLOC: if (!settle_q) begin
+                    settle_q <= 1'b1;
+                end else if (can_plan) begin
+                    tag_q       <= free_tag_q;
                     base_q      <= alloc_q[BUF_W-1:0];
-                    piece_len_q <= piece_len;
-                    alloc_q     <= alloc_q + (BUF_W + 1)'(piece_words);
-                    pkt_tags_q[free_tag] <= 1'b1;
+                    alloc_q     <= alloc_q + (BUF_W + 1)'(piece_words_q);
+                    pkt_tags_q[free_tag_q] <= 1'b1;
                     pkt_pieces_q <= pkt_pieces_q + 5'd1;
-                    copy_left_q <= piece_words[9:0];
+                    copy_left_q <= piece_words_q[9:0];
                     copy_addr_q <= alloc_q[BUF_W-1:0];
                     state_q     <= w_q.inline_en ? S_COPY : S_REQ;
                 end
                 S_REQ: if (m_rd_req_ready) begin
-                    sge_off_q <= s_sge_ready ? 32'd0 : sge_off_q + {19'b0, piece_len_q};
-                    state_q   <= S_PIECE_OUT;
+                    sge_addr_q   <= sge_addr_q + {51'b0, piece_len_q};
+                    sge_rem_q    <= sge_rem_q - {19'b0, piece_len_q};
+                    if (ends_sge_q) begin
+                        sge_loaded_q <= 1'b0;
+                    end
+                    state_q <= S_PIECE_OUT;
                 end
                 S_COPY: if (s_inl_valid && s_inl_ready) begin
                     copy_left_q <= copy_left_q - 10'd1;

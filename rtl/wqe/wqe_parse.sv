@@ -5,7 +5,7 @@
 
 // WQE checks: reads a fetched WQE from its buffer word by word, decodes it, checks it as the
 // model's model/src/wqe/check.rs does (docs/wqe.md, "Checks and statuses"), sends its data
-// segments through the memory-region check, and hands a wqe_t with the status to the sender.
+// segments through the memory-region check, and hands a wqe_dp_pkg::wqe_t with the status to the sender.
 //
 // The WQE's segments are contiguous from word 0 (control, address vector, remote address, data
 // segments or inline data), so the words are read in order, one per cycle, and each is taken
@@ -18,7 +18,6 @@
 // words go out as they are read, which is safe: an inline WQE that gets this far passes (its
 // only later check, the UD MTU, is decided from the control segment before its data).
 module wqe_parse
-    import wqe_dp_pkg::*;
 #(
     parameter int MAX_SGE = 16   // data segments a WQE may have (model: SendEngine::max_sge)
 ) (
@@ -27,7 +26,7 @@ module wqe_parse
     // from wqe_fetch
     input  wire              s_wqe_valid,
     output logic             s_wqe_ready,
-    input  wire pick_t       s_wqe_pick,
+    input  wire wqe_dp_pkg::pick_t       s_wqe_pick,
     input  wire [4:0]        s_wqe_status,
     input  wire [6:0]        s_wqe_blocks,
     input  wire              s_wqe_buf,
@@ -49,10 +48,10 @@ module wqe_parse
     // to the sender
     output logic             m_wqe_valid,
     input  wire              m_wqe_ready,
-    output wqe_t             m_wqe,
+    output wqe_dp_pkg::wqe_t             m_wqe,
     output logic             m_sge_valid,
     input  wire              m_sge_ready,
-    output sge_t             m_sge,
+    output wqe_dp_pkg::sge_t             m_sge,
     output logic             m_inl_valid,
     input  wire              m_inl_ready,
     output logic [63:0]      m_inl_data
@@ -61,17 +60,32 @@ module wqe_parse
     typedef enum logic [2:0] {S_IDLE, S_READ, S_WAIT, S_SGE, S_OUT} state_t;
     state_t state_q;
 
-    pick_t      pick_q;
+    wqe_dp_pkg::pick_t      pick_q;
     logic [4:0] fetch_status_q;
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
 
-    // The word in rd_data this cycle (its read was issued last cycle).
-    logic       rv_q;
-    logic [6:0] ri_q;
+    // A read issued last cycle delivers its word on rd_data now (rv_q, rr_q its index); it goes
+    // into a three-entry queue whose head is the word being looked at (hv, hw, ri_q). Reads are
+    // issued while the queue will have room, so the buffer's read address depends on registers
+    // only and the block RAM's output meets nothing but the queue's registers.
+    logic        rv_q;
+    logic [6:0]  rr_q;
+    logic [63:0] qw_q [3];
+    logic [6:0]  qi_q [3];
+    logic [1:0]  qrd_q, qwr_q;
+    logic [1:0]  qn_q;             // words in the queue
+    wire         hv    = qn_q != 2'd0;
+    wire [63:0]  hw    = qw_q[qrd_q];
+    wire [6:0]   ri_q  = qi_q[qrd_q];
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
+    // The decode stage: a non-data word taken last cycle, decoded from this register (the
+    // buffer's read port is too slow to decode from directly).
+    logic        dv_q;
+    logic [63:0] dw_q;
+    logic [6:0]  di_q;
 
     // Control segment fields.
     logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
@@ -99,17 +113,21 @@ module wqe_parse
     logic [4:0]   mr_seen_q;       // region checks answered
     logic [4:0]   mr_status_q;     // the first failing one, else success
     logic [35:0]  total_q;
-    sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
+    logic [31:0]  len_add_q;           // a segment's length, added to total_q the next cycle
+                                       // (not straight off the buffer's read port: timing)
+    wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
+    logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
+    logic [31:0]  len_q;
 
     // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
     // stride were fetch's. Named unused_* so that lint knows.
     wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
 
     // Decoded control segment (valid once words 0 and 1 are in).
-    wire known     = opcode_q <= OP_SEND_IMM;
-    wire is_write  = opcode_q == OP_RDMA_WRITE || opcode_q == OP_RDMA_WRITE_IMM;
-    wire has_imm   = opcode_q == OP_RDMA_WRITE_IMM || opcode_q == OP_SEND_IMM;
+    wire known     = opcode_q <= wqe_fmt_pkg::OPCODE_SEND_IMM;
+    wire is_write  = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE || opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
+    wire has_imm   = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
@@ -124,36 +142,37 @@ module wqe_parse
                 || (!has_imm && imm_q != 32'b0)
                 || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
                 || seg_end > {3'b0, blocks_b_q, 6'b0}
-                || (pick_q.ctx.ud && !(opcode_q == OP_SEND || opcode_q == OP_SEND_IMM))
+                || (pick_q.ctx.ud && !(opcode_q == wqe_fmt_pkg::OPCODE_SEND || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM))
                 || (av_en != pick_q.ctx.ud)
                 || (!inline_en && nsge_q > 8'(MAX_SGE));
 
-    // The word in rd_data: which part of the WQE it is.
-    wire in_av    = av_en && ri_q >= 7'd4 && ri_q < 7'd10;
-    wire in_raddr = is_write && ri_q >= w_raddr && ri_q < w_data;
+    // The head word: which part of the WQE it is.
+    wire d_av     = av_en && di_q >= 7'd4 && di_q < 7'd10;
+    wire d_raddr  = is_write && di_q >= w_raddr && di_q < w_data;
     wire in_data  = layout_q && ri_q >= w_data;
     wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
     wire inl_word = inline_en && in_data;
 
-    // Can the word in rd_data be taken this cycle?
+    // Can the head word be taken this cycle?
     wire push_ok = !dec_err_q && !nopush_q;
-    wire take = rv_q && (!in_data || !push_ok
-                 || (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1)));
+    // A data word waits until the words before it are decoded (the verdict so far is known).
+    wire take = hv && (!in_data || !push_ok || (!dv_q &&
+                 (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1))));
 
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
-    assign rd_word      = (rv_q && !take) ? ri_q : next_q;
-    wire   issue        = state_q == S_READ && next_q < nwords_q && !(rv_q && !take);
+    assign rd_word      = next_q;
+    wire   issue        = state_q == S_READ && next_q < nwords_q && {1'b0, qn_q} + {2'b0, rv_q} <= 3'd2;
 
     assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
-    assign m_mr_valid   = rv_q && sge_hi && push_ok;
-    assign m_mr_lkey    = rd_data[63:32];
+    assign m_mr_valid   = hv && sge_hi && push_ok && !dv_q;
+    assign m_mr_lkey    = hw[63:32];
     assign m_mr_pd      = pick_q.ctx.pd;
     assign m_mr_addr    = sge_addr_q;
-    assign m_mr_len     = rd_data[31:0];
-    assign m_inl_valid  = rv_q && inl_word && push_ok;
-    assign m_inl_data   = rd_data;
+    assign m_mr_len     = hw[31:0];
+    assign m_inl_valid  = hv && inl_word && push_ok && !dv_q;
+    assign m_inl_data   = hw;
     assign s_mr_ready   = 1'b1;
 
     // The verdict, in the model's order: fetch, decode and operation, the regions (first
@@ -162,18 +181,18 @@ module wqe_parse
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
     logic [4:0] verdict;
     always_comb begin
-        if (fetch_status_q != ST_SUCCESS) begin
+        if (fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = fetch_status_q;
         end else if (dec_err_q) begin
-            verdict = ST_LOC_QP_OP;
-        end else if (mr_status_q != ST_SUCCESS) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+        end else if (mr_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = mr_status_q;
         end else if (!inline_en && total_q > 36'h8000_0000) begin
-            verdict = ST_LOC_LEN;
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else if (pick_q.ctx.ud && msg_len > {19'b0, mtu_bytes}) begin
-            verdict = ST_LOC_LEN;
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else begin
-            verdict = ST_SUCCESS;
+            verdict = wqe_fmt_pkg::STATUS_SUCCESS;
         end
     end
 
@@ -194,12 +213,12 @@ module wqe_parse
         m_wqe.index        = index_q;
         m_wqe.opcode_raw   = opcode_q;
         m_wqe.opcode_known = known && blocks_q != 7'd0;
-        m_wqe.status       = verdict;
+        m_wqe.status       = verdict_q;
         m_wqe.opcode       = opcode_q[1:0];
         m_wqe.signaled     = flags_q[1];
         m_wqe.solicited    = flags_q[2];
         m_wqe.inline_en    = inline_en;
-        m_wqe.len          = msg_len;
+        m_wqe.len          = len_q;
         m_wqe.imm          = imm_q;
         m_wqe.raddr        = raddr_q;
         m_wqe.rkey         = rkey_q;
@@ -223,21 +242,27 @@ module wqe_parse
     // The data-segment table (LUT RAM): written as each segment's second word is taken.
     always_ff @(posedge clk) begin
         if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
-            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= '{addr: sge_addr_q, len: rd_data[31:0]};
+            sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, hw[31:0]};   // sge_t: addr, len
         end
     end
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            state_q <= S_IDLE;
-            rv_q    <= 1'b0;
+            state_q   <= S_IDLE;
+            rv_q      <= 1'b0;
+            qn_q      <= '0;
+            qrd_q     <= '0;
+            qwr_q     <= '0;
+            len_add_q <= '0;
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
-                if (mr_status_q == ST_SUCCESS) begin
+                if (mr_status_q == wqe_fmt_pkg::STATUS_SUCCESS) begin
                     mr_status_q <= s_mr_status;
                 end
             end
+            len_add_q <= '0;
+            total_q   <= total_q + {4'b0, len_add_q};
             case (state_q)
                 S_IDLE: if (s_wqe_valid) begin
                     pick_q         <= s_wqe_pick;
@@ -248,6 +273,10 @@ module wqe_parse
                     nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
                     layout_q       <= 1'b0;
                     rv_q           <= 1'b0;
+                    qn_q           <= '0;
+                    qrd_q          <= '0;
+                    qwr_q          <= '0;
+                    dv_q           <= 1'b0;
                     {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
                     {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
                     dec_err_q      <= 1'b0;
@@ -258,7 +287,7 @@ module wqe_parse
                     sges_q         <= '0;
                     inl_q          <= '0;
                     mr_seen_q      <= '0;
-                    mr_status_q    <= ST_SUCCESS;
+                    mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
                     total_q        <= '0;
                     state_q        <= S_READ;
                 end
@@ -266,77 +295,92 @@ module wqe_parse
                     if (issue) begin
                         next_q <= next_q + 7'd1;
                     end
-                    rv_q <= issue || (rv_q && !take);
-                    if (rv_q && !take) begin
-                        // rd_word re-reads ri_q; keep it
-                    end else if (issue) begin
-                        ri_q <= next_q;
+                    rv_q <= issue;
+                    if (issue) begin
+                        rr_q <= next_q;
+                    end
+                    // The queue: the arriving word in, the head out when taken.
+                    if (rv_q) begin
+                        qw_q[qwr_q] <= rd_data;
+                        qi_q[qwr_q] <= rr_q;
+                        qwr_q       <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
                     end
                     if (take) begin
-                        case (ri_q)
-                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= rd_data;
+                        qrd_q <= qrd_q == 2'd2 ? 2'd0 : qrd_q + 2'd1;
+                    end
+                    qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
+                    if (take && !in_data) begin
+                        dw_q <= hw;
+                        di_q <= ri_q;
+                    end
+                    dv_q <= take && !in_data;
+                    if (dv_q) begin
+                        case (di_q)
+                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
                             7'd1: begin
-                                imm_q        <= rd_data[31:0];
-                                inline_len_q <= rd_data[47:32];
-                                av_b_q       <= rd_data[55:48];
-                                if (rd_data[63:56] != 8'd0) dec_err_q <= 1'b1;
+                                imm_q        <= dw_q[31:0];
+                                inline_len_q <= dw_q[47:32];
+                                av_b_q       <= dw_q[55:48];
+                                if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
                             end
-                            7'd2: wr_id_q <= rd_data;
-                            7'd3: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                            7'd2: wr_id_q <= dw_q;
+                            7'd3: if (dw_q != 64'd0) dec_err_q <= 1'b1;
                             default: ;
                         endcase
-                        if (in_av) begin
-                            case (ri_q)
+                        if (d_av) begin
+                            case (di_q)
                                 7'd4: begin
-                                    dqpn_q <= rd_data[23:0];
-                                    qkey_q <= rd_data[63:32];
-                                    if (rd_data[31:24] != 8'd0) dec_err_q <= 1'b1;
+                                    dqpn_q <= dw_q[23:0];
+                                    qkey_q <= dw_q[63:32];
+                                    if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
                                 end
-                                7'd5: dgid_q[127:64] <= bswap64(rd_data);
-                                7'd6: dgid_q[63:0]   <= bswap64(rd_data);
+                                7'd5: dgid_q[127:64] <= bswap64(dw_q);
+                                7'd6: dgid_q[63:0]   <= bswap64(dw_q);
                                 7'd7: begin
-                                    dmac_q <= 48'(bswap64({rd_data[47:0], 16'b0}));
-                                    tci_q  <= rd_data[63:48];
+                                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                                    tci_q  <= dw_q[63:48];
                                 end
                                 7'd8: begin
-                                    fl_q     <= rd_data[19:0];
-                                    tclass_q <= rd_data[39:32];
-                                    hop_q    <= rd_data[47:40];
-                                    avflag_q <= rd_data[48];
-                                    if (rd_data[31:20] != 12'd0 || rd_data[63:49] != 15'd0
-                                        || tci_q[12] || (!rd_data[48] && tci_q != 16'd0)) begin
+                                    fl_q     <= dw_q[19:0];
+                                    tclass_q <= dw_q[39:32];
+                                    hop_q    <= dw_q[47:40];
+                                    avflag_q <= dw_q[48];
+                                    if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
+                                        || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
                                         dec_err_q <= 1'b1;
                                     end
                                 end
-                                7'd9: if (rd_data != 64'd0) dec_err_q <= 1'b1;
+                                7'd9: if (dw_q != 64'd0) dec_err_q <= 1'b1;
                                 default: ;
                             endcase
                         end
-                        if (in_raddr) begin
-                            if (ri_q == w_raddr) begin
-                                raddr_q <= rd_data;
+                        if (d_raddr) begin
+                            if (di_q == w_raddr) begin
+                                raddr_q <= dw_q;
                             end else begin
-                                rkey_q <= rd_data[31:0];
-                                if (rd_data[63:32] != 32'd0) dec_err_q <= 1'b1;
+                                rkey_q <= dw_q[31:0];
+                                if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
                             end
                         end
+                    end
+                    if (take) begin
                         if (in_data && push_ok) begin
                             if (inline_en) begin
                                 inl_q <= inl_q + 8'd1;
                             end else if (!sge_hi) begin
-                                sge_addr_q <= rd_data;
+                                sge_addr_q <= hw;
                             end else begin
-                                sges_q  <= sges_q + 5'd1;
-                                total_q <= total_q + {4'b0, rd_data[31:0]};
+                                sges_q    <= sges_q + 5'd1;
+                                len_add_q <= hw[31:0];
                             end
                         end
                     end
-                    // Words 0 and 1 are in by the cycle after word 1 is taken: size the read.
-                    if (!layout_q && rv_q && take && ri_q == 7'd3) begin
+                    // Words 0 and 1 are decoded by the time word 3 is: size the read.
+                    if (!layout_q && dv_q && di_q == 7'd3) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU fails before its data, so inline words go out only for a pass.
-                        if (ctl_err || fetch_status_q != ST_SUCCESS
+                        if (ctl_err || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
                             || (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes})) begin
                             if (ctl_err) dec_err_q <= 1'b1;
                             nopush_q  <= 1'b1;
@@ -345,13 +389,16 @@ module wqe_parse
                             nwords_q <= 7'((seg_end + 17'd7) >> 3);
                         end
                     end
-                    if (!issue && !(rv_q && !take) && next_q >= nwords_q && (layout_q || nwords_q == 7'd0)) begin
+                    if (!issue && !rv_q && !hv && !dv_q && next_q >= nwords_q
+                        && (layout_q || nwords_q == 7'd0)) begin
                         state_q <= S_WAIT;
                     end
                 end
-                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid) begin
+                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && len_add_q == '0) begin
                     sge_out_q <= '0;
-                    state_q   <= verdict == ST_SUCCESS ? S_SGE : S_OUT;
+                    verdict_q <= verdict;
+                    len_q     <= msg_len;
+                    state_q   <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
                 end
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin

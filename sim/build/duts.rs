@@ -29,10 +29,13 @@ const ENTROPY: &str = "rtl/entropy/entropy_unit.f";
 const RSS_HASH: &str = "rtl/rss/rss_hash.f";
 const RSS_PIPELINE: &str = "rtl/rss/rss_pipeline.f";
 const TSO: &str = "rtl/tso/tso_segmenter.f";
+const WQE_ICRC: &str = "rtl/wqe/wqe_icrc.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
 const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
+const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
+const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -88,6 +91,22 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("DATA_BYTES", "8")],
         ..dut("wqe_frame", "wqe_frame", WQE_FRAME)
     },
+    // The WQE engine's ICRC stage at 64 and 512 bits per beat.
+    DutSpec {
+        params: &[("DATA_BYTES", "8")],
+        ..dut("wqe_icrc_64", "wqe_icrc", WQE_ICRC)
+    },
+    DutSpec {
+        params: &[("DATA_BYTES", "64")],
+        ..dut("wqe_icrc_512", "wqe_icrc", WQE_ICRC)
+    },
+    // The memory-region check at its default 64 slots, and at 8, where random lkeys share a
+    // slot often.
+    dut("wqe_mr", "wqe_mr", WQE_MR),
+    DutSpec {
+        params: &[("MRS", "8")],
+        ..dut("wqe_mr_8", "wqe_mr", WQE_MR)
+    },
     // The board tops' core (UART, bridge, registers, entropy unit, RSS hash) with a fast UART
     // (8 clocks per bit) and a short frame timeout, so end-to-end tests run in few cycles.
     DutSpec {
@@ -119,4 +138,6 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "8"), ("MRS", "8")],
         ..dut("wqe_ctrl_8", "wqe_ctrl", WQE_CTRL)
     },
+    // The whole WQE engine, send side.
+    dut("wqe_engine", "wqe_engine", WQE_ENGINE),
 ];

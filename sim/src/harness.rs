@@ -86,18 +86,28 @@ impl<D: Dut> Sim<D> {
 
     /// A model, traced to `<vcd_dir>/<run>.vcd` when `trace` is true.
     pub fn with_trace(run: &str, trace: bool) -> Self {
-        let mut dut = D::new_model(trace);
-        let vcd = trace.then(|| {
+        let path = trace.then(|| {
             let dir = vcd_dir();
             std::fs::create_dir_all(&dir).expect("create the VCD folder");
-            let path = dir.join(format!("{run}.vcd"));
-            dut.trace_open(&path).expect("open the VCD");
-            path
+            dir.join(format!("{run}.vcd"))
         });
+        Self::traced(path).expect("open the VCD")
+    }
+
+    /// A model traced to the VCD file `path` (a command's `--vcd FILE`).
+    pub fn with_trace_at(path: &Path) -> std::io::Result<Self> {
+        Self::traced(Some(path.to_path_buf()))
+    }
+
+    fn traced(vcd: Option<PathBuf>) -> std::io::Result<Self> {
+        let mut dut = D::new_model(vcd.is_some());
+        if let Some(p) = &vcd {
+            dut.trace_open(p)?;
+        }
         dut.set_clk(false);
         dut.set_rst(false);
         dut.eval();
-        Sim { dut, cycle: 0, vcd }
+        Ok(Sim { dut, cycle: 0, vcd })
     }
 
     /// Clock cycles stepped so far.

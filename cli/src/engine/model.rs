@@ -1,11 +1,13 @@
 //! `--engine model`: every command's results from the reference model.
 
 use crate::tso::{Emit, Job as TsoJob, Refusal};
-use crate::{entropy, rss, toeplitz, tso, Failure};
+use crate::{entropy, rss, send, toeplitz, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::rss::{classify, distribute, ContextView, Meta};
 use rocenic_model::toeplitz::ToeplitzTable;
 use rocenic_model::tso::{Limits, Segmenter};
+use rocenic_model::wqe::{CompletionRing, Cqe, Queues, SendEngine, Step};
+use std::path::Path;
 
 /// The model; it keeps the last Toeplitz key's table, since rows usually share one key.
 #[derive(Default)]
@@ -83,5 +85,62 @@ impl toeplitz::Unit for Model {
         table
             .hash(data)
             .map_err(|e| toeplitz::Bad::Input(e.to_string()))
+    }
+}
+
+impl send::Unit for Model {
+    /// `model::wqe`'s engine and queues, stepped until idle.
+    fn run(
+        &mut self,
+        job: send::Job,
+        _vcd: Option<&Path>,
+        frame: &mut send::Frames,
+    ) -> Result<Vec<Cqe>, Failure> {
+        // The scenario was checked against these tables' limits; a refusal here is a bug.
+        let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
+        let mut engine: SendEngine = SendEngine::new(job.nic, job.profile);
+        for mr in &job.mrs {
+            engine.mrs.register(*mr).map_err(|e| bug("register", &e))?;
+        }
+        let cq = CompletionRing::new(job.cq, 0).expect("index 0 starts an even lap");
+        let mut queues: Queues = Queues::new(cq, job.cq_base);
+        for q in &job.queues {
+            engine
+                .qps
+                .create(q.qpn, q.config)
+                .map_err(|e| bug("create", &e))?;
+            engine
+                .qps
+                .bring_up(q.qpn)
+                .map_err(|e| bug("bring up", &e))?;
+            queues.attach(q.qpn, q.ring, 0)?;
+        }
+        for q in &job.queues {
+            queues.doorbell(q.qpn, q.producer)?;
+        }
+        let mut memory = job.memory;
+        let mut cqes = Vec::new();
+        loop {
+            // The engine's frame sink cannot fail; the first write error stops the run after
+            // the step that met it.
+            let mut failed = None;
+            let step = queues.step(&mut engine, &mut memory, &mut |f: &[u8]| {
+                if failed.is_none() {
+                    failed = frame(f).err();
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(Failure(format!("cannot write the frames: {e}")));
+            }
+            match step {
+                Step::Idle => return Ok(cqes),
+                // Software's part: it has read every completion written (they are in `cqes`)
+                // and hands the ring back. The order of service does not change meanwhile.
+                Step::CqFull => {
+                    queues.cq_doorbell(queues.cq().producer())?;
+                }
+                Step::Ran { cqe, .. } => cqes.extend(cqe.map(|(_, c)| c)),
+            }
+        }
     }
 }

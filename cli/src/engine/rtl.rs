@@ -156,3 +156,63 @@ impl tso::Unit for Rtl {
         }
     }
 }
+
+impl crate::send::Unit for Rtl {
+    /// The co-simulated WQE engine (`rtl/wqe/wqe_engine.sv`): programmed through its registers,
+    /// host memory served without delay, every doorbell rung, run until every WQE retired;
+    /// the completions read back from the completion ring in index order.
+    fn run(
+        &mut self,
+        job: crate::send::Job,
+        vcd: Option<&std::path::Path>,
+        frame: &mut crate::send::Frames,
+    ) -> Result<Vec<rocenic_model::wqe::Cqe>, Failure> {
+        use rocenic_model::wqe::{Cqe, Memory, CQE_BYTES};
+        use rocenic_sim::wqe::engine::{run, Load, Queue, Setup};
+        let posted: u64 = job.queues.iter().map(|q| u64::from(q.producer)).sum();
+        if posted > u64::from(job.cq.entries()) {
+            return Err(Failure(format!(
+                "--engine rtl: {posted} requests do not fit one lap of the completion ring \
+                 ({} entries); the RTL run does not consume completions midway",
+                job.cq.entries()
+            )));
+        }
+        let setup = Setup {
+            nic: job.nic,
+            profile: job.profile,
+            mrs: job.mrs.clone(),
+            queues: job
+                .queues
+                .iter()
+                .map(|q| Queue {
+                    qpn: q.qpn,
+                    config: q.config,
+                    ring: q.ring,
+                    producer: q.producer,
+                })
+                .collect(),
+            cq: (job.cq_base, job.cq.log2()),
+            memory: job.memory,
+        };
+        // Generous: every WQE, packet and beat many times over.
+        let bytes: u64 = setup.memory.regions().map(|(_, r)| r.len() as u64).sum();
+        let limit = 1_000_000 + 64 * posted + bytes / 2;
+        let out = run(&setup, &Load::ideal(), 1, limit, vcd).map_err(Failure)?;
+        for f in &out.frames {
+            frame(f).map_err(|e| Failure(format!("cannot write the frames: {e}")))?;
+        }
+        let mut cqes = Vec::new();
+        for i in 0..job.cq.entries() {
+            let mut b = [0u8; CQE_BYTES];
+            out.memory
+                .read(job.cq_base + u64::from(i) * CQE_BYTES as u64, &mut b)
+                .map_err(|e| Failure(format!("completion ring: {e}")))?;
+            // First lap: a written entry has phase 1; the first 0 ends them.
+            if b[CQE_BYTES - 1] & 1 == 0 {
+                break;
+            }
+            cqes.push(Cqe::decode(&b).map_err(|e| Failure(format!("completion {i}: {e}")))?);
+        }
+        Ok(cqes)
+    }
+}

@@ -14,5 +14,6 @@ mod golden;
 mod golden_pcap;
 mod icrc;
 mod rss;
+mod send;
 mod toeplitz;
 mod tso;

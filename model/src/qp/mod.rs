@@ -6,7 +6,8 @@
 //!   [`AddressVector`]), its [`QpState`] and, for RC, the UDP source port and flow label fixed
 //!   at RTR ([`qp_entropy`]).
 //! - [`MrTable`]: up to `N` [`MemoryRegion`]s keyed by lkey and the check every gather entry
-//!   passes before any DMA.
+//!   passes before any DMA; [`mr_slot`] and [`mr_lkeys_fit`]: the slot an lkey takes in the
+//!   hardware table, which does not search, and whether a set of lkeys fits it.
 //! - [`Status`]: the verbs completion statuses, defined once for every module.
 
 mod av;
@@ -14,6 +15,7 @@ mod context;
 mod entropy;
 mod gather;
 mod mr;
+mod mr_slot;
 mod mtu;
 mod psn;
 mod state;
@@ -25,6 +27,7 @@ pub use context::{ConfigError, QpConfig, QpContext, QPN_MAX, QPN_MIN};
 pub use entropy::qp_entropy;
 pub use gather::{check_gather, Sge};
 pub use mr::{Access, MemoryRegion, MrError, MrTable, MAX_MSG_SIZE};
+pub use mr_slot::{mr_lkeys_fit, mr_slot};
 pub use mtu::PathMtu;
 pub use psn::Psn;
 pub use state::{IllegalTransition, QpState};

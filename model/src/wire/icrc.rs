@@ -290,6 +290,30 @@ pub fn icrc_fill(frame: &mut [u8]) -> Result<u32> {
     Ok(crc)
 }
 
+/// Frames shorter than this (Ethernet's 64-byte minimum less the 4-byte FCS) are padded with
+/// zeros after the ICRC.
+pub const MIN_FRAME: usize = 60;
+
+/// Appends the ICRC and the minimum-length padding to a RoCEv2 frame, as a sender does last:
+/// `out[..len]` is an Ethernet frame whose IP header starts at `l3`, complete but for the ICRC
+/// (headers, payload and pad). Writes the ICRC little-endian at `len`, then zeros up to
+/// [`MIN_FRAME`], and returns the new length, `max(len + 4, MIN_FRAME)`.
+///
+/// Only what the ICRC needs is read (IP version, IHL, protocol; see [`icrc_compute`]): the IP
+/// and UDP lengths are the caller's, so this works on a frame still being built. Errors:
+/// [`Error::Truncated`] when `l3 > len` or `out` cannot hold the result, else as
+/// [`icrc_compute`] over `out[l3..len]`.
+pub fn icrc_append(out: &mut [u8], len: usize, l3: usize) -> Result<usize> {
+    let total = (len + ICRC_LEN).max(MIN_FRAME);
+    if l3 > len || out.len() < total {
+        return Err(Error::Truncated);
+    }
+    let crc = icrc_compute(&out[l3..len])?;
+    out[len..len + ICRC_LEN].copy_from_slice(&crc.to_le_bytes());
+    out[len + ICRC_LEN..total].fill(0);
+    Ok(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +348,38 @@ mod tests {
         assert!(matches!(icrc_compute(&v4), Err(Error::Malformed(_))));
         v4[0] = 0x55;
         assert!(matches!(icrc_compute(&v4), Err(Error::Malformed(_))));
+    }
+
+    /// The ICRC lands little-endian after the given bytes, short frames are zero-padded to 60,
+    /// and the result parses back as a valid RoCEv2 frame when the lengths agree.
+    #[test]
+    fn append_places_the_icrc_and_pads() {
+        // IPv4 | UDP | BTH, no payload: 54 bytes, so 58 with the ICRC and 2 of padding.
+        let mut f = [0xAAu8; 80];
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14..34].copy_from_slice(&[
+            0x45, 0, 0, 44, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ]);
+        f[34..42].copy_from_slice(&[0xC0, 0x00, 0x12, 0xB7, 0, 24, 0, 0]);
+        f[42..54].copy_from_slice(&[0x04, 0, 0xFF, 0xFF, 0, 0, 0, 0x11, 0, 0, 0, 1]);
+        let n = icrc_append(&mut f, 54, 14).unwrap();
+        assert_eq!(n, MIN_FRAME);
+        let crc = icrc_compute(&f[14..54]).unwrap();
+        assert_eq!(f[54..58], crc.to_le_bytes());
+        assert_eq!(f[58..60], [0, 0]);
+        assert_eq!(f[60], 0xAA, "nothing written past the frame");
+        let r = RoceFrame::parse(&f[..n]).unwrap();
+        assert!(r.is_valid());
+        // Long enough: no padding, the ICRC ends the frame.
+        let mut g = [0u8; 100];
+        g[..60].copy_from_slice(&f[..60]);
+        g[54..70].fill(0x5A);
+        assert_eq!(icrc_append(&mut g, 70, 14), Ok(74));
+        assert_eq!(g[70..74], icrc_compute(&g[14..70]).unwrap().to_le_bytes());
+        // Errors: no room, an IP header past the end, not RoCE.
+        assert_eq!(icrc_append(&mut f[..59], 54, 14), Err(Error::Truncated));
+        assert_eq!(icrc_append(&mut f, 10, 14), Err(Error::Truncated));
+        f[23] = 6;
+        assert_eq!(icrc_append(&mut f, 54, 14), Err(Error::NotRoce));
     }
 }

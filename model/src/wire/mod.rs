@@ -49,7 +49,7 @@ pub use ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr, Vlan
 pub use ib::{
     opcode, Bth, BthRepr, Deth, DethRepr, Gid, Grh, GrhRepr, ImmDt, ImmDtRepr, Lrh, LrhRepr,
 };
-pub use icrc::{icrc_compute, icrc_fill, RoceFrame, ICRC_LEN};
+pub use icrc::{icrc_append, icrc_compute, icrc_fill, RoceFrame, ICRC_LEN, MIN_FRAME};
 pub use ipoib::{IpoibHeader, IpoibHwAddr, IpoibRepr};
 pub use ipv4::{Ipv4Address, Ipv4Packet, Ipv4Repr};
 pub use ipv6::{skip_extension_headers, Ipv6Address, Ipv6ExtChain, Ipv6Packet, Ipv6Repr};

@@ -10,7 +10,7 @@
 use crate::qp::IpPair;
 use crate::wire::ib::{Bth, BthRepr, Deth, DethRepr, ImmDt, ImmDtRepr, Reth, RethRepr};
 use crate::wire::{
-    icrc_compute, EtherType, EthernetAddress, EthernetFrame, EthernetRepr, Ipv4Packet, Ipv4Repr,
+    icrc_append, EtherType, EthernetAddress, EthernetFrame, EthernetRepr, Ipv4Packet, Ipv4Repr,
     Ipv6Packet, Ipv6Repr, UdpPacket, UdpRepr, VlanTag, ICRC_LEN, ROCEV2_PORT,
 };
 use crate::wire::{Error, IpProtocol, Result};
@@ -21,7 +21,7 @@ pub const MAX_HEADERS: usize = 18 + 40 + 8 + 12 + 16 + 4;
 /// Largest frame: the headers, a 4096-byte payload, its pad (none at 4096) and the ICRC.
 pub const MAX_FRAME: usize = MAX_HEADERS + 4096 + ICRC_LEN;
 /// Frames shorter than this (Ethernet's 64 less the FCS) are padded with zeros.
-pub const MIN_FRAME: usize = 60;
+pub use crate::wire::icrc::MIN_FRAME;
 /// The P_Key every packet carries (the default partition, full membership).
 pub const PKEY: u16 = 0xFFFF;
 
@@ -169,25 +169,17 @@ pub fn pad_payload(out: &mut [u8], headers: usize, payload: usize, pad: u8) -> R
 }
 
 /// Completes a frame whose headers (`headers` bytes, from [`emit_headers`]) and `payload` bytes
-/// are in `out`: writes the pad ([`pad_payload`]), the ICRC and the zeros up to [`MIN_FRAME`],
-/// and returns the frame's length.
+/// are in `out`: writes the pad ([`pad_payload`]), then the ICRC and the zeros up to
+/// [`MIN_FRAME`] ([`icrc_append`]), and returns the frame's length.
 pub fn finish(out: &mut [u8], headers: usize, payload: usize, pad: u8, l3: usize) -> Result<usize> {
-    let end = headers + payload + usize::from(pad);
-    let frame = (end + ICRC_LEN).max(MIN_FRAME);
-    if out.len() < frame {
-        return Err(Error::Truncated);
-    }
-    pad_payload(out, headers, payload, pad)?;
-    let crc = icrc_compute(&out[l3..end])?;
-    out[end..end + ICRC_LEN].copy_from_slice(&crc.to_le_bytes());
-    out[end + ICRC_LEN..frame].fill(0);
-    Ok(frame)
+    let end = pad_payload(out, headers, payload, pad)?;
+    icrc_append(out, end, l3)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Ipv4Address, Ipv6Address, RoceFrame};
+    use crate::wire::{icrc_compute, Ipv4Address, Ipv6Address, RoceFrame};
 
     fn route(ip: IpPair, vlan: Option<(u16, u8)>) -> Route {
         Route {

@@ -28,9 +28,10 @@ pub const ID_VALUE: u32 = 0x5751_4531;
 /// bits cannot be registered together.
 pub const MR_SLOT_LSB: u32 = 8;
 
-/// The memory-region table slot of `lkey` in a table of `entries` (a power of two).
+/// The memory-region table slot of `lkey` in a table of `entries` (a power of two):
+/// [`qp::mr_slot`](crate::qp::mr_slot) at [`MR_SLOT_LSB`].
 pub const fn mr_slot(lkey: u32, entries: u32) -> u32 {
-    (lkey >> MR_SLOT_LSB) & (entries - 1)
+    crate::qp::mr_slot(lkey, entries, MR_SLOT_LSB)
 }
 
 /// `CAPS` fields.

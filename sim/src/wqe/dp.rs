@@ -8,8 +8,10 @@
 //! completion ring must then equal what `model::wqe::Queues` produces from the same memory.
 
 use super::bits::{Packer, Unpacker};
-use super::host_memory::{Config as DmaConfig, DmaHost, EngineOut, ReadRequest, WriteBeat};
+use super::host_memory::{Config as DmaConfig, DmaHost};
 use crate::duts::WqeDp;
+
+crate::dma_port_fns!(WqeDp);
 use crate::harness::{Hang, Sim};
 use crate::stream::rng;
 use rand::rngs::SmallRng;
@@ -24,7 +26,7 @@ use std::collections::VecDeque;
 
 /// Width of `wqe_dp_pkg::pick_t`.
 pub const PICK_BITS: usize = 612;
-/// Width of `wqe_dp_pkg::frame_desc_t`.
+/// Width of `wqe_frame_pkg::desc_t`.
 pub const DESC_BITS: usize = 711;
 
 /// One send queue as the control plane knows it.
@@ -43,6 +45,8 @@ pub struct Queue {
 pub struct Run {
     /// The model (QPs in RTS, regions registered).
     pub engine: SendEngine,
+    /// The regions registered, in order.
+    pub mrs: Vec<rocenic_model::qp::MemoryRegion>,
     /// Send queues by slot.
     pub queues: Vec<Queue>,
     /// Completion ring base and log2 entries (big enough for every completion).
@@ -164,7 +168,7 @@ fn mac_bytes(v: u128) -> EthernetAddress {
     EthernetAddress([b[10], b[11], b[12], b[13], b[14], b[15]])
 }
 
-/// A frame from a `frame_desc_t` and its payload, as `model::wqe::frame` writes it.
+/// A frame from a `wqe_frame_pkg::desc_t` and its payload, as `model::wqe::frame` writes it.
 pub fn frame_of(desc: &[u32; 23], payload: &[u8]) -> Vec<u8> {
     let mut u = Unpacker::new(desc, DESC_BITS);
     let vlan = u.take(1) == 1;
@@ -330,28 +334,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         let mr_ready = rnd.gen_bool(0.8);
         sim.dut.set_m_mr_ready(mr_ready.into());
         let h = host.offer();
-        sim.dut.set_m_rd_req_ready(h.rd_req_ready.into());
-        match &h.rd_resp {
-            Some(b) => {
-                sim.dut.set_s_rd_rsp_valid(1);
-                sim.dut
-                    .set_s_rd_rsp_data(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
-                sim.dut.set_s_rd_rsp_keep(b.keep as u8);
-                sim.dut.set_s_rd_rsp_last(b.last.into());
-                sim.dut.set_s_rd_rsp_tag(b.tag as u8);
-                sim.dut.set_s_rd_rsp_err(b.err.into());
-            }
-            None => sim.dut.set_s_rd_rsp_valid(0),
-        }
-        sim.dut.set_m_wr_ready(h.wr_ready.into());
-        match h.wr_cpl {
-            Some(c) => {
-                sim.dut.set_s_wr_done_valid(1);
-                sim.dut.set_s_wr_done_tag(c.tag as u8);
-                sim.dut.set_s_wr_done_err(c.err.into());
-            }
-            None => sim.dut.set_s_wr_done_valid(0),
-        }
+        drive_dma(&mut sim.dut, &h);
         // A frame builder takes the next descriptor once the last frame's payload is in.
         let desc_ready = desc.is_none() && rnd.gen_bool(load.out_ready);
         let pay_ready = rnd.gen_bool(load.out_ready);
@@ -417,22 +400,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
                 stats.frames += 1;
             }
         }
-        let eng = EngineOut {
-            rd_req: (d.m_rd_req_valid() == 1).then(|| ReadRequest {
-                addr: d.m_rd_req_addr(),
-                len: u32::from(d.m_rd_req_len()),
-                tag: u32::from(d.m_rd_req_tag()),
-            }),
-            rd_resp_ready: d.s_rd_rsp_ready() == 1,
-            wr: (d.m_wr_valid() == 1).then(|| WriteBeat {
-                addr: d.m_wr_addr(),
-                data: d.m_wr_data().to_le_bytes().to_vec(),
-                keep: u64::from(d.m_wr_keep()),
-                last: d.m_wr_last() == 1,
-                tag: u32::from(d.m_wr_tag()),
-            }),
-            wr_cpl_ready: d.s_wr_done_ready() == 1,
-        };
+        let eng = sample_dma(d);
         let idle = d.idle() == 1;
         host.accepted(&eng)
             .map_err(|v| format!("cycle {now}: {v}"))?;

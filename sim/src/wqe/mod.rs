@@ -1,7 +1,13 @@
-//! The WQE engine (`rtl/wqe/`): its parts' benches and the host memory they read and write.
+//! The WQE engine (`rtl/wqe/`): one driver per part, named as in `rtl/`, and the host memory
+//! behind its DMA ports.
 
 pub mod bits;
 pub mod ctrl;
+pub mod dma_ports;
 pub mod dp;
+pub mod engine;
 pub mod frame;
 pub mod host_memory;
+pub mod icrc;
+pub mod mr;
+pub mod scenario;

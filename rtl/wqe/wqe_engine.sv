@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The WQE engine, send side (docs/wqe.md): registers and doorbells in (AXI4-Lite), host memory
+// through a tagged DMA read port and a DMA write port, RoCEv2 frames out (64-bit stream).
+//
+//   wqe_ctrl   registers, QP contexts, memory-region keys, doorbells, round-robin picks
+//   wqe_dp     WQE fetch, checks, gather, the commit point, completions
+//   wqe_mr     the memory-region table and the check of every gather entry
+//   wqe_frame  headers and payload of each packet
+//   wqe_icrc   the ICRC and the 60-byte minimum
+//
+// This module only wires them; each registers its own outputs, so no ready reaches a valid
+// combinationally across them.
+module wqe_engine #(
+    parameter  int QPS     = 64,   // QP slots (send queues), a power of two, 4..256
+    parameter  int MRS     = 64,   // memory-region table entries, a power of two
+    parameter  int MAX_SGE = 16,   // data segments a WQE may have
+    parameter  int TAG_W   = 4,    // DMA read tag width (tag 2^TAG_W - 1 is the WQE fetch's)
+    parameter  int BUF_W   = 11,   // log2 of the packet buffer's 64-bit words
+    localparam int AW      = wqe_regs_pkg::WQE_ADDR_W
+) (
+    input  wire              clk,
+    input  wire              rst,              // synchronous, active high
+    // AXI4-Lite registers
+    input  wire              s_axil_awvalid,
+    output logic             s_axil_awready,
+    input  wire [AW-1:0]     s_axil_awaddr,
+    input  wire              s_axil_wvalid,
+    output logic             s_axil_wready,
+    input  wire [31:0]       s_axil_wdata,
+    input  wire [3:0]        s_axil_wstrb,
+    output logic             s_axil_bvalid,
+    input  wire              s_axil_bready,
+    output logic [1:0]       s_axil_bresp,
+    input  wire              s_axil_arvalid,
+    output logic             s_axil_arready,
+    input  wire [AW-1:0]     s_axil_araddr,
+    output logic             s_axil_rvalid,
+    input  wire              s_axil_rready,
+    output logic [31:0]      s_axil_rdata,
+    output logic [1:0]       s_axil_rresp,
+    // DMA reads (docs/wqe.md, "DMA interface")
+    output logic             m_rd_req_valid,
+    input  wire              m_rd_req_ready,
+    output logic [63:0]      m_rd_req_addr,
+    output logic [12:0]      m_rd_req_len,
+    output logic [TAG_W-1:0] m_rd_req_tag,
+    input  wire              s_rd_rsp_valid,
+    output logic             s_rd_rsp_ready,
+    input  wire [63:0]       s_rd_rsp_data,
+    input  wire [7:0]        s_rd_rsp_keep,
+    input  wire              s_rd_rsp_last,
+    input  wire [TAG_W-1:0]  s_rd_rsp_tag,
+    input  wire              s_rd_rsp_err,
+    // DMA writes
+    output logic             m_wr_valid,
+    input  wire              m_wr_ready,
+    output logic [63:0]      m_wr_addr,
+    output logic [63:0]      m_wr_data,
+    output logic [7:0]       m_wr_keep,
+    output logic             m_wr_last,
+    output logic [1:0]       m_wr_tag,
+    input  wire              s_wr_done_valid,
+    output logic             s_wr_done_ready,
+    input  wire [1:0]        s_wr_done_tag,
+    input  wire              s_wr_done_err,
+    // frames
+    output logic             m_axis_tvalid,
+    input  wire              m_axis_tready,
+    output logic [63:0]      m_axis_tdata,
+    output logic [7:0]       m_axis_tkeep,
+    output logic             m_axis_tlast
+);
+
+    localparam int MW = $clog2(MRS);
+
+    // ---- control plane ----------------------------------------------------------------------
+    logic                pick_valid, pick_ready;
+    logic [7:0]          pick_slot;
+    logic [31:0]         pick_index;
+    logic [63:0]         pick_addr;
+    logic [2:0]          pick_stride;
+    wqe_pkg::qp_ctx_t    pick_ctx;
+    logic                dp_idle, wqe_retire, cqe_written, frame_sent, cq_fault;
+    logic                err_set_valid, psn_take_valid;
+    logic [7:0]          err_set_slot, psn_take_slot;
+    logic [23:0]         psn_take_first;
+    logic [QPS-1:0]      qp_err;
+    logic [47:0]         nic_mac;
+    logic [31:0]         nic_ipv4;
+    logic [127:0]        nic_ipv6;
+    logic [1:0]          profile;
+    logic                enable;
+    logic [63:0]         cq_base;
+    logic [4:0]          cq_log2;
+    logic [31:0]         cq_producer;
+    logic                mr_wr_valid, mr_wr_clear;
+    logic [MW-1:0]       mr_wr_slot;
+    logic [31:0]         mr_wr_lkey, mr_wr_pd;
+    logic [3:0]          mr_wr_access;
+    logic [63:0]         mr_wr_base, mr_wr_length;
+
+    wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8)) u_ctrl (
+        .clk, .rst,
+        .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
+        .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
+        .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
+        .s_axil_rdata, .s_axil_rresp,
+        .m_pick_valid(pick_valid), .m_pick_ready(pick_ready), .m_pick_slot(pick_slot),
+        .m_pick_index(pick_index), .m_pick_addr(pick_addr), .m_pick_stride_log2(pick_stride),
+        .m_pick_ctx(pick_ctx),
+        .dp_idle, .wqe_retire, .cqe_written, .frame_sent, .cq_fault,
+        .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot,
+        .psn_take_count(24'd1), .psn_take_first, .qp_err,
+        .nic_mac, .nic_ipv4, .nic_ipv6, .profile, .enable,
+        .cq_base, .cq_log2, .cq_producer,
+        .mr_wr_valid, .mr_wr_slot, .mr_wr_clear, .mr_wr_lkey, .mr_wr_pd, .mr_wr_access,
+        .mr_wr_base, .mr_wr_length
+    );
+
+    logic dp_idle_path;   // the data path's own idle (see the end)
+
+
+    // The data path only runs what the control plane picks; ENABLE gates the picks there.
+    wire unused_ctrl = ^{pick_index, enable};
+
+    // ---- data path -------------------------------------------------------------------------
+    wqe_dp_pkg::pick_t       pick;
+    wqe_frame_pkg::desc_t desc;
+    logic        mr_req_valid, mr_req_ready, mr_res_valid, mr_res_ready;
+    logic [31:0] mr_req_lkey, mr_req_pd, mr_req_len;
+    logic [63:0] mr_req_addr;
+    logic [4:0]  mr_res_status;
+    logic        desc_valid, desc_ready, pay_valid, pay_ready, pay_last;
+    logic [63:0] pay_data;
+    logic [7:0]  pay_keep;
+
+    // Both context structs list the same fields in the same order.
+    assign pick = {pick_slot, pick_addr, pick_stride, pick_ctx};
+
+    wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W)) u_dp (
+        .clk, .rst,
+        .s_pick_valid(pick_valid), .s_pick_ready(pick_ready), .s_pick(pick),
+        .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
+        .nic_mac, .nic_ipv4, .nic_ipv6, .profile, .cq_base, .cq_log2, .cq_producer,
+        .cqe_written, .cq_fault, .wqe_retire, .frame_sent, .idle(dp_idle_path),
+        .m_mr_valid(mr_req_valid), .m_mr_ready(mr_req_ready), .m_mr_lkey(mr_req_lkey),
+        .m_mr_pd(mr_req_pd), .m_mr_addr(mr_req_addr), .m_mr_len(mr_req_len),
+        .s_mr_valid(mr_res_valid), .s_mr_ready(mr_res_ready), .s_mr_status(mr_res_status),
+        .m_rd_req_valid, .m_rd_req_ready, .m_rd_req_addr, .m_rd_req_len, .m_rd_req_tag,
+        .s_rd_rsp_valid, .s_rd_rsp_ready, .s_rd_rsp_data, .s_rd_rsp_keep, .s_rd_rsp_last,
+        .s_rd_rsp_tag, .s_rd_rsp_err,
+        .m_wr_valid, .m_wr_ready, .m_wr_addr, .m_wr_data, .m_wr_keep, .m_wr_last, .m_wr_tag,
+        .s_wr_done_valid, .s_wr_done_ready, .s_wr_done_tag, .s_wr_done_err,
+        .m_desc_valid(desc_valid), .m_desc_ready(desc_ready), .m_desc(desc),
+        .m_pay_tvalid(pay_valid), .m_pay_tready(pay_ready), .m_pay_tdata(pay_data),
+        .m_pay_tkeep(pay_keep), .m_pay_tlast(pay_last)
+    );
+
+    // ---- memory regions --------------------------------------------------------------------
+    logic [7:0] mr_res_tag;
+    wire unused_mr_tag = ^mr_res_tag;
+
+    wqe_mr #(.MRS(MRS), .MR_IDX_LSB(8), .TAG_W(8)) u_mr (
+        .clk, .rst,
+        .wr_en(mr_wr_valid), .wr_slot(mr_wr_slot), .wr_valid(!mr_wr_clear),
+        .wr_lkey(mr_wr_lkey), .wr_base(mr_wr_base), .wr_length(mr_wr_length),
+        .wr_pd(mr_wr_pd), .wr_access(mr_wr_access),
+        .s_req_valid(mr_req_valid), .s_req_ready(mr_req_ready), .s_req_lkey(mr_req_lkey),
+        .s_req_pd(mr_req_pd), .s_req_addr(mr_req_addr), .s_req_len(mr_req_len),
+        .s_req_access(4'd0), .s_req_tag(8'd0),
+        .m_res_valid(mr_res_valid), .m_res_ready(mr_res_ready), .m_res_status(mr_res_status),
+        .m_res_tag(mr_res_tag)
+    );
+
+    // ---- frames ----------------------------------------------------------------------------
+    logic        f_valid, f_ready, f_last, f_user;
+    logic [63:0] f_data;
+    logic [7:0]  f_keep;
+
+    wqe_frame #(.DATA_BYTES(8)) u_frame (
+        .clk, .rst,
+        .s_desc_valid(desc_valid), .s_desc_ready(desc_ready),
+        .s_desc_vlan_en(desc.vlan_en), .s_desc_vid(desc.vid), .s_desc_pcp(desc.pcp),
+        .s_desc_ipv6(desc.ipv6), .s_desc_src_ip(desc.src_ip), .s_desc_dst_ip(desc.dst_ip),
+        .s_desc_src_mac(desc.src_mac), .s_desc_dst_mac(desc.dst_mac),
+        .s_desc_tclass(desc.tclass), .s_desc_hop_limit(desc.hop_limit),
+        .s_desc_flow_label(desc.flow_label), .s_desc_udp_sport(desc.udp_sport),
+        .s_desc_opcode(desc.opcode), .s_desc_se(desc.se), .s_desc_dest_qpn(desc.dest_qpn),
+        .s_desc_ack_req(desc.ack_req), .s_desc_psn(desc.psn),
+        .s_desc_reth_en(desc.reth_en), .s_desc_va(desc.va), .s_desc_rkey(desc.rkey),
+        .s_desc_dma_len(desc.dma_len), .s_desc_deth_en(desc.deth_en), .s_desc_qkey(desc.qkey),
+        .s_desc_src_qpn(desc.src_qpn), .s_desc_imm_en(desc.imm_en), .s_desc_imm(desc.imm),
+        .s_desc_payload_len(desc.payload_len),
+        .s_axis_tvalid(pay_valid), .s_axis_tready(pay_ready), .s_axis_tdata(pay_data),
+        .s_axis_tkeep(pay_keep), .s_axis_tlast(pay_last),
+        .m_axis_tvalid(f_valid), .m_axis_tready(f_ready), .m_axis_tdata(f_data),
+        .m_axis_tkeep(f_keep), .m_axis_tlast(f_last), .m_axis_tuser(f_user)
+    );
+
+    wqe_icrc #(.DATA_BYTES(8)) u_icrc (
+        .clk, .rst,
+        .s_axis_tvalid(f_valid), .s_axis_tready(f_ready), .s_axis_tdata(f_data),
+        .s_axis_tkeep(f_keep), .s_axis_tlast(f_last), .s_axis_tuser(f_user),
+        .m_axis_tvalid, .m_axis_tready, .m_axis_tdata, .m_axis_tkeep, .m_axis_tlast
+    );
+
+    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in the frame
+    // builder or the ICRC stage: frames whose descriptor they took and whose last beat has
+    // not left.
+    logic [7:0] frames_in_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            frames_in_q <= '0;
+        end else begin
+            frames_in_q <= frames_in_q + 8'(desc_valid && desc_ready)
+                         - 8'(m_axis_tvalid && m_axis_tready && m_axis_tlast);
+        end
+    end
+    assign dp_idle = dp_idle_path && frames_in_q == 8'd0;
+
+endmodule

@@ -1,0 +1,5 @@
+// The memory-region check of the WQE engine: the table's RAM, the comparison, the check.
+-f rtl/common/common.f
+rtl/wqe/wqe_mr_ram.sv
+rtl/wqe/wqe_mr_cmp.sv
+rtl/wqe/wqe_mr.sv

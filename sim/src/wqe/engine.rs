@@ -1,0 +1,215 @@
+//! The whole WQE engine (`rtl/wqe/wqe_engine.sv`) run as a driver would run the NIC: its
+//! registers written through AXI4-Lite with the model's encoders (`model::wqe::regs`), host
+//! memory served by [`DmaHost`], every doorbell rung, and the frames collected off its output
+//! under random back-pressure until every WQE has retired. `rocenic send --engine rtl` and the
+//! engine's tests share it.
+
+use super::host_memory::{Config as DmaConfig, DmaHost};
+use crate::axil::{Master, Op};
+use crate::duts::{WqeEngine, WqeEnginePorts};
+use crate::harness::Sim;
+use crate::stream::rng;
+use rand::Rng;
+use rocenic_model::entropy::Profile;
+use rocenic_model::qp::{MemoryRegion, QpConfig, QpState};
+use rocenic_model::wqe::regs;
+use rocenic_model::wqe::{HostMemory, Nic, SendRing};
+use std::path::Path;
+
+crate::axil_port_fns!(WqeEnginePorts);
+crate::dma_port_fns!(WqeEngine);
+
+/// One send queue: its QP, the QP's configuration, its ring and the producer index its
+/// doorbell writes (the WQEs `0..producer` are in host memory).
+#[derive(Clone, Debug)]
+pub struct Queue {
+    /// The QP.
+    pub qpn: u32,
+    /// Its configuration (created, then brought to RTS).
+    pub config: QpConfig,
+    /// Its send ring.
+    pub ring: SendRing,
+    /// WQEs posted.
+    pub producer: u32,
+}
+
+/// What the engine is given.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The NIC's addresses.
+    pub nic: Nic,
+    /// The entropy profile.
+    pub profile: Profile,
+    /// Regions, registered in order.
+    pub mrs: Vec<MemoryRegion>,
+    /// Send queues, in slot order (the order of service).
+    pub queues: Vec<Queue>,
+    /// Completion ring base and log2 of its entries (it must hold every completion).
+    pub cq: (u64, u32),
+    /// Host memory with every WQE in place.
+    pub memory: HostMemory,
+}
+
+/// How the engine's surroundings behave.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// The host behind the DMA ports.
+    pub dma: DmaConfig,
+    /// Probability that the frame output is ready in a cycle.
+    pub out_ready: f64,
+    /// Probability of an idle cycle before each AXI4-Lite channel's valid.
+    pub axil_delay: f64,
+}
+
+impl Load {
+    /// An ideal host and sink: the figures of the engine itself.
+    pub fn ideal() -> Load {
+        Load {
+            dma: DmaConfig::ideal(8, 4),
+            out_ready: 1.0,
+            axil_delay: 0.0,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Frames in the order they left.
+    pub frames: Vec<Vec<u8>>,
+    /// Host memory afterwards (the completion ring in it).
+    pub memory: HostMemory,
+    /// Cycles from the first doorbell to the last WQE retired and the output empty.
+    pub cycles: u64,
+    /// Cycles in which an output beat was taken.
+    pub beats: u64,
+}
+
+/// Runs `setup` through the co-simulated engine under `load`, seeded by `seed`; gives up after
+/// `limit` cycles. `vcd` traces the run.
+pub fn run(
+    setup: &Setup,
+    load: &Load,
+    seed: u64,
+    limit: u64,
+    vcd: Option<&Path>,
+) -> Result<Outcome, String> {
+    let mut sim: Sim<WqeEngine> = match vcd {
+        Some(p) => Sim::with_trace_at(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        None => Sim::new("wqe_engine"),
+    };
+    let mut rnd = rng(seed);
+    let mut host = DmaHost::new(setup.memory.clone(), load.dma.clone(), seed ^ 0xD3A);
+    let mut axil = Master::new(seed ^ 0xA11, load.axil_delay, 1 << 20);
+    sim.reset(4);
+
+    // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
+    let mut ops: Vec<(u32, u32)> = Vec::new();
+    ops.extend(regs::nic_writes(&setup.nic, setup.profile, false));
+    ops.extend(regs::cq_writes(setup.cq.0, setup.cq.1));
+    for mr in &setup.mrs {
+        ops.extend(regs::mr_writes(mr));
+        ops.push(regs::mr_write());
+    }
+    for (slot, q) in setup.queues.iter().enumerate() {
+        let slot = slot as u32;
+        let base = q.ring.addr(0);
+        ops.extend(regs::qp_writes(q.qpn, &q.config, &q.ring, base));
+        ops.push(regs::qp_write(slot));
+        for s in [QpState::Init, QpState::Rtr, QpState::Rts] {
+            ops.push(regs::qp_modify(slot, s));
+        }
+    }
+    // Every doorbell before the enable: the order of service is then the model's, whatever
+    // the register timing.
+    for (slot, q) in setup.queues.iter().enumerate() {
+        ops.push(regs::doorbell(slot as u32, q.producer));
+    }
+    ops.push(regs::nic_writes(&setup.nic, setup.profile, true)[7]);
+    for (i, &(addr, data)) in ops.iter().enumerate() {
+        axil.push(Op::write(addr, data), i as u64);
+    }
+    let posted: u32 = setup.queues.iter().map(|q| q.producer).sum();
+    // After the doorbells, STATUS is checked once (no command refused) and WQES is polled.
+    axil.push(Op::Read { addr: regs::STATUS }, u64::MAX - 1);
+
+    let mut frames = Vec::new();
+    let mut frame = Vec::new();
+    let mut beats = 0u64;
+    let mut start = None;
+    let mut retired = 0u32;
+    let mut idle = false;
+    let mut last_poll = 0u64;
+    loop {
+        let now = sim.cycle();
+        if now > limit {
+            let h = sim.hang("wqe_engine run");
+            return Err(format!(
+                "{h}: {retired} of {posted} WQEs retired, {} frames out",
+                frames.len()
+            ));
+        }
+        let pins = axil.drive();
+        drive_axil(&mut sim.dut, &pins);
+        let h = host.offer();
+        let d = &mut sim.dut;
+        drive_dma(d, &h);
+        let out_ready = rnd.gen_bool(load.out_ready);
+        d.set_m_axis_tready(out_ready.into());
+        sim.settle();
+
+        let d = &sim.dut;
+        let seen = sample_axil(d);
+        if d.m_axis_tvalid() == 1 && out_ready {
+            let keep = u64::from(d.m_axis_tkeep());
+            let n = keep.trailing_ones() as usize;
+            if keep >> n != 0 {
+                return Err(format!("cycle {now}: output keep {keep:#x} not contiguous"));
+            }
+            frame.extend_from_slice(&d.m_axis_tdata().to_le_bytes()[..n]);
+            beats += 1;
+            if d.m_axis_tlast() == 1 {
+                frames.push(std::mem::take(&mut frame));
+            }
+        }
+        let eng = sample_dma(d);
+        let out_busy = d.m_axis_tvalid() == 1;
+        host.accepted(&eng)
+            .map_err(|v| format!("DMA protocol: {v}"))?;
+        if let Some(done) = axil.observe(now, &seen) {
+            if done.resp != 0 {
+                return Err(format!("cycle {now}: {:?} answered {}", done.op, done.resp));
+            }
+            match done.tag {
+                t if t == ops.len() as u64 - 1 => start = Some(now),
+                t if t == u64::MAX - 1 && regs::status::CMD_ERROR.get(done.data) != 0 => {
+                    return Err("a QP or region command was refused".into());
+                }
+                t if t == u64::MAX => retired = done.data,
+                t if t == u64::MAX - 2 => idle = regs::status::IDLE.get(done.data) == 1,
+                _ => {}
+            }
+        }
+        // Poll WQES until every WQE retired, then STATUS until the engine is idle (its last
+        // frame out of the frame builder and the ICRC stage too).
+        if start.is_some() && axil.idle() && now - last_poll >= 64 {
+            if retired == posted {
+                axil.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
+            } else {
+                axil.push(Op::Read { addr: regs::WQES }, u64::MAX);
+            }
+            last_poll = now;
+        }
+        if retired == posted && idle && !out_busy && frame.is_empty() && host.idle() && axil.idle()
+        {
+            let cycles = now - start.unwrap_or(0);
+            return Ok(Outcome {
+                frames,
+                memory: host.into_memory(),
+                cycles,
+                beats,
+            });
+        }
+        sim.step();
+    }
+}
