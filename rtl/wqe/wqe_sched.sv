@@ -35,8 +35,8 @@
 // becomes the slot after.
 //
 // Pick: from its start (d + 4) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
-// end of d + 7) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
-// they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
+// end of d + 7) and its context words 0..4 are read (wqe_qp_table, one per cycle, each arriving
+// two cycles later); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
 // in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
 // flip-flops; m_pick_ready reaches no output in the same cycle.
