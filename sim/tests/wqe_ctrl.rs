@@ -14,7 +14,6 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
-use rocenic_model::qp::Access;
 use rocenic_model::qp::{
     Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState,
     QpTable, QPN_MAX, QPN_MIN,
