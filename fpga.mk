@@ -88,6 +88,9 @@ tso_segmenter.synth := -noabc9
 # The frame builder's wide multiplexers (header layout, header beats) take a third fewer LUTs
 # mapped to LUT4s alone than through the PFU muxes, and still meet the clock.
 wqe_frame.synth     := -nowidelut
+# The control plane's register multiplexers likewise: a fifth fewer LUTs, and a placement that
+# leaves the context RAM's late read data room to reach its register.
+wqe_ctrl.synth      := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125

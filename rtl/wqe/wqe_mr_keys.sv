@@ -38,10 +38,20 @@ module wqe_mr_keys #(
     logic [MRS-1:0] valid_q;
     (* ram_style = "distributed" *) logic [31:0] key_mem [MRS];  // the lkey a valid slot holds
 
-    // Cycle 1 reads the slot, cycle 2 compares, cycle 3 decides and writes.
+    // The start cycle reads the slot (its lkey, and the row of R valid bits that holds it),
+    // cycle 1 compares (and picks the valid bit from the row), cycle 2 decides and writes.
+    localparam int LO = MW < 3 ? MW : 3;
+    localparam int R  = 2 ** LO;
     wire [MW-1:0] slot = lkey[wqe_regs_pkg::WQE_MR_SLOT_LSB +: MW];
     logic         read_q, look_q, held_q, same_q;
+    logic [MW-1:0] slot_q;             // the slot again, from a local flip-flop
     logic [31:0]  key_q;
+    logic [R-1:0] row_q;
+    if (MW > LO) begin : g_rows
+        always_ff @(posedge clk) row_q <= valid_q[R * slot[MW-1:LO] +: R];
+    end else begin : g_row
+        always_ff @(posedge clk) row_q <= valid_q;
+    end
     wire          ok = cmd_clear ? held_q && same_q : !held_q || same_q;
 
     always_ff @(posedge clk) begin
@@ -57,20 +67,21 @@ module wqe_mr_keys #(
             cmd_done    <= look_q;
             cmd_error   <= !ok;
             mr_wr_valid <= look_q && ok;
-            mr_wr_slot  <= slot;
+            mr_wr_slot  <= slot_q;
             mr_wr_clear <= cmd_clear;
             if (look_q && ok) begin
-                valid_q[slot] <= !cmd_clear;
+                valid_q[slot_q] <= !cmd_clear;
             end
         end
-        held_q <= valid_q[slot];
+        slot_q <= slot;
+        held_q <= row_q[slot_q[LO-1:0]];
         key_q  <= key_mem[slot];
         same_q <= key_q == lkey;
     end
 
     always_ff @(posedge clk) begin
         if (look_q && ok && !cmd_clear) begin
-            key_mem[slot] <= lkey;
+            key_mem[slot_q] <= lkey;
         end
     end
 

@@ -84,6 +84,9 @@ module wqe_qp_table #(
     localparam logic [2:0] ST_ERR   = wqe_fmt_pkg::QP_STATE_ERR;
     localparam int         WORDS    = wqe_pkg::CTX_WORDS;
     localparam int         COLS     = wqe_pkg::CTX_COLS;
+    // A command looks its slot up in rows of LR slots (QPS >= 4: at least one bit above a row).
+    localparam int         LB       = SW > 3 ? 3 : SW - 1;
+    localparam int         LR       = 2 ** LB;
 
     // Whether verbs allows a modify from `from` to `to` (QpState::can_modify_to): RESET from
     // anywhere; INIT from RESET and INIT; RTR from INIT; RTS from RTR and RTS; ERR from all but
@@ -114,6 +117,7 @@ module wqe_qp_table #(
     // The command sequencer.
     typedef enum logic [3:0] {
         C_IDLE,    // waiting for cmd_start
+        C_LOOK,    // the slot's valid bit and state
         C_CHECK,   // the checks; QP_DESTROY ends here
         C_WRITE,   // QP_WRITE: words 0..WORDS-1
         C_READ,    // QP_MODIFY: word 0 read...
@@ -127,8 +131,10 @@ module wqe_qp_table #(
     logic [3:0]          c_op_q;
     logic [SW-1:0]       c_slot_q;
     logic                c_slot_ok_q;
-    logic                c_valid_q;  // the slot's valid bit and state, looked up at the start
-    logic [2:0]          c_from_q;
+    logic                c_valid_q;  // the slot's valid bit and state, looked up in two steps:
+    logic [2:0]          c_from_q;   // the row of LR slots that holds it, then the slot
+    logic [LR-1:0]       c_row_valid_q;
+    logic [LR-1:0][2:0]  c_row_state_q;
     logic [2:0]          c_to_q;
     logic [2:0]          c_word_q;
     wqe_pkg::qp_image_t  w0_q;      // word 0 of the slot (its other words unused)
@@ -228,7 +234,28 @@ module wqe_qp_table #(
         .m_res_udp_sport (ent_res_sport)
     );
 
-    wire err_slot_ok = 32'(err_set_slot) < QPS;
+    // The slots' state and valid bits, each written by its own decode: the data path's move to
+    // ERR (no command runs while the data path works), or a command's write the cycle after it
+    // is decided (with its cmd_done, before BUSY clears), from the slot decoded at the start.
+    logic [QPS-1:0] c_hot_q;
+    for (genvar s = 0; s < QPS; s++) begin : g_state
+        wire err_here = err_set_valid && 32'(err_set_slot) == s;
+        always_ff @(posedge clk) begin
+            if (rst) begin
+                state_q[s] <= ST_RESET;
+                valid_q[s] <= 1'b0;
+            end else begin
+                if (sw_q && c_hot_q[s]) begin
+                    state_q[s] <= sv_q;
+                end else if (err_here) begin
+                    state_q[s] <= ST_ERR;
+                end
+                if (vw_q && c_hot_q[s]) begin
+                    valid_q[s] <= vv_q;
+                end
+            end
+        end
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -238,37 +265,29 @@ module wqe_qp_table #(
             ring_clr  <= 1'b0;
             sw_q      <= 1'b0;
             vw_q      <= 1'b0;
-            valid_q   <= '0;
-            for (int s = 0; s < QPS; s++) state_q[s] <= ST_RESET;
         end else begin
             cmd_done <= 1'b0;
             ring_clr <= 1'b0;
             sw_q     <= 1'b0;
             vw_q     <= 1'b0;
-            // The data path's move to ERR; no command runs while the data path works.
-            if (err_set_valid && err_slot_ok) begin
-                state_q[err_set_slot[SW-1:0]] <= ST_ERR;
-            end
-            // A command's state and valid bit, written the cycle after it is decided (with its
-            // cmd_done, before BUSY clears).
-            if (sw_q) begin
-                state_q[c_slot_q] <= sv_q;
-            end
-            if (vw_q) begin
-                valid_q[c_slot_q] <= vv_q;
-            end
             case (c_q)
                 C_IDLE: begin
                     if (cmd_start) begin
-                        c_q         <= C_CHECK;
+                        c_q         <= C_LOOK;
                         c_op_q      <= cmd_op;
                         c_slot_q    <= cmd_slot[SW-1:0];
                         c_slot_ok_q <= 32'(cmd_slot) < QPS;
-                        c_valid_q   <= valid_q[cmd_slot[SW-1:0]];
-                        c_from_q    <= state_q[cmd_slot[SW-1:0]];
+                        c_hot_q     <= {{(QPS-1){1'b0}}, 1'b1} << cmd_slot[SW-1:0];
+                        c_row_valid_q <= valid_q[LR * cmd_slot[SW-1:LB] +: LR];
+                        c_row_state_q <= state_q[LR * cmd_slot[SW-1:LB] +: LR];
                         c_to_q      <= cmd_state;
                         c_word_q    <= '0;
                     end
+                end
+                C_LOOK: begin
+                    c_q       <= C_CHECK;
+                    c_valid_q <= c_row_valid_q[c_slot_q[LB-1:0]];
+                    c_from_q  <= c_row_state_q[c_slot_q[LB-1:0]];
                 end
                 C_CHECK: begin
                     c_q <= C_IDLE;

@@ -6,14 +6,15 @@
 // Round robin over N requests: the first request at or after `next` in index order, wrapping to
 // the first one overall (the order of model::wqe::Queues::step).
 //
-// Two registered stages, so that 64 or 256 requests meet 125 MHz (a plain priority chain over
+// Three registered stages, so that 64 or 256 requests meet 125 MHz (a plain priority chain over
 // 64 is about fourteen LUT levels): the requests are cut into groups of GS. Stage 1 registers,
 // for every group, whether it has a request and its lowest one, and the same for the group that
-// holds `next` with the requests below `next` masked off. Stage 2 takes that masked group if it
-// has a request, else the first group above it with one, else the first group with one, and
-// registers the index.
+// holds `next` with the requests below `next` masked off. Stage 2 chooses: that masked group if
+// it has a request, else the first group above it with one, else the first group with one.
+// Stage 3 registers the index.
 //
-// Timing: req and next of cycle c give any_q in c + 1 and found_q, index_q in c + 2.
+// Timing: req and next of cycle c give any1_q in c + 1, any2_q in c + 2, found_q and index_q in
+// c + 3.
 module wqe_rr #(
     parameter  int N  = 64,                                      // requests, a power of two, 4..256
     localparam int W  = $clog2(N),                               // index width
@@ -26,8 +27,9 @@ module wqe_rr #(
     input  wire          rst,       // synchronous, active high
     input  wire [N-1:0]  req,
     input  wire [W-1:0]  next,
-    output logic         any_q,     // stage 1: some request in c - 1
-    output logic         found_q,   // stage 2: some request in c - 2...
+    output logic         any1_q,    // stage 1: some request in c - 1
+    output logic         any2_q,    // stage 2: some request in c - 2
+    output logic         found_q,   // stage 3: some request in c - 3...
     output logic [W-1:0] index_q    // ...and the chosen one
 );
 
@@ -79,31 +81,45 @@ module wqe_rr #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            any_q <= 1'b0;
+            any1_q <= 1'b0;
         end else begin
-            any_q <= |req;
+            any1_q <= |req;
         end
     end
 
     // ------------------------------------------------------------------------------------------
-    // Stage 2.
+    // Stage 2: which group, registered with what stage 3 chooses from.
     wire [G-1:0] above     = grp_any_q & (({G{1'b1}} << gn_q) << 1);
     wire [GW:0]  first_up  = lowest_group(above);
     wire [GW:0]  first_any = lowest_group(grp_any_q);
 
+    logic           use_part_q;
+    logic [GW-1:0]  grp_q, gn2_q;
+    logic [LW-1:0]  part_low2_q;
+    logic [LW-1:0]  grp_low2_q [G];
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            any2_q <= 1'b0;
+        end else begin
+            any2_q <= first_any[GW];
+        end
+        use_part_q  <= part_any_q;
+        grp_q       <= first_up[GW] ? first_up[GW-1:0] : first_any[GW-1:0];
+        gn2_q       <= gn_q;
+        part_low2_q <= part_low_q;
+        for (int g = 0; g < G; g++) grp_low2_q[g] <= grp_low_q[g];
+    end
+
+    // ------------------------------------------------------------------------------------------
+    // Stage 3: the index.
     always_ff @(posedge clk) begin
         if (rst) begin
             found_q <= 1'b0;
         end else begin
-            found_q <= first_any[GW];
+            found_q <= any2_q;
         end
-        if (part_any_q) begin
-            index_q <= {gn_q, part_low_q};
-        end else if (first_up[GW]) begin
-            index_q <= {first_up[GW-1:0], grp_low_q[first_up[GW-1:0]]};
-        end else begin
-            index_q <= {first_any[GW-1:0], grp_low_q[first_any[GW-1:0]]};
-        end
+        index_q <= use_part_q ? {gn2_q, part_low2_q} : {grp_q, grp_low2_q[grp_q]};
     end
 
 endmodule

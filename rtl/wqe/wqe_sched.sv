@@ -24,18 +24,19 @@
 // ring_req_done is high in the storing cycle (R_DB4, R_CQ3): the result is in place from the edge
 // that ends it, with which wqe_regs answers the write.
 //
-// Round robin (wqe_rr, two register stages, every cycle): the eligible slots are those valid, in
+// Round robin (wqe_rr, three register stages, every cycle): the eligible slots are those valid, in
 // RTS or ERR, with a WQE posted (pending); the candidate is the first eligible slot at or after
 // `next`, in slot order, wrapping. A pick may start when there is a candidate, CONTROL.ENABLE is
 // set, nothing holds the scheduler (`hold`: a command pending, CQ_FAULT), and the completion ring
 // has room: used (producer - consumer) + outstanding picks < 2^CQ_LOG2, outstanding counting each
-// pick from its start until its wqe_retire. Those conditions are sampled with the eligible slots
-// and delayed alike, so a pick reflects the state of one cycle, d. It starts in d + 2 if the pick
-// stream and the ring unit are free (else a later sample decides); `next` becomes the slot after.
+// pick from its start until its wqe_retire. Those conditions are registered with the eligible
+// slots and `next` and delayed alike, so a pick reflects the state of one cycle, d. It starts in
+// d + 4 if the pick stream and the ring unit are free (else a later sample decides); `next`
+// becomes the slot after.
 //
-// Pick: from its start (d + 2) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
-// end of d + 5) and its context words 0..4 are read (wqe_qp_table, one per cycle, registered as
-// they come); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
+// Pick: from its start (d + 4) the slot's consumer is taken (R_TAKE1-3, the consumer moves at the
+// end of d + 7) and its context words 0..4 are read (wqe_qp_table, one per cycle, each arriving
+// two cycles later); the WQE's address is sq_base + (index mod 2^RING_LOG2) << (STRIDE_LOG2 + 6).
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
 // in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
 // flip-flops; m_pick_ready reaches no output in the same cycle.
@@ -94,7 +95,7 @@ module wqe_sched #(
     // Cycles from the sampled state (d) to m_pick_valid; fixed by the pick sequence below. No
     // logic reads it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int PICK_LAG /*verilator public*/ = 10;
+    localparam int PICK_LAG /*verilator public*/ = 12;
     /* verilator lint_on UNUSEDPARAM */
 
     // ------------------------------------------------------------------------------------------
@@ -130,18 +131,22 @@ module wqe_sched #(
     wire commit = cand_ok && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
 
     // ------------------------------------------------------------------------------------------
-    // Round robin (two stages) and the conditions for a pick, sampled in the same cycle and
-    // delayed alike.
-    logic rr_any, rr_found, ok1_q, ok2_q;
+    // Round robin and the conditions for a pick: the eligible slots, `next` and the conditions
+    // are registered together (the sample, cycle d), then the round robin's three stages; the
+    // conditions are delayed alike.
+    logic [QPS-1:0] req_q;
+    logic [SW-1:0]  next_d_q;
+    logic           any0_q, rr_any1, rr_any2, rr_found, ok0_q, ok1_q, ok2_q, ok3_q;
 
     wqe_rr #(
         .N(QPS)
     ) u_rr (
         .clk    (clk),
         .rst    (rst),
-        .req    (runnable & pending_q),
-        .next   (next_q),
-        .any_q  (rr_any),
+        .req    (req_q),
+        .next   (next_d_q),
+        .any1_q (rr_any1),
+        .any2_q (rr_any2),
         .found_q(rr_found),
         .index_q(cand_q)
     );
@@ -151,14 +156,23 @@ module wqe_sched #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
+            req_q  <= '0;
+            any0_q <= 1'b0;
+            ok0_q  <= 1'b0;
             ok1_q <= 1'b0;
             ok2_q <= 1'b0;
+            ok3_q <= 1'b0;
         end else begin
-            ok1_q <= enable && !hold && room;
+            req_q  <= runnable & pending_q;
+            any0_q <= (runnable & pending_q) != '0;
+            ok0_q  <= enable && !hold && room;
+            ok1_q <= ok0_q;
             ok2_q <= ok1_q;
+            ok3_q <= ok2_q;
         end
+        next_d_q <= next_q;
     end
-    assign cand_ok = rr_found && ok2_q;
+    assign cand_ok = rr_found && ok3_q;
 
     // ------------------------------------------------------------------------------------------
     // Ring unit.
@@ -190,14 +204,13 @@ module wqe_sched #(
     assign ring_req_error = (r_q == R_DB4 && db_valid_q && !db_stale_q && db_far_q)
                          || (r_q == R_CQ3 && cq_err_q);
 
-    // The pending bits' one write per cycle: a command's clear, a doorbell, a take; its slot is
-    // registered the cycle before (but the clear's, which comes registered).
-    logic [SW-1:0] pw_slot_q;
-    logic          left_q;
-    wire           pend_we   = (r_q == R_IDLE && ring_clr) || (r_q == R_DB4 && db_move)
-                            || r_q == R_TAKE3;
-    wire [SW-1:0]  pend_slot = r_q == R_IDLE ? ring_clr_slot : pw_slot_q;
-    wire           pend_val  = r_q == R_TAKE3 ? left_q : r_q == R_DB4;
+    // The pending bits: a command's clear (its slot decoded here; the command runs alone), or
+    // the one write of a doorbell (set) or a take (whether WQEs are left), its slot decoded into
+    // pw_hot_q the cycle before.
+    logic [QPS-1:0] pw_hot_q;
+    logic           left_q;
+    wire            pend_we  = (r_q == R_DB4 && db_move) || r_q == R_TAKE3;
+    wire            pend_val = r_q == R_TAKE3 ? left_q : 1'b1;
 
     // LUT RAM write ports.
     logic          prod_we, cons_we;
@@ -273,7 +286,7 @@ module wqe_sched #(
                 end
                 R_DB3: begin
                     r_q        <= R_DB4;
-                    pw_slot_q  <= req_slot;
+                    pw_hot_q   <= {{(QPS-1){1'b0}}, 1'b1} << req_slot;
                     db_stale_q <= ahead_q[31] || ahead_q <= have_q;
                     db_far_q   <= ahead_q > 32'(lim_q);
                 end
@@ -297,15 +310,19 @@ module wqe_sched #(
                     r_q          <= R_TAKE3;
                     b_q          <= b_q + 32'd1;
                     m_pick_index <= b_q;
-                    pw_slot_q    <= slot_q;
+                    pw_hot_q     <= {{(QPS-1){1'b0}}, 1'b1} << slot_q;
                     // WQEs are left unless this was the last: producer - consumer is 1..2^16.
                     left_q       <= a_q[16:0] - b_q[16:0] != 17'd1;
                 end
                 R_TAKE3: r_q <= R_IDLE;
                 default: r_q <= R_IDLE;
             endcase
-            if (pend_we) begin
-                pending_q[pend_slot] <= pend_val;
+            for (int s = 0; s < QPS; s++) begin
+                if (ring_clr && 32'(ring_clr_slot) == s) begin
+                    pending_q[s] <= 1'b0;
+                end else if (pend_we && pw_hot_q[s]) begin
+                    pending_q[s] <= pend_val;
+                end
             end
             // Completion ring indices.
             if (cq_restart) begin
@@ -326,7 +343,8 @@ module wqe_sched #(
     assign cq_producer      = cq_prod_q;
     assign cq_consumer      = cq_cons_q;
     assign none_outstanding = outstanding_q == '0;
-    assign quiet            = !busy_q && !m_pick_valid && !(ok1_q && rr_any) && !cand_ok;
+    assign quiet            = !busy_q && !m_pick_valid && !(ok0_q && any0_q)
+                           && !(ok1_q && rr_any1) && !(ok2_q && rr_any2) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
     // Pick sequence: t_q = 0..4 read words 0..4 (each arrives two cycles after); t_q = 3 masks

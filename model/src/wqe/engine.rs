@@ -240,7 +240,8 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             if gather(&c, &p, mem, &mut buf[hl..hl + len]).is_err() {
                 return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
             }
-            let n = finish(&mut buf, hl, len, p.pad(), route.l3_offset()).expect("frame fits MAX_FRAME");
+            let n = finish(&mut buf, hl, len, p.pad(), route.l3_offset())
+                .expect("frame fits MAX_FRAME");
             frame(&buf[..n]);
         }
         Ok(control

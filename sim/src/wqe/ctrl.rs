@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 /// Cycles from the state a pick reflects to the first cycle it is offered (wqe_sched.sv,
 /// `PICK_LAG`).
-pub const PICK_LAG: u64 = 10;
+pub const PICK_LAG: u64 = 12;
 
 crate::axil_port_fns!(WqeCtrlPorts);
 

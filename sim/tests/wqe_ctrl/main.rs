@@ -14,13 +14,12 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
-use rocenic_model::qp::Access;
 use rocenic_model::qp::{
-    AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState, QpTable,
-    QPN_MAX, QPN_MIN,
+    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState,
+    QpTable, QPN_MAX, QPN_MIN,
 };
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
-use rocenic_model::wqe::regs::{self, command, op, qp_flags, status};
+use rocenic_model::wqe::regs::{self, command, control, op, qp_flags, status};
 use rocenic_model::wqe::{CompletionRing, Doorbell, Nic, Ring, SendRing};
 use rocenic_sim::axil::Op;
 use rocenic_sim::duts::{WqeCtrl, WqeCtrl8, WqeCtrlPorts};
@@ -55,6 +54,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
     let mut model = Model::<N>::new(qps, mrs, profile);
     let mut prog = Program {
         rng: stream::rng(seed ^ 0x9806_7A11),
+        profile,
         next_tag: 0,
         staged: HashMap::new(),
         polls: HashMap::new(),
@@ -141,7 +141,10 @@ fn run<D: WqeCtrlPorts, const N: usize>(
                     );
                     prog.push(
                         &mut bench,
-                        Op::write(regs::CONTROL, u32::from(profile.code()) << 4 | 1),
+                        Op::write(
+                            regs::CONTROL,
+                            control::PROFILE.put(profile.code().into()) | control::ENABLE.put(1),
+                        ),
                         Staged::None,
                     );
                     let tag = prog.push(
@@ -324,7 +327,7 @@ fn latencies() {
     assert_eq!((answer(0), answer(n - 2), answer(n - 3)), (2, 7, 6));
     // QP_WRITE, QP_WRITE, INIT, RTR (RC: the entropy unit), RTS, INIT, RTR, RTS, destroy, MR,
     // no command.
-    assert_eq!(cmds, [10, 10, 9, 15, 9, 9, 15, 9, 5, 6, 4]);
+    assert_eq!(cmds, [11, 11, 10, 16, 10, 10, 16, 10, 6, 6, 4]);
     // 16 WQEs on each of two QPs, taken at once: one pick every 9 cycles once the doorbells are
     // in (slot 1's keeps the ring unit busy while the second pick could start), the two QPs in
     // turn once both have WQEs.

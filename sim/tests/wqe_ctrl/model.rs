@@ -8,8 +8,8 @@ use super::*;
 pub(crate) const LAG: u64 = PICK_LAG + 8;
 
 /// Cycles from the state a pick reflects to the one from which its slot's consumer has moved
-/// (wqe_sched.sv: the pick starts two cycles after, R_TAKE3 stores the consumer three later).
-pub(crate) const TAKE_LAG: u64 = 6;
+/// (wqe_sched.sv: the pick starts four cycles after, R_TAKE3 stores the consumer three later).
+pub(crate) const TAKE_LAG: u64 = 8;
 
 /// What a COMMAND write carries, as the program staged it.
 #[derive(Clone, Copy, Debug)]

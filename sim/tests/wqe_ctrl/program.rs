@@ -60,6 +60,8 @@ pub(crate) fn random_ring(rng: &mut SmallRng) -> SendRing {
 /// The program's state: what it waits for, and the operations it queued by tag.
 pub(crate) struct Program {
     pub(crate) rng: SmallRng,
+    /// The run's entropy profile (kept in every CONTROL write).
+    pub(crate) profile: Profile,
     pub(crate) next_tag: u64,
     pub(crate) staged: HashMap<u64, Staged>,
     /// Tags of STATUS reads that poll for a command's end.
@@ -357,8 +359,8 @@ impl Program {
             }
             89 => {
                 // ENABLE off now and then, mostly on.
-                let profile = model.reg(regs::CONTROL) & 0x30;
-                let v = profile | u32::from(rng.gen_bool(0.7));
+                let v = control::PROFILE.put(self.profile.code().into())
+                    | control::ENABLE.put(rng.gen_bool(0.7).into());
                 self.push(bench, Op::write(regs::CONTROL, v), Staged::None);
             }
             // Now and then completions are left alone for a while, so the ring fills up.
