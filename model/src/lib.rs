@@ -17,6 +17,7 @@ pub mod entropy;
 pub mod golden;
 pub mod qp;
 pub mod regmap;
+pub mod rx;
 pub mod rss;
 pub mod toeplitz;
 pub mod tso;

@@ -36,7 +36,7 @@ impl SegField {
     }
 }
 
-const fn f(
+pub(crate) const fn f(
     name: &'static str,
     offset: usize,
     bytes: usize,
@@ -53,7 +53,7 @@ const fn f(
     }
 }
 
-const fn rsvd(offset: usize, bytes: usize) -> SegField {
+pub(crate) const fn rsvd(offset: usize, bytes: usize) -> SegField {
     f(RESERVED, offset, bytes, 0, "reserved, zero")
 }
 

@@ -32,6 +32,7 @@ pub use memory::{Fault, Memory};
 pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
+pub(crate) use segments::{fits, put};
 pub use segments::{AddressVector, Control, DataSegment, RemoteAddress};
 pub use view::{Payload, WorkRequest, Wqe, WqeLayout};
 

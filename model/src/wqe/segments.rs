@@ -5,13 +5,13 @@ use super::view::WqeLayout;
 use super::{get_u16, get_u32, get_u64, zero, Error, Flags, Opcode};
 use super::{AV_BYTES, BLOCK_BYTES, CONTROL_BYTES, DATA_BYTES, MAX_BLOCKS, RADDR_BYTES};
 
-fn put(b: &mut [u8], f: SegField, v: u64) {
+pub(crate) fn put(b: &mut [u8], f: SegField, v: u64) {
     let bytes = v.to_le_bytes();
     b[f.offset..f.offset + f.bytes].copy_from_slice(&bytes[..f.bytes]);
 }
 
 /// `v` fits the low `f.bits` bits.
-fn fits(f: SegField, v: u64) -> bool {
+pub(crate) fn fits(f: SegField, v: u64) -> bool {
     f.bits >= 64 || v >> f.bits == 0
 }
 
