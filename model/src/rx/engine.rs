@@ -315,7 +315,11 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
 
     /// The PSN QP `qpn` expects next.
     pub fn expected_psn(&self, qpn: u32) -> Option<Psn> {
-        self.qps.iter().flatten().find(|q| q.qpn == qpn).map(|q| q.epsn)
+        self.qps
+            .iter()
+            .flatten()
+            .find(|q| q.qpn == qpn)
+            .map(|q| q.epsn)
     }
 
     /// One frame: taken, or discarded with the reason (and counted either way).
@@ -571,7 +575,11 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         let (va, len, done) = match (rq.msg, p.reth) {
             (Some(Message::Write { va, len, done }), _) => (va, len, done),
             (None, Some((va, rkey, len))) => {
-                if len != 0 && mrs.check(rkey, pd, va, len.into(), Access::REMOTE_WRITE).is_err() {
+                if len != 0
+                    && mrs
+                        .check(rkey, pd, va, len.into(), Access::REMOTE_WRITE)
+                        .is_err()
+                {
                     return Err(Discard::RKey);
                 }
                 (va, len, 0)
@@ -704,7 +712,13 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         }
         let wqe = RecvWqe::decode(&b[..end], slot).expect("header checked above");
         for s in wqe.sges() {
-            let checked = mrs.check(s.lkey, config.pd, s.addr, s.length.into(), Access::LOCAL_WRITE);
+            let checked = mrs.check(
+                s.lkey,
+                config.pd,
+                s.addr,
+                s.length.into(),
+                Access::LOCAL_WRITE,
+            );
             if let Err(st) = checked {
                 return (wr_id, Err(st));
             }
@@ -769,9 +783,8 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             }
         }
         let Some(w) = (0..W).find(|&w| {
-            self.wqs[w].is_some_and(|q| {
-                q.state == WqState::Err && q.doorbell.pending() > 0 && q.cq_room()
-            })
+            self.wqs[w]
+                .is_some_and(|q| q.state == WqState::Err && q.doorbell.pending() > 0 && q.cq_room())
         }) else {
             return Ok(None);
         };
@@ -824,7 +837,12 @@ fn scatter_whole(mem: &mut impl Memory, wqe: &RecvWqe, parts: &[&[u8]]) -> Statu
 
 /// Writes `data` at byte `offset` of the buffers `sges` describe, in order (the caller checked
 /// that it fits). `Err` when host memory refuses a write.
-fn scatter(mem: &mut impl Memory, sges: &[DataSegment], offset: u64, data: &[u8]) -> Result<(), ()> {
+fn scatter(
+    mem: &mut impl Memory,
+    sges: &[DataSegment],
+    offset: u64,
+    data: &[u8],
+) -> Result<(), ()> {
     let mut skip = offset;
     let mut rest = data;
     for s in sges {

@@ -43,7 +43,12 @@ pub mod cqe {
             1,
             "the packet's checksums were checked and good (ICRC; IPv4 header, TCP/UDP)",
         ),
-        field("HASHED", 3, 1, "HASH holds the RSS hash that picked the queue"),
+        field(
+            "HASHED",
+            3,
+            1,
+            "HASH holds the RSS hash that picked the queue",
+        ),
     ];
     /// Bits of `OWNER`.
     pub const OWNER_BITS: &[Field] = &[field(
@@ -120,7 +125,11 @@ mod tests {
     fn tiles(t: &[SegField], bytes: usize) {
         let mut at = 0;
         for x in t {
-            assert_eq!(x.offset, at, "{} starts where the previous field ends", x.name);
+            assert_eq!(
+                x.offset, at,
+                "{} starts where the previous field ends",
+                x.name
+            );
             if !x.is_reserved() {
                 assert_eq!(x.offset % x.bytes, 0, "{} aligned", x.name);
             }

@@ -3,11 +3,11 @@
 
 use super::Discard;
 use crate::wire::ib::{opcode as op, DETH_LEN, IMMDT_LEN, RETH_LEN};
-use crate::wire::{
-    be32, EtherType, EthernetFrame, IpProtocol, IpPseudo, Ipv4Packet, Ipv6Packet,
-    RoceFrame, TcpPacket, UdpPacket,
-};
 use crate::wire::Error as WireError;
+use crate::wire::{
+    be32, EtherType, EthernetFrame, IpProtocol, IpPseudo, Ipv4Packet, Ipv6Packet, RoceFrame,
+    TcpPacket, UdpPacket,
+};
 use crate::wqe::frame::PKEY;
 
 /// Bytes of the GRH area a UD receive buffer starts with.
@@ -54,9 +54,8 @@ pub enum Incoming<'a> {
 pub const fn supported(opcode: u8) -> bool {
     matches!(
         opcode,
-        op::RC_SEND_FIRST..=op::RC_RDMA_WRITE_ONLY_WITH_IMM
-            | op::UD_SEND_ONLY
-            | op::UD_SEND_ONLY_WITH_IMM
+        op::RC_SEND_FIRST
+            ..=op::RC_RDMA_WRITE_ONLY_WITH_IMM | op::UD_SEND_ONLY | op::UD_SEND_ONLY_WITH_IMM
     )
 }
 

@@ -20,7 +20,9 @@ impl RecvWqe {
     /// A WQE of the entries `sges` (at most [`MAX_SGE`]).
     pub fn new(wr_id: u64, sges: &[DataSegment]) -> Result<RecvWqe, Error> {
         if sges.is_empty() || sges.len() > MAX_SGE {
-            return Err(Error::TooWide { field: h::NSGE.name });
+            return Err(Error::TooWide {
+                field: h::NSGE.name,
+            });
         }
         let mut all = [DataSegment::default(); MAX_SGE];
         all[..sges.len()].copy_from_slice(sges);
