@@ -11,6 +11,7 @@ mod entropy;
 mod golden;
 mod markdown;
 mod rss;
+mod rx;
 mod sv;
 mod tso;
 mod wire;
@@ -169,6 +170,14 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/wqe.md#CQE",
         render: wqe::markdown_cqe,
+    },
+    Output {
+        path: "docs/rx.md#RWQE",
+        render: rx::markdown_wqe,
+    },
+    Output {
+        path: "docs/rx.md#RCQE",
+        render: rx::markdown_cqe,
     },
 ];
 
