@@ -753,3 +753,61 @@ fn rss_spreads_ud_and_raw_lands_whole() {
     to_rss.queue = 3;
     assert_eq!(b.take(&raw, &to_rss), Err(Discard::NoWq));
 }
+
+#[test]
+fn attach_and_queue_rules() {
+    use rocenic_model::rx::RxError;
+    let mut b = receiver();
+    // 0x61 has the low six bits of 0x21 (64 slots).
+    let cfg = *b.e.qps.get(0x21).unwrap().config();
+    b.e.qps.create(0x61, cfg).unwrap();
+    assert_eq!(
+        b.rx.attach(&b.e.qps, 0x61, Target::Own(0), Psn::new(0).unwrap()),
+        Err(RxError::SlotTaken {
+            qpn: 0x61,
+            holder: 0x21
+        })
+    );
+    assert_eq!(
+        b.rx.attach(&b.e.qps, 0x21, Target::Own(0), Psn::new(0).unwrap()),
+        Err(RxError::Attached(0x21))
+    );
+    b.rx.detach(0x21).unwrap();
+    assert_eq!(
+        b.rx.attach(&b.e.qps, 0x61, Target::Rss, Psn::new(0).unwrap()),
+        Err(RxError::RssNotUd(0x61))
+    );
+    assert_eq!(
+        b.rx.attach(&b.e.qps, 0x61, Target::Own(5), Psn::new(0).unwrap()),
+        Err(RxError::NoWq(5))
+    );
+    assert_eq!(
+        b.rx.attach(&b.e.qps, 0x99, Target::Own(0), Psn::new(0).unwrap()),
+        Err(RxError::NoQp(0x99))
+    );
+    b.rx.attach(&b.e.qps, 0x61, Target::Own(0), Psn::new(0).unwrap())
+        .unwrap();
+    assert_eq!(b.rx.expected_psn(0x61), Some(Psn::new(0).unwrap()));
+    assert_eq!(b.rx.expected_psn(0x21), None);
+    // Queues: no destroy while named, no READY from ERR, a doorbell past the ring refused.
+    assert_eq!(b.rx.destroy_wq(0), Err(RxError::InUse(0)));
+    assert_eq!(
+        b.rx.create_wq(0, wq_config(0, 0x61, false)),
+        Err(RxError::WqExists(0))
+    );
+    assert_eq!(
+        b.rx.create_wq(8, wq_config(0, 0x61, false)),
+        Err(RxError::WqRange(8))
+    );
+    b.rx.modify_wq(0, WqState::Err).unwrap();
+    assert!(matches!(
+        b.rx.modify_wq(0, WqState::Ready),
+        Err(RxError::Transition(_))
+    ));
+    assert!(matches!(
+        b.rx.post(1, (1 << RING_LOG2) + 1),
+        Err(RxError::Doorbell(_))
+    ));
+    b.rx.modify_wq(0, WqState::Reset).unwrap();
+    assert_eq!(b.rx.wq(0).unwrap().doorbell.producer(), 0);
+}

@@ -31,6 +31,14 @@ use core::fmt;
 /// The default number of work queues (the RTL's `WQS`).
 pub const DEFAULT_WQS: usize = 64;
 
+/// The receive-context slot of `qpn` in a table of `entries` (a power of two): its low bits.
+/// The hardware finds a frame's QP by indexing with the BTH's destination QPN and comparing the
+/// QPN stored there, so two QPs whose low bits match cannot both receive; drivers allocate
+/// QPNs as slot plus a generation above it (and put the QP in the same send-side slot).
+pub const fn qp_slot(qpn: u32, entries: usize) -> usize {
+    qpn as usize & (entries - 1)
+}
+
 /// Where a QP's received messages land.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -58,10 +66,15 @@ pub enum RxError {
     Doorbell(DoorbellError),
     /// The QPN is reserved or wider than 24 bits.
     Qpn(u32),
-    /// Every receive-context slot is in use.
-    Full,
     /// The QP already has a receive side.
     Attached(u32),
+    /// Another QP's receive side holds the slot this QPN maps to ([`qp_slot`]).
+    SlotTaken {
+        /// The QPN asked for.
+        qpn: u32,
+        /// The QPN in its slot.
+        holder: u32,
+    },
     /// The QP has no receive side.
     NotAttached(u32),
     /// Only UD QPs spread over RSS queues.
@@ -81,8 +94,11 @@ impl fmt::Display for RxError {
             RxError::Transition(t) => write!(f, "{t}"),
             RxError::Doorbell(e) => write!(f, "{e}"),
             RxError::Qpn(q) => write!(f, "QPN 0x{q:x} is reserved or wider than 24 bits"),
-            RxError::Full => f.write_str("every receive context is in use"),
             RxError::Attached(q) => write!(f, "QP 0x{q:x} already has a receive side"),
+            RxError::SlotTaken { qpn, holder } => write!(
+                f,
+                "QP 0x{qpn:x} maps to the receive slot of QP 0x{holder:x} (QPNs must differ in their low bits)"
+            ),
             RxError::NotAttached(q) => write!(f, "QP 0x{q:x} has no receive side"),
             RxError::RssNotUd(q) => write!(f, "QP 0x{q:x} is not UD: only UD QPs use RSS"),
             RxError::NoQp(q) => write!(f, "no QP 0x{q:x}"),
@@ -285,14 +301,12 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
                 return Err(RxError::NoWq(w));
             }
         }
-        if self.qps.iter().flatten().any(|q| q.qpn == qpn) {
-            return Err(RxError::Attached(qpn));
+        let slot = &mut self.qps[qp_slot(qpn, Q)];
+        match slot {
+            Some(q) if q.qpn == qpn => return Err(RxError::Attached(qpn)),
+            Some(q) => return Err(RxError::SlotTaken { qpn, holder: q.qpn }),
+            None => {}
         }
-        let slot = self
-            .qps
-            .iter_mut()
-            .find(|q| q.is_none())
-            .ok_or(RxError::Full)?;
         *slot = Some(RecvQp {
             qpn,
             target,
@@ -304,22 +318,23 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
 
     /// Removes QP `qpn`'s receive side (a message in progress is forgotten).
     pub fn detach(&mut self, qpn: u32) -> Result<(), RxError> {
-        let slot = self
-            .qps
-            .iter_mut()
-            .find(|q| q.is_some_and(|q| q.qpn == qpn))
-            .ok_or(RxError::NotAttached(qpn))?;
+        let slot = &mut self.qps[qp_slot(qpn, Q)];
+        if !slot.is_some_and(|q| q.qpn == qpn) {
+            return Err(RxError::NotAttached(qpn));
+        }
         *slot = None;
         Ok(())
     }
 
+    /// The receive side of `qpn`, by its slot.
+    fn slot_of(&self, qpn: u32) -> Option<usize> {
+        let s = qp_slot(qpn, Q);
+        self.qps[s].is_some_and(|q| q.qpn == qpn).then_some(s)
+    }
+
     /// The PSN QP `qpn` expects next.
     pub fn expected_psn(&self, qpn: u32) -> Option<Psn> {
-        self.qps
-            .iter()
-            .flatten()
-            .find(|q| q.qpn == qpn)
-            .map(|q| q.epsn)
+        self.slot_of(qpn).and_then(|s| self.qps[s]).map(|q| q.epsn)
     }
 
     /// One frame: taken, or discarded with the reason (and counted either way).
@@ -407,11 +422,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         p: &RocePacket<'_>,
         meta: &Meta,
     ) -> Result<Accepted, Discard> {
-        let slot = self
-            .qps
-            .iter()
-            .position(|q| q.is_some_and(|q| q.qpn == p.dest_qpn))
-            .ok_or(Discard::NoQp)?;
+        let slot = self.slot_of(p.dest_qpn).ok_or(Discard::NoQp)?;
         let ctx = qps.get(p.dest_qpn).ok_or(Discard::NoQp)?;
         if !matches!(ctx.state(), QpState::Rtr | QpState::Rts) {
             return Err(Discard::QpState);
@@ -732,8 +743,10 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             if let Some(ctx) = qps.get_mut(qpn) {
                 ctx.set_error();
             }
-            if let Some(q) = self.qps.iter_mut().flatten().find(|q| q.qpn == qpn) {
-                q.msg = None;
+            if let Some(s) = self.slot_of(qpn) {
+                if let Some(q) = self.qps[s].as_mut() {
+                    q.msg = None;
+                }
             }
         }
         if matches!(target, Target::Own(_) | Target::Rss) {
