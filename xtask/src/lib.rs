@@ -12,6 +12,7 @@ mod golden;
 mod markdown;
 mod rss;
 mod rx;
+mod rx_regs;
 mod sv;
 mod tso;
 mod wire;
@@ -170,6 +171,14 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/wqe.md#CQE",
         render: wqe::markdown_cqe,
+    },
+    Output {
+        path: "rtl/rx/rx_regs_pkg.sv",
+        render: rx_regs::sv_package,
+    },
+    Output {
+        path: "docs/rx-registers.md",
+        render: rx_regs::markdown,
     },
     Output {
         path: "docs/rx.md#RWQE",

@@ -16,6 +16,7 @@ pub mod cqe;
 pub mod engine;
 pub mod layout;
 pub mod packet;
+pub mod regs;
 pub mod wq;
 pub mod wqe;
 

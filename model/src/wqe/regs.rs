@@ -668,28 +668,7 @@ mod tests {
 
     #[test]
     fn map_is_ordered_and_disjoint() {
-        for w in MAP.windows(2) {
-            assert!(
-                w[0].offset + 4 * w[0].words <= w[1].offset,
-                "{} overlaps {}",
-                w[0].name,
-                w[1].name
-            );
-        }
-        for r in MAP {
-            assert_eq!(r.offset % 4, 0, "{}", r.name);
-            let mut used = 0u64;
-            for f in r.fields {
-                let m = ((1u64 << f.width) - 1) << f.lsb;
-                assert!(
-                    f.lsb + f.width <= 32 && used & m == 0,
-                    "{}.{}",
-                    r.name,
-                    f.name
-                );
-                used |= m;
-            }
-        }
+        crate::regmap::check_map(MAP);
     }
 
     #[test]
