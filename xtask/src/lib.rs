@@ -181,6 +181,10 @@ pub const OUTPUTS: &[Output] = &[
         render: rx_regs::markdown,
     },
     Output {
+        path: "rtl/rx/rx_pkg.sv",
+        render: rx::sv_package,
+    },
+    Output {
         path: "docs/rx.md#RWQE",
         render: rx::markdown_wqe,
     },

@@ -2,16 +2,31 @@
 //! ICRC, and the transport headers (docs/rx.md, "Classification").
 
 use super::Discard;
-use crate::wire::ib::{opcode as op, DETH_LEN, IMMDT_LEN, RETH_LEN};
+use crate::qp::PathMtu;
+use crate::wire::ib::{opcode as op, BTH_LEN, DETH_LEN, IMMDT_LEN, RETH_LEN};
 use crate::wire::Error as WireError;
 use crate::wire::{
-    be32, EtherType, EthernetFrame, IpProtocol, IpPseudo, Ipv4Packet, Ipv6Packet, RoceFrame,
-    TcpPacket, UdpPacket,
+    be32, ethernet, ipv4, udp, EtherType, EthernetFrame, IpProtocol, IpPseudo, Ipv4Packet,
+    Ipv6Packet, RoceFrame, TcpPacket, UdpPacket, ICRC_LEN,
 };
 use crate::wqe::frame::PKEY;
 
 /// Bytes of the GRH area a UD receive buffer starts with.
 pub const GRH_AREA: usize = 40;
+
+/// The longest frame the receive path takes: a full 4096-byte MTU payload under the longest
+/// headers it parses (a tagged Ethernet header, IPv4 with 40 option bytes, UDP, BTH, RETH and
+/// ImmDt), and the ICRC. A longer frame, of any kind, is malformed: the hardware's packet buffer
+/// keeps no more of a frame.
+pub const MAX_FRAME: usize = ethernet::TAGGED_HEADER_LEN
+    + ipv4::MIN_HEADER_LEN
+    + ipv4::MAX_OPTIONS_LEN
+    + udp::HEADER_LEN
+    + BTH_LEN
+    + RETH_LEN
+    + IMMDT_LEN
+    + PathMtu::Mtu4096.bytes() as usize
+    + ICRC_LEN;
 
 /// A RoCEv2 packet whose ICRC and headers checked out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,9 +74,13 @@ pub const fn supported(opcode: u8) -> bool {
     )
 }
 
-/// Classifies `frame` (Ethernet, no FCS). A RoCEv2 frame must be well formed, carry a good
-/// ICRC (and IPv4 header checksum), the default P_Key, TVer 0 and an opcode [`supported`].
+/// Classifies `frame` (Ethernet, no FCS). No frame may be longer than [`MAX_FRAME`]. A RoCEv2
+/// frame must be well formed, carry a good ICRC (and IPv4 header checksum), the default P_Key,
+/// TVer 0 and an opcode [`supported`].
 pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
+    if frame.len() > MAX_FRAME {
+        return Err(Discard::Malformed);
+    }
     let f = match RoceFrame::parse(frame) {
         Ok(f) => f,
         Err(WireError::NotRoce) => {
@@ -189,6 +208,101 @@ fn raw_csum_ok(frame: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qp::IpPair;
+    use crate::wire::ib::{BthRepr, RethRepr};
+    use crate::wire::{checksum, icrc_fill, EthernetAddress, Ipv4Address};
+    use crate::wqe::frame::{emit_headers, Route, Transport};
+
+    /// The longest frame [`classify`] takes: tagged, IPv4 with 40 option bytes, RDMA WRITE ONLY
+    /// with immediate, a 4096-byte payload; `extra` bytes of Ethernet padding after it.
+    fn longest(out: &mut [u8], extra: usize) -> usize {
+        let route = Route {
+            src_mac: EthernetAddress([2, 0, 0, 0, 0, 1]),
+            dst_mac: EthernetAddress([2, 0, 0, 0, 0, 2]),
+            vlan: Some((7, 3)),
+            ip: IpPair::V4 {
+                src: Ipv4Address::new(10, 0, 0, 1),
+                dst: Ipv4Address::new(10, 0, 0, 2),
+            },
+            traffic_class: 0,
+            hop_limit: 64,
+            flow_label: 0,
+            udp_sport: 0xC000,
+        };
+        let t = Transport {
+            bth: BthRepr {
+                opcode: op::RC_RDMA_WRITE_ONLY_WITH_IMM,
+                solicited: false,
+                migreq: true,
+                pad_count: 0,
+                tver: 0,
+                pkey: PKEY,
+                fecn: false,
+                becn: false,
+                dest_qpn: 0x12,
+                ack_req: true,
+                psn: 7,
+            },
+            reth: Some(RethRepr {
+                va: 0x1000,
+                rkey: 0x300,
+                dma_len: 4096,
+            }),
+            deth: None,
+            imm: Some(0xA5A5_5A5A),
+        };
+        let payload = PathMtu::Mtu4096.bytes() as usize;
+        let mut plain = [0u8; 128];
+        let hl = emit_headers(&route, &t, payload, &mut plain).unwrap();
+        // The IPv4 header grows by 40 option bytes (NOPs); its length fields follow.
+        let (l3, opts) = (route.l3_offset(), ipv4::MAX_OPTIONS_LEN);
+        let ip_end = l3 + ipv4::MIN_HEADER_LEN;
+        out[..ip_end].copy_from_slice(&plain[..ip_end]);
+        out[ip_end..ip_end + opts].fill(1);
+        out[ip_end + opts..hl + opts].copy_from_slice(&plain[ip_end..hl]);
+        let mut at = hl + opts;
+        for i in 0..payload {
+            out[at] = i as u8;
+            at += 1;
+        }
+        at += ICRC_LEN;
+        out[l3] = 0x40 | ((ipv4::MIN_HEADER_LEN + opts) / 4) as u8;
+        let total = (at - l3) as u16;
+        out[l3 + 2..l3 + 4].copy_from_slice(&total.to_be_bytes());
+        out[l3 + 10..l3 + 12].fill(0);
+        let sum = checksum::checksum(&out[l3..ip_end + opts]);
+        out[l3 + 10..l3 + 12].copy_from_slice(&sum.to_be_bytes());
+        icrc_fill(&mut out[..at]).unwrap();
+        out[at..at + extra].fill(0);
+        at + extra
+    }
+
+    /// A frame of exactly MAX_FRAME bytes is taken, RoCEv2 or raw; a byte more, and it is
+    /// malformed whatever it holds.
+    #[test]
+    fn frames_up_to_max_frame() {
+        let mut f = [0u8; MAX_FRAME + 1];
+        let n = longest(&mut f, 0);
+        assert_eq!(n, MAX_FRAME);
+        match classify(&f[..n]) {
+            Ok(Incoming::Roce(p)) => {
+                assert_eq!(p.payload.len(), 4096);
+                assert_eq!(p.reth, Some((0x1000, 0x300, 4096)));
+                assert_eq!(p.imm, Some(0xA5A5_5A5A));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(longest(&mut f, 1), MAX_FRAME + 1);
+        assert_eq!(classify(&f), Err(Discard::Malformed));
+        // Not IP at all: raw up to the limit, then malformed too.
+        let mut raw = [0x5Au8; MAX_FRAME + 1];
+        raw[12..14].copy_from_slice(&EtherType::ARP.to_be_bytes());
+        assert!(matches!(
+            classify(&raw[..MAX_FRAME]),
+            Ok(Incoming::Raw { csum_ok: false, .. })
+        ));
+        assert_eq!(classify(&raw), Err(Discard::Malformed));
+    }
 
     #[test]
     fn opcodes_handled_here() {
