@@ -36,6 +36,7 @@ const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
+const RX_CHECK: &str = "rtl/rx/rx_check.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -140,4 +141,6 @@ pub const DUTS: &[DutSpec] = &[
     },
     // The whole WQE engine, send side.
     dut("wqe_engine", "wqe_engine", WQE_ENGINE),
+    // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 64 frames).
+    dut("rx_check", "rx_check", RX_CHECK),
 ];
