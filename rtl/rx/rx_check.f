@@ -1,8 +1,7 @@
 // The receive path's front end: its packages (the wire constants, the codes and limits
 // generated from model::rx, the header words' type), the send side's CRC pipeline, the parts,
-// the top last; the stream FIFO from the common blocks.
+// the top last.
 -f rtl/common/wire.f
--f rtl/common/common.f
 rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/wqe/wqe_icrc_crc.sv
@@ -12,5 +11,6 @@ rtl/rx/rx_check_fields.sv
 rtl/rx/rx_check_lanes.sv
 rtl/rx/rx_check_sum.sv
 rtl/rx/rx_check_crc.sv
+rtl/rx/rx_check_desc.sv
 rtl/rx/rx_check_verdict.sv
 rtl/rx/rx_check.sv

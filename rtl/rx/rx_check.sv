@@ -58,14 +58,14 @@ module rx_check
     parameter  int BUF_BYTES   = 16384,                 // Packet buffer: a power of two, at
                                                         // least two frames of MAX_FRAME
     parameter  int MAX_FRAME   = rx_pkg::RX_MAX_FRAME,  // Longest frame taken (the model's)
-    parameter  int FRAMES_LOG2 = 6,                     // log2 of the frames held at once
+    parameter  int FRAMES_LOG2 = 8,                     // log2 of the frames held at once
     parameter  int QUEUE_W     = 16,                    // RSS queue number width (rss_pipeline)
     localparam int W           = DATA_BYTES,
     localparam int DATA_W      = 8 * DATA_BYTES,
     localparam int ADDR_W      = $clog2(BUF_BYTES / DATA_BYTES),   // buffer address, in beats
     localparam int MAX_BEATS   = (MAX_FRAME + DATA_BYTES - 1) / DATA_BYTES,
     localparam int BEATS_W     = $clog2(MAX_BEATS + 1),            // a frame's beats, saturating
-    localparam int LEN_W       = $clog2(MAX_FRAME + 2),            // byte counts
+    localparam int LEN_W       = $clog2((MAX_BEATS + 1) * DATA_BYTES + 1),  // byte counts
     localparam int CODE_W      = rx_pkg::RX_DISCARD_W,
     localparam int HASH_TYPE_W = 5                                 // model::rss::HashType
 ) (
@@ -132,9 +132,9 @@ module rx_check
     logic              ready;
     logic [ADDR_W-1:0] head;
     logic [BEATS_W-1:0] in_beat_q;                // index of the next beat in its frame
+    logic              in_first;                  // ...which is its first
+    logic              in_store;                  // ...which goes into the buffer
     wire               accept   = s_axis_tvalid && ready;
-    wire               in_first = in_beat_q == '0;
-    wire               in_store = in_beat_q < BEATS_W'(MAX_BEATS);
 
     assign s_axis_tready = ready;
 
@@ -142,6 +142,7 @@ module rx_check
     logic [DATA_W-1:0]      a_data;
     logic [W-1:0]           a_keep;
     logic [BEATS_W-1:0]     a_beat;
+    logic [3:0]             a_bytes;          // bytes in the beat
     logic [ADDR_W-1:0]      a_addr, a_start, start_q;
     logic [QUEUE_W-1:0]     a_queue;
     logic [31:0]            a_hash;
@@ -151,17 +152,30 @@ module rx_check
         if (rst) begin
             a_valid   <= 1'b0;
             in_beat_q <= '0;
+            in_first  <= 1'b1;
+            in_store  <= 1'b1;
         end else begin
             a_valid <= accept;
             if (accept) begin
                 in_beat_q <= s_axis_tlast ? '0 : in_beat_q + BEATS_W'(in_store);
+                in_first  <= s_axis_tlast;
+                in_store  <= s_axis_tlast
+                             || (BEATS_W + 1)'(in_beat_q) + 1'b1 < (BEATS_W + 1)'(MAX_BEATS);
             end
         end
     end
 
+    function automatic logic [3:0] bytes_of(input logic [W-1:0] keep);
+        bytes_of = '0;
+        for (int i = 0; i < W; i++) begin
+            bytes_of = bytes_of + 4'(keep[i]);
+        end
+    endfunction
+
     always_ff @(posedge clk) begin
         if (accept) begin
             a_data      <= s_axis_tdata;
+            a_bytes     <= s_axis_tlast ? bytes_of(s_axis_tkeep) : 4'(W);
             a_keep      <= s_axis_tlast ? s_axis_tkeep : '1;
             a_last      <= s_axis_tlast;
             a_first     <= in_first;
@@ -237,13 +251,6 @@ module rx_check
     logic [31:0]            b_hash;
     logic [HASH_TYPE_W-1:0] b_hash_type;
 
-    function automatic logic [3:0] bytes_of(input logic [W-1:0] keep);
-        bytes_of = '0;
-        for (int i = 0; i < W; i++) begin
-            bytes_of = bytes_of + 4'(keep[i]);
-        end
-    endfunction
-
     always_ff @(posedge clk) begin
         if (rst) begin
             b_valid <= 1'b0;
@@ -252,7 +259,9 @@ module rx_check
         end
     end
 
-    wire [BEATS_W+3:0] a_len = {a_beat, 3'b000} + (BEATS_W + 4)'(bytes_of(a_keep));
+    // The frame's length if this is its last beat: past MAX_FRAME once the beat index has
+    // stopped at MAX_BEATS (the verdict finds it too long and says MAX_FRAME + 1).
+    wire [LEN_W-1:0] a_len = LEN_W'({a_beat, 3'b000}) + LEN_W'(a_bytes);
 
     always_ff @(posedge clk) begin
         b_first     <= a_first;
@@ -261,8 +270,7 @@ module rx_check
         b_keep      <= a_keep;
         b_beat      <= a_beat;
         b_beats     <= a_store ? a_beat + 1'b1 : a_beat;
-        b_len       <= (!a_store || a_len > (BEATS_W + 4)'(MAX_FRAME)) ? LEN_W'(MAX_FRAME + 1)
-                                                                       : LEN_W'(a_len);
+        b_len       <= a_len;
         b_start     <= a_start;
         b_queue     <= a_queue;
         b_hash      <= a_hash;

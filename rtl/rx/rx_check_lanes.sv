@@ -122,26 +122,23 @@ module rx_check_lanes #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // C: each position less the beat's start, clamped.
-    function automatic logic signed [6:0] clamp(input logic signed [RW:0] v);
-        if (v > (RW + 1)'(63)) begin
-            clamp = 7'sd63;
-        end else if (v < -(RW + 1)'(64)) begin
-            clamp = -7'sd64;
+    // C: each position less the beat's start, clamped: past the range, the top bits are not
+    // all the sign.
+    function automatic logic [6:0] from_beat(input logic signed [RW-1:0] r,
+                                             input logic signed [PW-1:0] b);
+        logic signed [RW:0] v;
+        v = (RW + 1)'(r) - (RW + 1)'(b);
+        if (v[RW:6] == '0 || v[RW:6] == '1) begin
+            from_beat = v[6:0];
         end else begin
-            clamp = 7'(v);
+            from_beat = v[RW] ? 7'h40 : 7'h3F;        // -64 or 63
         end
-    endfunction
-
-    function automatic logic signed [6:0] from_beat(input logic signed [RW-1:0] r,
-                                                    input logic signed [PW-1:0] b);
-        from_beat = clamp((RW + 1)'(r) - (RW + 1)'(b));
     endfunction
 
     logic                 d_valid, d_first, d_last, d_vlan, d_v4, d_v6;
     logic [7:0]           d_keep;
     logic [63:0]          d_data;
-    logic signed [6:0]    d_l3, d_hdr, d_udp, d_icrc, d_l4;
+    logic [6:0]           d_l3, d_hdr, d_udp, d_icrc, d_l4;   // two's complement
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -152,72 +149,110 @@ module rx_check_lanes #(
     end
 
     always_ff @(posedge clk) begin
-        d_first  <= c_first;
-        d_last   <= c_last;
-        d_vlan <= c_vlan;
-        d_v4     <= c_v4;
-        d_v6     <= c_v6;
-        d_keep   <= c_keep;
-        d_data   <= c_data;
-        d_l3     <= from_beat('0, c_rb);
-        d_hdr    <= from_beat(c_hdr, c_rb);
-        d_udp    <= from_beat(c_udp, c_rb);
-        d_icrc   <= from_beat(c_icrc, c_rb);
-        d_l4     <= from_beat(c_l4, c_rb);
+        d_first <= c_first;
+        d_last  <= c_last;
+        d_vlan  <= c_vlan;
+        d_v4    <= c_v4;
+        d_v6    <= c_v6;
+        d_keep  <= c_keep;
+        d_data  <= c_data;
+        d_l3    <= from_beat('0, c_rb);
+        d_hdr   <= from_beat(c_hdr, c_rb);
+        d_udp   <= from_beat(c_udp, c_rb);
+        d_icrc  <= from_beat(c_icrc, c_rb);
+        d_l4    <= from_beat(c_l4, c_rb);
     end
 
     // ------------------------------------------------------------------------------------------
-    // D: lane i is byte p = start + i; with d = X - start, p < X when d > i, p == X + c when
-    // d == i - c.
-    function automatic logic below(input logic signed [6:0] d, input int i);
-        below = int'(d) > i;
+    // D: lane i is byte p = start + i; with d = X - start, p < X when d > i, and p == X + c when
+    // d == i - c. Each such test is a constant table of d's 128 values (a 7-input function, a
+    // few LUTs) rather than a compare, which synthesis would give a carry chain.
+    function automatic int value(input int v);     // a table index as the signed d it is
+        value = v >= 64 ? v - 128 : v;
     endfunction
 
-    function automatic logic at(input logic signed [6:0] d, input int i, input int c);
-        at = int'(d) == i - c;
+    function automatic logic [127:0] t_below(input int i);         // p < X
+        for (int v = 0; v < 128; v++) begin
+            t_below[v] = value(v) > i;
+        end
     endfunction
 
-    logic [63:0] crc_data, hdr_data, l4_data;
+    function automatic logic [127:0] t_at(input int i, input int c); // p == X + c
+        for (int v = 0; v < 128; v++) begin
+            t_at[v] = value(v) == i - c;
+        end
+    endfunction
+
+    // X + lo <= p < X + hi
+    function automatic logic [127:0] t_range(input int i, input int lo, input int hi);
+        for (int v = 0; v < 128; v++) begin
+            t_range[v] = value(v) <= i - lo && value(v) > i - hi;
+        end
+    endfunction
+
+    logic [63:0]     crc_data, hdr_data, l4_data;
+    logic [7:0][3:0] stored_hit;                   // lane i holds the ICRC's byte j
+    logic [31:0]     stored_q;
+
+    for (genvar i = 0; i < 8; i++) begin : g_lane
+        localparam logic [127:0] BELOW    = t_below(i);
+        // IPv4 TOS, TTL, header checksum; IPv6 traffic class and flow label, hop limit
+        localparam logic [127:0] V4_ONES  = t_at(i, 1) | t_at(i, 8) | t_at(i, 10) | t_at(i, 11);
+        localparam logic [127:0] V6_NIB   = t_at(i, 0);
+        localparam logic [127:0] V6_ONES  = t_at(i, 1) | t_at(i, 2) | t_at(i, 3) | t_at(i, 7);
+        // the UDP checksum, BTH byte 4 (FECN, BECN, reserved)
+        localparam logic [127:0] UDP_ONES = t_at(i, 6) | t_at(i, 7) | t_at(i, 12);
+        // the pseudo-header's addresses: IPv4 bytes 12-19, IPv6 bytes 8-39
+        localparam logic [127:0] ADDR4    = t_range(i, 12, 20);
+        localparam logic [127:0] ADDR6    = t_range(i, 8, 40);
+
+        wire [7:0] b     = d_data[8*i +: 8];
+        wire       in_ip = !BELOW[d_l3];
+        wire [7:0] ones  = (UDP_ONES[d_udp] || (d_v4 && V4_ONES[d_l3]) || (d_v6 && V6_ONES[d_l3]))
+                           ? 8'hFF : {4'h0, {4{d_v6 && V6_NIB[d_l3]}}};
+        wire       addr  = d_v4 ? ADDR4[d_l3] : (d_v6 && ADDR6[d_l3]);
+        wire       seg   = !BELOW[d_udp] && BELOW[d_l4];
+
+        assign crc_data[8*i +: 8] = (d_keep[i] && in_ip && BELOW[d_icrc]) ? (b | ones) : 8'h00;
+        assign hdr_data[8*i +: 8] = (d_keep[i] && d_v4 && in_ip && BELOW[d_hdr]) ? b : 8'h00;
+        assign l4_data[8*i +: 8]  = (d_keep[i] && (d_v4 || d_v6) && (seg || addr)) ? b : 8'h00;
+
+        for (genvar j = 0; j < 4; j++) begin : g_stored
+            localparam logic [127:0] AT = t_at(i, j);
+            assign stored_hit[i][j] = d_keep[i] && AT[d_icrc];
+        end
+    end
+
+    // The ICRC's bytes as they pass (at most one lane holds each).
     logic [3:0][7:0] stored_d;
-    logic [31:0] stored_q;
-
     always_comb begin
-        logic [7:0] b, ones;
-        logic       in_ip, seg, addr;
-        stored_d = stored_q;
-        for (int i = 0; i < 8; i++) begin
-            b     = d_data[8*i +: 8];
-            in_ip = !below(d_l3, i);
-            ones  = '0;
-            if (d_v4) begin
-                if (at(d_l3, i, 1) || at(d_l3, i, 8) || at(d_l3, i, 10) || at(d_l3, i, 11)) begin
-                    ones = 8'hFF;                 // TOS, TTL, header checksum
-                end
-            end else if (d_v6) begin
-                if (at(d_l3, i, 0)) begin
-                    ones = 8'h0F;                 // traffic class, high nibble
-                end
-                if (at(d_l3, i, 1) || at(d_l3, i, 2) || at(d_l3, i, 3) || at(d_l3, i, 7)) begin
-                    ones = 8'hFF;                 // traffic class, flow label, hop limit
-                end
-            end
-            if (at(d_udp, i, 6) || at(d_udp, i, 7) || at(d_udp, i, 12)) begin
-                ones = 8'hFF;                     // UDP checksum, BTH FECN/BECN/reserved
-            end
-            crc_data[8*i +: 8] = (d_keep[i] && in_ip && below(d_icrc, i)) ? (b | ones) : 8'h00;
-            hdr_data[8*i +: 8] = (d_keep[i] && d_v4 && in_ip && below(d_hdr, i)) ? b : 8'h00;
-            // the pseudo-header's addresses: IPv4 bytes 12-19, IPv6 bytes 8-39
-            addr = d_v4 ? (!below(d_l3, i - 12) && below(d_l3, i - 20))
-                        : (d_v6 && !below(d_l3, i - 8) && below(d_l3, i - 40));
-            seg  = !below(d_udp, i) && below(d_l4, i);
-            l4_data[8*i +: 8]  = (d_keep[i] && (d_v4 || d_v6) && (seg || addr)) ? b : 8'h00;
-            for (int j = 0; j < 4; j++) begin
-                if (d_keep[i] && at(d_icrc, i, j)) begin
-                    stored_d[j] = b;
+        for (int j = 0; j < 4; j++) begin
+            stored_d[j] = stored_q[8*j +: 8];
+            for (int i = 0; i < 8; i++) begin
+                if (stored_hit[i][j]) begin
+                    stored_d[j] = d_data[8*i +: 8];
                 end
             end
         end
     end
+
+    // The beat against the ICRC's offset: whether it holds bytes before it, and if it holds
+    // the last of them, the lanes after that one (d of 1 to 8 bytes from the beat's start).
+    function automatic logic [127:0] t_span(input int lo, input int hi);
+        for (int v = 0; v < 128; v++) begin
+            t_span[v] = value(v) >= lo && value(v) <= hi;
+        end
+    endfunction
+
+    function automatic logic [3*128-1:0] t_empty();
+        for (int v = 0; v < 128; v++) begin
+            t_empty[3*v +: 3] = 3'(8 - value(v));
+        end
+    endfunction
+
+    localparam logic [127:0]     CRC_IN   = t_span(1, 63);
+    localparam logic [127:0]     CRC_LAST = t_span(1, 8);
+    localparam logic [3*128-1:0] CRC_EMPTY = t_empty();
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -230,10 +265,10 @@ module rx_check_lanes #(
     always_ff @(posedge clk) begin
         e_first     <= d_first;
         e_last      <= d_last;
-        e_vlan    <= d_vlan;
-        e_crc_valid <= d_icrc > 7'sd0;
-        e_crc_last  <= d_icrc > 7'sd0 && d_icrc <= 7'sd8;
-        e_crc_empty <= 3'(7'sd8 - d_icrc);
+        e_vlan      <= d_vlan;
+        e_crc_valid <= CRC_IN[d_icrc];
+        e_crc_last  <= CRC_LAST[d_icrc];
+        e_crc_empty <= CRC_EMPTY[3*d_icrc +: 3];
         e_crc_data  <= crc_data;
         e_hdr_data  <= hdr_data;
         e_l4_data   <= l4_data;

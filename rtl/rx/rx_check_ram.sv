@@ -7,8 +7,13 @@
 // read port for the data path, in block RAM. A read's data comes out two clocks after its
 // address (the RAM's registered read, then an output register), whatever else happens; a read
 // of the address being written returns either beat.
+//
+// One RAM per byte lane: 2^11 bytes fill an ECP5 block RAM in its 2048 x 9 shape, so each
+// lane's read data goes straight into the output register. Yosys does not use the block's own
+// output register, and the RAM's read data is late (5.8 ns after the clock): a multiplexer
+// between the blocks of a deeper, narrower shape did not fit the clock.
 module rx_check_ram #(
-    parameter int DATA_W = 64,   // Bits per beat
+    parameter int DATA_W = 64,   // Bits per beat, a multiple of 8
     parameter int ADDR_W = 11    // log2 of the beats it holds
 ) (
     input  wire               clk,
@@ -19,15 +24,17 @@ module rx_check_ram #(
     output logic [DATA_W-1:0] rd_data
 );
 
-    logic [DATA_W-1:0] mem [2 ** ADDR_W];
-    logic [DATA_W-1:0] rd_q;
+    for (genvar i = 0; i < DATA_W / 8; i++) begin : g_lane
+        logic [7:0] mem [2 ** ADDR_W];
+        logic [7:0] rd_q;
 
-    always_ff @(posedge clk) begin
-        if (wr_en) begin
-            mem[wr_addr] <= wr_data;
+        always_ff @(posedge clk) begin
+            if (wr_en) begin
+                mem[wr_addr] <= wr_data[8*i +: 8];
+            end
+            rd_q               <= mem[rd_addr];
+            rd_data[8*i +: 8] <= rd_q;
         end
-        rd_q    <= mem[rd_addr];
-        rd_data <= rd_q;
     end
 
 endmodule

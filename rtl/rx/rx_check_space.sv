@@ -38,7 +38,10 @@ module rx_check_space #(
     logic [FRAMES_LOG2:0] held_q;           // frames from their first beat to their release
     logic [FRAMES_LOG2:0] out_q;            // descriptors handed over, not yet released
     logic                 in_frame_q;       // the next beat continues a frame
-    logic [ADDR_W:0]      ends [FRAMES];    // each held frame's end, oldest at erp_q
+    // Each held frame's end, oldest at erp_q: in LUTs, read at once into tail_q on a release
+    // (a block RAM's read would start the s_ready path 5.8 ns late).
+    (* ram_style = "distributed" *)
+    logic [ADDR_W:0]      ends [FRAMES];
     logic [FRAMES_LOG2-1:0] ewp_q, erp_q;
 
     wire rel = release_frame && out_q != '0;
@@ -51,8 +54,13 @@ module rx_check_space #(
 
     wire [ADDR_W:0]      used       = head_q - tail_q;
     wire                 in_frame_d = accept ? !last : in_frame_q;
-    wire [FRAMES_LOG2:0] held_d     = held_q + (FRAMES_LOG2 + 1)'(accept && first)
+    wire                 started    = accept && first;
+    wire [FRAMES_LOG2:0] held_d     = held_q + (FRAMES_LOG2 + 1)'(started)
                                     - (FRAMES_LOG2 + 1)'(rel);
+    // held_d < FRAMES, from held_q's compares rather than after the adder.
+    wire                 room_frame = (started && !rel) ? held_q < (FRAMES_LOG2 + 1)'(FRAMES - 1)
+                                    : (rel && !started) ? 1'b1
+                                                        : held_q < (FRAMES_LOG2 + 1)'(FRAMES);
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -74,8 +82,7 @@ module rx_check_space #(
                 tail_q <= ends[erp_q];
                 erp_q  <= erp_q + 1'b1;
             end
-            s_ready <= used <= (ADDR_W + 1)'(BEATS - 2)
-                       && (in_frame_d || held_d < (FRAMES_LOG2 + 1)'(FRAMES));
+            s_ready <= used <= (ADDR_W + 1)'(BEATS - 2) && (in_frame_d || room_frame);
         end
     end
 

@@ -14,8 +14,8 @@
 // so 16 entries never overflow.
 //   V1  the snapshot and the result; the length checks, the IP fields, the folds' first half
 //   V2  the checks in the model's order, the payload's place, the extension headers
-//   out the descriptor FIFO (block RAM, FIFO_LOG2), which rx_check's frame count keeps from
-//       overflowing: every descriptor in it is a frame the buffer holds
+//   out the descriptor FIFO (rx_check_desc, block RAM), which rx_check's frame count keeps
+//       from overflowing: every descriptor in it is a frame the buffer holds
 // The checks, in order (model::wire::RoceFrame::parse, then classify, then raw_csum_ok):
 //   longer than MAX_FRAME; Ethernet (14 bytes, 18 tagged); IPv4 (version, IHL, lengths), not
 //   UDP: raw, a fragment: malformed; IPv6 (version, payload length), an extension header:
@@ -25,7 +25,7 @@
 //   packet: malformed.
 module rx_check_verdict #(
     parameter  int MAX_FRAME = rx_pkg::RX_MAX_FRAME,  // Longest frame taken, in bytes
-    parameter  int LEN_W     = 13,   // Width of byte counts: holds MAX_FRAME + 1
+    parameter  int LEN_W     = 13,   // Width of byte counts: holds a beat past MAX_FRAME
     parameter  int QUEUE_W   = 16,   // Width of the RSS pipeline's queue number
     parameter  int ADDR_W    = 11,   // Width of a buffer address (in beats)
     parameter  int BEATS_W   = 10,   // Width of a frame's beat count in the buffer
@@ -35,7 +35,7 @@ module rx_check_verdict #(
 ) (
     input  wire                   clk,
     input  wire                   rst,           // synchronous, active high
-    // a frame's end: its headers, length (MAX_FRAME + 1 for any longer), RSS verdict, place
+    // a frame's end: its headers, length (past MAX_FRAME for any longer), RSS verdict, place
     input  wire                   w_valid,
     input  rx_check_pkg::fields_t w_fields,
     input  wire [LEN_W-1:0]       w_len,
@@ -182,7 +182,13 @@ module rx_check_verdict #(
 
     // ------------------------------------------------------------------------------------------
     // V2: lengths and fields. Lengths are signed: a field may claim less than a header.
+    localparam logic [255:0] OP_TAKEN = rx_pkg::RX_OPCODE_TAKEN;
+    localparam logic [255:0] OP_RETH  = rx_pkg::RX_OPCODE_RETH;
+    localparam logic [255:0] OP_DETH  = rx_pkg::RX_OPCODE_DETH;
+    localparam logic [255:0] OP_IMMDT = rx_pkg::RX_OPCODE_IMMDT;
+
     typedef struct packed {
+        logic              too_long;       // longer than MAX_FRAME
         logic              malformed_l2;   // too long, or shorter than its Ethernet header
         logic              ipv4, ipv6, vlan;
         logic              bad_ip;         // the IP header does not check (new_checked)
@@ -196,10 +202,13 @@ module rx_check_verdict #(
         logic [15:0]       ulen;
         logic [3:0]        doff;
         logic [7:0]        opcode;
-        logic [1:0]        pad;
+        logic              reth, deth, imm;
+        logic [5:0]        hdrs;           // UDP, BTH, the extension headers and the ICRC...
+        logic [5:0]        hdrs_pad;       // ...and the pad: what the UDP datagram must hold
         logic [16:0]       l4_len;         // the pseudo-header's length
         logic              icrc_ok;
-        logic [ACC_W-1:0]  acc_hdr, acc_l4;
+        logic [16:0]       hdr_fold;       // the IPv4 header sum, folded once
+        logic [16:0]       l4_part;        // the TCP/UDP sum and the protocol, folded once
     } v2_t;
 
     v2_t v2_d, v2;
@@ -213,6 +222,7 @@ module rx_check_verdict #(
         ip_len = c.ipv4 ? total : plen40;
         ub     = ip_len - (c.ipv4 ? hl : SW'(40));
 
+        v2_d.too_long     = c.len > LEN_W'(MAX_FRAME);
         v2_d.malformed_l2 = c.len > LEN_W'(MAX_FRAME) || c.len < LEN_W'(14)
                             || (c.vlan && c.len < LEN_W'(18));
         v2_d.ipv4   = c.ipv4;
@@ -234,12 +244,16 @@ module rx_check_verdict #(
         v2_d.ulen         = c.udp[31:16];
         v2_d.doff         = c.tcp_doff;
         v2_d.opcode       = c.bth0[31:24];
-        v2_d.pad          = c.bth0[21:20];
+        v2_d.reth         = OP_RETH[c.bth0[31:24]];
+        v2_d.deth         = OP_DETH[c.bth0[31:24]];
+        v2_d.imm          = OP_IMMDT[c.bth0[31:24]];
+        v2_d.hdrs         = 6'd24 + {v2_d.reth, v2_d.deth, v2_d.imm, 2'b00};  // + 16, 8, 4
+        v2_d.hdrs_pad     = v2_d.hdrs + {4'd0, c.bth0[21:20]};
         // TCP's segment is the IP payload; UDP's datagram is what its length field says.
         v2_d.l4_len       = (v2_d.proto == TCP) ? 17'(ub) : {1'b0, c.udp[31:16]};
         v2_d.icrc_ok      = v1_icrc_ok;
-        v2_d.acc_hdr      = v1_acc_hdr;
-        v2_d.acc_l4       = v1_acc_l4;
+        v2_d.hdr_fold     = fold1((ACC_W + 2)'(v1_acc_hdr));
+        v2_d.l4_part      = fold1((ACC_W + 2)'(v1_acc_l4) + (ACC_W + 2)'(v2_d.proto));
     end
 
     always_ff @(posedge clk) begin
@@ -248,12 +262,8 @@ module rx_check_verdict #(
 
     // ------------------------------------------------------------------------------------------
     // V3: the checks in the model's order, but for the checksums; the folds' first halves.
-    localparam logic [255:0] OP_TAKEN = rx_pkg::RX_OPCODE_TAKEN;
-    localparam logic [255:0] OP_RETH  = rx_pkg::RX_OPCODE_RETH;
-    localparam logic [255:0] OP_DETH  = rx_pkg::RX_OPCODE_DETH;
-    localparam logic [255:0] OP_IMMDT = rx_pkg::RX_OPCODE_IMMDT;
-
     typedef struct packed {
+        logic              too_long;
         logic              malformed;      // RoceFrame::parse fails
         logic              raw;            // ...or says it is not RoCEv2
         logic              raw_ip;         // an IP frame, unfragmented if IPv4
@@ -272,14 +282,13 @@ module rx_check_verdict #(
 
     always_comb begin
         logic                 ip, tcp_ok, udp_ok;
-        logic signed [SW-1:0] ub, rest, ext;
-        ub   = $signed(v2.ub);
-        v3_d.reth = OP_RETH[v2.opcode];
-        v3_d.deth = OP_DETH[v2.opcode];
-        v3_d.imm  = OP_IMMDT[v2.opcode];
-        ext  = SW'({v3_d.reth, v3_d.deth, v3_d.imm, 2'b00});   // 16, 8 and 4 bytes
-        rest = ub - SW'(24);                                    // after UDP and BTH
-        ip   = v2.ipv4 || v2.ipv6;
+        logic signed [SW-1:0] ub;
+        logic [17:0]          l4_sum;
+        ub        = $signed(v2.ub);
+        ip        = v2.ipv4 || v2.ipv6;
+        v3_d.reth = v2.reth;
+        v3_d.deth = v2.deth;
+        v3_d.imm  = v2.imm;
         // RoceFrame::parse
         v3_d.raw = 1'b0;
         if (v2.malformed_l2 || (ip && v2.bad_ip)) begin
@@ -301,14 +310,14 @@ module rx_check_verdict #(
         end else begin
             v3_d.malformed = SW'(v2.ulen) != ub || ub < SW'(24);
         end
-        // classify after the ICRC
+        // classify after the ICRC: the extension headers and the pad within the packet
         v3_d.post      = 1'b1;
         v3_d.post_code = MALFORMED;
         if (!v2.pkey_tver_ok) begin
             v3_d.post_code = MALFORMED;
         end else if (!OP_TAKEN[v2.opcode]) begin
             v3_d.post_code = UNSUPPORTED;
-        end else if (rest < ext || rest - ext < SW'(v2.pad)) begin
+        end else if (ub < SW'(v2.hdrs_pad)) begin
             v3_d.post_code = MALFORMED;
         end else begin
             v3_d.post = 1'b0;
@@ -318,16 +327,18 @@ module rx_check_verdict #(
                  && ub >= SW'({v2.doff, 2'b00});
         udp_ok = v2.proto == UDP && ub >= SW'(8) && v2.ulen >= 16'd8 && ub >= SW'(v2.ulen)
                  && v2.csum_set;
+        v3_d.too_long = v2.too_long;
         v3_d.raw_ip   = ip && !(v2.ipv4 && v2.frag);
         v3_d.ipv4     = v2.ipv4;
         v3_d.icrc_ok  = v2.icrc_ok;
         v3_d.l4_shape = tcp_ok || udp_ok;
-        v3_d.off      = LEN_W'(v2.vlan ? 18 : 14) + LEN_W'(v2.udp_rel) + LEN_W'(20)
-                        + LEN_W'(ext);
-        v3_d.len      = LEN_W'(rest - ext - SW'(v2.pad));
-        v3_d.hdr_fold = fold1((ACC_W + 2)'(v2.acc_hdr));
-        v3_d.l4_fold  = fold1((ACC_W + 2)'(v2.acc_l4) + (ACC_W + 2)'(v2.proto)
-                              + (ACC_W + 2)'(v2.l4_len));
+        // the payload after UDP (8), BTH (12) and the extension headers: hdrs less the ICRC
+        v3_d.off      = LEN_W'(v2.vlan ? 18 : 14) + LEN_W'(v2.udp_rel)
+                        + LEN_W'(6'(v2.hdrs - 6'd4));
+        v3_d.len      = LEN_W'(ub - SW'(v2.hdrs_pad));
+        v3_d.hdr_fold = v2.hdr_fold;
+        l4_sum        = 18'(v2.l4_part) + 18'(v2.l4_len);
+        v3_d.l4_fold  = {1'b0, l4_sum[15:0]} + 17'(l4_sum[17:16]);
     end
 
     always_ff @(posedge clk) begin
@@ -348,7 +359,7 @@ module rx_check_verdict #(
 
     // ------------------------------------------------------------------------------------------
     // V4: the verdict, and the descriptor's other fields from the second memory.
-    logic              d_valid, d_discard, d_roce, d_csum_ok, d_reth, d_deth, d_imm;
+    logic              d_valid, d_discard, d_roce, d_csum_ok, d_reth, d_deth, d_imm, d_too_long;
     logic [CODE_W-1:0] d_reason;
     logic [LEN_W-1:0]  d_off, d_len;
     keep_t             k, k_q;
@@ -381,7 +392,8 @@ module rx_check_verdict #(
             d_discard <= 1'b0;
             d_reason  <= '0;
         end
-        d_roce    <= roce;
+        d_roce     <= roce;
+        d_too_long <= v3.too_long;
         d_csum_ok <= roce || (v3.raw && v3.raw_ip && (!v3.ipv4 || hdr_ok) && v3.l4_shape && l4_ok);
         d_reth    <= v3.reth;
         d_deth    <= v3.deth;
@@ -428,7 +440,6 @@ module rx_check_verdict #(
 `endif
 
     desc_t in_d, out_d;
-    logic  fifo_ready;
 
     always_comb begin
         logic taken;
@@ -449,31 +460,27 @@ module rx_check_verdict #(
         in_d.payload_off = d_off;
         in_d.payload_len = d_len;
         in_d.ipv6        = k_q.ipv6;
-        in_d.vlan      = k_q.vlan;
-        in_d.frame_len   = k_q.len;
-        in_d.rss_queue       = k_q.rss_queue;
+        in_d.vlan        = k_q.vlan;
+        in_d.frame_len   = d_too_long ? LEN_W'(MAX_FRAME + 1) : k_q.len;
+        in_d.rss_queue   = k_q.rss_queue;
         in_d.hash        = k_q.hash;
         in_d.hash_type   = k_q.hash_type;
         in_d.addr        = k_q.addr;
         in_d.beats       = k_q.beats;
     end
 
-    stream_fifo #(
+    rx_check_desc #(
         .WIDTH     (DESC_W),
         .DEPTH_LOG2(FIFO_LOG2)
     ) u_fifo (
         .clk    (clk),
         .rst    (rst),
         .s_valid(d_valid),
-        .s_ready(fifo_ready),
         .s_data (in_d),
         .m_valid(m_valid),
         .m_ready(m_ready),
         .m_data (out_d)
     );
-
-    // Never low when a descriptor comes (see above).
-    wire unused_ready = fifo_ready;
 
     assign m_discard     = out_d.discard;
     assign m_reason      = out_d.reason;

@@ -141,6 +141,6 @@ pub const DUTS: &[DutSpec] = &[
     },
     // The whole WQE engine, send side.
     dut("wqe_engine", "wqe_engine", WQE_ENGINE),
-    // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 64 frames).
+    // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 256 frames).
     dut("rx_check", "rx_check", RX_CHECK),
 ];

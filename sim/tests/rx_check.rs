@@ -54,11 +54,12 @@ fn run(name: &str, frames: &[Frame], traffic: Traffic) -> Outcome {
         .unwrap_or_else(|e| panic!("{name}: {e} (seed {seed})"));
     assert_eq!(out.descriptors, frames.len());
     eprintln!(
-        "{name}: {} frames, {} beats in, {} input stalls, {} reads, {} cycles, first descriptor \
-         {} cycles after its last beat at the least, {:.1} s",
+        "{name}: {} frames, {} beats in, {} input stalls, at most {} frames held, {} reads, {} \
+         cycles, first descriptor {} cycles after its last beat at the least, {:.1} s",
         frames.len(),
         out.in_beats,
         out.in_stalls,
+        out.max_held,
         out.reads,
         out.cycles,
         out.latency,
@@ -159,13 +160,19 @@ fn random_frames() {
 
 /// RoCEv2 frames (IPv4 and IPv6, tagged or not, with Ethernet padding after the packet) cut at
 /// every length from 0 up: the ICRC, the checksums and every header field end in every lane of
-/// every beat. At full rate, then under gaps and back-pressure.
+/// every beat. First 100 one-beat runts, a frame end every clock. At full rate, then under gaps
+/// and back-pressure.
 #[test]
 fn every_length() {
     let name = "rx_check_lengths";
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
-    let mut frames = Vec::new();
+    let mut frames: Vec<Frame> = (0..100)
+        .map(|_| Frame {
+            bytes: (0..rng.gen_range(1..=8)).map(|_| rng.gen()).collect(),
+            rss: rss(&mut rng),
+        })
+        .collect();
     for v6 in [false, true] {
         for vlan in [false, true] {
             let shape = Shape {
@@ -238,17 +245,19 @@ fn full_rate() {
     );
 }
 
-/// Runts and short frames back to back while the data path pauses: the input stops at 64
-/// frames held (the descriptor FIFO's depth) and at a full buffer, and nothing is lost.
+/// Runts and short frames back to back while the data path pauses: first 400 one-beat runts,
+/// which stop the input at 256 frames held (the descriptor FIFO's depth), then a mix that fills
+/// the buffer; nothing is lost.
 #[test]
 fn frames_held() {
     let name = "rx_check_frames_held";
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
-    let frames: Vec<Frame> = (0..600)
+    let frames: Vec<Frame> = (0..1000)
         .map(|i| {
-            let bytes = if i % 3 == 0 {
-                (0..rng.gen_range(1..20)).map(|_| rng.gen()).collect()
+            let bytes = if i < 400 || i % 3 == 0 {
+                let n = if i < 400 { 8 } else { 20 };
+                (0..rng.gen_range(1..n)).map(|_| rng.gen()).collect()
             } else {
                 let mut shape = Shape::random(&mut rng);
                 shape.payload %= if i % 7 == 0 { 4096 } else { 64 };
@@ -272,4 +281,5 @@ fn frames_held() {
         out.in_stalls > 0,
         "{name}: the input never waited (seed {seed})"
     );
+    assert_eq!(out.max_held, 256, "{name}: frames held (seed {seed})");
 }

@@ -263,6 +263,8 @@ pub struct Outcome {
     pub reads: u64,
     /// Clocks from a frame's last beat in to its descriptor out, the least seen.
     pub latency: u64,
+    /// The most frames held at once, from their first beat in to their release.
+    pub max_held: usize,
 }
 
 /// What the bench's data path reads back for one descriptor and checks.
@@ -404,6 +406,7 @@ impl CheckRtl {
         let mut inflight: VecDeque<(u64, usize)> = VecDeque::new();
         let mut held: Option<Desc> = None;
         let (mut first_in, mut last_out, mut paused_until) = (None, 0u64, 0u64);
+        let (mut held_frames, mut in_frame) = (0usize, false);
         while next < frames.len() || !jobs.is_empty() {
             let now = self.sim.cycle();
             if now - start > limit {
@@ -439,6 +442,7 @@ impl CheckRtl {
                         job.verify()?;
                         release = true;
                         jobs.pop_front();
+                        held_frames -= 1;
                     }
                 }
             }
@@ -493,6 +497,11 @@ impl CheckRtl {
             if let Some((b, _)) = source.accepted(taken) {
                 first_in.get_or_insert(now);
                 out.in_beats += 1;
+                if !in_frame {
+                    held_frames += 1;
+                    out.max_held = out.max_held.max(held_frames);
+                }
+                in_frame = !b.last;
                 if b.last {
                     ends.push_back(now);
                 }
@@ -533,8 +542,10 @@ fn drive(dut: &mut RxCheck, beat: Option<&(Beat, Rss)>) {
         dut.set_s_axis_tdata(u64::from_le_bytes(lanes));
         dut.set_s_axis_tkeep(keep_mask(b.keep) as u8);
         dut.set_s_axis_tlast(u8::from(b.last));
-        dut.set_s_meta_queue(rss.queue);
-        dut.set_s_meta_hash(rss.hash);
-        dut.set_s_meta_hash_type(rss.hash_type);
+        // The verdict counts with the last beat only: before it, something else.
+        let other = if b.last { 0 } else { !0 };
+        dut.set_s_meta_queue(rss.queue ^ other as u16);
+        dut.set_s_meta_hash(rss.hash ^ other);
+        dut.set_s_meta_hash_type(rss.hash_type ^ (other as u8 & 0x1F));
     }
 }
