@@ -228,6 +228,8 @@ module rx_check
     ) u_fields (
         .clk        (clk),
         .rst        (rst),
+        .in_valid   (accept),
+        .in_beat    (in_beat_q),
         .a_valid    (a_valid),
         .a_first    (a_first),
         .a_beat     (a_beat),

@@ -13,8 +13,11 @@
 //   word 4         bytes 16-17: the EtherType after a tag
 //   words L..L+2   the IP header's first three (L = 4, or 5 after a tag)
 //   words U..U+9   UDP, BTH and the extension headers' five words, U = L + IHL (IPv4) or
-//                  L + 10 (IPv6): a register updated every clock, ready two beats after the
-//                  IHL's (U is 9 at the least, two beats past the IP header's first word)
+//                  L + 10 (IPv6). Which of them a beat holds is worked out as the beat is
+//                  taken in, a clock before it reaches A, from a U registered from the bytes
+//                  of the beats three and more before it: the IHL is read from its byte, in
+//                  beat 1 (beat 2 tagged), and the first transport word is in beat 4 (5
+//                  tagged); a beat taken before U is known holds none of them.
 // A word is taken whenever its index comes by, so a frame too short for a word leaves the
 // previous frame's there: the verdict reads only words the frame's length says it holds.
 // `known` says which of the words the lane masks need have come by in this frame.
@@ -24,6 +27,9 @@ module rx_check_fields #(
 ) (
     input  wire                    clk,
     input  wire                    rst,       // synchronous, active high
+    // a beat being taken in this clock, and its index in its frame
+    input  wire                    in_valid,
+    input  wire [BEAT_W-1:0]       in_beat,
     // the beat taken in (rx_check's input register)
     input  wire                    a_valid,
     input  wire                    a_first,   // the first beat of a frame
@@ -65,34 +71,81 @@ module rx_check_fields #(
     logic [31:0] ip0_q, ip1_q;
     logic [7:0]  proto_q;
 
-    // The UDP header's word index, from the words before it.
+    logic        known_l2;    // the EtherType, after the tag if there is one
+    logic [3:0]  ihl_q;       // the IPv4 IHL, read from its byte as soon as it comes
+    logic        known_ihl;
+
+    // The UDP header's word index, from the words so far, if they tell it; registered, as
+    // early as that allows: the IHL's byte is 14 (beat 1) or 18 (beat 2, a tag's), and the
+    // first transport word comes at beat 4, or 5 with a tag.
     logic [4:0] u_q;
+    logic       u_known_q;
+
     always_ff @(posedge clk) begin
-        u_q <= 5'(L3W) + {4'd0, vlan_q} + (ipv6_q ? 5'd10 : {1'b0, ip0_q[27:24]});
+        u_q       <= 5'(L3W) + {4'd0, vlan_q} + (ipv6_q ? 5'd10 : {1'b0, ihl_q});
+        u_known_q <= known_l2 && (ipv6_q || (ipv4_q && known_ihl));
     end
 
-    // Word 2b's index less U: the transport word each slot holds, if any.
-    wire signed [KW-1:0] rel0 = $signed({1'b0, a_beat, 1'b0}) - $signed({{(KW - 5){1'b0}}, u_q});
+    // The beat coming in: word 2b's index less U, so the transport words each slot holds.
+    wire signed [KW-1:0] rel_in = $signed({1'b0, in_beat, 1'b0}) - $signed(KW'(u_q));
+    logic [L4_WORDS-1:0] hit0_q, hit1_q;     // transport word j is in slot 0 / slot 1
+
+    // Before beat 4 U may still be the previous frame's (two clocks behind the words).
+    wire                 may_hold = u_known_q && in_beat >= BEAT_W'(4);
+
+    always_ff @(posedge clk) begin
+        if (in_valid) begin
+            for (int j = 0; j < L4_WORDS; j++) begin
+                hit0_q[j] <= may_hold && rel_in == KW'(j);
+                hit1_q[j] <= may_hold && rel_in == KW'(j - 1);
+            end
+        end
+    end
+
+    // The IHL: byte 14 (lane 6 of beat 1) unless bytes 12-13 of that beat are a TPID, else
+    // byte 18 (lane 2 of beat 2).
+    wire tpid_here = {a_data[39:32], a_data[47:40]} == TPID_VLAN
+                  || {a_data[39:32], a_data[47:40]} == TPID_QINQ;
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            vlan_q <= 1'b0;
+            known_ihl <= 1'b0;
+        end else if (a_valid) begin
+            if (a_beat == BEAT_W'(1) && !tpid_here) begin
+                ihl_q     <= a_data[51:48];
+                known_ihl <= 1'b1;
+            end else if (a_beat == BEAT_W'(2) && vlan_q) begin
+                ihl_q     <= a_data[19:16];
+                known_ihl <= 1'b1;
+            end else if (a_first) begin
+                known_ihl <= 1'b0;
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            vlan_q   <= 1'b0;
             ipv4_q   <= 1'b0;
             ipv6_q   <= 1'b0;
+            known_l2 <= 1'b0;
         end else if (a_valid) begin
             if (at(a_beat, 3, 1)) begin
                 // bytes 12-13: a tag, or the EtherType of an untagged frame
-                vlan_q <= w1[15:0] == TPID_VLAN || w1[15:0] == TPID_QINQ;
+                vlan_q   <= w1[15:0] == TPID_VLAN || w1[15:0] == TPID_QINQ;
                 ipv4_q   <= w1[15:0] == ET_IPV4;
                 ipv6_q   <= w1[15:0] == ET_IPV6;
+                known_l2 <= !(w1[15:0] == TPID_VLAN || w1[15:0] == TPID_QINQ);
             end else if (at(a_beat, 4, 0) && vlan_q) begin
                 // bytes 16-17: the EtherType after a tag
-                ipv4_q <= w0[15:0] == ET_IPV4;
-                ipv6_q <= w0[15:0] == ET_IPV6;
+                ipv4_q   <= w0[15:0] == ET_IPV4;
+                ipv6_q   <= w0[15:0] == ET_IPV6;
+                known_l2 <= 1'b1;
             end else if (a_first) begin
-                vlan_q <= 1'b0;
+                vlan_q   <= 1'b0;
                 ipv4_q   <= 1'b0;
                 ipv6_q   <= 1'b0;
+                known_l2 <= 1'b0;
             end
         end
     end
@@ -129,12 +182,10 @@ module rx_check_fields #(
     logic [L4_WORDS-1:0]       l4_hit;
 
     for (genvar j = 0; j < L4_WORDS; j++) begin : g_l4
-        wire hit0 = rel0 == KW'(j);
-        wire hit1 = rel0 == KW'(j - 1);
-        assign l4_hit[j] = hit0 || hit1;
+        assign l4_hit[j] = hit0_q[j] || hit1_q[j];
         always_ff @(posedge clk) begin
             if (a_valid && l4_hit[j]) begin
-                l4_q[j] <= hit0 ? w0 : w1;
+                l4_q[j] <= hit0_q[j] ? w0 : w1;
             end
         end
     end

@@ -12,7 +12,7 @@
 // what this clock leaves: a beat is taken only while two beats are free (this clock's and the
 // next one's), and a frame's first beat only while fewer than 2^FRAMES_LOG2 frames are held,
 // from their first beat to their release, which also bounds the descriptor FIFO. A release
-// when no descriptor is out is ignored.
+// when no descriptor is out is ignored; the others free their frame's beats a clock later.
 module rx_check_space #(
     parameter int ADDR_W      = 11,   // log2 of the buffer's beats
     parameter int FRAMES_LOG2 = 6     // log2 of the frames the buffer may hold at once
@@ -44,7 +44,10 @@ module rx_check_space #(
     logic [ADDR_W:0]      ends [FRAMES];
     logic [FRAMES_LOG2-1:0] ewp_q, erp_q;
 
-    wire rel = release_frame && out_q != '0;
+    // A release is taken into a register and applied a clock later: its fan-out then starts
+    // at a flip-flop. It counts if a descriptor is out besides the one being released.
+    logic rel;
+    wire  rel_ok = out_q[FRAMES_LOG2:1] != '0 || (out_q[0] && !rel);
 
     always_ff @(posedge clk) begin
         if (accept && last) begin
@@ -72,7 +75,9 @@ module rx_check_space #(
             ewp_q      <= '0;
             erp_q      <= '0;
             s_ready    <= 1'b0;
+            rel        <= 1'b0;
         end else begin
+            rel        <= release_frame && rel_ok;
             head_q     <= head_q + (ADDR_W + 1)'(accept && store);
             held_q     <= held_d;
             out_q      <= out_q + (FRAMES_LOG2 + 1)'(desc_taken) - (FRAMES_LOG2 + 1)'(rel);

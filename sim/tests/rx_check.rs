@@ -49,6 +49,8 @@ fn run(name: &str, frames: &[Frame], traffic: Traffic) -> Outcome {
     let seed = traffic.seed;
     let started = std::time::Instant::now();
     let mut rtl = CheckRtl::new(name);
+    // Releases before any descriptor is out free nothing.
+    rtl.stray_releases(3);
     let out = rtl
         .run(frames, traffic)
         .unwrap_or_else(|e| panic!("{name}: {e} (seed {seed})"));

@@ -374,6 +374,16 @@ impl CheckRtl {
         CheckRtl { sim, head: 0 }
     }
 
+    /// Pulses `release_frame` `n` times with no descriptor out, which rx_check must ignore.
+    pub fn stray_releases(&mut self, n: usize) {
+        for _ in 0..n {
+            self.sim.dut.set_release_frame(1);
+            self.sim.step();
+            self.sim.dut.set_release_frame(0);
+            self.sim.step();
+        }
+    }
+
     /// The simulation.
     pub fn sim(&mut self) -> &mut Sim<RxCheck> {
         &mut self.sim
