@@ -25,7 +25,8 @@ module rx_check_ram #(
 );
 
     for (genvar i = 0; i < DATA_W / 8; i++) begin : g_lane
-        logic [7:0] mem [2 ** ADDR_W];
+        // Nothing reads the beat being written: no logic to settle such a collision.
+        (* no_rw_check *) logic [7:0] mem [2 ** ADDR_W];
         logic [7:0] rd_q;
 
         always_ff @(posedge clk) begin

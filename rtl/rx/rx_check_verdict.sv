@@ -94,6 +94,8 @@ module rx_check_verdict #(
     // most, so 16 entries are never overwritten early.
     typedef struct packed {
         logic [LEN_W-1:0] len;
+        logic [LEN_W:0]   avail;        // bytes from the IP header on (signed)...
+        logic [LEN_W:0]   avail40;      // ...and after an IPv6 header
         logic             vlan, ipv4, ipv6;
         logic [7:0]       ver_ihl;      // IP word 0's first byte
         logic [15:0]      total;        // IPv4 total length
@@ -120,7 +122,7 @@ module rx_check_verdict #(
     } keep_t;
 
     // Their widths (Yosys takes no $bits of a type).
-    localparam int CHECK_W = LEN_W + 3 + 8 + 16 + 32 + 8 + 16 + 32 + 32 + 4;
+    localparam int CHECK_W = 3 * LEN_W + 2 + 3 + 8 + 16 + 32 + 8 + 16 + 32 + 32 + 4;
     localparam int KEEP_W  = 8 + 24 + 24 + 160 + 2 + LEN_W + QUEUE_W + 32 + 5 + ADDR_W + BEATS_W;
 
 `ifndef SYNTHESIS
@@ -134,9 +136,16 @@ module rx_check_verdict #(
     logic [3:0]                wp_q, rp_check_q, rp_keep_q;
     logic                      v1_valid, v2_valid, v3_valid;
 
+    // The lengths from the IP header, worked out on the way in so that the checks compare.
+    wire [LEN_W:0] w_avail   = (LEN_W + 1)'(w_len) - (w_fields.vlan ? (LEN_W + 1)'(18)
+                                                                   : (LEN_W + 1)'(14));
+    wire [LEN_W:0] w_avail40 = (LEN_W + 1)'(w_len) - (w_fields.vlan ? (LEN_W + 1)'(58)
+                                                                   : (LEN_W + 1)'(54));
+
     always_ff @(posedge clk) begin
         if (w_valid) begin
-            pend_check[wp_q] <= {w_len, w_fields.vlan, w_fields.ipv4, w_fields.ipv6,
+            pend_check[wp_q] <= {w_len, w_avail, w_avail40, w_fields.vlan, w_fields.ipv4,
+                                 w_fields.ipv6,
                                  w_fields.ip0[31:24], w_fields.ip0[15:0], w_fields.ip1,
                                  w_fields.ip_proto, w_fields.l4_0[15:0], w_fields.l4_1,
                                  w_fields.bth0, w_fields.bth1[31:28]};
@@ -169,15 +178,18 @@ module rx_check_verdict #(
 
     // ------------------------------------------------------------------------------------------
     // V1: the frame's snapshot and result, registered.
-    check_t           c;
+    check_t           c, c_d;
     logic             v1_icrc_ok;
     logic [ACC_W-1:0] v1_acc_hdr, v1_acc_l4;
 
+    assign c_d = pend_check[rp_check_q];
+
     always_ff @(posedge clk) begin
-        c          <= pend_check[rp_check_q];
+        c          <= c_d;
         v1_icrc_ok <= v_icrc_ok;
         v1_acc_hdr <= v_acc_hdr;
-        v1_acc_l4  <= v_acc_l4;
+        // the pseudo-header's protocol joins the TCP/UDP sum here, a stage before its fold
+        v1_acc_l4  <= v_acc_l4 + ACC_W'(8'(c_d.ipv4 ? c_d.ip_proto : c_d.ip1[15:8]));
     end
 
     // ------------------------------------------------------------------------------------------
@@ -214,13 +226,13 @@ module rx_check_verdict #(
     v2_t v2_d, v2;
 
     always_comb begin
-        logic signed [SW-1:0] avail, hl, total, plen40, ip_len, ub;
-        avail  = SW'(c.len) - (c.vlan ? SW'(18) : SW'(14));
-        hl     = SW'({c.ver_ihl[3:0], 2'b00});
-        total  = SW'(c.total);
-        plen40 = SW'(c.ip1[31:16]) + SW'(40);
-        ip_len = c.ipv4 ? total : plen40;
-        ub     = ip_len - (c.ipv4 ? hl : SW'(40));
+        logic signed [SW-1:0] avail, avail40, hl, total, plen, ub;
+        avail   = SW'($signed(c.avail));
+        avail40 = SW'($signed(c.avail40));
+        hl      = SW'({c.ver_ihl[3:0], 2'b00});
+        total   = SW'(c.total);
+        plen    = SW'(c.ip1[31:16]);
+        ub      = c.ipv4 ? total - hl : plen;
 
         v2_d.too_long     = c.len > LEN_W'(MAX_FRAME);
         v2_d.malformed_l2 = c.len > LEN_W'(MAX_FRAME) || c.len < LEN_W'(14)
@@ -232,7 +244,7 @@ module rx_check_verdict #(
             v2_d.bad_ip = avail < SW'(20) || c.ver_ihl[7:4] != 4'd4 || c.ver_ihl[3:0] < 4'd5
                           || avail < hl || total < hl || avail < total;
         end else begin
-            v2_d.bad_ip = avail < SW'(40) || c.ver_ihl[7:4] != 4'd6 || avail < plen40;
+            v2_d.bad_ip = avail < SW'(40) || c.ver_ihl[7:4] != 4'd6 || avail40 < plen;
         end
         v2_d.frag         = c.ip1[13] || c.ip1[12:0] != '0;
         v2_d.proto        = c.ipv4 ? c.ip_proto : c.ip1[15:8];
@@ -253,7 +265,7 @@ module rx_check_verdict #(
         v2_d.l4_len       = (v2_d.proto == TCP) ? 17'(ub) : {1'b0, c.udp[31:16]};
         v2_d.icrc_ok      = v1_icrc_ok;
         v2_d.hdr_fold     = fold1((ACC_W + 2)'(v1_acc_hdr));
-        v2_d.l4_part      = fold1((ACC_W + 2)'(v1_acc_l4) + (ACC_W + 2)'(v2_d.proto));
+        v2_d.l4_part      = fold1((ACC_W + 2)'(v1_acc_l4));
     end
 
     always_ff @(posedge clk) begin

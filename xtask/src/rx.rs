@@ -49,7 +49,8 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
         out,
         "    // those, the ones a RETH, a DETH or an ImmDt header follows (model::wire::ib::opcode)."
     )?;
-    let masks: [(&str, fn(u8) -> bool); 4] = [
+    type Has = fn(u8) -> bool;
+    let masks: [(&str, Has); 4] = [
         ("TAKEN", |_| true),
         ("RETH", opcode::has_reth),
         ("DETH", opcode::has_deth),
