@@ -7,13 +7,14 @@
 // model::rx::packet::classify, bit for bit (docs/rx.md, "rx_check (RTL)").
 //
 // In: Ethernet frames without FCS on s_axis (tkeep contiguous from lane 0, all ones but on the
-// last beat), with the RSS pipeline's verdict for each on s_meta_*, read with the frame's last
-// beat: rss_pipeline drives its m_meta_* with tlast, so its outputs connect straight here.
+// last beat, which holds a byte at least unless the frame is empty), with the RSS pipeline's
+// verdict for each on s_meta_*, read with the frame's last beat: rss_pipeline drives its
+// m_meta_* with tlast, so its outputs connect straight here.
 // Each frame goes into the packet buffer (block RAM, BUF_BYTES) as it comes, one beat per
 // address from where the previous frame ended, wrapping; a frame longer than MAX_FRAME is
 // stored up to MAX_FRAME (rounded up to a beat) and discarded as malformed. When the buffer
 // has no room, or holds 2^FRAMES_LOG2 frames, the input waits: nothing is dropped.
-// Out: one descriptor per frame, in order, once its last beat is in (about 16 clocks later):
+// Out: one descriptor per frame, in order, once its last beat is in (19 clocks later, at least):
 //   m_desc_discard   1: not taken, m_desc_reason says why (rx_pkg::RX_DISCARD_*: malformed,
 //                    icrc, unsupported); then only frame_len, the RSS verdict and the place
 //                    mean anything
@@ -33,7 +34,8 @@
 //   m_desc_queue, _hash, _hash_type    the RSS verdict as it came
 //   m_desc_addr, _beats                the frame's place: its first beat's buffer address,
 //                    and the beats it holds from there, wrapping at the buffer's end
-// Fields whose valid bit is clear are undefined.
+// Fields whose valid bit is clear are undefined. The descriptor comes straight from its FIFO's
+// block RAM (late in the clock): the data path registers what it uses.
 // Read port: rd_data is the beat at rd_addr (a beat address, frame byte n of a frame at addr
 // being lane n % 8 of beat (addr + n / 8) mod buffer beats) two clocks after it.
 // release_frame: one pulse per frame, every frame, discarded ones too, oldest first, once the
