@@ -568,6 +568,7 @@ fn requests(
             wr_id: w.id,
             av,
             raddr,
+            tso: None,
             payload,
         };
         let control = match Wqe::encode(&wr, &mut buf) {
