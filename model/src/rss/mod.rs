@@ -12,7 +12,9 @@ pub mod parse;
 pub mod regs;
 pub mod steer;
 pub use parse::{classify, ParseFlags, Parsed};
-pub use steer::{distribute, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey};
+pub use steer::{
+    distribute, distribute_by, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey,
+};
 
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH
 /// destination QP (DPDK's `RTE_ETH_RSS_IB_BTH`), which verbs has no bit for.
