@@ -175,6 +175,13 @@ impl<D: RssPipelinePorts> Bench<D> {
         }
     }
 
+    /// Queues one register write as it is: a COMMIT is not followed by a wait (a caller that
+    /// polls STATUS itself, such as the firmware). Its W handshake is still recorded in
+    /// `commits`, with `done` left for the caller.
+    pub fn write(&mut self, addr: u32, value: u32) {
+        self.ops.push_back(Op::Write(addr, value));
+    }
+
     /// Queues a register read; its result lands in `reads`.
     pub fn read(&mut self, addr: u32) {
         self.ops.push_back(Op::Read(addr));
