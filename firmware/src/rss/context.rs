@@ -26,24 +26,9 @@ pub struct ContextConfig<'a> {
 }
 
 /// The shortest Toeplitz key that covers every input `fields` selects: 4 bytes more than the
-/// longest (docs/reference.md §2). A packet has IPv4 or IPv6 addresses, TCP or UDP ports, and
-/// a BTH alongside either (RoCEv2, or IPoIB's inner packet).
+/// longest (`HashFields::longest_input`; docs/reference.md §2).
 pub const fn key_min_len(fields: HashFields) -> usize {
-    const fn n(fields: HashFields, f: HashFields, bytes: usize) -> usize {
-        if fields.contains(f) {
-            bytes
-        } else {
-            0
-        }
-    }
-    let v4 = n(fields, HashFields::SRC_IPV4, 4) + n(fields, HashFields::DST_IPV4, 4);
-    let v6 = n(fields, HashFields::SRC_IPV6, 16) + n(fields, HashFields::DST_IPV6, 16);
-    let tcp = n(fields, HashFields::SRC_PORT_TCP, 2) + n(fields, HashFields::DST_PORT_TCP, 2);
-    let udp = n(fields, HashFields::SRC_PORT_UDP, 2) + n(fields, HashFields::DST_PORT_UDP, 2);
-    let bth = n(fields, HashFields::BTH_DEST_QPN, 3);
-    let ip = if v4 > v6 { v4 } else { v6 };
-    let ports = if tcp > udp { tcp } else { udp };
-    4 + ip + ports + bth
+    4 + fields.longest_input()
 }
 
 impl<B: Bus, const CONTEXTS: usize> RssPipeline<B, CONTEXTS> {
