@@ -1,11 +1,12 @@
-//! The firmware's [`Bus`] over the co-simulation benches: an access is queued on the bench's
+//! The firmware's [`Bus`] over the WQE control plane's bench: an access is queued on the bench's
 //! AXI4-Lite master and the bench stepped until its response, so the firmware runs as on the
-//! NIC's processor, one transaction at a time, while the bench's traffic and data path go on.
+//! NIC's processor, one transaction at a time, while the bench's data path goes on. (The RSS
+//! pipeline's is `rocenic_sim::rss::pipeline::FirmwareBus`, which `rocenic rss --engine rtl`
+//! uses too.)
 
 use rocenic_firmware::{Bus, BusError};
 use rocenic_sim::axil::Op;
-use rocenic_sim::duts::{RssPipelinePorts, WqeCtrlPorts};
-use rocenic_sim::rss::pipeline::Bench as RssBench;
+use rocenic_sim::duts::WqeCtrlPorts;
 use rocenic_sim::wqe::ctrl::{Bench as CtrlBench, Event, Timed};
 
 /// Cycles one access may take before it counts as lost. A write after a command waits for the
@@ -72,46 +73,5 @@ impl<D: WqeCtrlPorts> Bus for CtrlBus<D> {
 
     fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         self.access(Op::write(addr, value)).map(|_| ())
-    }
-}
-
-/// The RSS pipeline bench.
-pub struct RssBus<D: RssPipelinePorts> {
-    /// The bench.
-    pub bench: RssBench<D>,
-    /// Register accesses made.
-    pub accesses: u64,
-}
-
-impl<D: RssPipelinePorts> RssBus<D> {
-    pub fn new(bench: RssBench<D>) -> Self {
-        RssBus { bench, accesses: 0 }
-    }
-
-    fn finish(&mut self, addr: u32) -> Result<(), BusError> {
-        self.accesses += 1;
-        let start = self.bench.sim.cycle();
-        while self.bench.bus_busy() {
-            if self.bench.sim.cycle() - start > LIMIT {
-                return Err(BusError::Timeout { addr });
-            }
-            self.bench.step().unwrap_or_else(|e| panic!("{e}"));
-        }
-        Ok(())
-    }
-}
-
-impl<D: RssPipelinePorts> Bus for RssBus<D> {
-    fn read(&mut self, addr: u32) -> Result<u32, BusError> {
-        self.bench.read(addr);
-        self.finish(addr)?;
-        let (a, v) = self.bench.reads.pop_back().expect("the read's result");
-        assert_eq!(a, addr);
-        Ok(v)
-    }
-
-    fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
-        self.bench.write(addr, value);
-        self.finish(addr)
     }
 }

@@ -6,7 +6,6 @@
 //! lengths the fields need, XOR) and rules; tables switched bank by bank in the middle of
 //! traffic; the published verification hashes; a flow and its reverse on the same queue.
 
-use crate::bus::RssBus;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_firmware::rss::{key_min_len, ContextConfig, HASH_FIELDS, SYMMETRIC_KEY};
@@ -19,10 +18,10 @@ use rocenic_model::toeplitz::{MICROSOFT_KEY, VERIFICATION_IPV4, VERIFICATION_IPV
 use rocenic_model::wire::LinkType;
 use rocenic_sim::duts::RssPipeline64;
 use rocenic_sim::rss::frames;
-use rocenic_sim::rss::pipeline::{Bench, Delivered};
+use rocenic_sim::rss::pipeline::{Bench, Delivered, FirmwareBus};
 use rocenic_sim::stream;
 
-type Fw = RssPipeline<RssBus<RssPipeline64>, 4>;
+type Fw = RssPipeline<FirmwareBus<RssPipeline64>, 4>;
 
 const RULES: usize = 16;
 const CONTEXTS: usize = 4;
@@ -76,7 +75,7 @@ impl Setup {
 
 fn open(name: &str, seed: u64, idle: f64, stall: f64) -> Fw {
     let bench: Bench<RssPipeline64> = Bench::new(name, seed, idle, stall);
-    let fw: Fw = RssPipeline::open(RssBus::new(bench)).unwrap();
+    let fw: Fw = RssPipeline::open(FirmwareBus::new(bench)).unwrap();
     let caps = fw.caps();
     assert_eq!(
         (caps.rules, caps.contexts, caps.table_log2, caps.queue_w),
