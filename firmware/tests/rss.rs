@@ -81,6 +81,7 @@ fn open_checks_the_block() {
         }
     );
     assert_eq!(p.contexts(), 2);
+    assert_eq!(Caps::from_word(0).contexts, 256, "256 contexts read as 0");
     assert_eq!(p.bus().log.len(), 2);
     // Out of reset every context is bank 0: the first table goes to bank 1.
     assert_eq!(p.context(1).unwrap().bank, 0);

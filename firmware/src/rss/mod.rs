@@ -36,11 +36,12 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// The fields of a `CAPS` word.
+    /// The fields of a `CAPS` word (a block has 1 to 256 contexts; 256 reads as 0).
     pub const fn from_word(w: u32) -> Caps {
+        let contexts = caps::CONTEXTS.get(w);
         Caps {
             rules: caps::RULES.get(w),
-            contexts: caps::CONTEXTS.get(w),
+            contexts: if contexts == 0 { 256 } else { contexts },
             table_log2: caps::TABLE_LOG2.get(w),
             queue_w: caps::QUEUE_W.get(w),
         }

@@ -1,7 +1,9 @@
 //! The WQE engine's control plane (`rtl/wqe/wqe_ctrl.sv`; registers `model::wqe::regs`,
 //! docs/wqe-registers.md): the NIC's addresses and entropy profile, the completion ring, the
-//! engine's enable, status and counters. QPs are in [`qp`](self#qps), memory regions in
-//! [`mr`](self#memory-regions).
+//! engine's enable, status and counters here; QPs and doorbells in `qp.rs`
+//! ([`WqeEngine::create_qp`], [`WqeEngine::modify_qp`], [`WqeEngine::bring_up`],
+//! [`WqeEngine::destroy_qp`], [`WqeEngine::ring_doorbell`]); memory regions in `mr.rs`
+//! ([`WqeEngine::register_mr`], [`WqeEngine::deregister_mr`]).
 //!
 //! The block runs QP and region commands from staging registers: the firmware writes the
 //! staged values, then `COMMAND`, then reads `STATUS` until `BUSY` clears (the block holds
@@ -10,15 +12,6 @@
 //! The registers do not read QP contexts back, so the firmware keeps what it wrote: each slot's
 //! QPN, state, ring and entropy, and each region slot's lkey. It expects the block out of reset
 //! when it opens it.
-//!
-//! # QPs
-//!
-//! [`WqeEngine::create_qp`], [`WqeEngine::modify_qp`], [`WqeEngine::bring_up`],
-//! [`WqeEngine::destroy_qp`], [`WqeEngine::ring_doorbell`].
-//!
-//! # Memory regions
-//!
-//! [`WqeEngine::register_mr`], [`WqeEngine::deregister_mr`].
 
 mod mr;
 mod qp;
