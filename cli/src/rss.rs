@@ -106,25 +106,9 @@ fn parse_fields(text: &str) -> Result<HashFields, String> {
         })
 }
 
-/// The longest hash input the fields can select, in bytes.
-pub fn longest_input(fields: HashFields) -> usize {
-    let count = |pairs: &[(HashFields, usize)]| -> usize {
-        pairs
-            .iter()
-            .filter(|(f, _)| fields.contains(*f))
-            .map(|(_, n)| n)
-            .sum()
-    };
-    let v4 = count(&[(HashFields::SRC_IPV4, 4), (HashFields::DST_IPV4, 4)]);
-    let v6 = count(&[(HashFields::SRC_IPV6, 16), (HashFields::DST_IPV6, 16)]);
-    let tcp = count(&[(HashFields::SRC_PORT_TCP, 2), (HashFields::DST_PORT_TCP, 2)]);
-    let udp = count(&[(HashFields::SRC_PORT_UDP, 2), (HashFields::DST_PORT_UDP, 2)]);
-    v4.max(v6) + tcp.max(udp) + count(&[(HashFields::BTH_DEST_QPN, 3)])
-}
-
 pub fn run(args: Args) -> Outcome {
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
-    let longest = longest_input(fields);
+    let longest = fields.longest_input();
     let key: Vec<u8> = match (&args.key, args.symmetric_key) {
         (Some(hex), _) => decode_hex(hex).map_err(|e| Failure(format!("--key: {e}")))?,
         (None, true) if longest > 36 => symmetric_key::<52>().to_vec(),
@@ -212,14 +196,5 @@ mod tests {
         assert!(parse_fields("src-ipv4,bogus")
             .unwrap_err()
             .contains("bogus"));
-        assert_eq!(longest_input(HashFields::DEFAULT), 36);
-        assert_eq!(
-            longest_input(HashFields::DEFAULT | HashFields::BTH_DEST_QPN),
-            39
-        );
-        assert_eq!(
-            longest_input(HashFields::SRC_IPV4 | HashFields::BTH_DEST_QPN),
-            7
-        );
     }
 }
