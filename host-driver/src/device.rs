@@ -61,7 +61,9 @@ impl fmt::Display for DeviceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DeviceError::Failed(m) => write!(f, "device failed: {m}"),
-            DeviceError::Timeout { cycles } => write!(f, "device did not get there in {cycles} cycles"),
+            DeviceError::Timeout { cycles } => {
+                write!(f, "device did not get there in {cycles} cycles")
+            }
         }
     }
 }

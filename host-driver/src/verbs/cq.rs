@@ -165,7 +165,10 @@ impl<D: Device> Inner<D> {
             // A completion of a QP destroyed or reset since is dropped.
             if let Some(qp) = self.qps.get_mut(&cqe.qpn) {
                 if qp.current(i) {
-                    let cq = self.cqs.get_mut(&qp.send_cq).expect("a QP's CQ outlives it");
+                    let cq = self
+                        .cqs
+                        .get_mut(&qp.send_cq)
+                        .expect("a QP's CQ outlives it");
                     if cq.entries.len() >= cq.capacity {
                         break;
                     }
@@ -234,7 +237,9 @@ impl<'c, D: Device> CompletionQueue<'c, D> {
     /// (`ETIMEDOUT`); they are then polled as usual. `n` must fit the queue.
     pub fn wait(&self, n: usize, limit: u64) -> Result<(), Error> {
         if n > self.capacity() {
-            return Err(Invalid::Size("completions to wait for", n as u64, self.capacity() as u64).into());
+            return Err(
+                Invalid::Size("completions to wait for", n as u64, self.capacity() as u64).into(),
+            );
         }
         let start = self.ctx.cycle();
         loop {

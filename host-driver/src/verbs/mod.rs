@@ -42,7 +42,7 @@ pub use mr::{AccessFlags, MemoryRegion};
 pub use pd::{AddressHandle, AhAttr, Gid, ProtectionDomain};
 pub use qp::QueuePair;
 pub use rss::{
-    FlowAttr, Flow, HashFields, HashFunction, RssQueuePair, RwqIndirectionTable, RxHashConf,
+    Flow, FlowAttr, HashFields, HashFunction, RssQueuePair, RwqIndirectionTable, RxHashConf,
     SteeringKey, WorkQueue, WqInitAttr, WqState,
 };
 pub use wr::{Data, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, UdDest};

@@ -1,10 +1,10 @@
 //! Protection domains, and the address handles (RoCEv2 destinations) created in them.
 
+use super::attr::QpInitAttr;
 use super::buffer::DmaBuffer;
 use super::context::Context;
 use super::cq::CompletionQueue;
 use super::mr::{AccessFlags, MemoryRegion};
-use super::attr::QpInitAttr;
 use super::qp::QueuePair;
 use super::{Error, Invalid};
 use crate::device::Device;

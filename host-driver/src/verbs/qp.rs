@@ -312,7 +312,12 @@ impl<D: Device> Inner<D> {
     /// The engine's context of QP `qpn` once it sends from `psn`, with its entropy source;
     /// the address vector's flow label is the one the firmware will stage (for CM entropy,
     /// the plan's, checked with the model).
-    fn engine_config(&self, qpn: u32, rtr: &RtrAttr, psn: Psn) -> Result<(QpConfig, EntropySource), Error> {
+    fn engine_config(
+        &self,
+        qpn: u32,
+        rtr: &RtrAttr,
+        psn: Psn,
+    ) -> Result<(QpConfig, EntropySource), Error> {
         let q = &self.qps[&qpn];
         let init = q.init.unwrap_or_default();
         let mut av = rtr.peer.map(|p| p.ah.rc_vector(&self.nic)).transpose()?;
@@ -320,7 +325,8 @@ impl<D: Device> Inner<D> {
         let dest_qpn = rtr.peer.map_or(0, |p| p.dest_qpn);
         if let Some(av) = av.as_mut() {
             let profile = self.fw.profile();
-            av.flow_label = entropy::plan(profile, source, qpn, dest_qpn, av.flow_label)?.flow_label;
+            av.flow_label =
+                entropy::plan(profile, source, qpn, dest_qpn, av.flow_label)?.flow_label;
         }
         let config = QpConfig {
             qp_type: q.qp_type,
@@ -340,7 +346,9 @@ impl<D: Device> Inner<D> {
         match (self.qps[&qpn].qp_type, a.peer) {
             (QpType::Rc, None) => Err(Invalid::Attr("an RC QP's RTR needs its peer").into()),
             (QpType::Ud, Some(_)) => Err(Invalid::Attr("a UD QP has no peer").into()),
-            _ => self.engine_config(qpn, a, Psn::from_bits_truncate(0)).map(|_| ()),
+            _ => self
+                .engine_config(qpn, a, Psn::from_bits_truncate(0))
+                .map(|_| ()),
         }
     }
 

@@ -12,14 +12,14 @@ use super::{Error, Feature};
 use crate::device::Device;
 use std::marker::PhantomData;
 
-/// A work queue's state: RESET, READY or ERR.
-pub use rocenic_model::rx::WqState;
 /// The hash function of an RSS QP: Toeplitz or XOR.
 pub use rocenic_model::rss::Function as HashFunction;
 /// The fields a hash covers.
 pub use rocenic_model::rss::HashFields;
 /// A steering rule's match: fields of a frame, each under a mask.
 pub use rocenic_model::rss::SteeringKey;
+/// A work queue's state: RESET, READY or ERR.
+pub use rocenic_model::rx::WqState;
 
 /// What a receive work queue is created with (`ibv_wq_init_attr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

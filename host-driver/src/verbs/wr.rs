@@ -144,7 +144,9 @@ impl SendWr<'_> {
         }
         let av = match (ud, self.ud) {
             (true, Some(d)) => Some(d.ah.attr().ud_vector(d.remote_qpn, d.remote_qkey)),
-            (true, None) => return Err(Invalid::Attr("a UD work request needs a destination").into()),
+            (true, None) => {
+                return Err(Invalid::Attr("a UD work request needs a destination").into())
+            }
             (false, Some(_)) => {
                 return Err(Invalid::Attr("an RC work request goes to the QP's peer").into())
             }
