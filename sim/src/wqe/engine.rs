@@ -10,10 +10,10 @@
 //!   access at a time, the bench stepped in between as the driver waits.
 
 use super::host_memory::{Config as DmaConfig, DmaHost};
+use crate::axil::Done;
 use crate::axil::{Master, Op};
 use crate::duts::{WqeEngine, WqeEnginePorts};
 use crate::harness::Sim;
-use crate::axil::Done;
 use crate::stream::rng;
 use rand::rngs::SmallRng;
 use rand::Rng;
