@@ -294,7 +294,9 @@ mod tests {
             Err(Error::Invalid(Invalid::Wqe(_)))
         ));
         assert_eq!(slot_blocks(QpType::Rc, 0, 0, 0), Ok(1));
-        // A TSO header template of 100 bytes (padded to 112) after the vector: 3 blocks.
-        assert_eq!(slot_blocks(QpType::Ud, 1, 0, 100), Ok(3));
+        // Control 32 + vector 48 + a 96-byte TSO header template + one gather entry: 192
+        // bytes, three blocks; one header byte more pads the template to 112 and takes four.
+        assert_eq!(slot_blocks(QpType::Ud, 1, 0, 96), Ok(3));
+        assert_eq!(slot_blocks(QpType::Ud, 1, 0, 97), Ok(4));
     }
 }
