@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(a.send.nic.item.mac.0[5], 0x0a);
         assert_eq!(a.send.qp[0].item.rq, Some(0));
         assert_eq!(a.send.qp[0].place.to_string(), "[[nic.a.qp]] #1");
-        assert_eq!(a.send.qp[0].line, 20);
+        assert_eq!(a.send.qp[0].line, 21);
         assert_eq!(b.wq[0].item.buffers, 8);
         assert_eq!(b.wq[0].line, 7);
         assert_eq!(b.rss[0].item.table, [4]);
