@@ -203,6 +203,22 @@ pub fn run(args: Args) -> Outcome {
 mod tests {
     use super::*;
 
+    /// A run that has not settled within its bound stops with a message saying what was left.
+    #[test]
+    fn a_run_that_does_not_settle_stops() {
+        let plans = check::check(&scenario::parse(DEFAULT).unwrap()).unwrap();
+        let job = layout::lay_out(plans, 3);
+        let mut tap = |_: usize, _: &[u8]| Ok(());
+        let mut host = Host::new(&job, 1, &mut tap);
+        let Err(Failure(why)) = Engine::Model.sim().unwrap().run(job, &mut host) else {
+            panic!("three turns cannot run the default mix");
+        };
+        assert!(
+            why.starts_with("the run did not settle within 3 turns") && why.contains("nic b: "),
+            "{why}"
+        );
+    }
+
     /// The built-in scenario is the documented example, word for word.
     #[test]
     fn the_default_is_the_example() {

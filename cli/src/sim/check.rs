@@ -682,11 +682,6 @@ fn bound(side: &Side, plan: &Plan) -> (u64, u64) {
 mod tests {
     use super::*;
 
-    fn err(text: &str) -> String {
-        let s = scenario::parse(text).unwrap();
-        check(&s).unwrap_err().render("s.toml")
-    }
-
     #[test]
     fn the_default_plans() {
         let s = scenario::parse(super::super::DEFAULT).unwrap();

@@ -12,7 +12,10 @@
 
 use super::check::{SidePlan, WqPlan};
 use super::{Job, RecvQueue, SideJob};
-use crate::send::layout::{lay_out as send_lay_out, log2_ceil, RESERVED_BASE};
+use crate::send::layout::{
+    lay_out as send_lay_out, log2_ceil, CQ_BASE, RESERVED_BASE, RESERVED_END,
+};
+use rocenic_model::rx::engine::DEFAULT_WQS;
 use rocenic_model::rx::{RecvRing, RecvWqe, WqConfig, CQE_BYTES};
 use rocenic_model::wqe::{CompletionRing, DataSegment, Fill, Memory, Ring, BLOCK_BYTES};
 
@@ -24,6 +27,14 @@ const RQ_SPACING: u64 = 16 << 20;
 const RCQ_BASE: u64 = RESERVED_BASE + (6 << 30);
 /// Between two receive completion rings: the largest, 2^16 entries of 32 bytes.
 const RCQ_SPACING: u64 = (1 << 16) * CQE_BYTES as u64;
+
+// Every receive ring and receive completion ring lies in the reserved area, after the send
+// side's completion ring, whatever the work queue's number and size.
+const _: () = assert!(CQ_BASE + RCQ_SPACING <= RQ_BASE);
+const _: () = assert!(
+    RQ_BASE + (DEFAULT_WQS as u64 - 1) * RQ_SPACING + (1 << 16) * BLOCK_BYTES as u64 <= RCQ_BASE
+);
+const _: () = assert!(RCQ_BASE + DEFAULT_WQS as u64 * RCQ_SPACING - 1 <= RESERVED_END);
 
 /// The receive WQE of buffer `i` of `w`, posted with work request id `wr_id`.
 pub fn recv_wqe(w: &RecvQueue, i: u32, wr_id: u64) -> [u8; BLOCK_BYTES] {
@@ -93,19 +104,4 @@ fn receive_queue(w: &WqPlan, memory: &mut rocenic_model::wqe::HostMemory) -> Rec
             .expect("the slot lies in the ring just added");
     }
     q
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::send::layout::RESERVED_END;
-
-    #[test]
-    fn the_receive_rings_fit_the_reserved_area() {
-        let last_rq = RQ_BASE + 63 * RQ_SPACING + (1 << 16) * BLOCK_BYTES as u64 - 1;
-        assert!(last_rq < RCQ_BASE);
-        let last_cq = RCQ_BASE + 64 * RCQ_SPACING - 1;
-        assert!(last_cq <= RESERVED_END);
-        assert!(RQ_BASE > crate::send::layout::CQ_BASE + RCQ_SPACING);
-    }
 }
