@@ -102,10 +102,10 @@ pub fn check(s: &Scenario) -> Result<[SidePlan; 2], ScenarioError> {
         receive.push(receive_side(side)?);
     }
     let mut out = Vec::new();
-    for (k, ((side, send), (mut wqs, mut receivers, contexts, rules))) in
-        s.sides.iter().zip(sends.clone()).zip(receive).enumerate()
+    for (k, (send, (mut wqs, mut receivers, contexts, rules))) in
+        sends.into_iter().zip(receive).enumerate()
     {
-        let other = &s.sides[1 - k];
+        let (side, other) = (&s.sides[k], &s.sides[1 - k]);
         peers(side, other, &mut receivers)?;
         addresses(side, other)?;
         for (w, at) in wqs.iter_mut().zip(&side.wq) {

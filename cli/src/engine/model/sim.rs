@@ -64,6 +64,10 @@ fn ring(nic: &mut NicModel, bell: Doorbell) -> Result<(), Failure> {
 impl sim::Unit for Model {
     fn run(&mut self, job: sim::Job, host: &mut Host) -> Result<Report, Failure> {
         let mut nics = [nic(&job.sides[0])?, nic(&job.sides[1])?];
+        let qpns: [Vec<u32>; 2] = job
+            .sides
+            .each_ref()
+            .map(|s| s.send.queues.iter().map(|q| q.qpn).collect());
         let [a, b] = job.sides;
         let mut mems: [HostMemory; 2] = [a.send.memory, b.send.memory];
         // wire[s]: the frames NIC s sent that NIC 1 - s has not taken yet.
@@ -132,20 +136,22 @@ impl sim::Unit for Model {
                 });
             }
         }
-        let pending = |s: usize| job_pending(&nics[s], &wire[s], sim::scenario::SIDES[s]);
+        let left = |s: usize| left(&nics[s], &qpns[s], &wire[s], sim::scenario::SIDES[s]);
         Err(Failure(format!(
             "the run did not settle within {} turns (the bound the scenario implies): {}; {}",
             job.limit,
-            pending(0),
-            pending(1)
+            left(0),
+            left(1)
         )))
     }
 }
 
 /// What NIC `name` still had to do when the run was stopped.
-fn job_pending(nic: &NicModel, wire: &VecDeque<Vec<u8>>, name: &str) -> String {
+fn left(nic: &NicModel, qpns: &[u32], wire: &VecDeque<Vec<u8>>, name: &str) -> String {
+    let posted: u32 = qpns.iter().filter_map(|&q| nic.queues.pending(q)).sum();
     format!(
-        "nic {name}: {} frame(s) on the wire from it, {} completion(s) unread",
+        "nic {name}: {posted} work request(s) not served, {} frame(s) from it on the wire, {} \
+         send completion(s) unread",
         wire.len(),
         nic.queues.cq().used()
     )
