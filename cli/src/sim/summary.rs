@@ -62,6 +62,9 @@ pub struct Run<'a> {
     pub wqs: &'a [Vec<QueueName>; 2],
 }
 
+/// The longest bar of the work queues' histogram.
+const BAR: usize = 20;
+
 /// A label and one number per column, right-aligned.
 fn line(out: &mut String, label: &str, values: &[String]) {
     let _ = write!(out, "  {label:<26}");
@@ -138,6 +141,19 @@ pub fn summary(run: &Run) -> String {
         "receive work queues {:>21}{:>12}",
         "completions", "bytes"
     );
+    let most = run
+        .wqs
+        .iter()
+        .enumerate()
+        .flat_map(|(s, wqs)| wqs.iter().map(move |q| (s, q.wq)))
+        .map(|(s, w)| {
+            run.rows
+                .iter()
+                .filter(|r| r.side == s && r.wq == Some(w))
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
     for (s, wqs) in run.wqs.iter().enumerate() {
         for q in wqs {
             let mine = || {
@@ -152,11 +168,16 @@ pub fn summary(run: &Run) -> String {
                     Entry::Send(_) => 0,
                 })
                 .sum();
+            let n = mine().count();
             line(
                 &mut out,
                 &format!("{} wq{:<3}{:<7}qp 0x{:x}", SIDES[s], q.wq, q.kind, q.qpn),
-                &[mine().count().to_string(), bytes.to_string()],
+                &[n.to_string(), bytes.to_string()],
             );
+            // The histogram: a bar of up to BAR characters, the fullest queue's the longest.
+            let bar = (n * BAR).div_ceil(most.max(1));
+            out.pop();
+            let _ = writeln!(out, "  {}", "#".repeat(bar));
         }
     }
     let _ = writeln!(out, "UDP source ports {:>24}{:>12}", "a -> b", "b -> a");
