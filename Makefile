@@ -55,9 +55,15 @@ $(DEPS_STAMP): Makefile
 	fi
 	@touch $@
 
-## run: the main job on a built-in default (today: a demonstration of the reference model).
+## run: the main job on its built-in default: two NICs back to back on a traffic mix
+## (docs/examples/sim.toml), the summary on standard output, out/run.pcap and
+## out/completions.csv. Built without the `rtl` feature: the model's NICs need no Verilator.
 run: deps
-	$(CARGO) run --release -q -p rocenic -- demo
+	$(CARGO) run --release -q -p rocenic --no-default-features -- sim
+
+## demo: the earlier demonstration of the reference model (entropy, RSS spread).
+demo: deps
+	$(CARGO) run --release -q -p rocenic --no-default-features -- demo
 
 # FPGA_TESTS=0 skips the FPGA part of `make test` (bitstreams and proofs, about 15 minutes on 2 cores).
 FPGA_TESTS ?= 1

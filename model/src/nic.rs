@@ -41,12 +41,23 @@ impl<const T: usize> Slot<T> {
     }
 }
 
+/// Steering rules a NIC holds by default.
+pub const DEFAULT_RULES: usize = 16;
+/// RSS contexts a NIC holds by default.
+pub const DEFAULT_CONTEXTS: usize = 4;
+/// The longest indirection table of a context, by default.
+pub const DEFAULT_TABLE: usize = 128;
+
 /// The RSS state of a NIC: steering rules, and contexts with their indirection tables.
 /// `R` rules, `C` contexts, tables of at most `T` entries (a power of two each). Contexts are
 /// set in index order, as a driver creates them; a rule naming a context past the last one set
 /// wraps, as the hardware's index field does.
 #[derive(Clone, Debug)]
-pub struct Steering<const R: usize = 16, const C: usize = 4, const T: usize = 128> {
+pub struct Steering<
+    const R: usize = DEFAULT_RULES,
+    const C: usize = DEFAULT_CONTEXTS,
+    const T: usize = DEFAULT_TABLE,
+> {
     rules: [Rule; R],
     contexts: [Slot<T>; C],
     set: usize,
