@@ -339,6 +339,7 @@ impl Sender {
                 addr: raddr,
                 rkey: RKEY,
             }),
+            tso: None,
             payload: Payload::Gather(&sge),
         };
         let mut bytes = vec![0u8; MAX_WQE_BYTES];

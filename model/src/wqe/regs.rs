@@ -635,6 +635,14 @@ pub fn qp_modify(slot: u32, state: QpState) -> Write32 {
     )
 }
 
+/// The command that frees QP slot `slot`.
+pub fn qp_destroy(slot: u32) -> Write32 {
+    (
+        COMMAND,
+        command::OP.put(op::QP_DESTROY) | command::SLOT.put(slot),
+    )
+}
+
 /// Writes that stage `mr`; follow them with [`mr_write`].
 pub fn mr_writes(mr: &MemoryRegion) -> [Write32; 7] {
     let b = lo_hi(mr.base);
@@ -653,6 +661,11 @@ pub fn mr_writes(mr: &MemoryRegion) -> [Write32; 7] {
 /// The command that registers the staged region.
 pub fn mr_write() -> Write32 {
     (COMMAND, command::OP.put(op::MR_WRITE))
+}
+
+/// Writes that deregister the region of `lkey`: the staged `MR_LKEY`, then the command.
+pub fn mr_clear(lkey: u32) -> [Write32; 2] {
+    [(MR_LKEY, lkey), (COMMAND, command::OP.put(op::MR_CLEAR))]
 }
 
 /// The send doorbell of QP `slot`.
@@ -730,6 +743,9 @@ mod tests {
             (COMMAND, 2 | (3 << 8) | (6 << 16))
         );
         assert_eq!(doorbell(5, 9), (0x1014, 9));
+        assert_eq!(qp_destroy(7), (COMMAND, 3 | (7 << 8)));
+        assert_eq!(mr_clear(0x4100), [(MR_LKEY, 0x4100), (COMMAND, 5)]);
+        assert_eq!(mr_write(), (COMMAND, 4));
         assert_eq!(mr_slot(0x0000_0300, 64), 3);
         assert_eq!(mr_slot(0x0001_0300, 64), 3);
         assert_eq!(mr_slot(0x0000_4100, 64), 1);
