@@ -25,8 +25,8 @@
 // CQ_PRODUCER of a queue that does not exist reads 0. STATUS.DB_ERROR and STATUS.CQ_FAULT clear
 // when written with 1.
 //
-// Counters: a data-path pulse in cycle t counts from t + 2. The DISCARDS words are LUT RAM; for
-// INIT cycles after reset they are cleared, and no register access is taken meanwhile.
+// Counters: a data-path pulse in cycle t counts from t + 2. The DISCARDS words are LUT RAM, which
+// a reset cannot clear: a flip-flop per word says it still counts from 0.
 module rx_regs #(
     parameter  int WQS        = 64,  // work queues (CAPS.WQS; 256 reads as 0)
     parameter  int QPS        = 64,  // receive-context slots (CAPS.QPS; 256 reads as 0)
@@ -99,9 +99,6 @@ module rx_regs #(
         $error("rx_regs: WQS must be a power of two, 4..256");
     end
 
-    // Cycles after reset that the DISCARDS words take to clear.
-    localparam int INIT = rx_regs_pkg::RX_DISCARDS_WORDS;
-
     // The staging registers: consecutive words, and the index of each among them.
     localparam int WQ_BASE  = 32'(rx_regs_pkg::RX_WQ_QPN);
     localparam int WQ_WORDS = (32'(rx_regs_pkg::RX_WQ_CQ_BASE) - WQ_BASE) / 4
@@ -133,8 +130,6 @@ module rx_regs #(
     logic [31:0] wq_q [WQ_WORDS];
     logic [31:0] qp_q [QP_WORDS];
     logic        cmd_error_q, db_error_q, cq_fault_q;
-    logic        init_q;            // clearing the counters
-    logic [3:0]  init_cnt_q;
 
     assign enable       = control_q[rx_regs_pkg::RX_CONTROL_ENABLE_LSB];
     assign wq_qpn       = wq_q[W_QPN];
@@ -156,8 +151,8 @@ module rx_regs #(
     logic [31:0]   w_data_q;
     logic [3:0]    w_strb_q;
 
-    assign s_axil_awready = !aw_held_q && !init_q;
-    assign s_axil_wready  = !w_held_q && !init_q;
+    assign s_axil_awready = !aw_held_q;
+    assign s_axil_wready  = !w_held_q;
     assign s_axil_bresp   = 2'b00;
 
     wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !cmd_pending && !ring_req_valid;
@@ -261,36 +256,36 @@ module rx_regs #(
 
     // ------------------------------------------------------------------------------------------
     // Counters: ACCEPTED in flip-flops, DISCARDS in LUT RAM (one increment a cycle at most),
-    // each a cycle after its pulse is registered.
-    (* ram_style = "distributed" *) logic [31:0] discards_mem [rx_regs_pkg::RX_DISCARDS_WORDS];
-    logic [31:0] accepted_q;
-    logic        acc_q, dis_q;
-    logic [3:0]  reason_q;
+    // each a cycle after its pulse is registered. A DISCARDS word not counted since reset reads
+    // as 0 whatever the RAM holds (fresh_q).
+    localparam int ND = rx_regs_pkg::RX_DISCARDS_WORDS;
+    (* ram_style = "distributed" *) logic [31:0] discards_mem [ND];
+    logic [ND-1:0] fresh_q;
+    logic [31:0]   accepted_q;
+    logic          acc_q, dis_q;
+    logic [3:0]    reason_q;
+    wire  [31:0]   dis_old = fresh_q[reason_q] ? '0 : discards_mem[reason_q];
 
     always_ff @(posedge clk) begin
         if (rst) begin
             acc_q      <= 1'b0;
             dis_q      <= 1'b0;
             accepted_q <= '0;
-            init_q     <= 1'b1;
-            init_cnt_q <= '0;
+            fresh_q    <= '1;
         end else begin
             acc_q      <= accepted;
             dis_q      <= discard_valid;
             accepted_q <= accepted_q + 32'(acc_q);
-            if (init_q) begin
-                init_cnt_q <= init_cnt_q + 4'd1;
-                init_q     <= 32'(init_cnt_q) != INIT - 1;
+            if (dis_q) begin
+                fresh_q[reason_q] <= 1'b0;
             end
         end
         reason_q <= discard_reason;
     end
 
     always_ff @(posedge clk) begin
-        if (init_q) begin
-            discards_mem[init_cnt_q] <= '0;
-        end else if (dis_q) begin
-            discards_mem[reason_q] <= discards_mem[reason_q] + 32'd1;
+        if (dis_q) begin
+            discards_mem[reason_q] <= dis_old + 32'd1;
         end
     end
 
@@ -302,7 +297,7 @@ module rx_regs #(
     wire  [AW-1:0] dis_off = ar_addr_q - rx_regs_pkg::RX_DISCARDS;
     wire  [7:0]    cqp_wq  = cqp_off[9:2];
 
-    assign s_axil_arready = !ar_q && !s_axil_rvalid && !init_q;
+    assign s_axil_arready = !ar_q && !s_axil_rvalid;
     assign s_axil_rresp   = 2'b00;
     assign cq_rd_wq       = cqp_wq[WW-1:0];
 
@@ -334,7 +329,7 @@ module rx_regs #(
                 end
                 if (addr >= rx_regs_pkg::RX_DISCARDS
                     && 32'(dis_off) < 4 * rx_regs_pkg::RX_DISCARDS_WORDS) begin
-                    read_word = discards_mem[dis_off[5:2]];
+                    read_word = fresh_q[dis_off[5:2]] ? '0 : discards_mem[dis_off[5:2]];
                 end
                 if (addr >= rx_regs_pkg::RX_CQ_PRODUCER
                     && 32'(cqp_off) < 4 * rx_regs_pkg::RX_CQ_PRODUCER_WORDS
