@@ -424,6 +424,12 @@ impl<D: RxCtrlPorts> Bench<D> {
         Some((gap, op))
     }
 
+    /// Reads of queue `w` issued before `cycle` do not show this path's latest change to it.
+    fn stale_until(&mut self, w: u8, cycle: u64) {
+        let f = &mut self.fresh_from[usize::from(w)];
+        *f = (*f).max(cycle);
+    }
+
     /// One clock cycle; returns what it showed.
     pub fn step(&mut self) -> Result<Vec<Timed>, String> {
         let cycle = self.sim.cycle();
@@ -582,7 +588,7 @@ impl<D: RxCtrlPorts> Bench<D> {
                 d.set_take_valid(true);
                 d.set_take_wq(w);
                 self.last_change = cycle;
-                self.fresh_from[usize::from(w)] = cycle + INDEX_LAG - 1;
+                self.stale_until(w, cycle + INDEX_LAG - 1);
                 out.push(Timed {
                     at: cycle + INDEX_LAG,
                     event: Event::Take(w),
@@ -592,7 +598,7 @@ impl<D: RxCtrlPorts> Bench<D> {
                 d.set_push_valid(true);
                 d.set_push_wq(w);
                 self.last_change = cycle;
-                self.fresh_from[usize::from(w)] = cycle + INDEX_LAG - 1;
+                self.stale_until(w, cycle + INDEX_LAG - 1);
                 out.push(Timed {
                     at: cycle + INDEX_LAG,
                     event: Event::Push(w),
@@ -602,7 +608,7 @@ impl<D: RxCtrlPorts> Bench<D> {
                 d.set_wq_err_valid(true);
                 d.set_wq_err_wq(w);
                 self.last_change = cycle;
-                self.fresh_from[usize::from(w)] = cycle + ERR_LAG - 1;
+                self.stale_until(w, cycle + ERR_LAG - 1);
                 out.push(Timed {
                     at: cycle + ERR_LAG,
                     event: Event::WqErr(w),

@@ -159,3 +159,83 @@ fn wqs8_qps8_busy() {
 fn wqs64_qps64() {
     run::<RxCtrl, 64, 64>("rx_ctrl_64", 3000, DataPath::default());
 }
+
+/// The timings docs/rx.md gives, with a bus that never waits and a data path that stays idle:
+/// how long each kind of write takes to be answered, and how long each command holds the next
+/// write.
+#[test]
+fn latencies() {
+    let dp = DataPath {
+        start: 0.0,
+        count: 0.0,
+        fault: 0.0,
+        qp_err_flip: 0.0,
+        sq_flip: 0.0,
+        ..DataPath::default()
+    };
+    let mut bench: Bench<RxCtrl8> = Bench::new("rx_ctrl_latencies", 1, 8, 8, dp, 0.0);
+    // A QPN whose send-side slot holds a QP.
+    let sq = bench.sq_valid();
+    let slot = (0..8).find(|s| sq >> s & 1 != 0).expect("some slot valid");
+    let qpn = 8 + slot;
+    let config = WqConfig {
+        qpn,
+        pd: 1,
+        ring: RecvRing::new(Ring::new(4).unwrap(), 1, 0x10_0000).unwrap(),
+        cq: CompletionRing::new(Ring::new(4).unwrap(), 0).unwrap(),
+        cq_base: 0x20_0000,
+        raw: false,
+    };
+    let qp = qp_config(true, 1, PathMtu::Mtu1024, 7);
+    let mut ops: Vec<(u32, u32)> = vec![(regs::CONTROL, 1)];
+    ops.extend(regs::wq_writes(&config));
+    ops.extend(regs::qp_writes(
+        qpn,
+        &qp,
+        Target::Own(0),
+        Psn::new(5).unwrap(),
+    ));
+    // Each command is followed by a write it holds back.
+    let staged = regs::WQ_PD;
+    let cmds = [
+        regs::wq_write(0),
+        regs::wq_write(1),
+        regs::wq_modify(0, WqState::Ready),
+        regs::wq_destroy(1),
+        regs::qp_attach(),
+        regs::qp_detach(),
+        (regs::COMMAND, 0),
+    ];
+    let first_cmd = ops.len();
+    for cmd in cmds {
+        ops.push(cmd);
+        ops.push((staged, 1));
+    }
+    ops.push(regs::doorbell(0, 4));
+    ops.push(regs::cq_consumer(0, 0));
+    for (tag, &(a, v)) in ops.iter().enumerate() {
+        bench.push(Op::write(a, v), tag as u64);
+    }
+    let mut writes = Vec::new();
+    while bench.sim.cycle() < 1000 {
+        for t in bench.step().unwrap() {
+            if let Event::Write { accepted, tag, .. } = t.event {
+                writes.push((tag as usize, accepted, t.at));
+            }
+        }
+    }
+    assert_eq!(writes.len(), ops.len());
+    let answer = |i: usize| writes[i].2 - writes[i].1;
+    let held = |i: usize| writes[i + 1].2 - writes[i].2;
+    let holds: Vec<u64> = (0..cmds.len()).map(|k| held(first_cmd + 2 * k)).collect();
+    let n = ops.len();
+    eprintln!(
+        "answers: plain {}, doorbell {}, CQ consumer {}; commands hold the next write {holds:?}",
+        answer(0),
+        answer(n - 2),
+        answer(n - 1)
+    );
+    assert_eq!((answer(0), answer(n - 2), answer(n - 1)), (2, 7, 7));
+    // WQ_WRITE, WQ_WRITE, WQ_MODIFY, WQ_DESTROY, QP_ATTACH, QP_DETACH, no command.
+    assert_eq!(holds, [8, 8, 6, 6, 10, 7, 4]);
+}

@@ -429,9 +429,6 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
     /// the pulses, so that a fault in the cycle of a STATUS clear stays set), then what shows
     /// the state of `t`.
     pub(crate) fn cycle(&mut self, t: u64, events: Vec<Event>) -> Result<(), String> {
-        if std::env::var("RX_DEBUG").is_ok() && !events.is_empty() {
-            eprintln!("{t}: {events:?}");
-        }
         for e in &events {
             if let Event::Write {
                 addr, data, strb, ..
