@@ -18,14 +18,14 @@
 //     clock edge at which it stores the result. Their value is the whole word.
 //
 // AXI4-Lite as wqe_regs: AW and W are taken into holding registers independently, the write is
-// carried out when both are held, then B is answered. A read is answered two cycles after AR,
+// carried out when both are held, then B is answered. A read is answered three cycles after AR,
 // with the registers of the cycle after AR (the counters and completion producers are LUT RAM,
-// read from a registered address). Every response is OKAY; unmapped addresses and write-only
+// read from a registered address into registers, then chosen). Every response is OKAY; unmapped addresses and write-only
 // registers read 0, unmapped writes are ignored (a doorbell of a queue >= WQS too), and
 // CQ_PRODUCER of a queue that does not exist reads 0. STATUS.DB_ERROR and STATUS.CQ_FAULT clear
 // when written with 1.
 //
-// Counters: a data-path pulse in cycle t counts from t + 2. The DISCARDS words are LUT RAM, which
+// Counters: a data-path pulse in cycle t counts from t + 3. The DISCARDS words are LUT RAM, which
 // a reset cannot clear: a flip-flop per word says it still counts from 0.
 module rx_regs #(
     parameter  int WQS        = 64,  // work queues (CAPS.WQS; 256 reads as 0)
@@ -99,6 +99,13 @@ module rx_regs #(
         $error("rx_regs: WQS must be a power of two, 4..256");
     end
 
+    // The arrays' addresses are decoded from their bits: each must lie on a boundary of its size.
+    if (32'(rx_regs_pkg::RX_DISCARDS) % 64 != 0 || rx_regs_pkg::RX_DISCARDS_WORDS != 16
+        || 32'(rx_regs_pkg::RX_RQ_DOORBELL) % 1024 != 0 || 32'(rx_regs_pkg::RX_CQ_CONSUMER) % 1024 != 0
+        || 32'(rx_regs_pkg::RX_CQ_PRODUCER) % 1024 != 0) begin : g_bad_map
+        $error("rx_regs: DISCARDS must be 16 words on a 64-byte boundary, the doorbell and completion arrays on 1 KiB ones");
+    end
+
     // The staging registers: consecutive words, and the index of each among them.
     localparam int WQ_BASE  = 32'(rx_regs_pkg::RX_WQ_QPN);
     localparam int WQ_WORDS = (32'(rx_regs_pkg::RX_WQ_CQ_BASE) - WQ_BASE) / 4
@@ -157,15 +164,12 @@ module rx_regs #(
 
     wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !cmd_pending && !ring_req_valid;
 
-    // Where a held address points: a doorbell or a consumer word, and its queue.
-    wire [AW-1:0] db_off = aw_addr_q - rx_regs_pkg::RX_RQ_DOORBELL;
-    wire [AW-1:0] cc_off = aw_addr_q - rx_regs_pkg::RX_CQ_CONSUMER;
-    wire          in_db  = aw_addr_q >= rx_regs_pkg::RX_RQ_DOORBELL
-                        && 32'(db_off) < 4 * rx_regs_pkg::RX_RQ_DOORBELL_WORDS;
-    wire          in_cc  = aw_addr_q >= rx_regs_pkg::RX_CQ_CONSUMER
-                        && 32'(cc_off) < 4 * rx_regs_pkg::RX_CQ_CONSUMER_WORDS;
-    wire [7:0]    db_wq  = db_off[9:2];
-    wire [7:0]    cc_wq  = cc_off[9:2];
+    // Where a held address points: a doorbell or a consumer word, and its queue. Each array of
+    // 256 words lies on a 1 KiB boundary, so the word is the address's bits 9:2.
+    wire          in_db = aw_addr_q[AW-1:10] == rx_regs_pkg::RX_RQ_DOORBELL[AW-1:10];
+    wire          in_cc = aw_addr_q[AW-1:10] == rx_regs_pkg::RX_CQ_CONSUMER[AW-1:10];
+    wire [7:0]    db_wq = aw_addr_q[9:2];
+    wire [7:0]    cc_wq = aw_addr_q[9:2];
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -255,51 +259,64 @@ module rx_regs #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // Counters: ACCEPTED in flip-flops, DISCARDS in LUT RAM (one increment a cycle at most),
-    // each a cycle after its pulse is registered. A DISCARDS word not counted since reset reads
-    // as 0 whatever the RAM holds (fresh_q).
+    // Counters. ACCEPTED is flip-flops. DISCARDS is LUT RAM, counted in two steps: a pulse's
+    // word is read in the cycle after it (d1), or taken from the step after when that one is
+    // writing the same word, and written back plus one in the next (d2). A word not counted
+    // since reset reads as 0 whatever the RAM holds (fresh_q).
     localparam int ND = rx_regs_pkg::RX_DISCARDS_WORDS;
     (* ram_style = "distributed" *) logic [31:0] discards_mem [ND];
     logic [ND-1:0] fresh_q;
-    logic [31:0]   accepted_q;
-    logic          acc_q, dis_q;
-    logic [3:0]    reason_q;
-    wire  [31:0]   dis_old = fresh_q[reason_q] ? '0 : discards_mem[reason_q];
+    logic [31:0]   accepted_q, d_old_q;
+    logic          acc1_q, acc2_q, d1_q, d2_q;
+    logic [3:0]    d_reason1_q, d_reason2_q;
+    wire  [31:0]   d_new = d_old_q + 32'd1;
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            acc_q      <= 1'b0;
-            dis_q      <= 1'b0;
+            acc1_q     <= 1'b0;
+            acc2_q     <= 1'b0;
+            d1_q       <= 1'b0;
+            d2_q       <= 1'b0;
             accepted_q <= '0;
             fresh_q    <= '1;
         end else begin
-            acc_q      <= accepted;
-            dis_q      <= discard_valid;
-            accepted_q <= accepted_q + 32'(acc_q);
-            if (dis_q) begin
-                fresh_q[reason_q] <= 1'b0;
+            acc1_q     <= accepted;
+            acc2_q     <= acc1_q;
+            d1_q       <= discard_valid;
+            d2_q       <= d1_q;
+            accepted_q <= accepted_q + 32'(acc2_q);
+            if (d2_q) begin
+                fresh_q[d_reason2_q] <= 1'b0;
             end
         end
-        reason_q <= discard_reason;
+        d_reason1_q <= discard_reason;
+        d_reason2_q <= d_reason1_q;
+        d_old_q     <= d2_q && d_reason2_q == d_reason1_q ? d_new
+                     : fresh_q[d_reason1_q] ? '0 : discards_mem[d_reason1_q];
     end
 
     always_ff @(posedge clk) begin
-        if (dis_q) begin
-            discards_mem[reason_q] <= dis_old + 32'd1;
+        if (d2_q) begin
+            discards_mem[d_reason2_q] <= d_new;
         end
     end
 
     // ------------------------------------------------------------------------------------------
-    // AXI4-Lite read channel: the address is registered, the word chosen in the next cycle.
-    logic          ar_q;
+    // AXI4-Lite read channel: the address is registered with what it points at (a DISCARDS
+    // word, on a 64-byte boundary, or a CQ_PRODUCER word, on a 1 KiB one); in the next cycle
+    // the plain registers' word, the DISCARDS word and the CQ_PRODUCER word are registered, and
+    // in the one after, one of them is answered.
+    logic          ar_q, ar2_q;
+    logic [31:0]   rd_plain_q, rd_dis_q, rd_cqp_q;
+    logic          rd_cqp_ok_q;
     logic [AW-1:0] ar_addr_q;
-    wire  [AW-1:0] cqp_off = ar_addr_q - rx_regs_pkg::RX_CQ_PRODUCER;
-    wire  [AW-1:0] dis_off = ar_addr_q - rx_regs_pkg::RX_DISCARDS;
-    wire  [7:0]    cqp_wq  = cqp_off[9:2];
+    logic          ar_dis_q, ar_cqp_q;
+    wire  [AW-1:0] araddr  = {s_axil_araddr[AW-1:2], 2'b00};
+    wire  [7:0]    ar_word = ar_addr_q[9:2];
 
-    assign s_axil_arready = !ar_q && !s_axil_rvalid;
+    assign s_axil_arready = !ar_q && !ar2_q && !s_axil_rvalid;
     assign s_axil_rresp   = 2'b00;
-    assign cq_rd_wq       = cqp_wq[WW-1:0];
+    assign cq_rd_wq       = ar_word[WW-1:0];
 
     function automatic logic [31:0] read_word(input logic [AW-1:0] addr);
         read_word = '0;
@@ -327,15 +344,6 @@ module rx_regs #(
                 for (int i = 0; i < QP_WORDS; i++) begin
                     if (addr == rx_regs_pkg::RX_QP_QPN + AW'(4 * i)) read_word = qp_q[i];
                 end
-                if (addr >= rx_regs_pkg::RX_DISCARDS
-                    && 32'(dis_off) < 4 * rx_regs_pkg::RX_DISCARDS_WORDS) begin
-                    read_word = fresh_q[dis_off[5:2]] ? '0 : discards_mem[dis_off[5:2]];
-                end
-                if (addr >= rx_regs_pkg::RX_CQ_PRODUCER
-                    && 32'(cqp_off) < 4 * rx_regs_pkg::RX_CQ_PRODUCER_WORDS
-                    && 32'(cqp_wq) < WQS && wq_valid[cqp_wq[WW-1:0]]) begin
-                    read_word = cq_rd_producer;
-                end
             end
         endcase
     endfunction
@@ -343,24 +351,36 @@ module rx_regs #(
     always_ff @(posedge clk) begin
         if (rst) begin
             ar_q          <= 1'b0;
+            ar2_q         <= 1'b0;
             s_axil_rvalid <= 1'b0;
         end else begin
-            ar_q <= s_axil_arvalid && s_axil_arready;
-            if (ar_q) begin
+            ar_q  <= s_axil_arvalid && s_axil_arready;
+            ar2_q <= ar_q;
+            if (ar2_q) begin
                 s_axil_rvalid <= 1'b1;
-                s_axil_rdata  <= read_word(ar_addr_q);
+                s_axil_rdata  <= ar_dis_q ? rd_dis_q
+                               : ar_cqp_q ? (rd_cqp_ok_q ? rd_cqp_q : '0) : rd_plain_q;
             end else if (s_axil_rready) begin
                 s_axil_rvalid <= 1'b0;
             end
         end
+        if (ar_q) begin
+            rd_plain_q  <= read_word(ar_addr_q);
+            rd_dis_q    <= fresh_q[ar_word[3:0]] ? '0 : discards_mem[ar_word[3:0]];
+            rd_cqp_q    <= cq_rd_producer;
+            rd_cqp_ok_q <= wq_valid[ar_word[WW-1:0]];
+        end
         if (s_axil_arvalid && s_axil_arready) begin
-            ar_addr_q <= {s_axil_araddr[AW-1:2], 2'b00};
+            ar_addr_q <= araddr;
+            ar_dis_q  <= araddr[AW-1:6] == rx_regs_pkg::RX_DISCARDS[AW-1:6];
+            ar_cqp_q  <= araddr[AW-1:10] == rx_regs_pkg::RX_CQ_PRODUCER[AW-1:10]
+                      && 32'(araddr[9:2]) < WQS;
         end
     end
 
-    // CONTROL's bits outside ENABLE (read back as 0), and the byte-in-word address bits
-    // (accesses are whole words).
-    wire unused_bits = ^{control_q, s_axil_awaddr[1:0], s_axil_araddr[1:0]};
+    // CONTROL's bits outside ENABLE (read back as 0), the byte-in-word address bits (accesses
+    // are whole words), and a word index's bits above a queue number (checked when registered).
+    wire unused_bits = ^{control_q, s_axil_awaddr[1:0], s_axil_araddr[1:0], ar_word};
 
 endmodule
 

@@ -90,7 +90,7 @@ module rx_rings #(
     logic [WQS-1:0] k_hot_q, p_hot_q;
     logic [31:0]   k_prod_q, k_cons_q, k_new_q, p_prod_q, p_cons_q, p_new_q;
     logic          k_left_q;
-    logic [16:0]   p_used_q, p_lim_q;
+    logic [16:0]   p_used_q, p_full_q;
     logic [4:0]    p_log2_q;
 
     wire take_busy = k1_q || k2_q || k3_q;
@@ -195,7 +195,7 @@ module rx_rings #(
         k_left_q <= k_prod_q[16:0] - k_cons_q[16:0] != 17'd1;
         p_new_q  <= p_prod_q + 32'd1;
         p_used_q <= p_prod_q[16:0] - p_cons_q[16:0] + 17'd1;
-        p_lim_q  <= 17'd1 << p_log2_q;   // CQ_LOG2 <= 16: WQ_WRITE refuses more
+        p_full_q <= 17'h1FFFF << p_log2_q;  // used & this != 0: no room (CQ_LOG2 <= 16)
     end
 
     // ------------------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ module rx_rings #(
                 end else begin
                     if (k3_q && k_hot_q[w]) pending[w] <= k_left_q;
                     if (d_move && r_hot_q[w]) pending[w] <= 1'b1;
-                    if (p3_q && p_hot_q[w]) room[w] <= p_used_q < p_lim_q;
+                    if (p3_q && p_hot_q[w]) room[w] <= (p_used_q & p_full_q) == '0;
                     if (c_move && r_hot_q[w]) room[w] <= 1'b1;
                 end
             end

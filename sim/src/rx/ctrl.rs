@@ -27,7 +27,7 @@ pub const ERR_LAG: u64 = 2;
 /// Cycles from a context write-back to the state of the first read that sees it.
 pub const WRITE_LAG: u64 = 2;
 /// Cycles from a counter pulse to the first cycle it is counted.
-pub const COUNT_LAG: u64 = 2;
+pub const COUNT_LAG: u64 = 3;
 
 crate::axil_port_fns!(RxCtrlPorts);
 
@@ -529,7 +529,12 @@ impl<D: RxCtrlPorts> Bench<D> {
             counted = Some(if self.rng.gen_bool(0.5) {
                 None
             } else {
-                Some(self.rng.gen_range(0..16u8))
+                // A few reasons often, so that one word counts in cycles back to back.
+                Some(if self.rng.gen_bool(0.5) {
+                    self.rng.gen_range(0..3u8)
+                } else {
+                    self.rng.gen_range(0..16u8)
+                })
             });
         }
         let fault = self.rng.gen_bool(self.dp.fault);
