@@ -128,9 +128,13 @@ module rx_rings #(
     // ------------------------------------------------------------------------------------------
     // LUT RAM ports: the receive ring's indices are read by a take or a doorbell (never both in
     // one cycle: a doorbell waits in D1 while a take is in flight), the completion ring's by a
-    // push or a consumer write.
-    wire [WW-1:0] rd_ring = k1_q ? k_wq1_q : req_wq;
-    wire [WW-1:0] rd_cq   = p1_q ? p_wq1_q : req_wq;
+    // push or a consumer write. The address is chosen a cycle ahead, so that it comes from a
+    // flip-flop: a take's or push's queue in its K1 or P1, else the request's.
+    logic [WW-1:0] rd_ring, rd_cq;
+    always_ff @(posedge clk) begin
+        rd_ring <= take_valid ? take_wq : req_wq;
+        rd_cq   <= push_valid ? push_wq : req_wq;
+    end
     wire [31:0]   prod_rd    = prod_mem[rd_ring];
     wire [31:0]   cons_rd    = cons_mem[rd_ring];
     wire [4:0]    rlog2_rd   = rlog2_mem[rd_ring];

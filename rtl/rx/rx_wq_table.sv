@@ -165,14 +165,14 @@ module rx_wq_table #(
     logic [1:0]          c_from_q, c_to_q;
     logic                c_named_q;
     logic                c_shape_q;      // the staged shape and QPN are in range
-    logic [58:0]         c_end_q;        // the ring's end, in 64-byte blocks
+    logic [58:0]         c_blocks_q;     // the ring's size...
+    logic [58:0]         c_end_q;        // ...and its end, in 64-byte blocks
     logic                c_word_q;
     logic                sw_q, vw_q, vv_q, cnt_clr_q;
     logic [1:0]          sv_q;
 
     // The ring's end must not pass 2^64 (in blocks, 2^58): RecvRing::new.
-    wire [58:0] ring_blocks = 59'd1 << (st_ring_log2[4:0] + 5'(st_stride));
-    wire        end_ok      = !(c_end_q[58] && c_end_q[57:0] != '0);
+    wire        end_ok = !(c_end_q[58] && c_end_q[57:0] != '0);
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -201,6 +201,7 @@ module rx_wq_table #(
                         c_row_state_q <= state_q[LR * cmd_wq[WW-1:LB] +: LR];
                         c_to_q        <= cmd_state;
                         c_word_q      <= 1'b0;
+                        c_blocks_q    <= 59'd1 << (st_ring_log2 + 5'(st_stride));
                         c_shape_q     <= st_ring_log2 <= 5'd16 && st_stride <= 3'd4
                                       && st_cq_log2 <= 5'd16 && st_ring_base[5:0] == '0
                                       && st_qpn[31:24] == '0;
@@ -211,7 +212,7 @@ module rx_wq_table #(
                     c_valid_q <= c_row_valid_q[c_wq_q[LB-1:0]];
                     c_from_q  <= c_row_state_q[c_wq_q[LB-1:0]];
                     c_named_q <= named_rd != '0;
-                    c_end_q   <= {1'b0, st_ring_base[63:6]} + ring_blocks;
+                    c_end_q   <= {1'b0, st_ring_base[63:6]} + c_blocks_q;
                 end
                 C_CHECK: begin
                     c_q       <= C_IDLE;
@@ -269,15 +270,27 @@ module rx_wq_table #(
 
     // ------------------------------------------------------------------------------------------
     // How many receive contexts name each queue (LUT RAM): zeroed when the queue is written (no
-    // context can name a queue that does not exist), counted by attaches and detaches.
+    // context can name a queue that does not exist), counted by attaches and detaches: the count
+    // is read in the cycle of ref_valid and written back in the next (commands run one at a
+    // time, and the next one looks at a count several cycles later).
     (* ram_style = "distributed" *) logic [NW-1:0] named_mem [WQS];
-    wire [NW-1:0] named_rd  = named_mem[c_wq_q];
-    wire [NW-1:0] named_ref = named_mem[ref_wq];
+    wire [NW-1:0]  named_rd = named_mem[c_wq_q];
+    logic          ref_q, ref_inc_q;
+    logic [WW-1:0] ref_wq_q;
+    logic [NW-1:0] ref_old_q;
     always_ff @(posedge clk) begin
+        if (rst) begin
+            ref_q <= 1'b0;
+        end else begin
+            ref_q <= ref_valid;
+        end
+        ref_inc_q <= ref_inc;
+        ref_wq_q  <= ref_wq;
+        ref_old_q <= named_mem[ref_wq];
         if (cnt_clr_q) begin
             named_mem[c_wq_q] <= '0;
-        end else if (ref_valid) begin
-            named_mem[ref_wq] <= ref_inc ? named_ref + NW'(1) : named_ref - NW'(1);
+        end else if (ref_q) begin
+            named_mem[ref_wq_q] <= ref_inc_q ? ref_old_q + NW'(1) : ref_old_q - NW'(1);
         end
     end
 
