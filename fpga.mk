@@ -91,6 +91,9 @@ wqe_frame.synth     := -nowidelut
 # The control plane's register multiplexers likewise: a fifth fewer LUTs, and a placement that
 # leaves the context RAM's late read data room to reach its register.
 wqe_ctrl.synth      := -nowidelut
+# The receive path's control plane likewise: the placement leaves its context RAM's read data
+# room to reach the register right after it.
+rx_ctrl.synth       := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125

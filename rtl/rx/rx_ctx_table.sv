@@ -81,7 +81,7 @@ module rx_ctx_table #(
     // Cycles from ctx_rd_valid to ctx_rd_done; fixed by the read sequence below. No logic reads
     // it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int C_LAG /*verilator public*/ = 6;
+    localparam int C_LAG /*verilator public*/ = 7;
     /* verilator lint_on UNUSEDPARAM */
 
     localparam logic [1:0] K_OWN = rx_regs_pkg::RX_TARGET_OWN;
@@ -125,7 +125,8 @@ module rx_ctx_table #(
     typedef enum logic [2:0] {
         A_IDLE,    // waiting for cmd_start; reads the slot's word 0
         A_LOOK,    // the slot's valid bit, the send side's, the queue's; word 0 leaves the RAM...
-        A_WAIT,    // ...and is registered
+        A_WAIT,    // ...is registered...
+        A_HOLD,    // ...twice
         A_CHECK,   // the checks; QP_DETACH ends here
         A_WRITE    // QP_ATTACH: words 0..2
     } astate_t;
@@ -140,7 +141,7 @@ module rx_ctx_table #(
     logic [1:0]         a_word_q;
     rx_ctrl_pkg::ctx_static_t a_stored_q;   // the slot's word 0, for QP_DETACH
     logic               vw_q, vv_q;         // write the slot's flip-flops
-    logic [CW-1:0]      rd_q;
+    logic [CW-1:0]      rd_q, rd2_q;   // the RAM's read data, registered twice
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -176,9 +177,10 @@ module rx_ctx_table #(
                     a_sq_q    <= a_row_sq_q[a_slot_q[SB-1:0]];
                     a_wqv_q   <= a_row_wqv_q[st_wq[WB-1:0]];
                 end
-                A_WAIT: begin
+                A_WAIT: a_q <= A_HOLD;
+                A_HOLD: begin
                     a_q        <= A_CHECK;
-                    a_stored_q <= rd_q;
+                    a_stored_q <= rd2_q;
                 end
                 A_CHECK: begin
                     a_q       <= A_IDLE;
@@ -300,7 +302,7 @@ module rx_ctx_table #(
     logic [SW+1:0]                ram_waddr, ram_raddr;
     logic [CW-1:0]                ram_wdata, ram_rdata;
     logic                         ram_re;
-    logic                         s1_q, s2_q, s3_q, s4_q, s5_q;  // a read in cycle t + 1 .. t + 5
+    logic                         s1_q, s2_q, s3_q, s4_q, s5_q, s6_q;  // a read in t + 1 .. t + 6
     logic [SW-1:0]                ra_q;
     wire [2*CW-1:0]               wdyn = {24'd0, wdata_q.msg_done, wdata_q.msg_arg,
                                           wdata_q.msg_addr, wdata_q.msg_wq, wdata_q.epsn};
@@ -354,17 +356,18 @@ module rx_ctx_table #(
 
     // ------------------------------------------------------------------------------------------
     // Reads: t + 1 samples the flip-flops and reads word 0, t + 2 and t + 3 words 1 and 2, which
-    // arrive through a register right at the RAM in t + 3 .. t + 5; ctx_rd_done is high in t + 6.
+    // arrive in t + 4 .. t + 6 through two registers (the RAM's data comes late in the clock: the
+    // first, with no other load, sits right at the RAM); ctx_rd_done is high in t + 7.
     logic                     r_valid_q;
     logic [1:0]               r_msg_q;
     rx_ctrl_pkg::ctx_static_t r_static_q;
     logic [CW-1:0]            r_dyn0_q;
     rx_ctrl_pkg::ctx_dynamic_t dyn;
-    assign dyn = {rd_q, r_dyn0_q};
+    assign dyn = {rd2_q, r_dyn0_q};
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            {s1_q, s2_q, s3_q, s4_q, s5_q} <= '0;
+            {s1_q, s2_q, s3_q, s4_q, s5_q, s6_q} <= '0;
             ctx_rd_done <= 1'b0;
         end else begin
             s1_q        <= ctx_rd_valid;
@@ -372,9 +375,11 @@ module rx_ctx_table #(
             s3_q        <= s2_q;
             s4_q        <= s3_q;
             s5_q        <= s4_q;
-            ctx_rd_done <= s5_q;
+            s6_q        <= s5_q;
+            ctx_rd_done <= s6_q;
         end
-        rd_q <= ram_rdata;
+        rd_q  <= ram_rdata;
+        rd2_q <= rd_q;
         if (ctx_rd_valid) begin
             ra_q <= ctx_rd_slot;
         end
@@ -382,9 +387,9 @@ module rx_ctx_table #(
             r_valid_q <= valid_q[ra_q];
             r_msg_q   <= msg_q[ra_q];
         end
-        if (s3_q) r_static_q <= rd_q;
-        if (s4_q) r_dyn0_q   <= rd_q;
-        if (s5_q) begin
+        if (s4_q) r_static_q <= rd2_q;
+        if (s5_q) r_dyn0_q   <= rd2_q;
+        if (s6_q) begin
             ctx_rd.valid         <= r_valid_q;
             ctx_rd.qpn           <= r_static_q.qpn;
             ctx_rd.kind          <= r_static_q.kind;
