@@ -141,7 +141,7 @@ module rx_ctrl #(
     // its table, gather the answer. Whether it may start is registered; sampled while the
     // command is pending, when the data path starts nothing, so once true it stays true.
     logic rings_busy, err_busy, wr_busy, sweep_busy;
-    logic started_q, may_start_q, bad_done_q;
+    logic started_q, may_start_q, bad_done_q, start_wq_q, start_qp_q;
     logic wq_done, wq_error, qp_done, qp_error;
     wire  quiet = !rings_busy && !err_busy && !wr_busy && !sweep_busy && !flush_busy;
     wire  start = cmd_pending && !started_q && may_start_q;
@@ -157,8 +157,13 @@ module rx_ctrl #(
             started_q   <= 1'b0;
             bad_done_q  <= 1'b0;
             may_start_q <= 1'b0;
+            start_wq_q  <= 1'b0;
+            start_qp_q  <= 1'b0;
         end else begin
             may_start_q <= cmd_pending && dp_idle && quiet;
+            // The table's start is registered: it enables many flip-flops there.
+            start_wq_q  <= start && is_wq;
+            start_qp_q  <= start && is_qp;
             bad_done_q  <= start && !is_wq && !is_qp;
             if (start) begin
                 started_q <= 1'b1;
@@ -207,7 +212,7 @@ module rx_ctrl #(
         .QPS(QPS)
     ) u_wqs (
         .clk, .rst,
-        .cmd_start(start && is_wq),
+        .cmd_start(start_wq_q),
         .cmd_op, .cmd_wq, .cmd_state,
         .st_qpn       (wq_qpn),
         .st_pd        (wq_pd),
@@ -257,7 +262,7 @@ module rx_ctrl #(
         .WQS(WQS)
     ) u_ctxs (
         .clk, .rst,
-        .cmd_start(start && is_qp),
+        .cmd_start(start_qp_q),
         .cmd_op,
         .st_qpn   (qp_qpn),
         .st_target(qp_target),

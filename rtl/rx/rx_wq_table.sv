@@ -461,10 +461,8 @@ module rx_wq_table #(
             pk2_q     <= pk1_q;
             pick_done <= pk2_q;
         end
-        if (pick_start) begin
-            cand_q <= in_err & pending & room;
-        end
-        low_q <= cand_q & (~cand_q + WQS'(1));
+        cand_q <= in_err & pending & room;       // sampled every cycle: pick_start's is used
+        low_q  <= cand_q & (~cand_q + WQS'(1));
         any_q <= cand_q != '0;
         if (pk2_q) begin
             pick_wq    <= encode(low_q);
