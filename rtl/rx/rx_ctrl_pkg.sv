@@ -68,7 +68,7 @@ package rx_ctrl_pkg;
         logic        cqe_phase;   // ...and the phase bit it carries (Ring::phase)
     } wq_view_t;
 
-    // The stored forms: block RAM words of three 36-bit columns (wqe_ctx_ram).
+    // The stored forms: block RAM words of three 36-bit columns (rx_ram).
     localparam int COLS = 3;            // columns per word
     localparam int WORD = 36 * COLS;    // bits per word
 

@@ -7,7 +7,7 @@
 `default_nettype none
 
 // The receive contexts: QPS slots, a QP's at the slot its QPN's low bits name
-// (model::rx::qp_slot). Each holds in block RAM (wqe_ctx_ram, four words a slot: 0 the layout
+// (model::rx::qp_slot). Each holds in block RAM (rx_ram, four words a slot: 0 the layout
 // rx_ctrl_pkg::ctx_static_t, 1 and 2 ctx_dynamic_t) what QP_ATTACH staged, the PSN expected
 // next and the message in progress; in flip-flops its valid bit, whether it targets its own
 // queue, and its message's kind; in LUT RAM the queue it names. The QP commands; the data path's
@@ -81,7 +81,7 @@ module rx_ctx_table #(
     // Cycles from ctx_rd_valid to ctx_rd_done; fixed by the read sequence below. No logic reads
     // it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int C_LAG /*verilator public*/ = 7;
+    localparam int C_LAG /*verilator public*/ = 6;
     /* verilator lint_on UNUSEDPARAM */
 
     localparam logic [1:0] K_OWN = rx_regs_pkg::RX_TARGET_OWN;
@@ -124,9 +124,8 @@ module rx_ctx_table #(
     // The command sequencer.
     typedef enum logic [2:0] {
         A_IDLE,    // waiting for cmd_start; reads the slot's word 0
-        A_LOOK,    // the slot's valid bit, the send side's, the queue's; word 0 leaves the RAM...
-        A_WAIT,    // ...is registered...
-        A_HOLD,    // ...twice
+        A_LOOK,    // the slot's valid bit, the send side's, the queue's...
+        A_WAIT,    // ...word 0 arrives (rx_ram: two cycles)
         A_CHECK,   // the checks; QP_DETACH ends here
         A_WRITE    // QP_ATTACH: words 0..2
     } astate_t;
@@ -141,7 +140,6 @@ module rx_ctx_table #(
     logic [1:0]         a_word_q;
     rx_ctrl_pkg::ctx_static_t a_stored_q;   // the slot's word 0, for QP_DETACH
     logic               vw_q, vv_q;         // write the slot's flip-flops
-    logic [CW-1:0]      rd_q, rd2_q;   // the RAM's read data, registered twice
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -177,10 +175,9 @@ module rx_ctx_table #(
                     a_sq_q    <= a_row_sq_q[a_slot_q[SB-1:0]];
                     a_wqv_q   <= a_row_wqv_q[st_wq[WB-1:0]];
                 end
-                A_WAIT: a_q <= A_HOLD;
-                A_HOLD: begin
+                A_WAIT: begin
                     a_q        <= A_CHECK;
-                    a_stored_q <= rd2_q;
+                    a_stored_q <= ram_rdata;
                 end
                 A_CHECK: begin
                     a_q       <= A_IDLE;
@@ -302,7 +299,7 @@ module rx_ctx_table #(
     logic [SW+1:0]                ram_waddr, ram_raddr;
     logic [CW-1:0]                ram_wdata, ram_rdata;
     logic                         ram_re;
-    logic                         s1_q, s2_q, s3_q, s4_q, s5_q, s6_q;  // a read in t + 1 .. t + 6
+    logic                         s1_q, s2_q, s3_q, s4_q, s5_q;  // a read in cycle t + 1 .. t + 5
     logic [SW-1:0]                ra_q;
     wire [2*CW-1:0]               wdyn = {24'd0, wdata_q.msg_done, wdata_q.msg_arg,
                                           wdata_q.msg_addr, wdata_q.msg_wq, wdata_q.epsn};
@@ -323,7 +320,7 @@ module rx_ctx_table #(
                                                : {ra_q, s3_q ? 2'd2 : s2_q ? 2'd1 : 2'd0};
     end
 
-    wqe_ctx_ram #(
+    rx_ram #(
         .COLS (rx_ctrl_pkg::COLS),
         .DEPTH(4 * QPS)
     ) u_ram (
@@ -356,18 +353,17 @@ module rx_ctx_table #(
 
     // ------------------------------------------------------------------------------------------
     // Reads: t + 1 samples the flip-flops and reads word 0, t + 2 and t + 3 words 1 and 2, which
-    // arrive in t + 4 .. t + 6 through two registers (the RAM's data comes late in the clock: the
-    // first, with no other load, sits right at the RAM); ctx_rd_done is high in t + 7.
+    // arrive in t + 3 .. t + 5 (rx_ram); ctx_rd_done is high in t + 6.
     logic                     r_valid_q;
     logic [1:0]               r_msg_q;
     rx_ctrl_pkg::ctx_static_t r_static_q;
     logic [CW-1:0]            r_dyn0_q;
     rx_ctrl_pkg::ctx_dynamic_t dyn;
-    assign dyn = {rd2_q, r_dyn0_q};
+    assign dyn = {ram_rdata, r_dyn0_q};
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            {s1_q, s2_q, s3_q, s4_q, s5_q, s6_q} <= '0;
+            {s1_q, s2_q, s3_q, s4_q, s5_q} <= '0;
             ctx_rd_done <= 1'b0;
         end else begin
             s1_q        <= ctx_rd_valid;
@@ -375,11 +371,8 @@ module rx_ctx_table #(
             s3_q        <= s2_q;
             s4_q        <= s3_q;
             s5_q        <= s4_q;
-            s6_q        <= s5_q;
-            ctx_rd_done <= s6_q;
+            ctx_rd_done <= s5_q;
         end
-        rd_q  <= ram_rdata;
-        rd2_q <= rd_q;
         if (ctx_rd_valid) begin
             ra_q <= ctx_rd_slot;
         end
@@ -387,9 +380,9 @@ module rx_ctx_table #(
             r_valid_q <= valid_q[ra_q];
             r_msg_q   <= msg_q[ra_q];
         end
-        if (s4_q) r_static_q <= rd2_q;
-        if (s5_q) r_dyn0_q   <= rd2_q;
-        if (s6_q) begin
+        if (s3_q) r_static_q <= ram_rdata;
+        if (s4_q) r_dyn0_q   <= ram_rdata;
+        if (s5_q) begin
             ctx_rd.valid         <= r_valid_q;
             ctx_rd.qpn           <= r_static_q.qpn;
             ctx_rd.kind          <= r_static_q.kind;

@@ -6,7 +6,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The work-queue table: WQS queues, each a configuration in block RAM (wqe_ctx_ram, two words
+// The work-queue table: WQS queues, each a configuration in block RAM (rx_ram, two words
 // of the layout rx_ctrl_pkg::wq_image_t), a valid bit and a state in flip-flops, and how many
 // receive contexts name it (LUT RAM); the work-queue commands; the data path's queue reads and
 // ERR port; the flush pick. The ring indices are rx_rings'. model::rx::RecvEngine (create_wq,
@@ -96,7 +96,7 @@ module rx_wq_table #(
     // Cycles from q_rd_valid to q_rd_done; fixed by the read sequence below. No logic reads it:
     // it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int Q_LAG /*verilator public*/ = 6;
+    localparam int Q_LAG /*verilator public*/ = 5;
     /* verilator lint_on UNUSEDPARAM */
 
     localparam logic [1:0] ST_RESET = rx_ctrl_pkg::WQ_RESET;
@@ -343,7 +343,7 @@ module rx_wq_table #(
     logic [WW:0]                  ram_waddr, ram_raddr;
     logic [CW-1:0]                ram_wdata, ram_rdata;
     logic                         ram_re;
-    logic                         s1_q, s2_q, s3_q, s4_q, s5_q;  // a read in t + 1 .. t + 5
+    logic                         s1_q, s2_q, s3_q, s4_q;   // a read in its cycle t + 1 .. t + 4
     logic [WW-1:0]                ra_q;
 
     assign ram_we    = {rx_ctrl_pkg::COLS{c_q == C_WRITE}};
@@ -352,7 +352,7 @@ module rx_wq_table #(
     assign ram_re    = s1_q || s2_q;
     assign ram_raddr = {ra_q, s2_q};
 
-    wqe_ctx_ram #(
+    rx_ram #(
         .COLS (rx_ctrl_pkg::COLS),
         .DEPTH(2 * WQS)
     ) u_ram (
@@ -367,10 +367,8 @@ module rx_wq_table #(
 
     // ------------------------------------------------------------------------------------------
     // The data path's queue read: t + 1 samples the indices and bits and reads word 0, t + 2
-    // reads word 1 and cuts the indices to their rings, t + 4 and t + 5 take the words (through
-    // two registers: the RAM's data comes late in the clock, and the first, with no other load,
-    // sits right at the RAM), t + 5 adds the bases, and q_rd_done is high in t + 6.
-    logic [CW-1:0]  rd_q, rd2_q;
+    // reads word 1 and cuts the indices to their rings, t + 3 and t + 4 take the words (rx_ram:
+    // two cycles), t + 4 adds the bases, and q_rd_done is high in t + 5.
     logic [CW-1:0]  img0_q;
     logic           v_valid_q, v_pending_q, v_room_q;
     logic [1:0]     v_state_q;
@@ -381,27 +379,24 @@ module rx_wq_table #(
     logic [15:0]    v_cslot_q;      // the completion's slot
     logic           v_phase_q;
     rx_ctrl_pkg::wq_image_t img;
-    assign img     = {rd2_q, img0_q};
+    assign img     = {ram_rdata, img0_q};
     wire [15:0]     v_slot = v_cons_q[15:0] & ~(16'hFFFF << v_rlog2_q);  // the WQE's slot
     assign view_wq = ra_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            {s1_q, s2_q, s3_q, s4_q, s5_q} <= '0;
+            {s1_q, s2_q, s3_q, s4_q} <= '0;
             q_rd_done <= 1'b0;
         end else begin
             s1_q      <= q_rd_valid;
             s2_q      <= s1_q;
             s3_q      <= s2_q;
             s4_q      <= s3_q;
-            s5_q      <= s4_q;
-            q_rd_done <= s5_q;
+            q_rd_done <= s4_q;
         end
         if (q_rd_valid) begin
             ra_q <= q_rd_wq;
         end
-        rd_q  <= ram_rdata;
-        rd2_q <= rd_q;
         if (s1_q) begin
             v_valid_q   <= valid_q[ra_q];
             v_state_q   <= state_q[ra_q];
@@ -418,10 +413,10 @@ module rx_wq_table #(
             v_cslot_q <= v_cq_prod_q[15:0] & ~(16'hFFFF << v_clog2_q);
             v_phase_q <= !v_cq_prod_q[v_clog2_q];
         end
-        if (s4_q) begin
-            img0_q <= rd2_q;
+        if (s3_q) begin
+            img0_q <= ram_rdata;
         end
-        if (s5_q) begin
+        if (s4_q) begin
             q_rd.valid       <= v_valid_q;
             q_rd.state       <= v_state_q;
             q_rd.pending     <= v_pending_q;

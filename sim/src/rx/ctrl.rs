@@ -15,9 +15,9 @@ use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
 /// Cycles from a context read to its answer (rx_ctx_table.sv, `C_LAG`).
-pub const C_LAG: u64 = 7;
+pub const C_LAG: u64 = 6;
 /// Cycles from a queue read to its answer (rx_wq_table.sv, `Q_LAG`).
-pub const Q_LAG: u64 = 6;
+pub const Q_LAG: u64 = 5;
 /// Cycles from the state a flush pick reflects to `flush_done`.
 pub const PICK_LAG: u64 = 3;
 /// Cycles from a take or a push to the first cycle it is visible.
