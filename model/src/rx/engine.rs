@@ -218,7 +218,10 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         self.wqs.get(usize::from(w))?.as_ref()
     }
 
-    fn wq_mut(&mut self, w: u16) -> Result<&mut Wq, RxError> {
+    /// Work queue `w`, to change: how a bench mirrors what the receive path's hardware does to
+    /// a queue on its own (a WQE taken, a completion written, the queue moved to ERR) in the
+    /// engine it checks the hardware's control plane against.
+    pub fn wq_mut(&mut self, w: u16) -> Result<&mut Wq, RxError> {
         self.wqs
             .get_mut(usize::from(w))
             .ok_or(RxError::WqRange(w))?
