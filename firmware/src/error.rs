@@ -70,8 +70,15 @@ pub enum Error {
     Qp(ConfigError),
     /// A QP with this QPN exists.
     DuplicateQpn(u32),
-    /// Every QP slot is taken.
-    QpTableFull,
+    /// The QP's slot (its QPN's low bits, `model::rx::qp_slot`) holds another QP.
+    QpSlotTaken {
+        /// The QPN to create.
+        qpn: u32,
+        /// Its slot.
+        slot: usize,
+        /// The QPN there.
+        holder: u32,
+    },
     /// No QP has this QPN.
     NoSuchQp(u32),
     /// The state transition is not one verbs allows; the QP keeps its state.
@@ -199,7 +206,10 @@ impl fmt::Display for Error {
             }
             Error::Qp(e) => write!(f, "QP configuration: {e:?}"),
             Error::DuplicateQpn(q) => write!(f, "QP {q:#x} exists"),
-            Error::QpTableFull => f.write_str("every QP slot is taken"),
+            Error::QpSlotTaken { qpn, slot, holder } => write!(
+                f,
+                "QP {qpn:#x} takes slot {slot}, which holds QP {holder:#x}"
+            ),
             Error::NoSuchQp(q) => write!(f, "no QP {q:#x}"),
             Error::Transition(t) => write!(f, "{t}"),
             Error::EntropyNotRepresentable { profile } => write!(

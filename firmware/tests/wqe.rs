@@ -98,13 +98,22 @@ fn open_checks_the_block() {
             found: 0x5253_5331
         })
     ));
-    // A region slot the firmware could not track is refused; more QP slots are used up to QPS.
+    // A region or QP slot the firmware could not track is refused: an lkey or a QPN may name
+    // any of them.
     assert!(matches!(
-        WqeEngine::<_, 8, 32>::open(fake(64, 64)),
+        WqeEngine::<_, 8, 32>::open(fake(8, 64)),
         Err(Error::Capacity {
+            what: "memory-region slots",
             block: 64,
             firmware: 32,
-            ..
+        })
+    ));
+    assert!(matches!(
+        WqeEngine::<_, 8, 64>::open(fake(0, 64)),
+        Err(Error::Capacity {
+            what: "QP slots",
+            block: 256,
+            firmware: 8,
         })
     ));
     let mut f = fake(0, 64);
@@ -112,7 +121,7 @@ fn open_checks_the_block() {
         regs::CONTROL,
         control::ENABLE.put(1) | control::PROFILE.put(2),
     );
-    let e = WqeEngine::<_, 8, 64>::open(&mut f).unwrap();
+    let e = WqeEngine::<_, 256, 64>::open(&mut f).unwrap();
     assert_eq!(
         e.caps(),
         Caps {
@@ -122,7 +131,7 @@ fn open_checks_the_block() {
             data_bytes: 8
         }
     );
-    assert_eq!(e.qp_slots(), 8);
+    assert_eq!(e.qp_slots(), 256);
     assert_eq!(e.profile(), Profile::RfcV1);
     assert!(e.is_enabled());
     let reads: Vec<u32> = f
@@ -231,11 +240,11 @@ fn rc_qp_lifecycle_and_entropy() {
             let slot = e
                 .create_qp(0x11, &cfg, &ring(), EntropySource::Qpn)
                 .unwrap();
-            assert_eq!(slot, 0);
+            assert_eq!(slot, 1, "QPN 0x11's low three bits");
             let mut want = writes(&regs::qp_writes(0x11, &cfg, &ring(), 0x10_0000));
-            want.extend(command(regs::qp_write(0)));
+            want.extend(command(regs::qp_write(1)));
             for s in [QpState::Init, QpState::Rtr, QpState::Rts] {
-                want.extend(command(regs::qp_modify(0, s)));
+                want.extend(command(regs::qp_modify(1, s)));
             }
             e.bring_up(0x11).unwrap();
             assert_eq!(e.bus_mut().take(), want);
@@ -248,7 +257,7 @@ fn rc_qp_lifecycle_and_entropy() {
                 info,
                 QpInfo {
                     qpn: 0x11,
-                    slot: 0,
+                    slot: 1,
                     state: QpState::Rts,
                     entropy: model.get(0x11).unwrap().entropy(),
                     posted: 0
@@ -264,9 +273,9 @@ fn rc_qp_lifecycle_and_entropy() {
             e.destroy_qp(0x11).unwrap();
             let mut want = Vec::new();
             for s in [QpState::Err, QpState::Reset, QpState::Init] {
-                want.extend(command(regs::qp_modify(0, s)));
+                want.extend(command(regs::qp_modify(1, s)));
             }
-            want.extend(command(regs::qp_destroy(0)));
+            want.extend(command(regs::qp_destroy(1)));
             assert_eq!(e.bus_mut().take(), want);
             assert_eq!(e.qp(0x11), None);
             assert_eq!(e.qps().count(), 0);
@@ -444,20 +453,32 @@ fn bad_qps_are_refused_before_any_write() {
         assert_eq!(e.create_qp(qpn, &cfg, &r, q), Err(err), "QPN {qpn:#x}");
     }
     assert!(e.bus().log.is_empty());
-    // Four slots (CAPS.QPS 4, fewer than the firmware's 8): the fifth QP finds none.
+    // Four slots (CAPS.QPS 4, fewer than the firmware's 8): each QP sits in its QPN's low two
+    // bits, so 6 finds 2 there.
     for qpn in 2..6 {
-        e.create_qp(qpn, &ud(), &r, q).unwrap();
+        assert_eq!(e.create_qp(qpn, &ud(), &r, q), Ok(qpn as usize % 4));
     }
     e.bus_mut().take();
     assert_eq!(e.create_qp(2, &ud(), &r, q), Err(Error::DuplicateQpn(2)));
-    assert_eq!(e.create_qp(6, &ud(), &r, q), Err(Error::QpTableFull));
+    assert_eq!(
+        e.create_qp(6, &ud(), &r, q),
+        Err(Error::QpSlotTaken {
+            qpn: 6,
+            slot: 2,
+            holder: 2
+        })
+    );
     assert_eq!(e.modify_qp(6, QpState::Init), Err(Error::NoSuchQp(6)));
     assert_eq!(e.destroy_qp(6), Err(Error::NoSuchQp(6)));
     assert_eq!(e.ring_doorbell(6, 1), Err(Error::NoSuchQp(6)));
     assert!(e.bus().log.is_empty());
-    // A freed slot is taken again, the lowest first.
+    // A freed slot is free for another QPN of the same low bits, and for no other.
     e.destroy_qp(3).unwrap();
-    assert_eq!(e.create_qp(6, &ud(), &r, q), Ok(1));
+    assert!(matches!(
+        e.create_qp(8, &ud(), &r, q),
+        Err(Error::QpSlotTaken { slot: 0, .. })
+    ));
+    assert_eq!(e.create_qp(7, &ud(), &r, q), Ok(3));
 }
 
 /// Every one of the 25 state pairs: legal exactly when the model says so, refused unwritten.
@@ -485,7 +506,7 @@ fn every_transition_is_the_models() {
             let got = e.modify_qp(0x11, to);
             if from.can_modify_to(to) {
                 assert_eq!(got, Ok(()), "{from} -> {to}");
-                assert_eq!(e.bus_mut().take(), command(regs::qp_modify(0, to)));
+                assert_eq!(e.bus_mut().take(), command(regs::qp_modify(1, to)));
                 assert_eq!(e.qp(0x11).unwrap().state, to);
             } else {
                 assert_eq!(
@@ -506,7 +527,7 @@ fn every_transition_is_the_models() {
 fn block_refusals() {
     let mut e = engine(8, 64);
     e.bus_mut().queue(regs::STATUS, &[BUSY, BUSY, CMD_ERROR]);
-    let word = regs::qp_write(0).1;
+    let word = regs::qp_write(1).1;
     assert_eq!(
         e.create_qp(0x11, &ud(), &ring(), EntropySource::Qpn),
         Err(Error::Refused { command: word })
@@ -599,10 +620,10 @@ fn doorbells() {
     assert_eq!(
         e.bus_mut().take(),
         writes(&[
-            regs::doorbell(1, 16),
-            regs::doorbell(1, 16),
-            regs::doorbell(1, 3),
-            regs::doorbell(1, 32)
+            regs::doorbell(2, 16),
+            regs::doorbell(2, 16),
+            regs::doorbell(2, 3),
+            regs::doorbell(2, 32)
         ])
     );
     // ERR still takes doorbells (their WQEs are flushed); RESET restarts the ring at 0.

@@ -86,8 +86,8 @@ impl Status {
 }
 
 /// The WQE engine's control plane over bus `B`, with tables for up to `QPS` QP slots and `MRS`
-/// memory-region slots. A block with more QP slots is used up to `QPS`; one with more region
-/// slots is refused at [`open`](Self::open), since an lkey may name any of them.
+/// memory-region slots. A block with more of either is refused at [`open`](Self::open), since a
+/// QPN may name any QP slot (its low bits) and an lkey any region slot.
 pub struct WqeEngine<B: Bus, const QPS: usize = 64, const MRS: usize = 64> {
     bus: B,
     caps: Caps,
@@ -109,12 +109,18 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
             });
         }
         let caps = Caps::from_word(bus.read(regs::CAPS)?);
-        if caps.mrs as usize > MRS {
-            return Err(Error::Capacity {
-                what: "memory-region slots",
-                block: caps.mrs,
-                firmware: MRS as u32,
-            });
+        // A QPN may name any QP slot (its low bits) and an lkey any region slot.
+        for (what, block, firmware) in [
+            ("QP slots", caps.qps, QPS),
+            ("memory-region slots", caps.mrs, MRS),
+        ] {
+            if block as usize > firmware {
+                return Err(Error::Capacity {
+                    what,
+                    block,
+                    firmware: firmware as u32,
+                });
+            }
         }
         let ctrl = bus.read(regs::CONTROL)?;
         Ok(WqeEngine {
@@ -133,9 +139,9 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         self.caps
     }
 
-    /// QP slots in use: the block's, up to `QPS`.
+    /// QP slots: the block's (`CAPS.QPS`, at most `QPS`).
     pub fn qp_slots(&self) -> usize {
-        QPS.min(self.caps.qps as usize)
+        self.caps.qps as usize
     }
 
     /// The entropy profile.

@@ -6,6 +6,7 @@ use crate::entropy::{self, EntropySource};
 use crate::{Bus, Error};
 use rocenic_model::entropy::{Entropy, QpType};
 use rocenic_model::qp::{QpConfig, QpContext, QpState};
+use rocenic_model::rx::qp_slot;
 use rocenic_model::wqe::regs;
 use rocenic_model::wqe::{DoorbellError, Ring, SendRing};
 
@@ -44,9 +45,12 @@ pub struct QpInfo {
 impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
     /// Creates QP `qpn` in RESET with `config`, its send ring `ring`, and for RC the entropy
     /// from `source`: checks the configuration (the model's `QpContext::new`), that the QPN is
-    /// new and a slot free, and that the engine can give the QP `source`'s entropy under the
-    /// profile ([`entropy::plan`]); then stages it and writes it into the first free slot.
-    /// Returns the slot.
+    /// new and its slot free, and that the engine can give the QP `source`'s entropy under the
+    /// profile ([`entropy::plan`]); then stages it and writes it into its slot. Returns the slot.
+    ///
+    /// The slot is the QPN's low bits (`model::rx::qp_slot` over `CAPS.QPS`): the receive path
+    /// finds a frame's QP by them and asks the send side's slot of that number for the QP's
+    /// state, so every QP must sit there even on a NIC that only sends.
     pub fn create_qp(
         &mut self,
         qpn: u32,
@@ -58,10 +62,14 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         if self.find(qpn).is_some() {
             return Err(Error::DuplicateQpn(qpn));
         }
-        let n = self.qp_slots();
-        let slot = (0..n)
-            .find(|&i| self.slots[i].is_none())
-            .ok_or(Error::QpTableFull)?;
+        let slot = qp_slot(qpn, self.qp_slots());
+        if let Some(holder) = self.slots[slot] {
+            return Err(Error::QpSlotTaken {
+                qpn,
+                slot,
+                holder: holder.qpn,
+            });
+        }
         let mut staged = *config;
         let av_flow_label = config.av.map_or(0, |av| av.flow_label);
         let flow_label = match (config.qp_type, staged.av.as_mut()) {

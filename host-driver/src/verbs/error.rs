@@ -183,7 +183,6 @@ impl From<rocenic_firmware::Error> for Error {
             F::EntropyNotRepresentable { profile } => Invalid::Entropy(profile).into(),
             F::CmNeedsRc => Invalid::Attr("connection-manager entropy on a UD QP").into(),
             F::NotPostable { qpn, state } => Invalid::State { qpn, state }.into(),
-            F::QpTableFull => Exhausted::QpTable.into(),
             e => Error::Firmware(e),
         }
     }

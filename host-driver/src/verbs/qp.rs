@@ -22,6 +22,7 @@ use crate::device::Device;
 use rocenic_firmware::{entropy, EntropySource};
 use rocenic_model::entropy::{Entropy, QpType};
 use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpState, QPN_MAX};
+use rocenic_model::rx::qp_slot;
 use rocenic_model::wqe::{Cqe, Memory, Ring, SendRing, BLOCK_BYTES, MAX_WQE_BYTES};
 
 /// What the driver keeps of a QP.
@@ -114,16 +115,28 @@ impl<'a, D: Device> QueuePair<'a, D> {
         )?;
         let stride_log2 = blocks.next_power_of_two().trailing_zeros();
         let mut inner = ctx.inner.borrow_mut();
-        if inner.qps.len() >= inner.fw.qp_slots() {
+        let slots = inner.fw.qp_slots();
+        if inner.qps.len() >= slots {
             return Err(Exhausted::QpTable.into());
         }
-        let qpn = inner.next_qpn;
+        // A QP sits in the engine's slot of its QPN's low bits (the receive path finds it
+        // there), so the next QPN whose slot is free; some n in a row cover every slot.
+        let taken = |q: u32| {
+            inner
+                .qps
+                .keys()
+                .any(|&k| qp_slot(k, slots) == qp_slot(q, slots))
+        };
+        let qpn = (inner.next_qpn..)
+            .take(slots)
+            .find(|&q| !taken(q))
+            .expect("a slot is free");
         if qpn > QPN_MAX {
             return Err(Exhausted::Qpns.into());
         }
         let bytes = u64::from(ring.entries()) << (stride_log2 + 6);
         let base = inner.alloc(bytes)?;
-        inner.next_qpn += 1;
+        inner.next_qpn = qpn + 1;
         let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
         inner.qps.insert(
             qpn,

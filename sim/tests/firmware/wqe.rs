@@ -13,6 +13,7 @@ use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use rocenic_model::qp::{
     Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpState, QpTable,
 };
+use rocenic_model::rx::qp_slot;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::{Nic, Ring, SendRing};
 use rocenic_sim::duts::WqeCtrl8;
@@ -310,13 +311,23 @@ fn run(name: &str, profile: Profile) {
     assert_eq!(seen, regions);
 
     // QPs: RC over IPv4 and IPv6, QPN-based and CM-based, and UD.
+    // Each sits in the slot of its QPN's low bits: five in five slots, and a sixth for the
+    // slot the second frees below.
+    let slots = fw.qp_slots();
     let mut qpns: Vec<u32> = Vec::new();
-    while qpns.len() < 6 {
+    while qpns.len() < 5 {
         let q = rng.gen_range(2..1 << 24);
-        if !qpns.contains(&q) {
+        if !qpns.iter().any(|&p| qp_slot(p, slots) == qp_slot(q, slots)) {
             qpns.push(q);
         }
     }
+    let again = loop {
+        let q = rng.gen_range(2..1 << 24);
+        if q != qpns[1] && qp_slot(q, slots) == qp_slot(qpns[1], slots) {
+            break q;
+        }
+    };
+    qpns.push(again);
     let cm = |rng: &mut SmallRng| EntropySource::Cm {
         src_port: rng.gen(),
         dst_port: rng.gen(),
