@@ -8,7 +8,8 @@
 //! It brings the NIC up as the co-simulation tests do, over memory-mapped registers: the WQE
 //! engine (addresses, profile, completion ring, a region, an RC QP with QPN- or CM-based
 //! entropy and a UD QP, both to RTS, their doorbells) and the RSS pipeline (a context with the
-//! symmetric key and a round-robin table, a steering rule). Its inputs come from a mailbox the
+//! symmetric key and a round-robin table, a steering rule) and the receive path (a work queue
+//! for each QP, READY, the QPs attached, receives posted, enabled). Its inputs come from a mailbox the
 //! host fills, read through the same bus, so that no check is folded away at compile time. On
 //! the host this file builds as a program that says what it is for.
 #![cfg_attr(target_os = "none", no_std, no_main)]
@@ -17,19 +18,21 @@
 mod image {
     use core::panic::PanicInfo;
     use rocenic_firmware::rss::{ContextConfig, SYMMETRIC_KEY};
-    use rocenic_firmware::{Bus, EntropySource, Error, Mmio, RssPipeline, WqeEngine};
+    use rocenic_firmware::{Bus, EntropySource, Error, Mmio, RssPipeline, RxPath, WqeEngine};
     use rocenic_model::entropy::{Profile, QpType};
     use rocenic_model::qp::{
         Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QPN_MAX,
     };
     use rocenic_model::rss::{Action, Function, HashFields, Rule, SteeringKey};
+    use rocenic_model::rx::{RecvRing, Target, WqConfig, WqState};
     use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
-    use rocenic_model::wqe::{Nic, Ring, SendRing};
+    use rocenic_model::wqe::{CompletionRing, Nic, Ring, SendRing};
 
     /// Where the blocks and the host's mailbox sit in the processor's address space.
     const WQE_BASE: usize = 0x4000_0000;
     const RSS_BASE: usize = 0x4001_0000;
     const MAILBOX: usize = 0x4002_0000;
+    const RX_BASE: usize = 0x4003_0000;
 
     #[panic_handler]
     fn panic(_: &PanicInfo) -> ! {
@@ -46,10 +49,16 @@ mod image {
     #[no_mangle]
     pub extern "C" fn _start() -> ! {
         // SAFETY: the addresses above are the blocks' windows and the mailbox, ours alone.
-        let (wqe, rss, mut mailbox) =
-            unsafe { (Mmio::new(WQE_BASE), Mmio::new(RSS_BASE), Mmio::new(MAILBOX)) };
+        let (wqe, rss, rx, mut mailbox) = unsafe {
+            (
+                Mmio::new(WQE_BASE),
+                Mmio::new(RSS_BASE),
+                Mmio::new(RX_BASE),
+                Mmio::new(MAILBOX),
+            )
+        };
         // The outcome goes back through the mailbox: 0, or the error's discriminant + 1.
-        let code = match bring_up(wqe, rss, &mut mailbox) {
+        let code = match bring_up(wqe, rss, rx, &mut mailbox) {
             Ok(()) => 0,
             Err(e) => 1 + error_code(&e),
         };
@@ -66,7 +75,7 @@ mod image {
         }
     }
 
-    fn bring_up(wqe: Mmio, rss: Mmio, mb: &mut Mmio) -> Result<(), Error> {
+    fn bring_up(wqe: Mmio, rss: Mmio, rx: Mmio, mb: &mut Mmio) -> Result<(), Error> {
         let mut w = [0u32; 15];
         for (i, word) in w.iter_mut().enumerate() {
             *word = mb.read(4 * i as u32)?;
@@ -165,7 +174,38 @@ mod image {
         };
         r.set_rule(0, &rule)?;
         table.reverse();
-        r.set_table(0, &table)
+        r.set_table(0, &table)?;
+
+        // The receive path: each QP's own queue, after the send side's rings; the RC QP
+        // expects the peer's first PSN, which the host leaves in the mailbox.
+        let epsn = Psn::new(mb.read(0x48)? & QPN_MAX).unwrap_or_default();
+        let mut x: RxPath<Mmio> = RxPath::open(rx)?;
+        for (n, (qpn, config)) in [(lqpn, &rc), (ud_qpn, &ud)].into_iter().enumerate() {
+            let at = sq + 0x1_0000 * (n as u64 + 1);
+            let ring = RecvRing::new(Ring::new(6).ok_or(Error::RingSize(6))?, 0, at).ok_or(
+                Error::Misaligned {
+                    addr: at,
+                    align: 64,
+                },
+            )?;
+            let cq = CompletionRing::new(ring.ring(), 0).ok_or(Error::RingSize(6))?;
+            let wq = n as u16;
+            x.create_wq(
+                wq,
+                &WqConfig {
+                    qpn,
+                    pd: 1,
+                    ring,
+                    cq,
+                    cq_base: at + 0x8000,
+                    raw: false,
+                },
+            )?;
+            x.modify_wq(wq, WqState::Ready)?;
+            x.attach(qpn, config, Target::Own(wq), epsn)?;
+            x.post_receives(wq, 64)?;
+        }
+        x.enable()
     }
 }
 

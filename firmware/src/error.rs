@@ -5,6 +5,7 @@ use crate::BusError;
 use core::fmt;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{ConfigError, IllegalTransition, QpState};
+use rocenic_model::rx::RxError;
 use rocenic_model::wqe::DoorbellError;
 
 /// A firmware error.
@@ -120,6 +121,11 @@ pub enum Error {
     /// No region has this lkey.
     NoSuchMr(u32),
 
+    // Receive path.
+    /// A work-queue or receive-context request the model's receive engine refuses
+    /// (`RecvEngine`'s rules, checked against the firmware's tables).
+    Rx(RxError),
+
     // RSS pipeline.
     /// A steering rule index past `CAPS.RULES`.
     RuleIndex {
@@ -232,6 +238,7 @@ impl fmt::Display for Error {
                 "lkey {lkey:#x} takes slot {slot}, which holds lkey {holder:#x}"
             ),
             Error::NoSuchMr(l) => write!(f, "no region with lkey {l:#x}"),
+            Error::Rx(e) => write!(f, "{e}"),
             Error::RuleIndex { index, rules } => {
                 write!(f, "rule {index}: the block has {rules}")
             }

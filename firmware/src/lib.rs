@@ -22,7 +22,9 @@ mod bus;
 pub mod entropy;
 mod error;
 mod mmio;
+mod ring;
 pub mod rss;
+pub mod rx;
 pub mod wqe;
 
 pub use bus::{Bus, BusError};
@@ -30,6 +32,7 @@ pub use entropy::EntropySource;
 pub use error::Error;
 pub use mmio::Mmio;
 pub use rss::RssPipeline;
+pub use rx::RxPath;
 pub use wqe::WqeEngine;
 
 /// STATUS reads before a command, a commit or a wait for idle counts as lost

@@ -3,12 +3,12 @@
 
 use super::WqeEngine;
 use crate::entropy::{self, EntropySource};
-use crate::{Bus, Error};
+use crate::{ring, Bus, Error};
 use rocenic_model::entropy::{Entropy, QpType};
 use rocenic_model::qp::{QpConfig, QpContext, QpState};
 use rocenic_model::rx::qp_slot;
 use rocenic_model::wqe::regs;
-use rocenic_model::wqe::{DoorbellError, Ring, SendRing};
+use rocenic_model::wqe::{Ring, SendRing};
 
 /// What the firmware keeps of a QP slot.
 #[derive(Clone, Copy, Debug)]
@@ -167,22 +167,11 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
                 state: s.state,
             });
         }
-        let ahead = producer.wrapping_sub(s.posted);
-        let entries = s.ring.entries();
-        let behind = ahead > i32::MAX as u32;
-        if !behind && ahead > entries {
-            return Err(Error::Doorbell(DoorbellError::TooFarAhead {
-                written: producer,
-                base: s.posted,
-                entries,
-            }));
-        }
+        let posted = ring::ring(s.posted, producer, s.ring.entries()).map_err(Error::Doorbell)?;
         let (addr, value) = regs::doorbell(i as u32, producer);
         self.bus.write(addr, value)?;
-        if !behind {
-            s.posted = producer;
-            self.slots[i] = Some(s);
-        }
+        s.posted = posted;
+        self.slots[i] = Some(s);
         Ok(())
     }
 

@@ -340,6 +340,8 @@ pub struct Bench<D: RxCtrlPorts> {
     /// The last cycle the data path took, pushed, moved to ERR or wrote back.
     last_change: u64,
     sq_valid: u64,
+    /// `sq_valid` was set from outside and is not logged yet.
+    sq_set: bool,
     qp_err: u64,
     dp_idle: bool,
     cmd_pending: bool,
@@ -375,6 +377,7 @@ impl<D: RxCtrlPorts> Bench<D> {
             fresh_from: vec![0; usize::from(wqs)],
             last_change: 0,
             sq_valid: sq_valid & mask,
+            sq_set: false,
             qp_err: 0,
             dp_idle: true,
             cmd_pending: false,
@@ -412,6 +415,13 @@ impl<D: RxCtrlPorts> Bench<D> {
     /// The `sq_valid` the bench drives.
     pub fn sq_valid(&self) -> u64 {
         self.sq_valid
+    }
+
+    /// Drives `sq_valid` as `v` from the next cycle on (a bench standing for a send side whose
+    /// slots it knows; set `DataPath::sq_flip` to 0 so that they stay).
+    pub fn set_sq_valid(&mut self, v: u64) {
+        self.sq_valid = v & mask(self.qps);
+        self.sq_set = true;
     }
 
     fn plan_frame(&mut self) -> Option<(u32, DpOp)> {
@@ -547,12 +557,13 @@ impl<D: RxCtrlPorts> Bench<D> {
                 at: cycle,
                 event: Event::SqValid(self.sq_valid),
             });
-        } else if !self.started {
+        } else if !self.started || self.sq_set {
             out.push(Timed {
                 at: cycle,
                 event: Event::SqValid(self.sq_valid),
             });
         }
+        self.sq_set = false;
         let d = &mut self.sim.dut;
         d.set_dp_idle(idle);
         d.set_sq_valid(self.sq_valid);

@@ -20,7 +20,7 @@ use rocenic_sim::duts::WqeCtrl8;
 use rocenic_sim::stream;
 use rocenic_sim::wqe::ctrl::{Bench, DataPath, Event, Pick, QpCtx};
 
-type Engine = WqeEngine<CtrlBus<WqeCtrl8>, 8, 8>;
+type Engine = WqeEngine<CtrlBus<Bench<WqeCtrl8>>, 8, 8>;
 
 fn nic() -> Nic {
     Nic {

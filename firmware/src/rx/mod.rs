@@ -1,0 +1,209 @@
+//! The receive path's control plane (`rtl/rx/rx_ctrl.sv`; registers `model::rx::regs`,
+//! docs/rx-registers.md): the enable, status and counters here; work queues in `wq.rs`
+//! ([`RxPath::create_wq`], [`RxPath::modify_wq`], [`RxPath::destroy_wq`],
+//! [`RxPath::post_receives`], [`RxPath::release_completions`]); QPs' receive contexts in
+//! `qp.rs` ([`RxPath::attach`], [`RxPath::detach`]).
+//!
+//! Commands run as on the WQE engine: staged registers, `COMMAND`, `STATUS` polled until `BUSY`
+//! clears, `CMD_ERROR` turned into [`Error::Refused`]. The block carries a command out only
+//! between two frames.
+//!
+//! Every request is first checked against the model's rules (`RecvEngine`'s refusals, as
+//! [`Error::Rx`]), with the firmware's own tables standing for the block's: the queues that
+//! exist with their state, last doorbell and how many contexts name them; the contexts by slot.
+//! One refusal is the block's alone: attaching a QP the send side's slot does not hold
+//! (`RxError::NoQp` in the model), which the firmware sees as [`Error::Refused`].
+
+mod qp;
+mod wq;
+
+pub use qp::AttachedQp;
+pub use wq::WqInfo;
+
+use crate::bus::poll;
+use crate::wqe::Status;
+use crate::{Bus, Error, DEFAULT_POLLS};
+use qp::Context;
+use rocenic_model::rx::regs::{self, caps, control, status};
+use rocenic_model::rx::{Counts, Discard};
+use wq::Queue;
+
+/// What the block was built with (`CAPS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    /// Work queues.
+    pub wqs: u32,
+    /// Receive-context slots (the send side's QP slots).
+    pub qps: u32,
+    /// Scatter entries a receive WQE may have.
+    pub max_sge: u32,
+    /// Bytes per beat of the frame input.
+    pub data_bytes: u32,
+}
+
+impl Caps {
+    /// The fields of a `CAPS` word (an 8-bit count of 0 is 256).
+    pub const fn from_word(w: u32) -> Caps {
+        const fn count(v: u32) -> u32 {
+            if v == 0 {
+                256
+            } else {
+                v
+            }
+        }
+        Caps {
+            wqs: count(caps::WQS.get(w)),
+            qps: count(caps::QPS.get(w)),
+            max_sge: caps::MAX_SGE.get(w),
+            data_bytes: caps::DATA_BYTES.get(w),
+        }
+    }
+}
+
+// `STATUS` has the WQE engine's layout, so one decoder serves both.
+const _: () = {
+    use rocenic_model::wqe::regs::status as s;
+    assert!(status::BUSY.lsb == s::BUSY.lsb && status::CMD_ERROR.lsb == s::CMD_ERROR.lsb);
+    assert!(status::DB_ERROR.lsb == s::DB_ERROR.lsb && status::CQ_FAULT.lsb == s::CQ_FAULT.lsb);
+    assert!(status::IDLE.lsb == s::IDLE.lsb);
+};
+
+/// The receive path's control plane over bus `B`, with tables for up to `WQS` work queues and
+/// `QPS` receive-context slots; a block with more of either is refused at [`open`](Self::open)
+/// (a queue number or a QPN's low bits may name any of them).
+pub struct RxPath<B: Bus, const WQS: usize = 64, const QPS: usize = 64> {
+    bus: B,
+    caps: Caps,
+    enabled: bool,
+    polls: u32,
+    wqs: [Option<Queue>; WQS],
+    ctxs: [Option<Context>; QPS],
+}
+
+impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
+    /// Checks `ID`, reads `CAPS` and `CONTROL`. The block must be out of reset: no queue, no
+    /// context.
+    pub fn open(mut bus: B) -> Result<Self, Error> {
+        let id = bus.read(regs::ID)?;
+        if id != regs::ID_VALUE {
+            return Err(Error::NotThisBlock {
+                expected: regs::ID_VALUE,
+                found: id,
+            });
+        }
+        let caps = Caps::from_word(bus.read(regs::CAPS)?);
+        for (what, block, firmware) in [
+            ("work queues", caps.wqs, WQS),
+            ("receive-context slots", caps.qps, QPS),
+        ] {
+            if block as usize > firmware {
+                return Err(Error::Capacity {
+                    what,
+                    block,
+                    firmware: firmware as u32,
+                });
+            }
+        }
+        let enabled = control::ENABLE.get(bus.read(regs::CONTROL)?) != 0;
+        Ok(RxPath {
+            bus,
+            caps,
+            enabled,
+            polls: DEFAULT_POLLS,
+            wqs: [None; WQS],
+            ctxs: [None; QPS],
+        })
+    }
+
+    /// The block's parameters.
+    pub fn caps(&self) -> Caps {
+        self.caps
+    }
+
+    /// Whether the block takes frames.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Reads of `STATUS` before a command or a wait counts as lost (default [`DEFAULT_POLLS`]).
+    pub fn set_poll_limit(&mut self, polls: u32) {
+        self.polls = polls.max(1);
+    }
+
+    /// The bus.
+    pub fn bus(&self) -> &B {
+        &self.bus
+    }
+
+    /// The bus, to reach what lies behind it (a test bench).
+    pub fn bus_mut(&mut self) -> &mut B {
+        &mut self.bus
+    }
+
+    /// Gives the bus back.
+    pub fn into_bus(self) -> B {
+        self.bus
+    }
+
+    /// Starts taking frames.
+    pub fn enable(&mut self) -> Result<(), Error> {
+        self.set_enable(true)
+    }
+
+    /// Stops taking frames: they wait at the input, none is dropped.
+    pub fn disable(&mut self) -> Result<(), Error> {
+        self.set_enable(false)
+    }
+
+    fn set_enable(&mut self, on: bool) -> Result<(), Error> {
+        self.bus
+            .write(regs::CONTROL, control::ENABLE.put(on.into()))?;
+        self.enabled = on;
+        Ok(())
+    }
+
+    /// `STATUS`.
+    pub fn status(&mut self) -> Result<Status, Error> {
+        Ok(Status::from_word(self.bus.read(regs::STATUS)?))
+    }
+
+    /// Clears the sticky `DB_ERROR` and `CQ_FAULT`.
+    pub fn clear_errors(&mut self) -> Result<(), Error> {
+        let ones = status::DB_ERROR.put(1) | status::CQ_FAULT.put(1);
+        Ok(self.bus.write(regs::STATUS, ones)?)
+    }
+
+    /// Waits until no frame is in flight and no command is pending (`STATUS.IDLE`).
+    pub fn wait_idle(&mut self) -> Result<Status, Error> {
+        let w = poll(&mut self.bus, regs::STATUS, self.polls, |s| {
+            status::IDLE.get(s) != 0
+        })?;
+        Ok(Status::from_word(w))
+    }
+
+    /// Frames taken and discarded by reason since reset, as 32-bit counters that wrap (the
+    /// model's [`Counts`] with each count modulo 2^32).
+    pub fn counts(&mut self) -> Result<Counts, Error> {
+        let mut c = Counts {
+            accepted: self.bus.read(regs::ACCEPTED)?.into(),
+            ..Counts::default()
+        };
+        for why in Discard::ALL {
+            c.discarded[why as usize] = self.bus.read(regs::discards(why))?.into();
+        }
+        Ok(c)
+    }
+
+    /// Writes a `COMMAND` (an encoder's write) and waits for it: [`Error::Refused`] when the
+    /// block refused it.
+    fn command(&mut self, (addr, word): regs::Write32) -> Result<(), Error> {
+        self.bus.write(addr, word)?;
+        let s = poll(&mut self.bus, regs::STATUS, self.polls, |s| {
+            status::BUSY.get(s) == 0
+        })?;
+        if status::CMD_ERROR.get(s) != 0 {
+            return Err(Error::Refused { command: word });
+        }
+        Ok(())
+    }
+}
