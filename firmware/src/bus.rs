@@ -89,3 +89,47 @@ pub(crate) fn poll<B: Bus>(
     }
     Err(Error::Timeout { addr, polls, last })
 }
+
+/// Reads a block's `ID` at `id_addr`: [`Error::NotThisBlock`] unless it is `id`.
+pub(crate) fn identify<B: Bus>(bus: &mut B, id_addr: u32, id: u32) -> Result<(), Error> {
+    let found = bus.read(id_addr)?;
+    if found != id {
+        return Err(Error::NotThisBlock {
+            expected: id,
+            found,
+        });
+    }
+    Ok(())
+}
+
+/// [`Error::Capacity`] for the first of `(what, the block's count, the firmware's table)` whose
+/// block has more than the table holds.
+pub(crate) fn fits(tables: &[(&'static str, u32, usize)]) -> Result<(), Error> {
+    match tables
+        .iter()
+        .find(|&&(_, block, firmware)| block as usize > firmware)
+    {
+        Some(&(what, block, firmware)) => Err(Error::Capacity {
+            what,
+            block,
+            firmware: firmware as u32,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Writes a command word and reads `status` until its bit 0 (`BUSY`) clears; bit 1
+/// (`CMD_ERROR`, where the block has one) set then is [`Error::Refused`].
+pub(crate) fn command<B: Bus>(
+    bus: &mut B,
+    status: u32,
+    polls: u32,
+    (addr, word): (u32, u32),
+) -> Result<(), Error> {
+    bus.write(addr, word)?;
+    let s = poll(bus, status, polls, |s| s & 1 == 0)?;
+    if s & 2 != 0 {
+        return Err(Error::Refused { command: word });
+    }
+    Ok(())
+}

@@ -17,7 +17,7 @@ mod rule;
 
 pub use context::{key_min_len, ContextConfig, HASH_FIELDS, SYMMETRIC_KEY};
 
-use crate::bus::poll;
+use crate::bus::{identify, poll};
 use crate::{Bus, Error, DEFAULT_POLLS};
 use rocenic_model::rss::regs::{self, caps, status, ContextRegs, Write32, KEY_BYTES};
 use rocenic_model::rss::{Function, HashFields};
@@ -71,13 +71,7 @@ impl<B: Bus, const CONTEXTS: usize> RssPipeline<B, CONTEXTS> {
     /// Checks `ID` and reads `CAPS`. The block must be out of reset (every context as reset
     /// leaves it).
     pub fn open(mut bus: B) -> Result<Self, Error> {
-        let id = bus.read(regs::ID)?;
-        if id != regs::ID_VALUE {
-            return Err(Error::NotThisBlock {
-                expected: regs::ID_VALUE,
-                found: id,
-            });
-        }
+        identify(&mut bus, regs::ID, regs::ID_VALUE)?;
         let caps = Caps::from_word(bus.read(regs::CAPS)?);
         Ok(RssPipeline {
             bus,

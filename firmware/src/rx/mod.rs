@@ -20,7 +20,7 @@ mod wq;
 pub use qp::AttachedQp;
 pub use wq::WqInfo;
 
-use crate::bus::poll;
+use crate::bus::{command, fits, identify, poll};
 use crate::wqe::Status;
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Context;
@@ -60,7 +60,7 @@ impl Caps {
     }
 }
 
-// `STATUS` has the WQE engine's layout, so one decoder serves both.
+// `STATUS` has the WQE engine's layout, so one decoder (and `bus::command`'s bits) serves both.
 const _: () = {
     use rocenic_model::wqe::regs::status as s;
     assert!(status::BUSY.lsb == s::BUSY.lsb && status::CMD_ERROR.lsb == s::CMD_ERROR.lsb);
@@ -84,26 +84,12 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     /// Checks `ID`, reads `CAPS` and `CONTROL`. The block must be out of reset: no queue, no
     /// context.
     pub fn open(mut bus: B) -> Result<Self, Error> {
-        let id = bus.read(regs::ID)?;
-        if id != regs::ID_VALUE {
-            return Err(Error::NotThisBlock {
-                expected: regs::ID_VALUE,
-                found: id,
-            });
-        }
+        identify(&mut bus, regs::ID, regs::ID_VALUE)?;
         let caps = Caps::from_word(bus.read(regs::CAPS)?);
-        for (what, block, firmware) in [
+        fits(&[
             ("work queues", caps.wqs, WQS),
             ("receive-context slots", caps.qps, QPS),
-        ] {
-            if block as usize > firmware {
-                return Err(Error::Capacity {
-                    what,
-                    block,
-                    firmware: firmware as u32,
-                });
-            }
-        }
+        ])?;
         let enabled = control::ENABLE.get(bus.read(regs::CONTROL)?) != 0;
         Ok(RxPath {
             bus,
@@ -196,14 +182,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
 
     /// Writes a `COMMAND` (an encoder's write) and waits for it: [`Error::Refused`] when the
     /// block refused it.
-    fn command(&mut self, (addr, word): regs::Write32) -> Result<(), Error> {
-        self.bus.write(addr, word)?;
-        let s = poll(&mut self.bus, regs::STATUS, self.polls, |s| {
-            status::BUSY.get(s) == 0
-        })?;
-        if status::CMD_ERROR.get(s) != 0 {
-            return Err(Error::Refused { command: word });
-        }
-        Ok(())
+    fn command(&mut self, write: regs::Write32) -> Result<(), Error> {
+        command(&mut self.bus, regs::STATUS, self.polls, write)
     }
 }

@@ -18,7 +18,7 @@ mod qp;
 
 pub use qp::QpInfo;
 
-use crate::bus::poll;
+use crate::bus::{command, fits, identify, poll};
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Slot;
 use rocenic_model::entropy::Profile;
@@ -56,6 +56,9 @@ impl Caps {
         }
     }
 }
+
+// `bus::command` reads `BUSY` and `CMD_ERROR` at these bits.
+const _: () = assert!(status::BUSY.lsb == 0 && status::CMD_ERROR.lsb == 1);
 
 /// `STATUS`, decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -101,27 +104,13 @@ pub struct WqeEngine<B: Bus, const QPS: usize = 64, const MRS: usize = 64> {
 impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
     /// Checks `ID`, reads `CAPS` and `CONTROL` (the engine's enable and profile).
     pub fn open(mut bus: B) -> Result<Self, Error> {
-        let id = bus.read(regs::ID)?;
-        if id != regs::ID_VALUE {
-            return Err(Error::NotThisBlock {
-                expected: regs::ID_VALUE,
-                found: id,
-            });
-        }
+        identify(&mut bus, regs::ID, regs::ID_VALUE)?;
         let caps = Caps::from_word(bus.read(regs::CAPS)?);
         // A QPN may name any QP slot (its low bits) and an lkey any region slot.
-        for (what, block, firmware) in [
+        fits(&[
             ("QP slots", caps.qps, QPS),
             ("memory-region slots", caps.mrs, MRS),
-        ] {
-            if block as usize > firmware {
-                return Err(Error::Capacity {
-                    what,
-                    block,
-                    firmware: firmware as u32,
-                });
-            }
-        }
+        ])?;
         let ctrl = bus.read(regs::CONTROL)?;
         Ok(WqeEngine {
             bus,
@@ -264,14 +253,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
 
     /// Writes a `COMMAND` (an encoder's write) and waits for it: [`Error::Refused`] when the
     /// block refused it.
-    fn command(&mut self, (addr, word): regs::Write32) -> Result<(), Error> {
-        self.bus.write(addr, word)?;
-        let s = poll(&mut self.bus, regs::STATUS, self.polls, |s| {
-            status::BUSY.get(s) == 0
-        })?;
-        if status::CMD_ERROR.get(s) != 0 {
-            return Err(Error::Refused { command: word });
-        }
-        Ok(())
+    fn command(&mut self, write: regs::Write32) -> Result<(), Error> {
+        command(&mut self.bus, regs::STATUS, self.polls, write)
     }
 }
