@@ -444,7 +444,7 @@ fn queue_pairs(
                     flow_label,
                     ..qp::AddressVector::new(ip, nic.mac, EthernetAddress(a.mac.0))
                 };
-                (QpType::Rc, dest, Some(av))
+                (qp::QpKind::Rc, dest, Some(av))
             }
             QpKind::Ud => {
                 if q.av.is_some() {
@@ -461,7 +461,7 @@ fn queue_pairs(
                          (\"av.qpn\")",
                     );
                 }
-                (QpType::Ud, 0, None)
+                (qp::QpKind::Ud, 0, None)
             }
         };
         out.push(PlannedQp {
