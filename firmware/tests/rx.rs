@@ -7,8 +7,8 @@ mod fake;
 use fake::{writes, Access, FakeBus};
 use rocenic_firmware::rx::{AttachedQp, Caps};
 use rocenic_firmware::{Error, RxPath};
-use rocenic_model::entropy::QpType;
-use rocenic_model::qp::{PathMtu, Psn, QpConfig};
+
+use rocenic_model::qp::{PathMtu, Psn, QpConfig, QpKind};
 use rocenic_model::rx::regs::{self, caps};
 use rocenic_model::rx::{Discard, RecvRing, RxError, Target, WqConfig, WqState, WqTransition};
 use rocenic_model::wqe::{CompletionRing, DoorbellError, Ring};
@@ -47,7 +47,7 @@ fn wq(qpn: u32, log2: u32) -> WqConfig {
 
 fn ud() -> QpConfig {
     QpConfig {
-        qp_type: QpType::Ud,
+        qp_type: QpKind::Ud,
         pd: 3,
         mtu: PathMtu::Mtu1024,
         psn: Psn::new(0).unwrap(),
@@ -158,7 +158,7 @@ fn refusals_come_before_any_write() {
     p.attach(0x21, &ud(), Target::Shared(1), psn(0)).unwrap();
     p.bus_mut().take();
     let rc = QpConfig {
-        qp_type: QpType::Rc,
+        qp_type: QpKind::Rc,
         ..ud()
     };
     let cases: Vec<(Result<(), Error>, RxError)> = vec![

@@ -10,7 +10,7 @@ use rocenic_firmware::{BusError, EntropySource, Error, WqeEngine};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
 use rocenic_model::qp::{
     Access as MrAccess, AddressVector, AvError, ConfigError, IllegalTransition, IpPair,
-    MemoryRegion, PathMtu, Psn, QpConfig, QpState, QpTable,
+    MemoryRegion, PathMtu, Psn, QpConfig, QpKind, QpState, QpTable,
 };
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::regs::{self, caps, command, control, op, status};
@@ -59,7 +59,7 @@ fn rc(dest_qpn: u32, flow_label: u32, v6: bool) -> QpConfig {
     av.vlan = Some(5);
     av.pcp = 3;
     QpConfig {
-        qp_type: QpType::Rc,
+        qp_type: QpKind::Rc,
         pd: 7,
         mtu: PathMtu::Mtu1024,
         psn: Psn::new(0x100).unwrap(),
@@ -71,7 +71,7 @@ fn rc(dest_qpn: u32, flow_label: u32, v6: bool) -> QpConfig {
 
 fn ud() -> QpConfig {
     QpConfig {
-        qp_type: QpType::Ud,
+        qp_type: QpKind::Ud,
         av: None,
         q_key: 0x1111_1111,
         ..rc(0, 0, false)

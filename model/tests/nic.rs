@@ -4,9 +4,9 @@
 //! lands in the queue the RSS verdict names, whole (GRH area and segment), and the segments of
 //! each send reassemble to its payload.
 
-use rocenic_model::entropy::{Profile, QpType};
+use rocenic_model::entropy::Profile;
 use rocenic_model::nic::{NicModel, SteeringError};
-use rocenic_model::qp::{Access, MemoryRegion, PathMtu, Psn, QpConfig, Status};
+use rocenic_model::qp::{Access, MemoryRegion, PathMtu, Psn, QpConfig, QpKind, Status};
 use rocenic_model::rss::parse::classify;
 use rocenic_model::rss::{distribute, Context, ContextView, Function, HashFields};
 use rocenic_model::rx::{
@@ -37,7 +37,7 @@ fn addresses(n: u8) -> Nic {
 
 fn ud() -> QpConfig {
     QpConfig {
-        qp_type: QpType::Ud,
+        qp_type: QpKind::Ud,
         pd: 1,
         mtu: PathMtu::Mtu1024,
         psn: Psn::new(0).unwrap(),

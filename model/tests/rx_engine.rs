@@ -154,7 +154,7 @@ fn sender() -> Sender {
     for (i, &(a, b, qp_type, mtu, ipv6, vlan, _)) in PAIRS.iter().enumerate() {
         let rc = qp_type == QpType::Rc;
         let cfg = QpConfig {
-            qp_type,
+            qp_type: qp_type.into(),
             pd: 1,
             mtu,
             psn: first_psn(i),
@@ -219,7 +219,7 @@ fn receiver() -> Receiver {
     for (i, &(a, b, qp_type, mtu, ipv6, vlan, target)) in PAIRS.iter().enumerate() {
         let rc = qp_type == QpType::Rc;
         let cfg = QpConfig {
-            qp_type,
+            qp_type: qp_type.into(),
             pd: 1,
             mtu,
             psn: Psn::new(0x1000).unwrap(),

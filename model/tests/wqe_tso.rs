@@ -84,7 +84,7 @@ fn nic(tso: Option<Limits>, mtu: PathMtu) -> Nic1 {
             )
         });
         let cfg = QpConfig {
-            qp_type,
+            qp_type: qp_type.into(),
             pd: 1,
             mtu,
             psn: Psn::new(0xFF_FFFE).unwrap(),

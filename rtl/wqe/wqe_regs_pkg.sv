@@ -107,6 +107,8 @@ package wqe_regs_pkg;
     localparam int unsigned WQE_QP_FLAGS_IPV6_W = 1;
     localparam int unsigned WQE_QP_FLAGS_VLAN_LSB = 2;
     localparam int unsigned WQE_QP_FLAGS_VLAN_W = 1;
+    localparam int unsigned WQE_QP_FLAGS_RAW_LSB = 3;
+    localparam int unsigned WQE_QP_FLAGS_RAW_W = 1;
     localparam int unsigned WQE_QP_FLAGS_PCP_LSB = 4;
     localparam int unsigned WQE_QP_FLAGS_PCP_W = 3;
     localparam int unsigned WQE_QP_FLAGS_MTU_LSB = 8;

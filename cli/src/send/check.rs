@@ -15,7 +15,7 @@
 
 use super::layout::{MAX_MEMORY, MAX_WRS, RESERVED_BASE, RESERVED_END};
 use super::scenario::{self, At, FillName, OpName, Place, QpKind, Scenario, ScenarioError};
-use rocenic_model::entropy::{Profile, QpType};
+use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{
     self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, DEFAULT_QPS, QPN_MAX, QPN_MIN,
 };
@@ -444,7 +444,7 @@ fn queue_pairs(
                     flow_label,
                     ..qp::AddressVector::new(ip, nic.mac, EthernetAddress(a.mac.0))
                 };
-                (QpType::Rc, dest, Some(av))
+                (qp::QpKind::Rc, dest, Some(av))
             }
             QpKind::Ud => {
                 if q.av.is_some() {
@@ -461,7 +461,26 @@ fn queue_pairs(
                          (\"av.qpn\")",
                     );
                 }
-                (QpType::Ud, 0, None)
+                (qp::QpKind::Ud, 0, None)
+            }
+            QpKind::Raw => {
+                let keys = [
+                    ("av", q.av.is_some()),
+                    ("dest_qpn", q.dest_qpn.is_some()),
+                    ("qkey", q.qkey.is_some()),
+                    ("psn", q.psn.is_some()),
+                    ("mtu", q.mtu.is_some()),
+                ];
+                if let Some((key, _)) = keys.iter().find(|(_, given)| *given) {
+                    return fail(
+                        at,
+                        format!(
+                            "key \"{key}\": a raw QP has none; its frames carry their own \
+                             headers (no address vector, peer, Q_Key, PSN or path MTU)"
+                        ),
+                    );
+                }
+                (qp::QpKind::Raw, 0, None)
             }
         };
         out.push(PlannedQp {
@@ -505,7 +524,7 @@ fn requests(
             OpName::RdmaWriteImm => Opcode::RdmaWriteImm,
             OpName::Tso => Opcode::Tso,
         };
-        let tso = tso(at, opcode, flavor)?;
+        let tso = tso(at, opcode, flavor, qps[k].config.qp_type)?;
         if w.imm.is_some() && !opcode.has_imm() {
             return fail(
                 at,
@@ -652,6 +671,7 @@ fn tso<'a>(
     at: &'a At<scenario::Wr>,
     opcode: Opcode,
     flavor: Flavor,
+    kind: qp::QpKind,
 ) -> Result<Option<Tso<'a>>, ScenarioError> {
     let w = &at.item;
     if opcode != Opcode::Tso {
@@ -669,11 +689,12 @@ fn tso<'a>(
             }
         };
     }
-    if flavor == Flavor::Send {
+    if flavor == Flavor::Send && kind != qp::QpKind::Raw {
         return fail(
             at,
-            "key \"opcode\": tso is for rocenic sim; the engines of rocenic send have no TSO (the \
-             RTL's has no segmenter yet)",
+            "key \"opcode\": tso is for rocenic sim on a UD QP; the engines of rocenic send have \
+             no TSO for it (the RTL's has no segmenter yet); on a raw QP it runs on --engine \
+             model",
         );
     }
     match (w.mss, &w.header) {

@@ -159,6 +159,9 @@ pub struct Qp {
 pub enum QpKind {
     Rc,
     Ud,
+    /// A raw-packet QP: its SENDs are whole Ethernet frames, its TSO requests an Ethernet
+    /// template's segments (the model's engine only).
+    Raw,
 }
 
 /// An RC QP's address vector (`[[qp]] av`).
@@ -209,7 +212,8 @@ pub struct Wr {
     pub repeat: Option<u32>,
     /// TSO: payload bytes per segment.
     pub mss: Option<u16>,
-    /// TSO: the IPoIB, IP and TCP headers every segment starts with.
+    /// TSO: the link (IPoIB on a UD QP, Ethernet on a raw one), IP and TCP headers every
+    /// segment starts with.
     pub header: Option<Hex>,
 }
 

@@ -32,6 +32,8 @@ pub struct WqPlan {
     pub size: u32,
     pub addr: u64,
     pub lkey: u32,
+    /// Takes frames that are not RoCEv2, whole.
+    pub raw: bool,
 }
 
 /// A QP's receive side.
@@ -152,6 +154,17 @@ fn receive_side(side: &Side) -> Result<Receive, ScenarioError> {
                 format!(
                     "keys \"{}\" and \"{}\" both given; a QP receives into one place",
                     given[0], given[1]
+                ),
+            );
+        }
+        if q.qp_type == QpKind::Raw && !given.is_empty() {
+            return fail(
+                at,
+                format!(
+                    "key \"{}\": a raw QP takes no RoCE packets; frames land on raw work queues \
+                     ([[nic.{}.wq]] raw = true) that a rule or an RSS context names",
+                    given[0],
+                    side_name(at)
                 ),
             );
         }
@@ -292,6 +305,7 @@ fn work_queues(list: &[At<scenario::Wq>]) -> Result<Vec<WqPlan>, ScenarioError> 
             size: w.size,
             addr: w.addr,
             lkey: w.lkey,
+            raw: w.raw.unwrap_or(false),
         });
         places.push(at.place);
     }

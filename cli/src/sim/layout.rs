@@ -91,7 +91,7 @@ fn receive_queue(w: &WqPlan, memory: &mut rocenic_model::wqe::HostMemory) -> Rec
             ring: rq,
             cq: CompletionRing::new(ring, 0).expect("index 0 starts an even lap"),
             cq_base,
-            raw: false,
+            raw: w.raw,
         },
         buffers: w.buffers,
         size: w.size,

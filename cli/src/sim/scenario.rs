@@ -50,6 +50,9 @@ pub struct Wq {
     pub addr: u64,
     /// The lkey of the region holding them.
     pub lkey: u32,
+    /// A raw-packet queue: frames that are not RoCEv2 land in it whole, when a rule or an RSS
+    /// context names it.
+    pub raw: Option<bool>,
 }
 
 /// `function`'s values.

@@ -42,7 +42,7 @@ pub fn queue_names(job: &Job) -> [Vec<QueueName>; 2] {
                 QueueName {
                     wq: q.wq,
                     qpn: q.config.qpn,
-                    kind: named.unwrap_or("rss"),
+                    kind: named.unwrap_or(if q.config.raw { "raw" } else { "rss" }),
                 }
             })
             .collect();

@@ -397,6 +397,11 @@ fn scenario_errors_name_the_key_and_leave_no_output() {
             "[[qp]] #2: key \"rq\": a receive queue is for rocenic sim",
         ),
         (
+            "type = \"ud\"\npd = 1\n",
+            "type = \"raw\"\npd = 1\ndest_qpn = 3\n",
+            "[[qp]] #2: key \"dest_qpn\": a raw QP has none; its frames carry their own headers",
+        ),
+        (
             "id = 3\nopcode = \"send\"\n",
             "id = 3\nopcode = \"tso\"\nmss = 100\nheader = \"00\"\n",
             "[[wr]] #3: key \"opcode\": tso is for rocenic sim",
@@ -511,4 +516,41 @@ fn rtl_engine_writes_the_models_files() {
     assert!(trace.contains("$enddefinitions") && trace.contains("m_axis_tvalid"));
     let _ = std::fs::remove_file(vcd);
     let _ = std::fs::remove_file(pcap);
+}
+
+#[test]
+fn a_raw_qp_runs_on_the_model_and_the_rtl_engine_refuses_it() {
+    let scenario = example("raw.toml");
+    let (pcap, csv) = (temp("raw.pcap"), temp("raw.csv"));
+    let o = send(&scenario, &pcap, Some(&csv), &["--engine", "model"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&pcap).unwrap();
+    let reader = PcapReader::new(&bytes).unwrap();
+    let wire: Vec<Vec<u8>> = reader.records().map(|r| r.unwrap().data.to_vec()).collect();
+    // The inline frame, padded to 60; the gathered one as it lies in memory; 14 segments.
+    assert_eq!(wire.len(), 2 + 20000usize.div_ceil(1448));
+    let mut first = vec![
+        2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xa, 0x88, 0xb5, 1, 2, 3, 4, 5,
+    ];
+    first.resize(60, 0);
+    assert_eq!(wire[0], first);
+    assert_eq!(wire[1].len(), 64);
+    assert_eq!(&wire[1][12..16], &[0x88, 0xb5, 0, 1]);
+    let mut payload = Vec::new();
+    for f in &wire[2..] {
+        let s =
+            rocenic_model::tso::verify_segment(rocenic_model::wire::LinkType::Ethernet, f).unwrap();
+        payload.extend_from_slice(s.payload);
+    }
+    assert_eq!(payload, (0..20000).map(|i| i as u8).collect::<Vec<u8>>());
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert!(rows.contains("3,0x19,success,tso,20000"), "{rows}");
+    let o = send(&scenario, &temp("raw-rtl.pcap"), None, &["--engine", "rtl"]);
+    fails_with(
+        &o,
+        "--engine rtl: QP 0x19 is a raw QP, and the RTL engine has no raw-packet QPs yet",
+    );
+    for f in [pcap, csv] {
+        std::fs::remove_file(f).unwrap();
+    }
 }

@@ -643,3 +643,26 @@ fn engines_and_options() {
     fails_with(&o, "cannot create");
     let _ = std::fs::remove_file(file);
 }
+
+/// A raw QP on a: a SEND of a frame and a TSO request, landed whole in b's raw work queue.
+#[test]
+fn a_raw_qp_lands_on_a_raw_work_queue() {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/sim_raw.toml");
+    let out = temp("raw");
+    let o = sim(Some(&scenario), &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("b wq0  raw    qp 0x29               15       20816"));
+    let csv = std::fs::read_to_string(out.join("completions.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert!(rows.contains(&"a,send,0,1,0x19,success,send,19,0,,,,,0x60cf154a"));
+    assert!(rows.contains(&"a,send,1,2,0x19,success,tso,20000,1,,,,,0xefddd36d"));
+    // The 19-byte frame padded to 60, then 14 segments of at most 54 + 1448 bytes, all good.
+    let recv: Vec<&&str> = rows.iter().filter(|r| r.starts_with("b,wq0,")).collect();
+    assert_eq!(recv.len(), 15);
+    assert!(recv[0].contains(",success,recv,60,"));
+    assert!(
+        recv[1..].iter().all(|r| r.contains(",csum_ok,")),
+        "{recv:?}"
+    );
+    std::fs::remove_dir_all(out).unwrap();
+}

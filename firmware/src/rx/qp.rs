@@ -3,7 +3,7 @@
 
 use super::RxPath;
 use crate::{Bus, Error};
-use rocenic_model::entropy::QpType;
+use rocenic_model::qp::QpKind;
 use rocenic_model::qp::{Psn, QpConfig, QPN_MAX, QPN_MIN};
 use rocenic_model::rx::{qp_slot, regs, RxError, Target};
 
@@ -43,7 +43,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
         if !(QPN_MIN..=QPN_MAX).contains(&qpn) {
             return Err(Error::Rx(RxError::Qpn(qpn)));
         }
-        if target == Target::Rss && config.qp_type != QpType::Ud {
+        if target == Target::Rss && config.qp_type != QpKind::Ud {
             return Err(Error::Rx(RxError::RssNotUd(qpn)));
         }
         let named = match target {

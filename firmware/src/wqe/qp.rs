@@ -4,8 +4,8 @@
 use super::WqeEngine;
 use crate::entropy::{self, EntropySource};
 use crate::{ring, Bus, Error};
-use rocenic_model::entropy::{Entropy, QpType};
-use rocenic_model::qp::{QpConfig, QpContext, QpState};
+use rocenic_model::entropy::Entropy;
+use rocenic_model::qp::{QpConfig, QpContext, QpKind, QpState};
 use rocenic_model::rx::qp_slot;
 use rocenic_model::wqe::regs;
 use rocenic_model::wqe::{Ring, SendRing};
@@ -14,7 +14,7 @@ use rocenic_model::wqe::{Ring, SendRing};
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
     qpn: u32,
-    qp_type: QpType,
+    qp_type: QpKind,
     dest_qpn: u32,
     av_flow_label: u32,
     source: EntropySource,
@@ -73,7 +73,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         let mut staged = *config;
         let av_flow_label = config.av.map_or(0, |av| av.flow_label);
         let flow_label = match (config.qp_type, staged.av.as_mut()) {
-            (QpType::Rc, Some(av)) => {
+            (QpKind::Rc, Some(av)) => {
                 let plan =
                     entropy::plan(self.profile, source, qpn, config.dest_qpn, av_flow_label)?;
                 av.flow_label = plan.flow_label;
@@ -111,7 +111,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         let mut s = self.slots[i].expect("index gives a used slot");
         s.state.modify(to).map_err(Error::Transition)?;
         let entropy = match (to, s.qp_type) {
-            (QpState::Rtr, QpType::Rc) => {
+            (QpState::Rtr, QpKind::Rc) => {
                 let want =
                     entropy::wanted(self.profile, s.source, s.qpn, s.dest_qpn, s.av_flow_label);
                 let plan =

@@ -4,13 +4,35 @@
 use super::mr::AccessFlags;
 use super::pd::AhAttr;
 use rocenic_firmware::EntropySource;
-use rocenic_model::entropy::QpType;
-use rocenic_model::qp::{PathMtu, Psn, QpState};
+use rocenic_model::qp::{PathMtu, Psn, QpKind, QpState};
+
+/// A QP's transport service (`ibv_qp_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QpType {
+    /// `IBV_QPT_RC`.
+    Rc,
+    /// `IBV_QPT_UD`.
+    Ud,
+    /// `IBV_QPT_RAW_PACKET`: SEND puts a whole Ethernet frame on the wire, TSO its segments;
+    /// only on a device whose `DeviceInfo::raw` says so (`EOPNOTSUPP` otherwise).
+    RawPacket,
+}
+
+impl QpType {
+    /// The model's kind of QP.
+    pub fn kind(self) -> QpKind {
+        match self {
+            QpType::Rc => QpKind::Rc,
+            QpType::Ud => QpKind::Ud,
+            QpType::RawPacket => QpKind::Raw,
+        }
+    }
+}
 
 /// What a QP is created with (`ibv_qp_init_attr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QpInitAttr {
-    /// RC or UD.
+    /// RC, UD or raw packet.
     pub qp_type: QpType,
     /// Send work requests outstanding at once (rounded up to a power of two).
     pub max_send_wr: u32,

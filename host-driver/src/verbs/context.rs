@@ -94,6 +94,8 @@ pub struct DeviceAttr {
     pub max_pd: u32,
     /// TSO work requests, `None` when the engine refuses them.
     pub tso: Option<TsoCaps>,
+    /// Raw-packet QPs (`IBV_QPT_RAW_PACKET`).
+    pub raw_packet: bool,
     /// RSS, `None` without a receive path.
     pub rss: Option<RssCaps>,
     /// Receive queues and `post_recv` work.
@@ -214,6 +216,7 @@ impl<D: Device> Context<D> {
             max_msg_sz: MAX_MSG_SIZE,
             max_pd: u32::MAX,
             tso,
+            raw_packet: inner.info.raw,
             // The RSS pipeline spreads received frames over receive work queues: it comes with
             // the receive path.
             rss: None,

@@ -100,6 +100,8 @@ pub enum Feature {
     Rss,
     /// TSO work requests (the RTL engine refuses them for now).
     Tso,
+    /// Raw-packet QPs (the RTL engine has none yet).
+    RawPacket,
 }
 
 /// A verbs call that failed. [`Error::errno`] is the value libibverbs would return.

@@ -33,7 +33,7 @@ mod qp;
 mod rss;
 mod wr;
 
-pub use attr::{InitAttr, QpAttr, QpInitAttr, RcPeer, RtrAttr, RtsAttr};
+pub use attr::{InitAttr, QpAttr, QpInitAttr, QpType, RcPeer, RtrAttr, RtsAttr};
 pub use buffer::DmaBuffer;
 pub use context::{Context, DeviceAttr, OpenAttr, RssCaps, TsoCaps};
 pub use cq::{Completion, CompletionQueue, WcOpcode, WcStatus};
@@ -51,8 +51,6 @@ pub use wr::{Data, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, UdDest};
 pub use rocenic_firmware::EntropySource;
 /// The entropy profiles.
 pub use rocenic_model::entropy::Profile;
-/// RC or UD.
-pub use rocenic_model::entropy::QpType;
 /// Path MTUs, PSNs, QP states.
 pub use rocenic_model::qp::{PathMtu, Psn, QpState};
 /// The NIC's addresses.

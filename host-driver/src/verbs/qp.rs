@@ -12,7 +12,7 @@
 //! The engine moves a QP to ERR when one of its requests fails, and says so only in the
 //! completion: the driver learns it there (or from a modify the engine refuses).
 
-use super::attr::{InitAttr, QpAttr, QpInitAttr, RtrAttr};
+use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
@@ -20,7 +20,7 @@ use super::wr::{slot_blocks, RecvWr, SendWr, SqShape};
 use super::{Error, Exhausted, Feature, Invalid, PostError};
 use crate::device::Device;
 use rocenic_firmware::{entropy, EntropySource};
-use rocenic_model::entropy::{Entropy, QpType};
+use rocenic_model::entropy::Entropy;
 use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpState, QPN_MAX};
 use rocenic_model::rx::qp_slot;
 use rocenic_model::wqe::{Cqe, Memory, Ring, SendRing, BLOCK_BYTES, MAX_WQE_BYTES};
@@ -91,6 +91,9 @@ impl<'a, D: Device> QueuePair<'a, D> {
             return Err(Error::Unsupported(Feature::Receive));
         }
         let dev = ctx.query_device();
+        if attr.qp_type == QpType::RawPacket && !dev.raw_packet {
+            return Err(Error::Unsupported(Feature::RawPacket));
+        }
         let size = |what, v: u32, max: u32| {
             if v > max {
                 Err(Invalid::Size(what, v.into(), max.into()))
@@ -104,7 +107,7 @@ impl<'a, D: Device> QueuePair<'a, D> {
         let entries = attr.max_send_wr.max(1).next_power_of_two();
         let ring = Ring::new(entries.trailing_zeros()).expect("at most max_qp_wr");
         let tso_header = match (attr.qp_type, dev.tso) {
-            (QpType::Ud, Some(t)) => t.max_header as usize,
+            (QpType::Ud | QpType::RawPacket, Some(t)) => t.max_header as usize,
             _ => 0,
         };
         let blocks = slot_blocks(
@@ -342,7 +345,7 @@ impl<D: Device> Inner<D> {
                 entropy::plan(profile, source, qpn, dest_qpn, av.flow_label)?.flow_label;
         }
         let config = QpConfig {
-            qp_type: q.qp_type,
+            qp_type: q.qp_type.kind(),
             pd: q.pd,
             mtu: rtr.path_mtu,
             psn,
@@ -359,6 +362,9 @@ impl<D: Device> Inner<D> {
         match (self.qps[&qpn].qp_type, a.peer) {
             (QpType::Rc, None) => Err(Invalid::Attr("an RC QP's RTR needs its peer").into()),
             (QpType::Ud, Some(_)) => Err(Invalid::Attr("a UD QP has no peer").into()),
+            (QpType::RawPacket, Some(_)) => {
+                Err(Invalid::Attr("a raw packet QP has no peer").into())
+            }
             _ => self
                 .engine_config(qpn, a, Psn::from_bits_truncate(0))
                 .map(|_| ()),

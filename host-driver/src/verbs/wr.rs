@@ -2,8 +2,8 @@
 //! model's encoder (`model::wqe::Wqe::encode`, docs/wqe.md).
 
 use super::pd::AddressHandle;
+use super::QpType;
 use super::{Error, Feature, Invalid};
-use rocenic_model::entropy::QpType;
 use rocenic_model::wqe::{self, Opcode, Payload, RemoteAddress, WorkRequest, Wqe, BLOCK_BYTES};
 
 /// A gather (or scatter) entry (`ibv_sge`): `length` bytes at `addr` of the region `lkey`.
@@ -125,6 +125,7 @@ impl SendWr<'_> {
     /// against the QP's type, the destination, the gather list or inline length.
     pub(super) fn encode(&self, sq: &SqShape, index: u32, out: &mut [u8]) -> Result<usize, Error> {
         let ud = sq.qp_type == QpType::Ud;
+        let raw = sq.qp_type == QpType::RawPacket;
         let (opcode, imm, raddr, tso) = match self.op {
             SendOp::Send => (Opcode::Send, 0, None, None),
             SendOp::SendWithImm(imm) => (Opcode::SendImm, imm, None, None),
@@ -135,17 +136,25 @@ impl SendWr<'_> {
         if opcode == Opcode::Tso && !sq.tso {
             return Err(Error::Unsupported(Feature::Tso));
         }
-        match (ud, opcode) {
-            (true, Opcode::RdmaWrite | Opcode::RdmaWriteImm) => {
+        match (sq.qp_type, opcode) {
+            (QpType::RawPacket, Opcode::SendImm | Opcode::RdmaWrite | Opcode::RdmaWriteImm) => {
+                return Err(Invalid::Opcode("a raw packet QP sends SEND and TSO only").into())
+            }
+            (QpType::Ud, Opcode::RdmaWrite | Opcode::RdmaWriteImm) => {
                 return Err(Invalid::Opcode("RDMA WRITE needs an RC QP").into())
             }
-            (false, Opcode::Tso) => return Err(Invalid::Opcode("TSO needs a UD QP").into()),
+            (QpType::Rc, Opcode::Tso) => {
+                return Err(Invalid::Opcode("TSO needs a UD or raw packet QP").into())
+            }
             _ => {}
         }
         let av = match (ud, self.ud) {
             (true, Some(d)) => Some(d.ah.attr().ud_vector(d.remote_qpn, d.remote_qkey)),
             (true, None) => {
                 return Err(Invalid::Attr("a UD work request needs a destination").into())
+            }
+            (false, Some(_)) if raw => {
+                return Err(Invalid::Attr("a raw packet frame carries its own addresses").into())
             }
             (false, Some(_)) => {
                 return Err(Invalid::Attr("an RC work request goes to the QP's peer").into())
@@ -246,6 +255,16 @@ pub(super) fn slot_blocks(
             }
         }
         QpType::Rc => shapes.push((Opcode::RdmaWrite, None, Some(raddr), None)),
+        QpType::RawPacket => {
+            shapes.push((Opcode::Send, None, None, None));
+            if tso_header > 0 {
+                let t = wqe::Tso {
+                    mss: 1,
+                    header: &header,
+                };
+                shapes.push((Opcode::Tso, None, None, Some(t)));
+            }
+        }
     }
     let mut out = [0u8; wqe::MAX_WQE_BYTES];
     let mut blocks = 1;

@@ -486,6 +486,12 @@ fn refused_before_the_device() {
             errno::EOPNOTSUPP,
             "a receive queue",
         ),
+        (
+            pd.create_qp(&cq, &QpInitAttr::new(QpType::RawPacket))
+                .map(drop),
+            errno::EOPNOTSUPP,
+            "a raw packet QP on an engine without them",
+        ),
     ];
     for (r, want, what) in cases {
         check(r, want, what, b);
@@ -496,6 +502,12 @@ fn refused_before_the_device() {
             header: &[0; 54]
         })),
         Err(Error::Unsupported(Feature::Tso))
+    );
+    assert!(!ctx.query_device().raw_packet && !ctx.device_info().raw);
+    assert_eq!(
+        pd.create_qp(&cq, &QpInitAttr::new(QpType::RawPacket))
+            .map(drop),
+        Err(Error::Unsupported(Feature::RawPacket))
     );
 }
 

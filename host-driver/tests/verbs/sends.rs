@@ -309,6 +309,7 @@ fn bring_up(qp: &mut QueuePair<'_, Dev>, spec: &Spec, psn: u32) {
             }),
         },
         QpType::Ud => RtrAttr::ud(spec.mtu),
+        QpType::RawPacket => unreachable!("the specs are RC and UD QPs"),
     };
     qp.bring_up(
         InitAttr::ud(0x5151),

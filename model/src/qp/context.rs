@@ -1,7 +1,7 @@
 //! One QP's context: its configuration, state, next PSN and (RC) fixed entropy.
 
 use super::entropy::qp_entropy;
-use super::{AddressVector, AvError, IllegalTransition, PathMtu, Psn, QpState};
+use super::{AddressVector, AvError, IllegalTransition, PathMtu, Psn, QpKind, QpState};
 use crate::entropy::{Entropy, Profile, QpType};
 
 /// Largest QPN (24 bits).
@@ -13,19 +13,21 @@ pub const QPN_MIN: u32 = 2;
 /// RESET→INIT→RTR→RTS modifies, given at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct QpConfig {
-    /// RC or UD.
-    pub qp_type: QpType,
+    /// RC, UD or raw packet.
+    pub qp_type: QpKind,
     /// Protection domain: gather entries must name regions of this PD.
     pub pd: u32,
-    /// Path MTU (RC segments messages by it; UD messages must fit in one).
+    /// Path MTU (RC segments messages by it; UD messages must fit in one). Raw: unused (a
+    /// frame is bounded by the port's largest frame instead).
     pub mtu: PathMtu,
-    /// First send PSN.
+    /// First send PSN (raw: unused, it sends no BTH).
     pub psn: Psn,
-    /// RC: the connected QP. UD: unused (each request names its own).
+    /// RC: the connected QP. UD and raw: unused (a UD request names its own).
     pub dest_qpn: u32,
     /// Q_Key (UD).
     pub q_key: u32,
-    /// RC: the peer's address vector. UD: `None` (each request carries one).
+    /// RC: the peer's address vector. UD: `None` (each request carries one). Raw: `None` (the
+    /// frame carries its own addresses).
     pub av: Option<AddressVector>,
 }
 
@@ -38,6 +40,8 @@ pub enum ConfigError {
     DestQpn,
     /// An RC QP without an address vector.
     MissingAv,
+    /// A raw-packet QP with an address vector (its frames carry their own addresses).
+    RawAv,
     /// A field of the address vector out of range.
     Av(AvError),
 }
@@ -62,13 +66,14 @@ impl QpContext {
             return Err(ConfigError::DestQpn);
         }
         match (&config.av, config.qp_type) {
-            (None, QpType::Rc) => return Err(ConfigError::MissingAv),
+            (None, QpKind::Rc) => return Err(ConfigError::MissingAv),
+            (Some(_), QpKind::Raw) => return Err(ConfigError::RawAv),
             (Some(av), _) => {
                 if let Err(e) = av.validate() {
                     return Err(ConfigError::Av(e));
                 }
             }
-            (None, QpType::Ud) => {}
+            (None, QpKind::Ud | QpKind::Raw) => {}
         }
         Ok(QpContext {
             qpn,
@@ -112,7 +117,7 @@ impl QpContext {
         match to {
             QpState::Rtr if from == QpState::Init => {
                 self.entropy = match (self.config.qp_type, &self.config.av) {
-                    (QpType::Rc, Some(av)) => Some(qp_entropy(
+                    (QpKind::Rc, Some(av)) => Some(qp_entropy(
                         profile,
                         QpType::Rc,
                         self.qpn,
@@ -144,7 +149,7 @@ impl QpContext {
     }
 
     /// The entropy of one packet to `dest_qpn` over `av`: a UD request's (computed from its own
-    /// vector), or for RC the one fixed at RTR, whatever is passed.
+    /// vector), or for RC the one fixed at RTR, whatever is passed; none for a raw QP.
     pub const fn entropy_for(
         &self,
         profile: Profile,
@@ -152,8 +157,9 @@ impl QpContext {
         av: &AddressVector,
     ) -> Option<Entropy> {
         match self.config.qp_type {
-            QpType::Rc => self.entropy,
-            QpType::Ud => Some(qp_entropy(profile, QpType::Ud, self.qpn, dest_qpn, av)),
+            QpKind::Rc => self.entropy,
+            QpKind::Ud => Some(qp_entropy(profile, QpType::Ud, self.qpn, dest_qpn, av)),
+            QpKind::Raw => None,
         }
     }
 }

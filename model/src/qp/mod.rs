@@ -2,9 +2,9 @@
 //! registered region (docs/qp.md; verbs facts in docs/reference.md §6, PSNs in §7).
 //!
 //! - [`QpTable`]: up to `N` (default [`DEFAULT_QPS`]) [`QpContext`]s keyed by QPN, each with its
-//!   [`QpConfig`] (type, PD, [`PathMtu`], first [`Psn`], destination QPN, Q_Key,
-//!   [`AddressVector`]), its [`QpState`] and, for RC, the UDP source port and flow label fixed
-//!   at RTR ([`qp_entropy`]).
+//!   [`QpConfig`] ([`QpKind`]: RC, UD or raw packet; PD, [`PathMtu`], first [`Psn`],
+//!   destination QPN, Q_Key, [`AddressVector`]), its [`QpState`] and, for RC, the UDP source
+//!   port and flow label fixed at RTR ([`qp_entropy`]).
 //! - [`MrTable`]: up to `N` [`MemoryRegion`]s keyed by lkey and the check every gather entry
 //!   passes before any DMA; [`mr_slot`] and [`mr_lkeys_fit`]: the slot an lkey takes in the
 //!   hardware table, which does not search, and whether a set of lkeys fits it.
@@ -14,6 +14,7 @@ mod av;
 mod context;
 mod entropy;
 mod gather;
+mod kind;
 mod mr;
 mod mr_slot;
 mod mtu;
@@ -26,6 +27,7 @@ pub use av::{AddressVector, AvError, IpPair};
 pub use context::{ConfigError, QpConfig, QpContext, QPN_MAX, QPN_MIN};
 pub use entropy::qp_entropy;
 pub use gather::{check_gather, Sge};
+pub use kind::QpKind;
 pub use mr::{Access, MemoryRegion, MrError, MrTable, MAX_MSG_SIZE};
 pub use mr_slot::{mr_lkeys_fit, mr_slot};
 pub use mtu::PathMtu;
@@ -34,5 +36,5 @@ pub use state::{IllegalTransition, QpState};
 pub use status::{Status, UnknownStatus};
 pub use table::{QpError, QpTable, DEFAULT_QPS};
 
-/// The transport service of a QP (the entropy unit's, defined once there).
+/// The entropy unit's RC/UD type (defined once there); a QP's own is [`QpKind`].
 pub use crate::entropy::QpType;

@@ -1,6 +1,6 @@
 //! The QP context table: a fixed number of QP contexts keyed by QPN.
 
-use super::{ConfigError, IllegalTransition, QpConfig, QpContext, QpState};
+use super::{ConfigError, IllegalTransition, QpConfig, QpContext, QpKind, QpState};
 use crate::entropy::Profile;
 
 /// QPs a table holds by default (the RTL's parameter default too).
@@ -19,13 +19,20 @@ pub enum QpError {
     NotFound,
     /// The transition is illegal; the QP is unchanged.
     Transition(IllegalTransition),
+    /// A raw-packet QP on a table without raw QPs ([`QpTable::set_raw`]): what the RTL's
+    /// `QP_WRITE` does with one (it refuses the path MTU code 0 a raw QP is written with).
+    RawUnsupported,
 }
 
 /// Up to `N` QP contexts and the entropy profile they derive their ports with.
+///
+/// Raw-packet QPs are a capability of the engine the table belongs to, off by default as in
+/// the RTL engine, which has none yet: without it [`QpTable::create`] refuses them.
 #[derive(Clone, Debug)]
 pub struct QpTable<const N: usize = DEFAULT_QPS> {
     slots: [Option<QpContext>; N],
     profile: Profile,
+    raw: bool,
 }
 
 impl<const N: usize> Default for QpTable<N> {
@@ -40,6 +47,7 @@ impl<const N: usize> QpTable<N> {
         QpTable {
             slots: [None; N],
             profile,
+            raw: false,
         }
     }
 
@@ -48,9 +56,22 @@ impl<const N: usize> QpTable<N> {
         self.profile
     }
 
+    /// Gives the engine raw-packet QPs (`on`) or takes them away; QPs already created stay.
+    pub fn set_raw(&mut self, on: bool) {
+        self.raw = on;
+    }
+
+    /// Whether raw-packet QPs can be created.
+    pub const fn raw(&self) -> bool {
+        self.raw
+    }
+
     /// Creates a QP in RESET.
     pub fn create(&mut self, qpn: u32, config: QpConfig) -> Result<&mut QpContext, QpError> {
         let ctx = QpContext::new(qpn, config).map_err(QpError::Config)?;
+        if config.qp_type == QpKind::Raw && !self.raw {
+            return Err(QpError::RawUnsupported);
+        }
         if self.get(qpn).is_some() {
             return Err(QpError::Duplicate);
         }
@@ -123,7 +144,7 @@ mod tests {
         let mut av = av4();
         av.flow_label = flow_label;
         QpConfig {
-            qp_type: QpType::Rc,
+            qp_type: QpKind::Rc,
             pd: 1,
             mtu: PathMtu::Mtu1024,
             psn: Psn::new(0xFF_FFFE).unwrap(),
@@ -135,7 +156,7 @@ mod tests {
 
     fn ud() -> QpConfig {
         QpConfig {
-            qp_type: QpType::Ud,
+            qp_type: QpKind::Ud,
             av: None,
             q_key: 0x1111_1111,
             ..rc(0, 0)
@@ -168,6 +189,42 @@ mod tests {
         assert_eq!(t.destroy(0x11), Err(QpError::NotFound));
         assert_eq!(t.modify(0x11, QpState::Init), Err(QpError::NotFound));
         t.create(0x13, ud()).unwrap();
+    }
+
+    fn raw() -> QpConfig {
+        QpConfig {
+            qp_type: QpKind::Raw,
+            ..ud()
+        }
+    }
+
+    #[test]
+    fn raw_qps_are_a_capability() {
+        let mut t = QpTable::<4>::default();
+        assert!(!t.raw());
+        assert_eq!(t.create(0x11, raw()).err(), Some(QpError::RawUnsupported));
+        assert!(t.is_empty());
+        t.set_raw(true);
+        let with_av = QpConfig {
+            av: rc(0, 0).av,
+            ..raw()
+        };
+        assert_eq!(
+            t.create(0x11, with_av).err(),
+            Some(QpError::Config(ConfigError::RawAv))
+        );
+        t.create(0x11, raw()).unwrap();
+        // States as verbs, and no entropy at RTR.
+        t.bring_up(0x11).unwrap();
+        let ctx = t.get(0x11).unwrap();
+        assert_eq!((ctx.state(), ctx.entropy()), (QpState::Rts, None));
+        assert_eq!(ctx.entropy_for(Profile::Linux, 0x22, &av4()), None);
+        t.modify(0x11, QpState::Err).unwrap();
+        t.modify(0x11, QpState::Reset).unwrap();
+        // Taking the capability away keeps the QP, refuses new ones.
+        t.set_raw(false);
+        assert_eq!(t.create(0x12, raw()).err(), Some(QpError::RawUnsupported));
+        assert!(t.get(0x11).is_some());
     }
 
     #[test]

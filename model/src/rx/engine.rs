@@ -21,8 +21,7 @@ use super::packet::{classify, Incoming, RocePacket};
 use super::wq::{Wq, WqConfig, WqState, WqTransition};
 use super::wqe::RecvWqe;
 use super::{Discard, CQE_BYTES, HEADER_BYTES, MAX_SGE};
-use crate::entropy::QpType;
-use crate::qp::{Access, MrTable, Psn, QpState, QpTable, Status, QPN_MAX, QPN_MIN};
+use crate::qp::{Access, MrTable, Psn, QpKind, QpState, QpTable, Status, QPN_MAX, QPN_MIN};
 use crate::rss::steer::Meta;
 use crate::wire::ib::opcode as op;
 use crate::wqe::{DataSegment, DoorbellError, Memory, DATA_BYTES};
@@ -296,7 +295,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             return Err(RxError::Qpn(qpn));
         }
         let ctx = qps.get(qpn).ok_or(RxError::NoQp(qpn))?;
-        if target == Target::Rss && ctx.config().qp_type != QpType::Ud {
+        if target == Target::Rss && ctx.config().qp_type != QpKind::Ud {
             return Err(RxError::RssNotUd(qpn));
         }
         if let Target::Own(w) | Target::Shared(w) = target {
@@ -432,7 +431,9 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         }
         let cfg = *ctx.config();
         let ud = op::transport(p.opcode) == op::TRANSPORT_UD;
-        if ud != (cfg.qp_type == QpType::Ud) {
+        // A raw-packet QP takes no RoCE packets: its frames arrive on raw work queues.
+        let want = if ud { QpKind::Ud } else { QpKind::Rc };
+        if cfg.qp_type != want {
             return Err(Discard::Transport);
         }
         let mtu = cfg.mtu.bytes() as usize;

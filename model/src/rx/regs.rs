@@ -14,8 +14,7 @@
 //! of the same number, [`super::qp_slot`]) and moves it to ERR there when a receive fails.
 
 use super::{Target, WqConfig, WqState};
-use crate::entropy::QpType;
-use crate::qp::{Psn, QpConfig};
+use crate::qp::{Psn, QpConfig, QpKind};
 use crate::regmap::{field, reg};
 pub use crate::regmap::{Access, Field, Register};
 
@@ -476,7 +475,7 @@ pub fn qp_writes(qpn: u32, config: &QpConfig, target: Target, epsn: Psn) -> [Wri
         (QP_EPSN, epsn.get()),
         (
             QP_FLAGS,
-            qp_flags::UD.put((config.qp_type == QpType::Ud).into())
+            qp_flags::UD.put((config.qp_type == QpKind::Ud).into())
                 | qp_flags::MTU.put(config.mtu.code().into()),
         ),
         (QP_PD, config.pd),
@@ -547,7 +546,7 @@ mod tests {
         assert_eq!(wq_modify(7, WqState::Err), (0x10, 2 | (7 << 8) | (2 << 16)));
         assert_eq!(wq_destroy(1), (0x10, 3 | (1 << 8)));
         let qp = QpConfig {
-            qp_type: QpType::Ud,
+            qp_type: QpKind::Ud,
             pd: 9,
             mtu: PathMtu::Mtu1024,
             psn: Psn::new(0).unwrap(),

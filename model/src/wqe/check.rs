@@ -3,24 +3,31 @@
 //!
 //! 1. the WQE decodes (known opcode, reserved bits zero, consistent layout): else `loc_qp_op_err`;
 //! 2. the opcode suits the QP (UD: SEND, SEND_WITH_IMM and, on an engine with TSO, TSO; RC:
-//!    everything but TSO) and the address vector is there exactly for UD: else `loc_qp_op_err`;
+//!    everything but TSO; raw: SEND and, with TSO, TSO) and the address vector is there
+//!    exactly for UD: else `loc_qp_op_err`;
 //! 3. the gather list: at most `max_sge` entries (`loc_qp_op_err`), then each entry in order by
 //!    the memory-region check (`loc_len_err` for a zero or oversized entry, `loc_prot_err` for
 //!    a bad lkey, PD or bounds), then the total (`loc_len_err` above 2^31);
 //! 4. TSO: the segmenter takes the header template, MSS and payload length ([`crate::tso`]):
-//!    a template that is not IPoIB + IPv4/IPv6 + TCP, too long, an MSS of 0 or too large give
-//!    `loc_qp_op_err`, a payload over the engine's `max_tso` `loc_len_err`;
-//! 5. UD: every packet fits the path MTU (the message, or a TSO segment: header and MSS): else
-//!    `loc_len_err`.
+//!    a template that is not IPoIB (UD) or Ethernet (raw) + IPv4/IPv6 + TCP, too long, an MSS
+//!    of 0 or too large give `loc_qp_op_err`, a payload over the engine's `max_tso`
+//!    `loc_len_err`;
+//! 5. UD: every packet fits the path MTU (the message, or a TSO segment: header and MSS); raw:
+//!    every frame is [`MIN_RAW_FRAME`]..=[`MAX_RAW_FRAME`] bytes (the message, or the template
+//!    and the largest segment): else `loc_len_err`.
 
 use super::{Flags, Opcode, Wqe, DATA_BYTES};
-use crate::entropy::QpType;
-use crate::qp::{check_gather, MrTable, QpContext, Sge, Status};
+use crate::qp::{check_gather, MrTable, QpContext, QpKind, Sge, Status};
 use crate::tso::{self, Limits, Segmenter};
 use crate::wire::LinkType;
 
 /// The most data segments a WQE can hold (16 blocks less the control segment, 16 bytes each).
 pub const FORMAT_MAX_SGE: usize = (super::MAX_WQE_BYTES - super::CONTROL_BYTES) / DATA_BYTES;
+/// The port's largest frame, the most one frame of a raw-packet QP may be: what the receive
+/// path takes whole ([`crate::rx::MAX_FRAME`]).
+pub const MAX_RAW_FRAME: usize = crate::rx::MAX_FRAME;
+/// The smallest frame a raw-packet QP may send: an Ethernet header.
+pub const MIN_RAW_FRAME: usize = crate::wire::ethernet::HEADER_LEN;
 
 /// A WQE that passed: its decoded view and its message length.
 #[derive(Clone, Copy, Debug)]
@@ -42,11 +49,14 @@ pub fn check<'a, const M: usize>(
 ) -> Result<Checked<'a>, Status> {
     let wqe = Wqe::decode(bytes).map_err(|_| Status::LocQpOpErr)?;
     let control = wqe.control();
-    let ud = qp.config().qp_type == QpType::Ud;
+    let kind = qp.config().qp_type;
+    let ud = kind == QpKind::Ud;
+    let raw = kind == QpKind::Raw;
     let op_ok = match control.opcode {
-        Opcode::Send | Opcode::SendImm => true,
-        Opcode::RdmaWrite | Opcode::RdmaWriteImm => !ud,
-        Opcode::Tso => ud && tso.is_some(),
+        Opcode::Send => true,
+        Opcode::SendImm => !raw,
+        Opcode::RdmaWrite | Opcode::RdmaWriteImm => kind == QpKind::Rc,
+        Opcode::Tso => kind != QpKind::Rc && tso.is_some(),
     };
     if !op_ok || control.av != ud {
         return Err(Status::LocQpOpErr);
@@ -73,7 +83,12 @@ pub fn check<'a, const M: usize>(
     let packet = match (control.opcode, tso) {
         (Opcode::Tso, Some(limits)) => {
             let mss = usize::from(control.mss);
-            Segmenter::with_len(LinkType::Ipoib, wqe.header(), len as usize, mss, limits).map_err(
+            let link = if raw {
+                LinkType::Ethernet
+            } else {
+                LinkType::Ipoib
+            };
+            Segmenter::with_len(link, wqe.header(), len as usize, mss, limits).map_err(
                 |e| match e {
                     tso::Error::PayloadTooLong { .. } => Status::LocLenErr,
                     _ => Status::LocQpOpErr,
@@ -84,6 +99,9 @@ pub fn check<'a, const M: usize>(
         _ => len as usize,
     };
     if ud && packet > qp.config().mtu.bytes() as usize {
+        return Err(Status::LocLenErr);
+    }
+    if raw && !(MIN_RAW_FRAME..=MAX_RAW_FRAME).contains(&packet) {
         return Err(Status::LocLenErr);
     }
     Ok(Checked { wqe, len })

@@ -12,14 +12,15 @@
 //!
 //! Each packet takes the QP's next PSN. The headers follow [`super::frame`]; RC takes the
 //! address vector and the entropy fixed at RTR, UD the WQE's address vector, the NIC's source
-//! MAC and address of that family, and the entropy computed for this WQE.
+//! MAC and address of that family, and the entropy computed for this WQE. A raw-packet QP's
+//! frames are the WQE's own bytes, no headers added ([`super::raw`]).
 
 use super::check::{check, Checked};
 use super::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
 use super::packets::Packets;
 use super::{get_u32, get_u64, Cqe, Fault, Flags, Memory, Opcode, CONTROL_BYTES};
 use crate::entropy::{Profile, QpType};
-use crate::qp::{AddressVector, IpPair, MrTable, QpState, QpTable, Status};
+use crate::qp::{AddressVector, IpPair, MrTable, QpKind, QpState, QpTable, Status};
 use crate::wire::ib::{BthRepr, DethRepr, RethRepr};
 use crate::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 
@@ -52,7 +53,7 @@ pub enum NotRun {
 /// The fields of a completion that come from the WQE's bytes as they are, so that a WQE the
 /// decoder refuses still completes under its own `wr_id`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Raw {
+pub(super) struct Raw {
     wr_id: u64,
     index: u32,
     opcode: Option<Opcode>,
@@ -60,7 +61,7 @@ struct Raw {
 
 impl Raw {
     /// The raw fields; an opcode the engine does not run (TSO without TSO) reads as unknown.
-    fn read(bytes: &[u8], tso: bool) -> Raw {
+    pub(super) fn read(bytes: &[u8], tso: bool) -> Raw {
         let mut c = [0u8; CONTROL_BYTES];
         let n = bytes.len().min(CONTROL_BYTES);
         c[..n].copy_from_slice(&bytes[..n]);
@@ -77,7 +78,7 @@ impl Raw {
         }
     }
 
-    fn cqe(self, qpn: u32, status: Status, byte_len: u32) -> Cqe {
+    pub(super) fn cqe(self, qpn: u32, status: Status, byte_len: u32) -> Cqe {
         Cqe {
             wr_id: self.wr_id,
             qpn,
@@ -102,7 +103,8 @@ pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usiz
     /// Data segments a WQE may have (at most the format's 62).
     pub max_sge: usize,
     /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (the RTL engine has no
-    /// TSO yet).
+    /// TSO yet). Raw-packet QPs are the other capability, kept where the RTL refuses them: the
+    /// QP table's ([`QpTable::set_raw`]).
     pub tso: Option<crate::tso::Limits>,
 }
 
@@ -155,10 +157,13 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             Ok(c) => c,
             Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
         };
+        if qp.config().qp_type == QpKind::Raw {
+            return self.raw_send(qpn, &c, wqe, mem, frame);
+        }
         let control = c.wqe.control();
         let ud_av = c.wqe.av();
         let (route, dest_qpn, deth) = match (qp.config().qp_type, ud_av, qp.config().av) {
-            (QpType::Ud, Some(av), _) => {
+            (QpKind::Ud, Some(av), _) => {
                 let ip = match av.ipv4() {
                     Some(dst) => IpPair::V4 {
                         src: self.nic.ipv4,
@@ -195,7 +200,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
                     Some(deth),
                 )
             }
-            (QpType::Rc, None, Some(av)) => {
+            (QpKind::Rc, None, Some(av)) => {
                 // RTS implies the RTR transition fixed it.
                 let e = qp.entropy().expect("RC entropy fixed at RTR");
                 (
@@ -211,7 +216,11 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             return self.tso_segments(qpn, &c, wqe, &route, dest_qpn, deth, mem, frame);
         }
         let mtu = qp.config().mtu;
-        let qp_type = qp.config().qp_type;
+        let qp_type = qp
+            .config()
+            .qp_type
+            .entropy_type()
+            .expect("raw QPs sent above");
         let raddr = c.wqe.raddr();
         let mut buf = [0u8; MAX_FRAME];
         for p in Packets::new(qp_type, control.opcode, c.len, mtu) {
@@ -350,7 +359,12 @@ fn route_of(av: &AddressVector, flow_label: u32, udp_sport: u16) -> Route {
 
 /// Copies the message's bytes from offset `start` into `out`: from the inline bytes, or from
 /// host memory through the data segments (each read is one DMA; a fault stops the copy).
-fn gather(c: &Checked<'_>, start: usize, mem: &impl Memory, out: &mut [u8]) -> Result<(), Fault> {
+pub(super) fn gather(
+    c: &Checked<'_>,
+    start: usize,
+    mem: &impl Memory,
+    out: &mut [u8],
+) -> Result<(), Fault> {
     let end = start + out.len();
     if c.wqe.control().flags.contains(Flags::INLINE) {
         out.copy_from_slice(&c.wqe.inline()[start..end]);

@@ -19,6 +19,7 @@ pub mod layout;
 pub mod memory;
 pub mod packets;
 pub mod queues;
+mod raw;
 pub mod regs;
 pub mod ring;
 mod segments;

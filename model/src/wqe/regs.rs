@@ -14,8 +14,8 @@
 //! with byte 4i in bits 31:24 (network order, as the RSS map); 64-bit numbers are two words,
 //! the low word first.
 
-use crate::entropy::{Profile, QpType};
-use crate::qp::{IpPair, MemoryRegion, QpConfig, QpState};
+use crate::entropy::Profile;
+use crate::qp::{IpPair, MemoryRegion, QpConfig, QpKind, QpState};
 use crate::regmap::{field, reg};
 pub use crate::regmap::{Access, Field, Register};
 
@@ -136,6 +136,15 @@ pub mod qp_flags {
     use super::{field, Field};
     /// Transport.
     pub const UD: Field = field("UD", 0, 1, "0 RC, 1 UD");
+    /// A raw-packet QP. It is written with `MTU` 0 (it has no path MTU), which an engine
+    /// without raw QPs refuses as it refuses any MTU code outside 1..5, so such an engine
+    /// never runs one as RC.
+    pub const RAW: Field = field(
+        "RAW",
+        3,
+        1,
+        "1: a raw-packet QP (UD 0, MTU 0: it has no path MTU; an engine without raw QPs refuses its QP_WRITE for that MTU)",
+    );
     /// Address family of the RC address vector.
     pub const IPV6: Field = field("IPV6", 1, 1, "RC: the address vector is IPv6 (else IPv4)");
     /// Insert an 802.1Q tag.
@@ -143,7 +152,12 @@ pub mod qp_flags {
     /// Priority code point.
     pub const PCP: Field = field("PCP", 4, 3, "RC: the tag's PCP");
     /// Path MTU.
-    pub const MTU: Field = field("MTU", 8, 3, "path MTU code: 1..5 for 256..4096 bytes");
+    pub const MTU: Field = field(
+        "MTU",
+        8,
+        3,
+        "path MTU code: 1..5 for 256..4096 bytes; 0 for a raw-packet QP",
+    );
     /// Slot stride.
     pub const STRIDE_LOG2: Field = field(
         "STRIDE_LOG2",
@@ -304,6 +318,7 @@ pub const MAP: &[Register] = &[
             qp_flags::UD,
             qp_flags::IPV6,
             qp_flags::VLAN,
+            qp_flags::RAW,
             qp_flags::PCP,
             qp_flags::MTU,
             qp_flags::STRIDE_LOG2,
@@ -570,15 +585,18 @@ pub fn cq_writes(base: u64, log2: u32) -> [Write32; 3] {
 }
 
 /// Writes that stage QP `qpn` with `config` and its send ring; follow them with
-/// [`qp_write(slot)`](qp_write).
+/// [`qp_write(slot)`](qp_write). A raw-packet QP is staged with `RAW`, `MTU` 0 and zeros for
+/// what it does not have (PSN, destination QP, Q_Key, address vector).
 pub fn qp_writes(qpn: u32, config: &QpConfig, ring: &SendRing, base: u64) -> [Write32; 22] {
-    let av = config.av;
-    let ud = config.qp_type == QpType::Ud;
+    let raw = config.qp_type == QpKind::Raw;
+    let av = config.av.filter(|_| !raw);
+    let ud = config.qp_type == QpKind::Ud;
     let flags = qp_flags::UD.put(ud.into())
+        | qp_flags::RAW.put(raw.into())
         | qp_flags::IPV6.put(av.is_some_and(|a| a.is_ipv6()).into())
         | qp_flags::VLAN.put(av.is_some_and(|a| a.vlan.is_some()).into())
         | qp_flags::PCP.put(av.map_or(0, |a| a.pcp.into()))
-        | qp_flags::MTU.put(config.mtu.code().into())
+        | qp_flags::MTU.put(if raw { 0 } else { config.mtu.code().into() })
         | qp_flags::STRIDE_LOG2.put(ring.stride_blocks().trailing_zeros())
         | qp_flags::RING_LOG2.put(ring.ring().log2());
     let avw = av.map_or(0, |a| {
@@ -595,9 +613,9 @@ pub fn qp_writes(qpn: u32, config: &QpConfig, ring: &SendRing, base: u64) -> [Wr
         (QP_QPN, qpn),
         (QP_FLAGS, flags),
         (QP_PD, config.pd),
-        (QP_PSN, config.psn.get()),
-        (QP_DEST_QPN, config.dest_qpn),
-        (QP_QKEY, config.q_key),
+        (QP_PSN, if raw { 0 } else { config.psn.get() }),
+        (QP_DEST_QPN, if raw { 0 } else { config.dest_qpn }),
+        (QP_QKEY, if raw { 0 } else { config.q_key }),
         (QP_AV, avw),
         (QP_FLOW_LABEL, av.map_or(0, |a| a.flow_label)),
         (QP_DMAC, dmac[0]),
@@ -714,7 +732,7 @@ mod tests {
             )
         };
         let cfg = QpConfig {
-            qp_type: QpType::Rc,
+            qp_type: QpKind::Rc,
             pd: 3,
             mtu: PathMtu::Mtu1024,
             psn: Psn::new(0x100).unwrap(),
@@ -738,6 +756,17 @@ mod tests {
         assert_eq!(q[19], (QP_DST_IP + 12, 0x0A00_0002));
         assert_eq!(q[20], (QP_SQ_BASE, 0x40));
         assert_eq!(q[21], (QP_SQ_BASE + 4, 1));
+        // A raw QP: RAW, MTU 0 (what an engine without raw QPs refuses), nothing RoCE.
+        let raw = QpConfig {
+            qp_type: QpKind::Raw,
+            av: None,
+            ..cfg
+        };
+        let r = qp_writes(0x11, &raw, &ring, 0x1_0000_0040);
+        assert_eq!(r[1], (QP_FLAGS, (1 << 3) | (2 << 12) | (6 << 16)));
+        assert_eq!(qp_flags::MTU.get(r[1].1), 0);
+        assert_eq!((r[3].1, r[4].1, r[5].1, r[6].1, r[8].1), (0, 0, 0, 0, 0));
+        assert_eq!(r[2], (QP_PD, 3));
         assert_eq!(
             qp_modify(3, QpState::Err),
             (COMMAND, 2 | (3 << 8) | (6 << 16))

@@ -225,7 +225,7 @@ proptest! {
         av.hop_limit = hop;
         let qp_type = if ud { QpType::Ud } else { QpType::Rc };
         let cfg = QpConfig {
-            qp_type,
+            qp_type: qp_type.into(),
             pd: 1,
             mtu: PathMtu::default(),
             psn: Psn::from_bits_truncate(psn),

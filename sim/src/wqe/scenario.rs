@@ -198,7 +198,7 @@ pub fn base(profile: Profile) -> Run {
     for (i, &(qpn, qp_type, pd, mtu, v6, vlan)) in QPS.iter().enumerate() {
         let rc = qp_type == QpType::Rc;
         let cfg = QpConfig {
-            qp_type,
+            qp_type: qp_type.into(),
             pd,
             mtu,
             psn: Psn::new(0xFF_FFF0 + i as u32).unwrap(),

@@ -12,8 +12,8 @@ use crate::bus::CtrlBus;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rocenic_firmware::{Error, RxPath};
-use rocenic_model::entropy::{Profile, QpType};
-use rocenic_model::qp::{AddressVector, IpPair, PathMtu, Psn, QpConfig, QpTable};
+use rocenic_model::entropy::Profile;
+use rocenic_model::qp::{AddressVector, IpPair, PathMtu, Psn, QpConfig, QpKind, QpTable};
 use rocenic_model::rx::{qp_slot, RecvEngine, RecvRing, RxError, Target, WqConfig, WqState};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address};
 use rocenic_model::wqe::{CompletionRing, Ring};
@@ -60,7 +60,7 @@ fn config(rng: &mut SmallRng, ud: bool) -> QpConfig {
         EthernetAddress([2, 0, 0, 0, 0, 2]),
     );
     QpConfig {
-        qp_type: if ud { QpType::Ud } else { QpType::Rc },
+        qp_type: if ud { QpKind::Ud } else { QpKind::Rc },
         pd: rng.gen_range(1..4),
         mtu: PathMtu::ALL[rng.gen_range(0..5)],
         psn: Psn::new(0).unwrap(),
@@ -229,8 +229,13 @@ fn rx_ctrl() {
                 78..=93 => {
                     let entries = model.wq(w).map_or(4, |q| q.config.ring.ring().entries());
                     let posted = fw.wq(w).map_or(0, |q| q.posted);
-                    let producer =
-                        posted.wrapping_add(rng.gen_range(0..=entries + 3).wrapping_sub(2));
+                    // Behind, within the ring, or past it.
+                    let ahead = match rng.gen_range(0..10) {
+                        0 => rng.gen_range(1..4u32).wrapping_neg(),
+                        1 | 2 => entries + rng.gen_range(1..4),
+                        _ => rng.gen_range(0..=entries),
+                    };
+                    let producer = posted.wrapping_add(ahead);
                     let want = model.post(w, producer).map(|_| ());
                     let got = fw.post_receives(w, producer);
                     match (&got, &want) {
@@ -294,7 +299,7 @@ fn rx_ctrl() {
                                 qpn,
                                 kind,
                                 wq,
-                                cfg.qp_type == QpType::Ud,
+                                cfg.qp_type == QpKind::Ud,
                                 cfg.mtu.code(),
                                 cfg.pd,
                                 cfg.q_key
@@ -350,6 +355,37 @@ fn rx_ctrl() {
                 }
                 _ => {}
             }
+        }
+    }
+
+    // A second receive side in a slot, whoever holds it: the model's SlotTaken (the block sees
+    // the send side's slot hold a QP and would take it).
+    if model.wq(0).is_none() {
+        let cfg = wq_config(&mut rng, 1000);
+        let cfg = WqConfig { qpn: 2, ..cfg };
+        model.create_wq(0, cfg).unwrap();
+        fw.create_wq(0, &cfg).unwrap();
+    }
+    for &twin in &twins {
+        let slot = qp_slot(twin, 8);
+        let holder = send[send.iter().position(|&q| qp_slot(q, 8) == slot).unwrap()];
+        let (first, second) = match ctxs.get(&slot) {
+            Some(&(q, ..)) if q == twin => (None, holder),
+            Some(_) => (None, twin),
+            None => (Some(holder), twin),
+        };
+        for qpn in first.into_iter().chain([second]) {
+            let cfg = *qps.get(qpn).unwrap().config();
+            let want = model.attach(&qps, qpn, Target::Shared(0), Psn::new(0).unwrap());
+            let got = fw.attach(qpn, &cfg, Target::Shared(0), Psn::new(0).unwrap());
+            assert!(
+                same(&got.map(|_| ()), &want),
+                "attach({qpn:#x}): {got:?}, {want:?}"
+            );
+            if want.is_ok() {
+                ctxs.insert(slot, (qpn, Target::Shared(0), cfg, Psn::new(0).unwrap()));
+            }
+            note(format!("attach {}", kind(&want)));
         }
     }
 

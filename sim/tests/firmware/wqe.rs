@@ -134,7 +134,7 @@ fn random_config(rng: &mut SmallRng, qp_type: QpType, v6: bool) -> QpConfig {
         0
     };
     QpConfig {
-        qp_type,
+        qp_type: qp_type.into(),
         pd: rng.gen_range(1..4),
         mtu: PathMtu::ALL[rng.gen_range(0..PathMtu::ALL.len())],
         psn: Psn::new(rng.gen_range(0..1 << 24)).unwrap(),

@@ -525,7 +525,7 @@ pub(crate) fn qp_config(ud: bool, pd: u32, mtu: PathMtu, q_key: u32) -> QpConfig
         EthernetAddress([2, 0, 0, 0, 0, 2]),
     );
     QpConfig {
-        qp_type: if ud { QpType::Ud } else { QpType::Rc },
+        qp_type: if ud { QpType::Ud } else { QpType::Rc }.into(),
         pd,
         mtu,
         psn: Psn::new(0).unwrap(),

@@ -30,7 +30,7 @@ pub(crate) fn random_config(rng: &mut SmallRng) -> QpConfig {
         ..AddressVector::new(ip, mac(rng), mac(rng))
     };
     QpConfig {
-        qp_type: if rc { QpType::Rc } else { QpType::Ud },
+        qp_type: if rc { QpType::Rc } else { QpType::Ud }.into(),
         pd: rng.gen_range(0..4),
         mtu: PathMtu::ALL[rng.gen_range(0..PathMtu::ALL.len())],
         psn: Psn::new(if rng.gen_bool(0.3) {
