@@ -125,10 +125,8 @@ impl Block {
         let bit = |v: u8| v >> i & 1 == 1;
         let o = self.out;
         let latency = |rng: &mut SmallRng| now + rng.gen_range(1..=6);
-        if bit(t.awvalid) || bit(t.wvalid) {
-            if other_busy.0 {
-                return Err(format!("block {i}: a write while another block has one"));
-            }
+        if (bit(t.awvalid) || bit(t.wvalid)) && other_busy.0 {
+            return Err(format!("block {i}: a write while another block has one"));
         }
         if bit(t.arvalid) && other_busy.1 {
             return Err(format!("block {i}: a read while another block has one"));
@@ -245,7 +243,7 @@ fn run(seed: u64, ops: usize, flip: Option<(usize, u32)>) -> Result<Report, Stri
     let mut rng = stream::rng(seed);
     let mut master = Master::new(seed, 0.3, 4);
     let mut blocks: Vec<Block> = (0..N)
-        .map(|i| Block::new(seed ^ (i as u64 + 1) * 0x51))
+        .map(|i| Block::new(seed ^ ((i as u64 + 1) * 0x51)))
         .collect();
     // What each block must see, in order, and what each operation must get back.
     let mut expect: Vec<VecDeque<Seen>> = vec![VecDeque::new(); N];

@@ -85,7 +85,7 @@ struct Source2 {
 
 impl Source2 {
     fn new(seed: u64, s: usize, reads: usize, writes: usize, stall: f64) -> Self {
-        let k = seed ^ (s as u64 + 1) * 0x9E37_79B9;
+        let k = seed ^ ((s as u64 + 1) * 0x9E37_79B9);
         Source2 {
             reads: Source::new(k, 0.4),
             writes: Source::new(k ^ 0x77, 0.3),
