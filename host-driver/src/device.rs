@@ -8,6 +8,7 @@
 //! (`rocenic_firmware`) run unchanged on every backend.
 
 use rocenic_firmware::{Bus, BusError};
+use rocenic_model::nic::regs::{self as nic_regs, Window};
 use rocenic_model::tso::Limits as TsoLimits;
 use rocenic_model::wqe::HostMemory;
 use std::cell::RefCell;
@@ -23,6 +24,35 @@ pub enum Block {
     Rss,
     /// The receive path (`model::rx::regs`).
     Rx,
+}
+
+impl Block {
+    /// Every block, in the order of the full core's address map.
+    pub const ALL: [Block; 3] = [Block::Wqe, Block::Rss, Block::Rx];
+
+    /// Its window in the full core's one AXI4-Lite map (`model::nic::regs`,
+    /// docs/nic-registers.md): a backend with a single register port reaches the block there.
+    pub fn window(self) -> &'static Window {
+        &nic_regs::WINDOWS[self as usize]
+    }
+
+    /// The first byte address of its window.
+    pub fn base(self) -> u32 {
+        self.window().base
+    }
+
+    /// Its register at byte offset `addr` as an address on the full core's port; `None` past
+    /// the window (the block's map does not reach there).
+    pub fn address(self, addr: u32) -> Option<u32> {
+        let w = self.window();
+        (addr < w.size()).then(|| w.base + addr)
+    }
+
+    /// The block and offset an address on the full core's port reaches; `None` in no window
+    /// (the core reads 0 there and ignores writes).
+    pub fn decode(addr: u32) -> Option<(Block, u32)> {
+        nic_regs::decode(addr).map(|(i, offset)| (Block::ALL[i], offset))
+    }
 }
 
 /// What a device carries beyond what its registers say.
@@ -142,5 +172,51 @@ impl<D: Device> Bus for BlockBus<D> {
 
     fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
         self.device.borrow_mut().write(self.block, addr, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocenic_model::{rss, rx, wqe};
+
+    #[test]
+    fn blocks_sit_in_their_windows() {
+        // Each block's window holds that block's own map, in the map's order.
+        for (i, b) in Block::ALL.iter().enumerate() {
+            assert_eq!(b.window(), &nic_regs::WINDOWS[i]);
+        }
+        assert_eq!(Block::Wqe.window().map, wqe::regs::MAP);
+        assert_eq!(Block::Rss.window().map, rss::regs::MAP);
+        assert_eq!(Block::Rx.window().map, rx::regs::MAP);
+        assert_eq!(
+            [Block::Wqe.base(), Block::Rss.base(), Block::Rx.base()],
+            [0x0000, 0x2000, 0x4000]
+        );
+    }
+
+    #[test]
+    fn addresses_round_trip() {
+        for b in Block::ALL {
+            for r in b.window().map {
+                let last = r.offset + 4 * (r.words - 1);
+                for off in [r.offset, last] {
+                    let a = b.address(off).expect("inside the window");
+                    assert_eq!(Block::decode(a), Some((b, off)), "{b:?} {}", r.name);
+                }
+            }
+            assert_eq!(b.address(b.window().size()), None);
+        }
+        assert_eq!(
+            Block::address(Block::Rx, rx::regs::CQ_PRODUCER),
+            Some(0x5800)
+        );
+        assert_eq!(
+            Block::address(Block::Wqe, wqe::regs::SQ_DOORBELL),
+            Some(0x1000)
+        );
+        // The holes decode to no block.
+        assert_eq!(Block::decode(0x2200), None);
+        assert_eq!(Block::decode(0x6000), None);
     }
 }

@@ -3,6 +3,8 @@
 //! one memory-region table ([`crate::rx`], docs/rx.md). Two of them joined by a wire are what the main job
 //! runs (`rocenic sim`), and what the co-simulated core is held against.
 
+pub mod regs;
+
 use crate::rss::parse::classify;
 use crate::rss::steer::{distribute_by, Meta, Rule};
 use crate::rss::{FlowTuple, Function, HashFields, HashInput, HashType};

@@ -126,6 +126,21 @@ pub(crate) const fn const_offset(map: &[Register], name: &str) -> u32 {
     }
 }
 
+/// Address bits that reach every word of `map` (byte offsets, 32-bit words): the width of the
+/// block's AXI4-Lite address, and the log2 of the window it takes in a larger map.
+pub const fn addr_bits(map: &[Register]) -> u32 {
+    let mut end = 4;
+    let mut i = 0;
+    while i < map.len() {
+        let e = map[i].offset + 4 * map[i].words;
+        if e > end {
+            end = e;
+        }
+        i += 1;
+    }
+    u32::BITS - (end - 1).leading_zeros()
+}
+
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {

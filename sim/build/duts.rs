@@ -38,6 +38,8 @@ const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
 const RX_CHECK: &str = "rtl/rx/rx_check.f";
 const RX_CTRL: &str = "rtl/rx/rx_ctrl.f";
+const NIC_AXIL: &str = "rtl/top/nic_axil.f";
+const NIC_DMA: &str = "rtl/top/nic_dma.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -151,4 +153,8 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("WQS", "8"), ("QPS", "8")],
         ..dut("rx_ctrl_8", "rx_ctrl", RX_CTRL)
     },
+    // The full core's register port at the core's map (three windows, 15 address bits).
+    dut("nic_axil", "nic_axil", NIC_AXIL),
+    // The full core's DMA port: two sources (4-bit read tags, 2-bit write tags) into one.
+    dut("nic_dma", "nic_dma", NIC_DMA),
 ];

@@ -14,13 +14,15 @@
 //! - one driver per pipeline ([`entropy`], [`tso`], [`rss`], [`wqe`], [`rx`]) that the tests,
 //!   benches and the CLI share; [`wqe`] also holds the host memory behind the WQE engine's DMA
 //!   ports;
-//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
+//! - [`board`]: the board tops' core behind its UART pins, as a host-driver link;
+//! - [`link`]: two NICs' frame streams joined back to back, with delay, seeded loss and a pcap.
 
 pub mod axil;
 pub mod axis;
 pub mod board;
 pub mod entropy;
 pub mod harness;
+pub mod link;
 pub mod rss;
 pub mod rx;
 pub mod scoreboard;

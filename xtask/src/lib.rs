@@ -10,6 +10,7 @@ mod core;
 mod entropy;
 mod golden;
 mod markdown;
+mod nic_regs;
 mod rss;
 mod rx;
 mod rx_regs;
@@ -191,6 +192,14 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/rx.md#RCQE",
         render: rx::markdown_cqe,
+    },
+    Output {
+        path: "rtl/top/nic_regs_pkg.sv",
+        render: nic_regs::sv_package,
+    },
+    Output {
+        path: "docs/nic-registers.md",
+        render: nic_regs::markdown,
     },
 ];
 
