@@ -111,6 +111,51 @@ impl<const Q: usize> Queues<Q> {
         Ok(slot)
     }
 
+    /// Gives QP `qpn` the send ring `ring` in slot `slot` (the RTL's slots: a register block
+    /// writes a QP into the slot software names, and the round robin follows slot order), its
+    /// indices starting at `start`. A QP already in another slot is refused; the slot's
+    /// previous queue, if any, is replaced.
+    pub fn attach_at(
+        &mut self,
+        slot: usize,
+        qpn: u32,
+        ring: SendRing,
+        start: u32,
+    ) -> Result<(), QueueError> {
+        if self
+            .sqs
+            .iter()
+            .enumerate()
+            .any(|(s, q)| s != slot && q.is_some_and(|q| q.qpn == qpn))
+        {
+            return Err(QueueError::Attached(qpn));
+        }
+        *self.sqs.get_mut(slot).ok_or(QueueError::Full)? = Some(SendQueue {
+            qpn,
+            ring,
+            doorbell: super::Doorbell::new(ring.ring(), start),
+        });
+        Ok(())
+    }
+
+    /// Takes QP `qpn`'s send queue away; returns its slot.
+    pub fn detach(&mut self, qpn: u32) -> Result<usize, QueueError> {
+        let slot = self
+            .sqs
+            .iter()
+            .position(|q| q.is_some_and(|q| q.qpn == qpn))
+            .ok_or(QueueError::NotAttached(qpn))?;
+        self.sqs[slot] = None;
+        Ok(slot)
+    }
+
+    /// Replaces the completion ring and where its entries lie (a register block's `CQ_BASE`
+    /// and `CQ_LOG2`, written while the engine is stopped).
+    pub fn set_completion_ring(&mut self, cq: CompletionRing, cq_base: u64) {
+        self.cq = cq;
+        self.cq_base = cq_base;
+    }
+
     /// A send doorbell: QP `qpn`'s producer index is now `producer`; returns the WQEs it adds.
     pub fn doorbell(&mut self, qpn: u32, producer: u32) -> Result<u32, QueueError> {
         let sq = self
