@@ -42,7 +42,9 @@ use rocenic_model::nic::NicModel;
 use rocenic_model::rx::{Discard, WqState};
 use rocenic_model::tso::Limits as TsoLimits;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
-use rocenic_model::wqe::{self as mwqe, CompletionRing, HostMemory, Queues, Ring, SendEngine, Step};
+use rocenic_model::wqe::{
+    self as mwqe, CompletionRing, HostMemory, Queues, Ring, SendEngine, Step,
+};
 use std::collections::VecDeque;
 
 /// Turns from a `COMMAND` or `COMMIT` write to its effect.
@@ -165,11 +167,10 @@ impl ModelDevice {
             }
         }
         if self.rx.takes_frames() && !self.rss.busy() {
-            let frame = self.inbox.pop_front().or_else(|| {
-                self.link
-                    .as_ref()
-                    .and_then(|(l, s)| l.receive(s.other()))
-            });
+            let frame = self
+                .inbox
+                .pop_front()
+                .or_else(|| self.link.as_ref().and_then(|(l, s)| l.receive(s.other())));
             let ready = |n: &Nic| -> Vec<bool> {
                 (0..rx::WQS as u16)
                     .map(|w| n.rx.wq(w).is_some_and(|q| q.state != WqState::Err))

@@ -44,9 +44,7 @@ impl RegFile {
             let mask = if r.fields.is_empty() {
                 u32::MAX
             } else {
-                r.fields
-                    .iter()
-                    .fold(0, |m, f| m | f.put(f.max_value()))
+                r.fields.iter().fold(0, |m, f| m | f.put(f.max_value()))
             };
             self.words.insert(addr, value & mask);
         }

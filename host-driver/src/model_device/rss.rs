@@ -32,7 +32,13 @@ impl RssBlock {
     pub(super) fn new(nic: &mut Nic) -> Self {
         for i in 0..DEFAULT_CONTEXTS {
             nic.steering
-                .set_context(i, Function::Toeplitz, HashFields::NONE, &[0; KEY_BYTES], &[0])
+                .set_context(
+                    i,
+                    Function::Toeplitz,
+                    HashFields::NONE,
+                    &[0; KEY_BYTES],
+                    &[0],
+                )
                 .expect("the reset context fits the model");
         }
         RssBlock {

@@ -65,9 +65,7 @@ impl RxBlock {
                     | status::IDLE.put((!self.busy()).into())
             }
             regs::ACCEPTED => counts.accepted as u32,
-            a if (regs::DISCARDS..regs::DISCARDS + 4 * Discard::ALL.len() as u32)
-                .contains(&a) =>
-            {
+            a if (regs::DISCARDS..regs::DISCARDS + 4 * Discard::ALL.len() as u32).contains(&a) => {
                 counts.discarded[((a - regs::DISCARDS) / 4) as usize] as u32
             }
             a if (regs::CQ_PRODUCER..regs::CQ_PRODUCER + 4 * 256).contains(&a) => {

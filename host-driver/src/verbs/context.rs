@@ -181,7 +181,10 @@ impl<D: Device> Context<D> {
             let mut fw = RxPath::open(BlockBus::new(device.clone(), Block::Rx))?;
             fw.enable()?;
             let rss = if info.has(Block::Rss) {
-                Some(RssPipeline::open(BlockBus::new(device.clone(), Block::Rss))?)
+                Some(RssPipeline::open(BlockBus::new(
+                    device.clone(),
+                    Block::Rss,
+                ))?)
             } else {
                 None
             };
@@ -236,9 +239,7 @@ impl<D: Device> Context<D> {
             max_rwq_indirection_table_size: 1 << p.caps().table_log2.min(16),
             // Context 0 is the pipeline's default for frames no rule matches.
             max_rwq_indirection_tables: p.contexts().saturating_sub(1) as u32,
-            rx_hash_fields_mask: rocenic_model::rss::HashFields(
-                rocenic_firmware::rss::HASH_FIELDS,
-            ),
+            rx_hash_fields_mask: rocenic_model::rss::HashFields(rocenic_firmware::rss::HASH_FIELDS),
         });
         DeviceAttr {
             name: inner.info.name.clone(),

@@ -223,8 +223,7 @@ impl CqEntry {
 
     /// Drops every receive completion of work queue `wq` (it was reset or destroyed).
     pub(super) fn purge_wq(&mut self, wq: u16) {
-        self.entries
-            .retain(|c| c.recv.is_none_or(|r| r.wq != wq));
+        self.entries.retain(|c| c.recv.is_none_or(|r| r.wq != wq));
     }
 
     /// Whether another completion fits.

@@ -25,11 +25,11 @@ use super::pd::ProtectionDomain;
 use super::wr::{slot_blocks, RecvWr, SendWr, SqShape};
 use super::{Error, Exhausted, Feature, Invalid, PostError};
 use crate::device::Device;
-use rocenic_model::rx::{Target, WqState};
 use rocenic_firmware::{entropy, EntropySource};
 use rocenic_model::entropy::{Entropy, QpType};
 use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpState, QPN_MAX};
 use rocenic_model::rx::qp_slot;
+use rocenic_model::rx::{Target, WqState};
 use rocenic_model::wqe::{Cqe, Memory, Ring, SendRing, BLOCK_BYTES, MAX_WQE_BYTES};
 
 /// What the driver keeps of a QP.

@@ -21,8 +21,7 @@ use super::pd::ProtectionDomain;
 use super::qp::create_entry;
 use super::wr::RecvWr;
 use super::{
-    Error, Exhausted, Feature, InitAttr, Invalid, PostError, QpAttr, QpInitAttr, RtrAttr,
-    RtsAttr,
+    Error, Exhausted, Feature, InitAttr, Invalid, PostError, QpAttr, QpInitAttr, RtrAttr, RtsAttr,
 };
 use crate::device::Device;
 use rocenic_firmware::rss::ContextConfig;
@@ -68,7 +67,14 @@ impl<D: Device> WorkQueue<'_, D> {
     /// Its state as the driver last learnt it (a failed receive moves it to ERR when its
     /// completion is taken).
     pub fn state(&self) -> WqState {
-        self.ctx.inner.borrow().rx.as_ref().expect("a receive path").wqs[&self.wq_num].state
+        self.ctx
+            .inner
+            .borrow()
+            .rx
+            .as_ref()
+            .expect("a receive path")
+            .wqs[&self.wq_num]
+            .state
     }
 
     /// Receive work requests it holds.
@@ -96,10 +102,7 @@ impl<D: Device> WorkQueue<'_, D> {
     /// Posts receive work requests in order with one doorbell; a list stops at its first bad
     /// request.
     pub fn post_recv_list(&mut self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
-        self.ctx
-            .inner
-            .borrow_mut()
-            .post_recv_list(self.wq_num, wrs)
+        self.ctx.inner.borrow_mut().post_recv_list(self.wq_num, wrs)
     }
 }
 
@@ -306,7 +309,9 @@ impl<D: Device> Context<D> {
             None => return Err(Error::Unsupported(Feature::Receive)),
         };
         if !wqs.len().is_power_of_two() || wqs.len() > max as usize {
-            return Err(Invalid::Size("indirection table entries", wqs.len() as u64, max.into()).into());
+            return Err(
+                Invalid::Size("indirection table entries", wqs.len() as u64, max.into()).into(),
+            );
         }
         if wqs.iter().any(|w| !std::ptr::eq(self, w.ctx)) {
             return Err(Invalid::Attr("a work queue of another context").into());
