@@ -3,6 +3,8 @@
 //! Each test is generic over the backend (`common::Backend`); these run it on the model.
 
 mod common;
+mod rc;
+mod rss;
 mod ud;
 
 use common::Model;
@@ -10,4 +12,14 @@ use common::Model;
 #[test]
 fn ud_send_arrives_with_grh_and_source() {
     ud::send_across(&mut Model::default());
+}
+
+#[test]
+fn rc_send_and_write_with_immediate() {
+    rc::send_and_write(&mut Model::default());
+}
+
+#[test]
+fn rss_spreads_flows_and_a_flow_steers() {
+    rss::spread_and_flow(&mut Model::default());
 }
