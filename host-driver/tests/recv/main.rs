@@ -3,6 +3,7 @@
 //! Each test is generic over the backend (`common::Backend`); these run it on the model.
 
 mod common;
+mod errors;
 mod rc;
 mod rss;
 mod ud;
@@ -22,4 +23,24 @@ fn rc_send_and_write_with_immediate() {
 #[test]
 fn rss_spreads_flows_and_a_flow_steers() {
     rss::spread_and_flow(&mut Model::default());
+}
+
+#[test]
+fn short_buffer_and_bad_lkey_move_the_qp_to_err_and_flush() {
+    errors::short_buffer_and_bad_lkey(&mut Model::default());
+}
+
+#[test]
+fn err_flushes_every_receive_once() {
+    errors::flush_on_err(&mut Model::default());
+}
+
+#[test]
+fn an_rss_queue_fails_alone() {
+    errors::rss_queue_fails_alone(&mut Model::default());
+}
+
+#[test]
+fn refusals_with_their_errnos() {
+    errors::refusals(&mut Model::default());
 }
