@@ -97,7 +97,11 @@ pub fn ah_to(i: u8, v6: bool) -> AhAttr {
 
 /// Polls `cq` until `n` completions came, both NICs running in between; panics after
 /// [`LIMIT`] turns.
-pub fn wait<D: Device>(cq: &CompletionQueue<'_, D>, n: usize, nics: &[&Context<D>]) -> Vec<Completion> {
+pub fn wait<D: Device>(
+    cq: &CompletionQueue<'_, D>,
+    n: usize,
+    nics: &[&Context<D>],
+) -> Vec<Completion> {
     let mut got = Vec::new();
     let mut turns = 0;
     while got.len() < n {
@@ -105,7 +109,11 @@ pub fn wait<D: Device>(cq: &CompletionQueue<'_, D>, n: usize, nics: &[&Context<D
         if got.len() >= n {
             break;
         }
-        assert!(turns < LIMIT, "{} of {n} completions in {LIMIT} turns", got.len());
+        assert!(
+            turns < LIMIT,
+            "{} of {n} completions in {LIMIT} turns",
+            got.len()
+        );
         run_together(nics, 8).expect("the devices run");
         turns += 8;
     }

@@ -10,9 +10,9 @@ use super::rc::{connect, rc_qp};
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
     errno, AccessFlags, AddressHandle, CompletionQueue, Context, Data, Error, Exhausted,
-    FlowAction, FlowAttr, HashFields, HashFunction, Invalid, QpAttr, QpInitAttr, QpState,
-    QpType, QueuePair, RecvWr, RxHashConf, SendOp, SendWr, SteeringKey, UdDest, WcStatus,
-    WqInitAttr, WqState,
+    FlowAction, FlowAttr, HashFields, HashFunction, Invalid, QpAttr, QpInitAttr, QpState, QpType,
+    QueuePair, RecvWr, RxHashConf, SendOp, SendWr, SteeringKey, UdDest, WcStatus, WqInitAttr,
+    WqState,
 };
 use rocenic_model::toeplitz::MICROSOFT_KEY;
 
@@ -69,10 +69,18 @@ pub fn short_buffer_and_bad_lkey<B: Backend>(backend: &mut B) {
         } else {
             mr.sge(0, 139).unwrap()
         };
-        qb.post_recv(&RecvWr { wr_id: 1, sgl: &[first] }).unwrap();
+        qb.post_recv(&RecvWr {
+            wr_id: 1,
+            sgl: &[first],
+        })
+        .unwrap();
         for i in 2..5u64 {
             let sgl = [mr.sge(i * 4096, 2048).unwrap()];
-            qb.post_recv(&RecvWr { wr_id: i, sgl: &sgl }).unwrap();
+            qb.post_recv(&RecvWr {
+                wr_id: i,
+                sgl: &sgl,
+            })
+            .unwrap();
         }
         send([&a, &b], &mut qa, &cqa, &ah, qb.qp_num(), 100);
         let c = wait(&cqb, 1, &[&a, &b]);
@@ -90,7 +98,11 @@ pub fn short_buffer_and_bad_lkey<B: Backend>(backend: &mut B) {
         // The others flush, each once, in order; a receive posted now flushes too.
         assert_eq!(flushed(&cqb, 3, [&a, &b]), [2, 3, 4], "{case}");
         let sgl = [mr.sge(8192, 64).unwrap()];
-        qb.post_recv(&RecvWr { wr_id: 9, sgl: &sgl }).unwrap();
+        qb.post_recv(&RecvWr {
+            wr_id: 9,
+            sgl: &sgl,
+        })
+        .unwrap();
         assert_eq!(flushed(&cqb, 1, [&a, &b]), [9], "{case}");
         // A frame for the QP in ERR is dropped; nothing more completes.
         send([&a, &b], &mut qa, &cqa, &ah, qb.qp_num(), 10);
@@ -100,14 +112,23 @@ pub fn short_buffer_and_bad_lkey<B: Backend>(backend: &mut B) {
         qb.bring_up(
             rocenic_host_driver::verbs::InitAttr::ud(QKEY),
             rocenic_host_driver::verbs::RtrAttr::ud(rocenic_host_driver::verbs::PathMtu::Mtu1024),
-            rocenic_host_driver::verbs::RtsAttr::new(rocenic_host_driver::verbs::Psn::new(0).unwrap()),
+            rocenic_host_driver::verbs::RtsAttr::new(
+                rocenic_host_driver::verbs::Psn::new(0).unwrap(),
+            ),
         )
         .unwrap();
         let sgl = [mr.sge(0, 2048).unwrap()];
-        qb.post_recv(&RecvWr { wr_id: 20, sgl: &sgl }).unwrap();
+        qb.post_recv(&RecvWr {
+            wr_id: 20,
+            sgl: &sgl,
+        })
+        .unwrap();
         send([&a, &b], &mut qa, &cqa, &ah, qb.qp_num(), 33);
         let c = wait(&cqb, 1, &[&a, &b]);
-        assert_eq!((c[0].wr_id(), c[0].status(), c[0].byte_len()), (20, WcStatus::Success, 73));
+        assert_eq!(
+            (c[0].wr_id(), c[0].status(), c[0].byte_len()),
+            (20, WcStatus::Success, 73)
+        );
     }
 }
 
@@ -125,7 +146,11 @@ pub fn flush_on_err<B: Backend>(backend: &mut B) {
     connect(&mut qb, na, 1);
     for i in 0..5u64 {
         let sgl = [mr.sge(i * 1024, 1024).unwrap()];
-        qb.post_recv(&RecvWr { wr_id: i, sgl: &sgl }).unwrap();
+        qb.post_recv(&RecvWr {
+            wr_id: i,
+            sgl: &sgl,
+        })
+        .unwrap();
     }
     qb.modify(QpAttr::Err).unwrap();
     assert_eq!(flushed(&cqb, 5, [&a, &b]), [0, 1, 2, 3, 4]);
@@ -136,21 +161,43 @@ pub fn flush_on_err<B: Backend>(backend: &mut B) {
 
     // A work queue: RESET→ERR and ERR→READY are refused; READY→ERR flushes what it holds.
     let mut wq = b
-        .create_wq(&pdb, &cqb, &WqInitAttr { max_wr: 4, max_sge: 1 })
+        .create_wq(
+            &pdb,
+            &cqb,
+            &WqInitAttr {
+                max_wr: 4,
+                max_sge: 1,
+            },
+        )
         .unwrap();
     let e = wq.modify(WqState::Err).unwrap_err();
-    assert!(matches!(e, Error::Invalid(Invalid::WqTransition(_))), "{e:?}");
+    assert!(
+        matches!(e, Error::Invalid(Invalid::WqTransition(_))),
+        "{e:?}"
+    );
     assert_eq!(e.errno(), errno::EINVAL);
     for i in 0..3u64 {
         let sgl = [mr.sge(i * 64, 64).unwrap()];
-        wq.post_recv(&RecvWr { wr_id: 50 + i, sgl: &sgl }).unwrap();
+        wq.post_recv(&RecvWr {
+            wr_id: 50 + i,
+            sgl: &sgl,
+        })
+        .unwrap();
     }
     wq.modify(WqState::Ready).unwrap();
     wq.modify(WqState::Err).unwrap();
     let f = wait(&cqb, 3, &[&a, &b]);
-    assert!(f.iter().all(|c| c.status() == WcStatus::WrFlushErr && c.wq_num() == Some(wq.wq_num())));
-    assert_eq!(f.iter().map(|c| c.wr_id()).collect::<Vec<_>>(), [50, 51, 52]);
-    assert_eq!(wq.modify(WqState::Ready).unwrap_err().errno(), errno::EINVAL);
+    assert!(f
+        .iter()
+        .all(|c| c.status() == WcStatus::WrFlushErr && c.wq_num() == Some(wq.wq_num())));
+    assert_eq!(
+        f.iter().map(|c| c.wr_id()).collect::<Vec<_>>(),
+        [50, 51, 52]
+    );
+    assert_eq!(
+        wq.modify(WqState::Ready).unwrap_err().errno(),
+        errno::EINVAL
+    );
     wq.modify(WqState::Reset).unwrap();
     wq.modify(WqState::Ready).unwrap();
     assert_eq!(wq.state(), WqState::Ready);
@@ -163,7 +210,10 @@ pub fn rss_queue_fails_alone<B: Backend>(backend: &mut B) {
     let buf = b.alloc_buffer(64 * 1024).unwrap();
     let mr = pdb.reg_mr(&buf, AccessFlags::LOCAL_WRITE).unwrap();
     let mut qa = ud_qp(&pda, &cqa, 0, 0, QKEY);
-    let attr = WqInitAttr { max_wr: 4, max_sge: 1 };
+    let attr = WqInitAttr {
+        max_wr: 4,
+        max_sge: 1,
+    };
     let mut w0 = b.create_wq(&pdb, &cqb, &attr).unwrap();
     let mut w1 = b.create_wq(&pdb, &cqb, &attr).unwrap();
     // w0's first buffer is too short; every other buffer is long enough.
@@ -172,7 +222,11 @@ pub fn rss_queue_fails_alone<B: Backend>(backend: &mut B) {
         for i in 0..4u64 {
             let len = if k == 0 && i == 0 { 41 } else { 1024 };
             let sgl = [mr.sge((k as u64 * 4 + i) * 1024, len).unwrap()];
-            w.post_recv(&RecvWr { wr_id: k as u64 * 10 + i, sgl: &sgl }).unwrap();
+            w.post_recv(&RecvWr {
+                wr_id: k as u64 * 10 + i,
+                sgl: &sgl,
+            })
+            .unwrap();
         }
     }
     let table = b.create_rwq_ind_table(&[&w0, &w1]).unwrap();
@@ -196,7 +250,10 @@ pub fn rss_queue_fails_alone<B: Backend>(backend: &mut B) {
     let c = wait(&cqb, 4, &[&a, &b]);
     assert_eq!((c[0].wr_id(), c[0].status()), (0, WcStatus::LocLenErr));
     assert_eq!(
-        c[1..].iter().map(|x| (x.wr_id(), x.status(), x.qp_num())).collect::<Vec<_>>(),
+        c[1..]
+            .iter()
+            .map(|x| (x.wr_id(), x.status(), x.qp_num()))
+            .collect::<Vec<_>>(),
         [1, 2, 3].map(|i| (i, WcStatus::WrFlushErr, rss.qp_num())),
         "w0 flushed, naming the RSS QP"
     );
@@ -212,7 +269,10 @@ pub fn rss_queue_fails_alone<B: Backend>(backend: &mut B) {
         .unwrap();
     send([&a, &b], &mut qa, &cqa, &ah, rss.qp_num(), 100);
     let c = wait(&cqb, 1, &[&a, &b]);
-    assert_eq!((c[0].wr_id(), c[0].status(), c[0].byte_len()), (10, WcStatus::Success, 140));
+    assert_eq!(
+        (c[0].wr_id(), c[0].status(), c[0].byte_len()),
+        (10, WcStatus::Success, 140)
+    );
     drop(flow);
 }
 
@@ -244,13 +304,25 @@ pub fn refusals<B: Backend>(backend: &mut B) {
     }
     // Posting: no receive queue, RESET, too many entries, none, a full queue.
     let mut send_only = pd.create_qp(&cq, &QpInitAttr::new(QpType::Ud)).unwrap();
-    let wr = RecvWr { wr_id: 1, sgl: &[sge] };
-    check(send_only.post_recv(&wr).unwrap_err(), errno::EINVAL, "no receive queue");
+    let wr = RecvWr {
+        wr_id: 1,
+        sgl: &[sge],
+    };
+    check(
+        send_only.post_recv(&wr).unwrap_err(),
+        errno::EINVAL,
+        "no receive queue",
+    );
     let mut qp = pd.create_qp(&cq, &too(2, 2)).unwrap();
     check(qp.post_recv(&wr).unwrap_err(), errno::EINVAL, "RESET");
-    qp.modify(QpAttr::Init(rocenic_host_driver::verbs::InitAttr::ud(1))).unwrap();
+    qp.modify(QpAttr::Init(rocenic_host_driver::verbs::InitAttr::ud(1)))
+        .unwrap();
     check(
-        qp.post_recv(&RecvWr { wr_id: 1, sgl: &[sge; 3] }).unwrap_err(),
+        qp.post_recv(&RecvWr {
+            wr_id: 1,
+            sgl: &[sge; 3],
+        })
+        .unwrap_err(),
         errno::EINVAL,
         "three entries on a QP of two",
     );
@@ -262,30 +334,84 @@ pub fn refusals<B: Backend>(backend: &mut B) {
     qp.post_recv(&wr).unwrap();
     qp.post_recv(&wr).unwrap();
     let e = qp.post_recv(&wr).unwrap_err();
-    assert!(matches!(e, Error::Exhausted(Exhausted::RecvQueue { entries: 2, .. })), "{e:?}");
+    assert!(
+        matches!(e, Error::Exhausted(Exhausted::RecvQueue { entries: 2, .. })),
+        "{e:?}"
+    );
     check(e, errno::ENOMEM, "full receive queue");
     // A list stops at its bad request.
-    let mut wq = b.create_wq(&pd, &cq, &WqInitAttr { max_wr: 4, max_sge: 1 }).unwrap();
+    let mut wq = b
+        .create_wq(
+            &pd,
+            &cq,
+            &WqInitAttr {
+                max_wr: 4,
+                max_sge: 1,
+            },
+        )
+        .unwrap();
     let list = [wr, RecvWr { wr_id: 2, sgl: &[] }, wr];
     let e = wq.post_recv_list(&list).unwrap_err();
     assert_eq!(e.bad_wr, 1);
     check(e.error, errno::EINVAL, "list");
     // Work queues: sizes.
     for (attr, what) in [
-        (WqInitAttr { max_wr: 0, max_sge: 1 }, "max_wr 0"),
-        (WqInitAttr { max_wr: 4, max_sge: 0 }, "max_sge 0"),
-        (WqInitAttr { max_wr: 4, max_sge: 64 }, "max_sge 64"),
-        (WqInitAttr { max_wr: (1 << 16) + 1, max_sge: 1 }, "max_wr"),
+        (
+            WqInitAttr {
+                max_wr: 0,
+                max_sge: 1,
+            },
+            "max_wr 0",
+        ),
+        (
+            WqInitAttr {
+                max_wr: 4,
+                max_sge: 0,
+            },
+            "max_sge 0",
+        ),
+        (
+            WqInitAttr {
+                max_wr: 4,
+                max_sge: 64,
+            },
+            "max_sge 64",
+        ),
+        (
+            WqInitAttr {
+                max_wr: (1 << 16) + 1,
+                max_sge: 1,
+            },
+            "max_wr",
+        ),
     ] {
-        check(b.create_wq(&pd, &cq, &attr).err().unwrap(), errno::EINVAL, what);
+        check(
+            b.create_wq(&pd, &cq, &attr).err().unwrap(),
+            errno::EINVAL,
+            what,
+        );
     }
     // Indirection tables: not a power of two, too long.
-    let attr = WqInitAttr { max_wr: 4, max_sge: 1 };
-    let wqs: Vec<_> = (0..3).map(|_| b.create_wq(&pd, &cq, &attr).unwrap()).collect();
-    let e = b.create_rwq_ind_table(&[&wqs[0], &wqs[1], &wqs[2]]).err().unwrap();
+    let attr = WqInitAttr {
+        max_wr: 4,
+        max_sge: 1,
+    };
+    let wqs: Vec<_> = (0..3)
+        .map(|_| b.create_wq(&pd, &cq, &attr).unwrap())
+        .collect();
+    let e = b
+        .create_rwq_ind_table(&[&wqs[0], &wqs[1], &wqs[2]])
+        .err()
+        .unwrap();
     check(e, errno::EINVAL, "three entries");
-    let long: Vec<_> = (0..=rss_caps.max_rwq_indirection_table_size).map(|_| &wqs[0]).collect();
-    check(b.create_rwq_ind_table(&long[..]).err().unwrap(), errno::EINVAL, "too long");
+    let long: Vec<_> = (0..=rss_caps.max_rwq_indirection_table_size)
+        .map(|_| &wqs[0])
+        .collect();
+    check(
+        b.create_rwq_ind_table(&long[..]).err().unwrap(),
+        errno::EINVAL,
+        "too long",
+    );
     // RSS QPs: a key too short, unknown fields, a flow to a queue not in the table, then the
     // contexts run out.
     let table = b.create_rwq_ind_table(&[&wqs[0], &wqs[1]]).unwrap();
@@ -295,27 +421,44 @@ pub fn refusals<B: Backend>(backend: &mut B) {
         fields,
     };
     let v4 = HashFields::SRC_IPV4.union(HashFields::DST_IPV4);
-    let e = pd.create_rss_qp(&table, &conf(&MICROSOFT_KEY[..11], v4), 1).err().unwrap();
+    let e = pd
+        .create_rss_qp(&table, &conf(&MICROSOFT_KEY[..11], v4), 1)
+        .err()
+        .unwrap();
     assert!(matches!(e, Error::Invalid(Invalid::Rss(_))), "{e:?}");
     check(e, errno::EINVAL, "short key");
     let e = pd.create_rss_qp(&table, &conf(&MICROSOFT_KEY, HashFields(1 << 9)), 1);
     check(e.err().unwrap(), errno::EINVAL, "unknown field");
     let qps: Vec<_> = (0..rss_caps.max_rwq_indirection_tables)
-        .map(|_| pd.create_rss_qp(&table, &conf(&MICROSOFT_KEY, v4), 1).unwrap())
+        .map(|_| {
+            pd.create_rss_qp(&table, &conf(&MICROSOFT_KEY, v4), 1)
+                .unwrap()
+        })
         .collect();
-    let e = pd.create_rss_qp(&table, &conf(&MICROSOFT_KEY, v4), 1).err().unwrap();
+    let e = pd
+        .create_rss_qp(&table, &conf(&MICROSOFT_KEY, v4), 1)
+        .err()
+        .unwrap();
     assert_eq!(e, Error::Exhausted(Exhausted::RssContexts));
     check(e, errno::ENOMEM, "contexts");
     let k = SteeringKey::default();
     let e = qps[0]
-        .create_flow(&FlowAttr { value: k, mask: k, action: FlowAction::Wq(wqs[2].wq_num()) })
+        .create_flow(&FlowAttr {
+            value: k,
+            mask: k,
+            action: FlowAction::Wq(wqs[2].wq_num()),
+        })
         .err()
         .unwrap();
     check(e, errno::EINVAL, "flow to a queue outside the table");
     // Flows run out before the QPs' own rules.
     let mut flows = Vec::new();
     loop {
-        match qps[0].create_flow(&FlowAttr { value: k, mask: k, action: FlowAction::Rss }) {
+        match qps[0].create_flow(&FlowAttr {
+            value: k,
+            mask: k,
+            action: FlowAction::Rss,
+        }) {
             Ok(f) => flows.push(f),
             Err(e) => {
                 check(e, errno::ENOMEM, "rules");
@@ -323,6 +466,9 @@ pub fn refusals<B: Backend>(backend: &mut B) {
             }
         }
     }
-    assert!(flows.iter().all(|f| f.rule() < 16 - qps.len()), "flows below the QPs' rules");
+    assert!(
+        flows.iter().all(|f| f.rule() < 16 - qps.len()),
+        "flows below the QPs' rules"
+    );
     drop(a);
 }

@@ -5,6 +5,7 @@
 mod common;
 mod errors;
 mod rc;
+mod rings;
 mod rss;
 mod ud;
 
@@ -43,4 +44,9 @@ fn an_rss_queue_fails_alone() {
 #[test]
 fn refusals_with_their_errnos() {
     errors::refusals(&mut Model::default());
+}
+
+#[test]
+fn receive_rings_and_completion_rings_wrap() {
+    rings::receive_rings_wrap(&mut Model::default());
 }

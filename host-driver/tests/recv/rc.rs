@@ -6,8 +6,7 @@ use rand::Rng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
     AccessFlags, CompletionQueue, Data, InitAttr, PathMtu, ProtectionDomain, Psn, QpInitAttr,
-    QpType, QueuePair, RecvWr, RemoteAddr, RtrAttr, RtsAttr, SendOp, SendWr, WcOpcode,
-    WcStatus,
+    QpType, QueuePair, RecvWr, RemoteAddr, RtrAttr, RtsAttr, SendOp, SendWr, WcOpcode, WcStatus,
 };
 
 /// The first PSN each side sends (and the other expects): 16 before the wrap.
@@ -61,7 +60,11 @@ pub fn send_and_write<B: Backend>(backend: &mut B) {
     // b's receives: 4 KiB each from 0, the WRITEs land from 20 KiB.
     for i in 0..4u64 {
         let sgl = [mrb.sge(i * 4096, 4096).unwrap()];
-        qb.post_recv(&RecvWr { wr_id: 10 + i, sgl: &sgl }).unwrap();
+        qb.post_recv(&RecvWr {
+            wr_id: 10 + i,
+            sgl: &sgl,
+        })
+        .unwrap();
     }
     let imm = [r.gen::<u32>(), r.gen::<u32>()];
     let at = |off: u64| RemoteAddr {
@@ -74,12 +77,19 @@ pub fn send_and_write<B: Backend>(backend: &mut B) {
         SendWr::new(1, SendOp::Send, Data::Sgl(&s0)).signaled(),
         SendWr::new(2, SendOp::SendWithImm(imm[0]), Data::Sgl(&s1)).signaled(),
         SendWr::new(3, SendOp::RdmaWrite(at(20 * 1024)), Data::Sgl(&s2)).signaled(),
-        SendWr::new(4, SendOp::RdmaWriteWithImm(at(24 * 1024), imm[1]), Data::Sgl(&s3))
-            .signaled(),
+        SendWr::new(
+            4,
+            SendOp::RdmaWriteWithImm(at(24 * 1024), imm[1]),
+            Data::Sgl(&s3),
+        )
+        .signaled(),
     ];
     qa.post_send_list(&wrs).unwrap();
     let sends = wait(&cqa, 4, &[&a, &b]);
-    assert!(sends.iter().all(|c| c.is_success() && !c.is_recv()), "{sends:?}");
+    assert!(
+        sends.iter().all(|c| c.is_success() && !c.is_recv()),
+        "{sends:?}"
+    );
     let recvs = wait(&cqb, 3, &[&a, &b]);
     let want = [
         (10, WcOpcode::Recv, 3000, None),
@@ -88,10 +98,16 @@ pub fn send_and_write<B: Backend>(backend: &mut B) {
     ];
     for (c, (wr_id, op, len, imm)) in recvs.iter().zip(want) {
         assert_eq!(c.status(), WcStatus::Success, "{c:?}");
-        assert_eq!((c.wr_id(), c.opcode(), c.byte_len()), (wr_id, Some(op), len));
+        assert_eq!(
+            (c.wr_id(), c.opcode(), c.byte_len()),
+            (wr_id, Some(op), len)
+        );
         assert_eq!(c.imm_data(), imm);
         assert_eq!(c.qp_num(), nb);
-        assert!(!c.has_grh() && c.src_qp() == 0, "RC: no GRH area, no source QP");
+        assert!(
+            !c.has_grh() && c.src_qp() == 0,
+            "RC: no GRH area, no source QP"
+        );
     }
     let read = |off, len: usize| {
         let mut v = vec![0; len];
@@ -107,7 +123,11 @@ pub fn send_and_write<B: Backend>(backend: &mut B) {
 
     // And back: b sends to a.
     let sgl = [mra.sge(12 * 1024, 1024).unwrap()];
-    qa.post_recv(&RecvWr { wr_id: 77, sgl: &sgl }).unwrap();
+    qa.post_recv(&RecvWr {
+        wr_id: 77,
+        sgl: &sgl,
+    })
+    .unwrap();
     let sb = [mrb.sge(0, 700).unwrap()];
     qb.post_send(&SendWr::new(5, SendOp::Send, Data::Sgl(&sb)).signaled())
         .unwrap();

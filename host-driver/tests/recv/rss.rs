@@ -9,9 +9,9 @@ use super::common::{ah_to, open, seeded, ud_qp, wait, Backend};
 use rand::Rng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
-    AccessFlags, AddressHandle, Completion, CompletionQueue, Context, Data, FlowAction,
-    FlowAttr, HashFields, HashFunction, MemoryRegion, QueuePair, RecvWr, RxHashConf, SendOp,
-    SendWr, SteeringKey, UdDest, WorkQueue, WqInitAttr, WqState,
+    AccessFlags, AddressHandle, Completion, CompletionQueue, Context, Data, FlowAction, FlowAttr,
+    HashFields, HashFunction, MemoryRegion, QueuePair, RecvWr, RxHashConf, SendOp, SendWr,
+    SteeringKey, UdDest, WorkQueue, WqInitAttr, WqState,
 };
 use rocenic_model::rss::{classify, distribute, Context as RssContext, ContextView};
 use rocenic_model::toeplitz::MICROSOFT_KEY;
@@ -144,7 +144,9 @@ pub fn spread_and_flow<B: Backend>(backend: &mut B) {
             action: FlowAction::Wq(to.into()),
         })
         .unwrap();
-    let mix: Vec<usize> = (0..40).map(|i| if i % 2 == 0 { 7 } else { r.gen_range(0..300) }).collect();
+    let mix: Vec<usize> = (0..40)
+        .map(|i| if i % 2 == 0 { 7 } else { r.gen_range(0..300) })
+        .collect();
     send([&a, &b], &mut qa, &cqa, &ahs, &mix, rss.qp_num(), 300);
     let frames = backend.sent_by_a();
     let got = wait(&cqb, 40, &[&a, &b]);
@@ -171,7 +173,10 @@ pub fn spread_and_flow<B: Backend>(backend: &mut B) {
 /// Posts every slot of queue `k`'s ring: wr_id = k × PER_WQ + slot, each a slot of `mr`.
 fn post_all<D: Device>(w: &mut WorkQueue<'_, D>, mr: &MemoryRegion<'_, D>, k: u64) {
     let wrs: Vec<[rocenic_host_driver::verbs::Sge; 1]> = (0..u64::from(PER_WQ))
-        .map(|i| [mr.sge((k * u64::from(PER_WQ) + i) * SLOT, SLOT as u32).unwrap()])
+        .map(|i| {
+            [mr.sge((k * u64::from(PER_WQ) + i) * SLOT, SLOT as u32)
+                .unwrap()]
+        })
         .collect();
     let list: Vec<RecvWr<'_>> = wrs
         .iter()
@@ -211,7 +216,11 @@ fn check<D: Device>(
             assert_eq!(c.rss_hash(), hash, "WQ {w}, message {n}: hash");
             let mut m = [0u8; 4];
             buf.read(c.wr_id() * SLOT + 40, &mut m).unwrap();
-            assert_eq!(u32::from_le_bytes(m), n, "WQ {w}: message {n} in its buffer");
+            assert_eq!(
+                u32::from_le_bytes(m),
+                n,
+                "WQ {w}: message {n} in its buffer"
+            );
         }
     }
 }

@@ -24,8 +24,15 @@ pub fn send_across<B: Backend>(backend: &mut B) {
     let mut qb = ud_qp(&pdb, &cqb, 16, 2, QKEY);
     // Two scatter entries: the GRH area's 40 bytes and the payload, as applications do.
     for i in 0..16u64 {
-        let sgl = [mrb.sge(i * SLOT, 40).unwrap(), mrb.sge(i * SLOT + 40, 1024).unwrap()];
-        qb.post_recv(&RecvWr { wr_id: 100 + i, sgl: &sgl }).unwrap();
+        let sgl = [
+            mrb.sge(i * SLOT, 40).unwrap(),
+            mrb.sge(i * SLOT + 40, 1024).unwrap(),
+        ];
+        qb.post_recv(&RecvWr {
+            wr_id: 100 + i,
+            sgl: &sgl,
+        })
+        .unwrap();
     }
     let ahs = [
         pda.create_ah(&ah_to(2, false)).unwrap(),
@@ -41,7 +48,11 @@ pub fn send_across<B: Backend>(backend: &mut B) {
         let sge = [mra.sge(i * 4096, len as u32).unwrap()];
         let inline = i % 4 == 2 && len <= 256;
         let op = imm.map_or(SendOp::Send, SendOp::SendWithImm);
-        let payload = if inline { Data::Inline(&data) } else { Data::Sgl(&sge) };
+        let payload = if inline {
+            Data::Inline(&data)
+        } else {
+            Data::Sgl(&sge)
+        };
         let wr = SendWr::new(i, op, payload).signaled().to(UdDest {
             ah: &ahs[usize::from(v6)],
             remote_qpn: qb.qp_num(),
@@ -60,7 +71,11 @@ pub fn send_across<B: Backend>(backend: &mut B) {
         assert_eq!(c.opcode(), Some(WcOpcode::Recv), "{what}");
         assert_eq!(c.qp_num(), qb.qp_num(), "{what}");
         assert_eq!(c.src_qp(), qa.qp_num(), "{what}: the sender's QP");
-        assert_eq!(c.byte_len() as usize, 40 + data.len(), "{what}: GRH area counted");
+        assert_eq!(
+            c.byte_len() as usize,
+            40 + data.len(),
+            "{what}: GRH area counted"
+        );
         assert!(c.has_grh() && c.ip_csum_ok(), "{what}: flags");
         assert_eq!(c.imm_data(), *imm, "{what}: immediate");
         assert_eq!(c.wq_num(), qb.recv_wq_num(), "{what}");
