@@ -263,3 +263,29 @@ fn fetch(
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wqe::Ring;
+
+    #[test]
+    fn slots_named_by_software() {
+        let cq = CompletionRing::new(Ring::new(2).unwrap(), 0).unwrap();
+        let mut q = Queues::<4>::new(cq, 0x1000);
+        let ring = SendRing::new(Ring::new(1).unwrap(), 0, 0x2000).unwrap();
+        q.attach_at(3, 0x13, ring, 0).unwrap();
+        q.attach_at(1, 0x11, ring, 0).unwrap();
+        assert_eq!(q.attach_at(2, 0x13, ring, 0), Err(QueueError::Attached(0x13)));
+        assert_eq!(q.attach_at(4, 0x14, ring, 0), Err(QueueError::Full));
+        // The same slot may be written again (the RTL's QP_WRITE over a slot).
+        q.attach_at(3, 0x13, ring, 0).unwrap();
+        assert_eq!(q.doorbell(0x13, 2), Ok(2));
+        assert_eq!(q.detach(0x13), Ok(3));
+        assert_eq!(q.detach(0x13), Err(QueueError::NotAttached(0x13)));
+        assert_eq!(q.pending(0x11), Some(0));
+        let big = CompletionRing::new(Ring::new(4).unwrap(), 0).unwrap();
+        q.set_completion_ring(big, 0x8000);
+        assert_eq!(q.cq().ring().entries(), 16);
+    }
+}
