@@ -276,7 +276,10 @@ mod tests {
         let ring = SendRing::new(Ring::new(1).unwrap(), 0, 0x2000).unwrap();
         q.attach_at(3, 0x13, ring, 0).unwrap();
         q.attach_at(1, 0x11, ring, 0).unwrap();
-        assert_eq!(q.attach_at(2, 0x13, ring, 0), Err(QueueError::Attached(0x13)));
+        assert_eq!(
+            q.attach_at(2, 0x13, ring, 0),
+            Err(QueueError::Attached(0x13))
+        );
         assert_eq!(q.attach_at(4, 0x14, ring, 0), Err(QueueError::Full));
         // The same slot may be written again (the RTL's QP_WRITE over a slot).
         q.attach_at(3, 0x13, ring, 0).unwrap();
