@@ -289,8 +289,7 @@ fn doorbells_and_counters() {
 
     // Counters: a frame for no QP, while the path is disabled, waits; enabled, it is
     // discarded and counted, and the RSS pipeline counts it parsed.
-    let (mut a, mut b, link) = Link::pair();
-    let _ = &mut a;
+    let (_a, mut b, link) = Link::pair();
     let frame = ud_frame();
     b.inject(&frame);
     b.run(4).unwrap();
