@@ -8,6 +8,8 @@
 //!   from `rocenic_firmware`.
 //! - [`device`]: what a backend provides: register buses, host memory the NIC DMAs, a clock
 //!   to run, capabilities. The co-simulated WQE engine is one (`rocenic_sim::wqe::device`).
+//! - [`model_device`]: the reference model's whole NIC behind its registers, a backend with
+//!   every block (send, RSS, receive), and [`model_device::Link`], two of them on a wire.
 //! - [`Board`], [`RegisterBus`], [`Link`], [`serial`]: a board's UART register bridge
 //!   (`serial:PORT`) and the board core's entropy and RSS hash units.
 //!
@@ -15,6 +17,7 @@
 
 mod board;
 pub mod device;
+pub mod model_device;
 pub mod serial;
 pub mod verbs;
 

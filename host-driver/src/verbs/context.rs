@@ -5,9 +5,10 @@ use super::buffer::{DmaBuffer, Heap};
 use super::cq::{CompletionQueue, CqEntry, HwRing};
 use super::pd::ProtectionDomain;
 use super::qp::QpEntry;
+use super::recv::RxSide;
 use super::{Error, Exhausted, Feature, Invalid};
 use crate::device::{Block, BlockBus, Device, DeviceInfo};
-use rocenic_firmware::WqeEngine;
+use rocenic_firmware::{RssPipeline, RxPath, WqeEngine};
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::MAX_MSG_SIZE;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
@@ -78,6 +79,10 @@ pub struct DeviceAttr {
     pub max_qp_wr: u32,
     /// Scatter/gather entries of a send work request.
     pub max_sge: u32,
+    /// Scatter entries of a receive work request (0 without a receive path).
+    pub max_recv_sge: u32,
+    /// Work queues (0 without a receive path): every QP's receive queue is one.
+    pub max_wq: u32,
     /// Inline bytes of a send work request, whatever its opcode and QP type.
     pub max_inline_data: u32,
     /// Completion queues.
@@ -119,6 +124,8 @@ pub(super) struct Inner<D: Device> {
     pub(super) hw_cq: HwRing,
     pub(super) cqs: HashMap<u32, CqEntry>,
     pub(super) qps: HashMap<u32, QpEntry>,
+    /// The receive path, on a device that has one.
+    pub(super) rx: Option<RxSide<D>>,
     pub(super) next_cq: u32,
     pub(super) next_pd: u32,
     pub(super) next_qpn: u32,
@@ -153,7 +160,8 @@ pub struct Context<D: Device> {
 
 impl<D: Device> Context<D> {
     /// Opens `device`: checks its WQE engine, sets the NIC's addresses and profile, places the
-    /// engine's completion ring in host memory and enables the engine.
+    /// engine's completion ring in host memory and enables the engine; on a device with a
+    /// receive path, opens it (and its RSS pipeline) and enables it.
     pub fn open(device: D, attr: &OpenAttr) -> Result<Self, Error> {
         let info = device.info();
         if !info.has(Block::Wqe) {
@@ -171,6 +179,29 @@ impl<D: Device> Context<D> {
         }
         fw.configure(&attr.nic, attr.profile)?;
         let mr_slots = fw.mr_slots().len();
+        let rx = if info.has(Block::Rx) {
+            let mut fw = RxPath::open(BlockBus::new(device.clone(), Block::Rx))?;
+            fw.enable()?;
+            let rss = if info.has(Block::Rss) {
+                Some(RssPipeline::open(BlockBus::new(
+                    device.clone(),
+                    Block::Rss,
+                ))?)
+            } else {
+                None
+            };
+            let contexts = rss.as_ref().map_or(0, |r| r.contexts());
+            let rules = rss.as_ref().map_or(0, |r| r.caps().rules as usize);
+            Some(RxSide {
+                fw,
+                rss,
+                wqs: Default::default(),
+                contexts: vec![false; contexts],
+                rules: vec![false; rules],
+            })
+        } else {
+            None
+        };
         let mut inner = Inner {
             device,
             info,
@@ -180,6 +211,7 @@ impl<D: Device> Context<D> {
             hw_cq: HwRing::new(0, ring),
             cqs: HashMap::new(),
             qps: HashMap::new(),
+            rx,
             next_cq: 1,
             next_pd: 1,
             next_qpn: 0x100,
@@ -203,11 +235,21 @@ impl<D: Device> Context<D> {
             max_header: l.max_header as u32,
             max_mss: l.max_mss as u32,
         });
+        let rx = inner.rx.as_ref();
+        let rx_caps = rx.map(|r| r.fw.caps());
+        let rss = rx.and_then(|r| r.rss.as_ref()).map(|p| RssCaps {
+            max_rwq_indirection_table_size: 1 << p.caps().table_log2.min(16),
+            // Context 0 is the pipeline's default for frames no rule matches.
+            max_rwq_indirection_tables: p.contexts().saturating_sub(1) as u32,
+            rx_hash_fields_mask: rocenic_model::rss::HashFields(rocenic_firmware::rss::HASH_FIELDS),
+        });
         DeviceAttr {
             name: inner.info.name.clone(),
             max_qp: inner.fw.qp_slots() as u32,
             max_qp_wr: 1 << Ring::MAX_LOG2,
             max_sge: caps.max_sge,
+            max_recv_sge: rx_caps.map_or(0, |c| c.max_sge.min(rocenic_model::rx::MAX_SGE as u32)),
+            max_wq: rx_caps.map_or(0, |c| c.wqs),
             max_inline_data: max_inline() as u32,
             max_cq: u32::MAX,
             max_cqe: 1 << Ring::MAX_LOG2,
@@ -217,10 +259,8 @@ impl<D: Device> Context<D> {
             max_pd: u32::MAX,
             tso,
             raw_packet: inner.info.raw,
-            // The RSS pipeline spreads received frames over receive work queues: it comes with
-            // the receive path.
-            rss: None,
-            receive: false,
+            rss,
+            receive: rx.is_some(),
             profile: inner.fw.profile(),
             completion_ring: inner.hw_cq.ring.entries(),
         }
@@ -297,4 +337,15 @@ impl<D: Device> Context<D> {
 /// layout of docs/wqe.md, as `model::wqe` encodes it).
 fn max_inline() -> usize {
     MAX_WQE_BYTES - wqe::CONTROL_BYTES - wqe::AV_BYTES.max(wqe::RADDR_BYTES)
+}
+
+/// Lets several devices run side by side for `cycles` cycles, one cycle each in turn: how two
+/// simulated NICs on a wire share time (each device runs only when its driver lets it).
+pub fn run_together<D: Device>(ctxs: &[&Context<D>], cycles: u64) -> Result<(), Error> {
+    for _ in 0..cycles {
+        for c in ctxs {
+            c.run(1)?;
+        }
+    }
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! Completion queues over the engine's one completion ring.
+//! Completion queues over the engine's one completion ring and the work queues' own rings.
 //!
 //! The engine writes every completion to one ring in host memory (docs/wqe.md, "Rings and
 //! indices"): an entry is new when its phase bit is the phase of its index, and the engine
@@ -11,6 +11,7 @@
 use super::context::{Context, Inner};
 use super::{Error, Invalid};
 use crate::device::Device;
+use rocenic_model::rx::{RecvCqe, RecvFlags, RecvOpcode};
 use rocenic_model::wqe::{Cqe, Memory, Opcode, Ring, CQE_BYTES};
 use std::collections::VecDeque;
 
@@ -57,6 +58,18 @@ pub struct Completion {
     opcode: Option<WcOpcode>,
     byte_len: u32,
     wqe_index: u32,
+    recv: Option<RecvInfo>,
+}
+
+/// What only a receive completion carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RecvInfo {
+    wq: u16,
+    imm: Option<u32>,
+    src_qp: u32,
+    hash: Option<u32>,
+    grh: bool,
+    csum_ok: bool,
 }
 
 impl Completion {
@@ -68,6 +81,31 @@ impl Completion {
             opcode: c.opcode.map(WcOpcode::from),
             byte_len: c.byte_len,
             wqe_index: c.wqe_index,
+            recv: None,
+        }
+    }
+
+    /// A receive completion of work queue `wq`, read at index `index` of its ring; `qp_num`
+    /// is the QP it names (the driver's, for a flushed entry of a queue created on its own).
+    pub(super) fn from_recv(c: &RecvCqe, qp_num: u32, wq: u16, index: u32) -> Self {
+        Completion {
+            wr_id: c.wr_id,
+            qp_num,
+            status: c.status,
+            opcode: Some(match c.opcode {
+                RecvOpcode::Recv => WcOpcode::Recv,
+                RecvOpcode::RecvRdmaWithImm => WcOpcode::RecvRdmaWithImm,
+            }),
+            byte_len: c.byte_len,
+            wqe_index: index,
+            recv: Some(RecvInfo {
+                wq,
+                imm: c.flags.contains(RecvFlags::IMM).then_some(c.imm),
+                src_qp: c.src_qp,
+                hash: c.flags.contains(RecvFlags::HASHED).then_some(c.hash),
+                grh: c.flags.contains(RecvFlags::GRH),
+                csum_ok: c.flags.contains(RecvFlags::CSUM_OK),
+            }),
         }
     }
 
@@ -76,7 +114,8 @@ impl Completion {
         self.wr_id
     }
 
-    /// The QP it was posted on.
+    /// The QP it was posted on (a receive: the QP the message was for; the RSS QP for its
+    /// work queues).
     pub fn qp_num(&self) -> u32 {
         self.qp_num
     }
@@ -96,14 +135,53 @@ impl Completion {
         self.opcode
     }
 
-    /// Message bytes (0 for an error).
+    /// Message bytes (0 for an error); a UD receive counts the 40-byte GRH area before the
+    /// payload, an RDMA WRITE with immediate the WRITE's length.
     pub fn byte_len(&self) -> u32 {
         self.byte_len
     }
 
-    /// The index the work request was posted at in its send queue.
+    /// A send: the index it was posted at in its send queue. A receive: its index in its work
+    /// queue's completion ring (which is also the index of the receive it completes, as a
+    /// queue's receives complete in order).
     pub fn wqe_index(&self) -> u32 {
         self.wqe_index
+    }
+
+    /// Whether it is a receive completion.
+    pub fn is_recv(&self) -> bool {
+        self.recv.is_some()
+    }
+
+    /// A receive: the work queue it came from (`wc.wq_num` of `ibv_wc_ex`).
+    pub fn wq_num(&self) -> Option<u32> {
+        self.recv.map(|r| u32::from(r.wq))
+    }
+
+    /// A receive: the immediate data (`IBV_WC_WITH_IMM`), as the wire carried it.
+    pub fn imm_data(&self) -> Option<u32> {
+        self.recv.and_then(|r| r.imm)
+    }
+
+    /// A UD receive: the sender's QP (0 otherwise).
+    pub fn src_qp(&self) -> u32 {
+        self.recv.map_or(0, |r| r.src_qp)
+    }
+
+    /// A receive whose buffer starts with the 40-byte GRH area (`IBV_WC_GRH`): UD.
+    pub fn has_grh(&self) -> bool {
+        self.recv.is_some_and(|r| r.grh)
+    }
+
+    /// A receive whose checksums were checked good (`IBV_WC_IP_CSUM_OK`).
+    pub fn ip_csum_ok(&self) -> bool {
+        self.recv.is_some_and(|r| r.csum_ok)
+    }
+
+    /// A receive the RSS pipeline hashed: the hash (`ibv_wc_read_flow_tag`'s neighbour in
+    /// `ibv_wc_ex`, the RX hash).
+    pub fn rss_hash(&self) -> Option<u32> {
+        self.recv.and_then(|r| r.hash)
     }
 }
 
@@ -142,6 +220,21 @@ impl CqEntry {
     pub(super) fn purge(&mut self, qpn: u32) {
         self.entries.retain(|c| c.qp_num != qpn);
     }
+
+    /// Drops every receive completion of work queue `wq` (it was reset or destroyed).
+    pub(super) fn purge_wq(&mut self, wq: u16) {
+        self.entries.retain(|c| c.recv.is_none_or(|r| r.wq != wq));
+    }
+
+    /// Whether another completion fits.
+    pub(super) fn has_room(&self) -> bool {
+        self.entries.len() < self.capacity
+    }
+
+    /// Adds a completion (the caller checked the room).
+    pub(super) fn push(&mut self, c: Completion) {
+        self.entries.push_back(c);
+    }
 }
 
 impl<D: Device> Inner<D> {
@@ -165,10 +258,11 @@ impl<D: Device> Inner<D> {
             // A completion of a QP destroyed or reset since is dropped.
             if let Some(qp) = self.qps.get_mut(&cqe.qpn) {
                 if qp.current(i) {
-                    let cq = self
-                        .cqs
-                        .get_mut(&qp.send_cq)
-                        .expect("a QP's CQ outlives it");
+                    // An RSS QP has no send CQ and sends nothing.
+                    let Some(cq) = self.cqs.get_mut(&qp.send_cq) else {
+                        self.hw_cq.consumer = i.wrapping_add(1);
+                        continue;
+                    };
                     if cq.entries.len() >= cq.capacity {
                         break;
                     }
@@ -181,7 +275,7 @@ impl<D: Device> Inner<D> {
         if self.hw_cq.consumer != start {
             self.fw.release_completions(self.hw_cq.consumer)?;
         }
-        Ok(())
+        self.drain_recv()
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::device::DeviceError;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{AvError, ConfigError, IllegalTransition, QpState};
+use rocenic_model::rx::{RxError, WqTransition};
 use std::fmt;
 
 /// The Linux errno values verbs calls return (`errno.h`).
@@ -66,6 +67,15 @@ pub enum Invalid {
     Access(u32),
     /// A size out of the device's range: what, the value, the most allowed.
     Size(&'static str, u64, u64),
+    /// A work-queue state change verbs does not allow (`ibv_modify_wq`); the queue keeps its
+    /// state.
+    WqTransition(WqTransition),
+    /// A receive-path request the model's rules refuse (`RecvEngine`'s, checked by the
+    /// firmware before any register is written).
+    Rx(RxError),
+    /// An RSS configuration the firmware refuses before any register is written: hash fields,
+    /// key length, table size, a queue or QPN too wide.
+    Rss(rocenic_firmware::Error),
 }
 
 /// A resource that ran out (`ENOMEM`).
@@ -87,6 +97,19 @@ pub enum Exhausted {
     HostMemory,
     /// No QPN is left.
     Qpns,
+    /// The receive queue holds `entries` receive work requests not yet completed.
+    RecvQueue {
+        /// The work queue.
+        wq: u32,
+        /// Its ring's entries.
+        entries: u32,
+    },
+    /// Every work queue of the receive path is taken.
+    WqTable,
+    /// Every RSS context is taken (context 0 is the pipeline's default and is not handed out).
+    RssContexts,
+    /// Every steering rule is taken, or none is left before the RSS QP's own rule.
+    SteeringRules,
 }
 
 /// What a device may lack (`EOPNOTSUPP`).
@@ -94,7 +117,8 @@ pub enum Exhausted {
 pub enum Feature {
     /// A send engine (the WQE engine's registers).
     Send,
-    /// A receive path: receive queues, work queues, `post_recv`. No backend has one yet.
+    /// A receive path: receive queues, work queues, `post_recv` (the model backend has one;
+    /// the co-simulated WQE engine does not).
     Receive,
     /// RSS: indirection tables, RSS QPs, flows (they spread received frames).
     Rss,
@@ -185,6 +209,14 @@ impl From<rocenic_firmware::Error> for Error {
             F::EntropyNotRepresentable { profile } => Invalid::Entropy(profile).into(),
             F::CmNeedsRc => Invalid::Attr("connection-manager entropy on a UD QP").into(),
             F::NotPostable { qpn, state } => Invalid::State { qpn, state }.into(),
+            F::Rx(RxError::Transition(t)) => Invalid::WqTransition(t).into(),
+            F::Rx(e) => Invalid::Rx(e).into(),
+            e @ (F::HashFields(_)
+            | F::KeyLength { .. }
+            | F::TableSize(_)
+            | F::TableTooLarge { .. }
+            | F::QueueTooWide { .. }
+            | F::QpnTooWide(_)) => Invalid::Rss(e).into(),
             e => Error::Firmware(e),
         }
     }
@@ -195,7 +227,7 @@ impl fmt::Display for Invalid {
         match self {
             Invalid::Transition(t) => write!(f, "{t}"),
             Invalid::State { qpn, state } => {
-                write!(f, "QP {qpn:#x} is in {state}: it takes no send requests")
+                write!(f, "QP {qpn:#x} is in {state}: it takes no such work requests")
             }
             Invalid::Attr(what) => write!(f, "attribute: {what}"),
             Invalid::Opcode(what) => write!(f, "opcode: {what}"),
@@ -217,6 +249,9 @@ impl fmt::Display for Invalid {
                 "access {bits:#x}: remote write or atomic needs local write"
             ),
             Invalid::Size(what, v, max) => write!(f, "{what} {v}: at most {max}"),
+            Invalid::WqTransition(t) => write!(f, "{t}"),
+            Invalid::Rx(e) => write!(f, "receive path: {e}"),
+            Invalid::Rss(e) => write!(f, "RSS: {e}"),
         }
     }
 }

@@ -13,7 +13,11 @@
 //! qp.post_send(&wr)                ibv_post_send
 //! qp.post_recv(&wr)                ibv_post_recv (a receive path)
 //! cq.poll(n)                       ibv_poll_cq
-//! ctx.create_wq, create_rwq_ind_table, pd.create_rss_qp, rss_qp.create_flow
+//! ctx.create_wq(&pd, &cq, ..)      ibv_create_wq; wq.modify, wq.post_recv (ibv_post_wq_recv)
+//! ctx.create_rwq_ind_table(&wqs)   ibv_create_rwq_ind_table
+//! pd.create_rss_qp(&table, ..)     ibv_create_qp_ex with rx_hash_conf
+//! rss_qp.create_flow(&attr)        ibv_create_flow
+//! run_together(&[&a, &b], n)       two simulated NICs on a wire share time
 //! ```
 //!
 //! The contracts: every object borrows what it depends on (a region its buffer and PD, a QP
@@ -30,20 +34,21 @@ mod error;
 mod mr;
 mod pd;
 mod qp;
+mod recv;
 mod rss;
 mod wr;
 
 pub use attr::{InitAttr, QpAttr, QpInitAttr, QpType, RcPeer, RtrAttr, RtsAttr};
 pub use buffer::DmaBuffer;
-pub use context::{Context, DeviceAttr, OpenAttr, RssCaps, TsoCaps};
+pub use context::{run_together, Context, DeviceAttr, OpenAttr, RssCaps, TsoCaps};
 pub use cq::{Completion, CompletionQueue, WcOpcode, WcStatus};
 pub use error::{errno, Error, Exhausted, Feature, Invalid, PostError};
 pub use mr::{AccessFlags, MemoryRegion};
 pub use pd::{AddressHandle, AhAttr, Gid, ProtectionDomain};
 pub use qp::QueuePair;
 pub use rss::{
-    Flow, FlowAttr, HashFields, HashFunction, RssQueuePair, RwqIndirectionTable, RxHashConf,
-    SteeringKey, WorkQueue, WqInitAttr, WqState,
+    Flow, FlowAction, FlowAttr, HashFields, HashFunction, RssQueuePair, RwqIndirectionTable,
+    RxHashConf, SteeringKey, WorkQueue, WqInitAttr, WqState,
 };
 pub use wr::{Data, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, UdDest};
 

@@ -55,13 +55,24 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
         MemoryRegion::register(self, buf, offset, len, access)
     }
 
-    /// A QP whose send completions go to `send_cq` (`ibv_create_qp`), in RESET.
+    /// A QP whose completions, send and receive, go to `cq` (`ibv_create_qp` with one CQ as
+    /// `send_cq` and `recv_cq`), in RESET.
     pub fn create_qp<'a>(
         &'a self,
-        send_cq: &'a CompletionQueue<'c, D>,
+        cq: &'a CompletionQueue<'c, D>,
         attr: &QpInitAttr,
     ) -> Result<QueuePair<'a, D>, Error> {
-        QueuePair::create(self, send_cq, attr)
+        QueuePair::create(self, cq, cq, attr)
+    }
+
+    /// A QP whose send completions go to `send_cq` and receive completions to `recv_cq`.
+    pub fn create_qp_with_cqs<'a>(
+        &'a self,
+        send_cq: &'a CompletionQueue<'c, D>,
+        recv_cq: &'a CompletionQueue<'c, D>,
+        attr: &QpInitAttr,
+    ) -> Result<QueuePair<'a, D>, Error> {
+        QueuePair::create(self, send_cq, recv_cq, attr)
     }
 
     /// An address handle (`ibv_create_ah`): a UD work request's destination.

@@ -11,6 +11,12 @@
 //!
 //! The engine moves a QP to ERR when one of its requests fails, and says so only in the
 //! completion: the driver learns it there (or from a modify the engine refuses).
+//!
+//! On a device with a receive path, a QP created with `max_recv_wr` and `max_recv_sge` gets
+//! its own receive work queue (docs/rx.md, "Work queues"). Its receive side is attached when
+//! the engine takes the QP (RTS: the receive path asks the send side's slot whether it holds
+//! the QP), expecting the RTR's `rq_psn`, and its queue made READY; RESET detaches it and
+//! empties the queue; a QP in ERR has its queue flushed by the receive path.
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
@@ -23,6 +29,7 @@ use rocenic_firmware::{entropy, EntropySource};
 use rocenic_model::entropy::Entropy;
 use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpState, QPN_MAX};
 use rocenic_model::rx::qp_slot;
+use rocenic_model::rx::{Target, WqState};
 use rocenic_model::wqe::{Cqe, Memory, Ring, SendRing, BLOCK_BYTES, MAX_WQE_BYTES};
 
 /// What the driver keeps of a QP.
@@ -44,6 +51,8 @@ pub(super) struct QpEntry {
     config: Option<(QpConfig, EntropySource)>,
     /// Completion-ring entries before this index belong to the QP before its last reset.
     fresh_from: Option<u32>,
+    /// Its own receive work queue.
+    pub(super) recv: Option<u16>,
 }
 
 impl QpEntry {
@@ -57,6 +66,18 @@ impl QpEntry {
                 true
             }
             None => true,
+        }
+    }
+
+    /// The context the engine holds, `None` while it does not hold the QP.
+    pub(super) fn engine_config(&self) -> Option<QpConfig> {
+        self.config.map(|(c, _)| c)
+    }
+
+    /// A failed receive into its own queue moved it to ERR (the receive path moves the QP).
+    pub(super) fn set_err(&mut self) {
+        if self.in_engine {
+            self.state = QpState::Err;
         }
     }
 
@@ -81,91 +102,14 @@ impl<'a, D: Device> QueuePair<'a, D> {
     pub(super) fn create<'c>(
         pd: &'a ProtectionDomain<'c, D>,
         send_cq: &'a CompletionQueue<'c, D>,
+        recv_cq: &'a CompletionQueue<'c, D>,
         attr: &QpInitAttr,
     ) -> Result<Self, Error> {
         let ctx = pd.context();
-        if !std::ptr::eq(ctx, send_cq.context()) {
+        if !std::ptr::eq(ctx, send_cq.context()) || !std::ptr::eq(ctx, recv_cq.context()) {
             return Err(Invalid::Attr("a completion queue of another context").into());
         }
-        if attr.max_recv_wr != 0 || attr.max_recv_sge != 0 {
-            return Err(Error::Unsupported(Feature::Receive));
-        }
-        let dev = ctx.query_device();
-        if attr.qp_type == QpType::RawPacket && !dev.raw_packet {
-            return Err(Error::Unsupported(Feature::RawPacket));
-        }
-        let size = |what, v: u32, max: u32| {
-            if v > max {
-                Err(Invalid::Size(what, v.into(), max.into()))
-            } else {
-                Ok(())
-            }
-        };
-        size("max_send_sge", attr.max_send_sge, dev.max_sge)?;
-        size("max_inline_data", attr.max_inline_data, dev.max_inline_data)?;
-        size("max_send_wr", attr.max_send_wr, dev.max_qp_wr)?;
-        let entries = attr.max_send_wr.max(1).next_power_of_two();
-        let ring = Ring::new(entries.trailing_zeros()).expect("at most max_qp_wr");
-        let tso_header = match (attr.qp_type, dev.tso) {
-            (QpType::Ud | QpType::RawPacket, Some(t)) => t.max_header as usize,
-            _ => 0,
-        };
-        let blocks = slot_blocks(
-            attr.qp_type,
-            attr.max_send_sge,
-            attr.max_inline_data,
-            tso_header,
-        )?;
-        let stride_log2 = blocks.next_power_of_two().trailing_zeros();
-        let mut inner = ctx.inner.borrow_mut();
-        let slots = inner.fw.qp_slots();
-        if inner.qps.len() >= slots {
-            return Err(Exhausted::QpTable.into());
-        }
-        // A QP sits in the engine's slot of its QPN's low bits (the receive path finds it
-        // there), so the next QPN whose slot is free; some n in a row cover every slot.
-        let taken = |q: u32| {
-            inner
-                .qps
-                .keys()
-                .any(|&k| qp_slot(k, slots) == qp_slot(q, slots))
-        };
-        let qpn = (inner.next_qpn..)
-            .take(slots)
-            .find(|&q| !taken(q))
-            .expect("a slot is free");
-        if qpn > QPN_MAX {
-            return Err(Exhausted::Qpns.into());
-        }
-        let bytes = u64::from(ring.entries()) << (stride_log2 + 6);
-        let base = inner.alloc(bytes)?;
-        inner.next_qpn = qpn + 1;
-        let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
-        inner.qps.insert(
-            qpn,
-            QpEntry {
-                qp_type: attr.qp_type,
-                pd: pd.pdn(),
-                send_cq: send_cq.id(),
-                state: QpState::Reset,
-                in_engine: false,
-                ring,
-                shape: SqShape {
-                    qp_type: attr.qp_type,
-                    max_sge: attr.max_send_sge,
-                    max_inline: attr.max_inline_data,
-                    sig_all: attr.sq_sig_all,
-                    stride_blocks: ring.stride_blocks(),
-                    tso: dev.tso.is_some(),
-                },
-                producer: 0,
-                done: 0,
-                init: None,
-                rtr: None,
-                config: None,
-                fresh_from: None,
-            },
-        );
+        let qpn = create_entry(ctx, pd.pdn(), send_cq.id(), Some(recv_cq.id()), attr)?;
         Ok(QueuePair { ctx, qpn })
     }
 
@@ -266,21 +210,175 @@ impl<'a, D: Device> QueuePair<'a, D> {
         refused.map_or(Ok(()), Err)
     }
 
-    /// Posts a receive work request (`ibv_post_recv`): needs a receive path.
-    pub fn post_recv(&mut self, _wr: &RecvWr<'_>) -> Result<(), Error> {
-        Err(Error::Unsupported(Feature::Receive))
+    /// Posts a receive work request to its receive queue (`ibv_post_recv`).
+    pub fn post_recv(&mut self, wr: &RecvWr<'_>) -> Result<(), Error> {
+        self.post_recv_list(std::slice::from_ref(wr))
+            .map_err(|e| e.error)
+    }
+
+    /// Posts receive work requests in order and rings the queue's doorbell once for them; a
+    /// list stops at its first bad request. Refused in RESET (verbs takes receives from INIT
+    /// on; this driver's QPs receive from RTS, when the engine holds them), `EOPNOTSUPP` on a
+    /// device without a receive path, `EINVAL` for a QP created without a receive queue.
+    pub fn post_recv_list(&mut self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
+        let mut inner = self.ctx.inner.borrow_mut();
+        let q = &inner.qps[&self.qpn];
+        let refuse = |error: Error| PostError { bad_wr: 0, error };
+        let w = match q.recv {
+            Some(w) => w,
+            None if inner.rx.is_none() => return Err(refuse(Error::Unsupported(Feature::Receive))),
+            None => {
+                return Err(refuse(
+                    Invalid::Attr("the QP was created without a receive queue").into(),
+                ))
+            }
+        };
+        if q.state == QpState::Reset {
+            return Err(refuse(
+                Invalid::State {
+                    qpn: self.qpn,
+                    state: q.state,
+                }
+                .into(),
+            ));
+        }
+        inner.post_recv_list(w, wrs)
+    }
+
+    /// Its own receive work queue's number, if it has one.
+    pub fn recv_wq_num(&self) -> Option<u32> {
+        self.with(|q| q.recv.map(u32::from))
+    }
+
+    /// Receive work requests its receive queue holds (`max_recv_wr` rounded up to a power of
+    /// two), 0 without one.
+    pub fn recv_queue_entries(&self) -> u32 {
+        let inner = self.ctx.inner.borrow();
+        let w = inner.qps[&self.qpn].recv;
+        match (w, inner.rx.as_ref()) {
+            (Some(w), Some(rx)) => rx.wqs[&w].ring.ring().entries(),
+            _ => 0,
+        }
     }
 }
 
 impl<D: Device> Drop for QueuePair<'_, D> {
     fn drop(&mut self) {
-        let mut inner = self.ctx.inner.borrow_mut();
-        // A failing device cannot be reported from a drop; the QP is gone from the driver.
-        let _ = inner.take_from_engine(self.qpn);
-        if let Some(q) = inner.qps.remove(&self.qpn) {
-            inner.free(q.ring.addr(0));
+        self.ctx.inner.borrow_mut().destroy_qp_entry(self.qpn);
+    }
+}
+
+/// A QP entry in RESET for PD `pdn`, completing sends to CQ `send_cq` (0: none, an RSS QP)
+/// and receives to `recv_cq`, its send ring in host memory and, when `attr` asks for receives,
+/// its own work queue; returns its QPN.
+pub(super) fn create_entry<D: Device>(
+    ctx: &Context<D>,
+    pdn: u32,
+    send_cq: u32,
+    recv_cq: Option<u32>,
+    attr: &QpInitAttr,
+) -> Result<u32, Error> {
+    let dev = ctx.query_device();
+    let wants_recv = attr.max_recv_wr != 0 || attr.max_recv_sge != 0;
+    if wants_recv && !dev.receive {
+        return Err(Error::Unsupported(Feature::Receive));
+    }
+    if attr.qp_type == QpType::RawPacket && !dev.raw_packet {
+        return Err(Error::Unsupported(Feature::RawPacket));
+    }
+    let size = |what, v: u32, max: u32| {
+        if v > max {
+            Err(Invalid::Size(what, v.into(), max.into()))
+        } else {
+            Ok(())
+        }
+    };
+    size("max_send_sge", attr.max_send_sge, dev.max_sge)?;
+    size("max_inline_data", attr.max_inline_data, dev.max_inline_data)?;
+    size("max_send_wr", attr.max_send_wr, dev.max_qp_wr)?;
+    if wants_recv {
+        size("max_recv_sge", attr.max_recv_sge, dev.max_recv_sge)?;
+        size("max_recv_wr", attr.max_recv_wr, dev.max_qp_wr)?;
+        if attr.max_recv_wr == 0 || attr.max_recv_sge == 0 {
+            return Err(Invalid::Attr("a receive queue needs max_recv_wr and max_recv_sge").into());
         }
     }
+    let entries = attr.max_send_wr.max(1).next_power_of_two();
+    let ring = Ring::new(entries.trailing_zeros()).expect("at most max_qp_wr");
+    let tso_header = match (attr.qp_type, dev.tso) {
+        (QpType::Ud | QpType::RawPacket, Some(t)) => t.max_header as usize,
+        _ => 0,
+    };
+    let blocks = slot_blocks(
+        attr.qp_type,
+        attr.max_send_sge,
+        attr.max_inline_data,
+        tso_header,
+    )?;
+    let stride_log2 = blocks.next_power_of_two().trailing_zeros();
+    let mut inner = ctx.inner.borrow_mut();
+    let slots = inner.fw.qp_slots();
+    if inner.qps.len() >= slots {
+        return Err(Exhausted::QpTable.into());
+    }
+    // A QP sits in the engine's slot of its QPN's low bits (the receive path finds it
+    // there), so the next QPN whose slot is free; some n in a row cover every slot.
+    let taken = |q: u32| {
+        inner
+            .qps
+            .keys()
+            .any(|&k| qp_slot(k, slots) == qp_slot(q, slots))
+    };
+    let qpn = (inner.next_qpn..)
+        .take(slots)
+        .find(|&q| !taken(q))
+        .expect("a slot is free");
+    if qpn > QPN_MAX {
+        return Err(Exhausted::Qpns.into());
+    }
+    let bytes = u64::from(ring.entries()) << (stride_log2 + 6);
+    let base = inner.alloc(bytes)?;
+    let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
+    let recv = if wants_recv {
+        let cq = recv_cq.expect("a QP with receives names its CQ");
+        match inner.create_wq_entry(pdn, cq, attr.max_recv_wr, attr.max_recv_sge, Some(qpn)) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                inner.free(base);
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
+    inner.next_qpn = qpn + 1;
+    inner.qps.insert(
+        qpn,
+        QpEntry {
+            qp_type: attr.qp_type,
+            pd: pdn,
+            send_cq,
+            state: QpState::Reset,
+            in_engine: false,
+            ring,
+            shape: SqShape {
+                qp_type: attr.qp_type,
+                max_sge: attr.max_send_sge,
+                max_inline: attr.max_inline_data,
+                sig_all: attr.sq_sig_all,
+                stride_blocks: ring.stride_blocks(),
+                tso: dev.tso.is_some(),
+            },
+            producer: 0,
+            done: 0,
+            init: None,
+            rtr: None,
+            config: None,
+            fresh_from: None,
+            recv,
+        },
+    );
+    Ok(qpn)
 }
 
 impl<D: Device> Inner<D> {
@@ -389,7 +487,40 @@ impl<D: Device> Inner<D> {
         let q = self.qps.get_mut(&qpn).expect("a live QP");
         q.in_engine = true;
         q.config = Some((config, source));
+        if let Some(w) = q.recv {
+            if let Err(e) = self.start_receiving(qpn, w, &config, rtr.rq_psn) {
+                let _ = self.take_from_engine(qpn);
+                return Err(e);
+            }
+        }
         Ok(())
+    }
+
+    /// The engine holds QP `qpn`: its own queue `w` READY, its receive side attached.
+    fn start_receiving(
+        &mut self,
+        qpn: u32,
+        w: u16,
+        config: &QpConfig,
+        epsn: Psn,
+    ) -> Result<(), Error> {
+        if self.rx()?.wqs[&w].state != WqState::Ready {
+            self.modify_wq(w, WqState::Ready)?;
+        }
+        self.rx()?.fw.attach(qpn, config, Target::Own(w), epsn)?;
+        Ok(())
+    }
+
+    /// Destroys QP `qpn`: out of the engine, its receive queue and rings freed. A failing
+    /// device cannot be reported from a drop; the QP is gone from the driver.
+    pub(super) fn destroy_qp_entry(&mut self, qpn: u32) {
+        let _ = self.take_from_engine(qpn);
+        if let Some(q) = self.qps.remove(&qpn) {
+            if let Some(w) = q.recv {
+                let _ = self.destroy_wq_entry(w);
+            }
+            self.free(q.ring.addr(0));
+        }
     }
 
     /// A modify the engine carries out; one it refuses because the QP went to ERR there
@@ -416,6 +547,15 @@ impl<D: Device> Inner<D> {
     pub(super) fn take_from_engine(&mut self, qpn: u32) -> Result<(), Error> {
         let q = &self.qps[&qpn];
         let cq = q.send_cq;
+        if let Some(rx) = self.rx.as_mut() {
+            if rx.fw.attached(qpn).is_some() {
+                rx.fw.detach(qpn)?;
+            }
+        }
+        if let Some(w) = q.recv {
+            self.modify_wq(w, WqState::Reset)?;
+        }
+        let q = &self.qps[&qpn];
         if q.in_engine {
             self.fw.destroy_qp(qpn)?;
             let fresh = self.fw.cq_producer()?;

@@ -1,16 +1,34 @@
-//! The receive side's RSS objects (`ibv_wq`, `ibv_rwq_ind_table`, an RSS QP's
-//! `ibv_rx_hash_conf`, `ibv_flow`) as types. Each needs a receive path: on a device without
-//! one (every backend so far; `query_device` says `receive: false`) creating them fails with
-//! `EOPNOTSUPP` ([`Feature::Receive`]). The formats and rules they will follow are the
-//! model's: work queues `model::rx::wq`, hashing `model::rss`, steering rules
-//! `model::rss::steer`, programmed through `rocenic_firmware::RssPipeline`.
+//! The receive side's objects as types: work queues (`ibv_wq`), indirection tables
+//! (`ibv_rwq_ind_table`), RSS QPs (`ibv_create_qp_ex` with `ibv_rx_hash_conf`) and flows
+//! (`ibv_flow`). On a device without a receive path creating them fails with `EOPNOTSUPP`.
+//!
+//! - A work queue is the receive path's (`model::rx::wq`; firmware `RxPath::create_wq`), with
+//!   its own completion ring taken into the completion queue it was created with.
+//! - An RSS QP is a UD QP the engine holds (the receive path reads a frame's QP state from the
+//!   send side's slot) with no send queue to speak of, whose receive side targets RSS
+//!   (`Target::Rss`), an RSS context of the pipeline (firmware `RssPipeline::set_context`:
+//!   hash, key, and the table's work queues as its indirection table) and a steering rule that
+//!   sends frames for its QPN to that context. Context 0 stays the pipeline's default for
+//!   frames no rule matches.
+//! - A flow is a steering rule of an RSS QP: frames for the QP that also match the flow's key
+//!   go to the QP's context (hashed) or to one of its work queues (not hashed). Flows take the
+//!   lowest free rules, RSS QPs' own rules the highest, and rules are tried in order, so a flow
+//!   comes before the rule of its QP.
 
+use super::attr::QpType;
 use super::context::Context;
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
-use super::{Error, Feature};
+use super::qp::create_entry;
+use super::wr::RecvWr;
+use super::{
+    Error, Exhausted, Feature, InitAttr, Invalid, PostError, QpAttr, QpInitAttr, RtrAttr, RtsAttr,
+};
 use crate::device::Device;
-use std::marker::PhantomData;
+use rocenic_firmware::rss::ContextConfig;
+use rocenic_model::qp::{PathMtu, Psn};
+use rocenic_model::rss::{Action, Rule};
+use rocenic_model::rx::Target;
 
 /// The hash function of an RSS QP: Toeplitz or XOR.
 pub use rocenic_model::rss::Function as HashFunction;
@@ -21,44 +39,91 @@ pub use rocenic_model::rss::SteeringKey;
 /// A work queue's state: RESET, READY or ERR.
 pub use rocenic_model::rx::WqState;
 
+/// A QPN's bits: what an RSS QP's rules compare.
+const QPN_MASK: u32 = 0xFF_FFFF;
+
 /// What a receive work queue is created with (`ibv_wq_init_attr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WqInitAttr {
-    /// Receive work requests it holds.
+    /// Receive work requests it holds (rounded up to a power of two).
     pub max_wr: u32,
     /// Scatter entries of each.
     pub max_sge: u32,
 }
 
-/// A receive work queue (`ibv_wq`) with its own completion queue.
+/// A receive work queue (`ibv_wq`), completing to the completion queue it was created with.
+/// Posting borrows it mutably; dropping it destroys it.
 pub struct WorkQueue<'a, D: Device> {
-    _ctx: &'a Context<D>,
-    wq_num: u32,
+    ctx: &'a Context<D>,
+    wq_num: u16,
 }
 
 impl<D: Device> WorkQueue<'_, D> {
     /// Its number: what an indirection table's entries name.
     pub fn wq_num(&self) -> u32 {
-        self.wq_num
+        self.wq_num.into()
     }
 
-    /// RESET → READY, READY → ERR, … (`ibv_modify_wq`).
-    pub fn modify(&mut self, _state: WqState) -> Result<(), Error> {
-        Err(Error::Unsupported(Feature::Receive))
+    /// Its state as the driver last learnt it (a failed receive moves it to ERR when its
+    /// completion is taken).
+    pub fn state(&self) -> WqState {
+        self.ctx
+            .inner
+            .borrow()
+            .rx
+            .as_ref()
+            .expect("a receive path")
+            .wqs[&self.wq_num]
+            .state
+    }
+
+    /// Receive work requests it holds.
+    pub fn entries(&self) -> u32 {
+        let inner = self.ctx.inner.borrow();
+        inner.rx.as_ref().expect("a receive path").wqs[&self.wq_num]
+            .ring
+            .ring()
+            .entries()
+    }
+
+    /// RESET → READY, READY → ERR, any → RESET (`ibv_modify_wq`); RESET empties it and drops
+    /// its completions not yet polled.
+    pub fn modify(&mut self, state: WqState) -> Result<(), Error> {
+        self.ctx.inner.borrow_mut().modify_wq(self.wq_num, state)
+    }
+
+    /// Posts a receive work request (`ibv_post_wq_recv`), in any state (RESET keeps it, ERR
+    /// flushes it).
+    pub fn post_recv(&mut self, wr: &RecvWr<'_>) -> Result<(), Error> {
+        self.post_recv_list(std::slice::from_ref(wr))
+            .map_err(|e| e.error)
+    }
+
+    /// Posts receive work requests in order with one doorbell; a list stops at its first bad
+    /// request.
+    pub fn post_recv_list(&mut self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
+        self.ctx.inner.borrow_mut().post_recv_list(self.wq_num, wrs)
+    }
+}
+
+impl<D: Device> Drop for WorkQueue<'_, D> {
+    fn drop(&mut self) {
+        // A failing device cannot be reported from a drop.
+        let _ = self.ctx.inner.borrow_mut().destroy_wq_entry(self.wq_num);
     }
 }
 
 /// A receive work queue indirection table (`ibv_rwq_ind_table`): 2^k work queues an RSS
-/// QP's hash spreads frames over.
+/// QP's hash spreads frames over. It borrows its work queues.
 pub struct RwqIndirectionTable<'a, D: Device> {
-    _ctx: &'a Context<D>,
-    wqs: Vec<u32>,
+    ctx: &'a Context<D>,
+    wqs: Vec<u16>,
 }
 
 impl<D: Device> RwqIndirectionTable<'_, D> {
     /// The work queues, in table order.
-    pub fn wqs(&self) -> &[u32] {
-        &self.wqs
+    pub fn wqs(&self) -> Vec<u32> {
+        self.wqs.iter().map(|&w| w.into()).collect()
     }
 }
 
@@ -67,82 +132,290 @@ impl<D: Device> RwqIndirectionTable<'_, D> {
 pub struct RxHashConf {
     /// Toeplitz or XOR.
     pub function: HashFunction,
-    /// The Toeplitz key.
+    /// The Toeplitz key (at least 4 bytes more than the longest input the fields select,
+    /// at most 52).
     pub key: Vec<u8>,
     /// What the hash covers.
     pub fields: HashFields,
 }
 
-/// A steering rule (`ibv_flow_attr`): frames whose fields match `value` under `mask` go to
-/// the QP it is attached to.
+/// Where a flow's frames go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowAction {
+    /// Hashed over the RSS QP's indirection table, as its other frames.
+    Rss,
+    /// To this work queue of the QP's table, unhashed.
+    Wq(u32),
+}
+
+/// A steering rule (`ibv_flow_attr`): frames for the QP whose fields match `value` under
+/// `mask` go where `action` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowAttr {
-    /// The fields to match.
+    /// The fields to match (the QPN is the QP's).
     pub value: SteeringKey,
     /// Which bits of them count.
     pub mask: SteeringKey,
+    /// Where matching frames go.
+    pub action: FlowAction,
 }
 
-/// An RSS QP: frames it takes are spread over an indirection table's work queues.
+/// An RSS QP: the UD frames for its QPN are spread over an indirection table's work queues
+/// by its hash. It borrows the table (so its work queues). Dropping it destroys it.
 pub struct RssQueuePair<'a, D: Device> {
-    _table: &'a RwqIndirectionTable<'a, D>,
+    ctx: &'a Context<D>,
+    table: &'a RwqIndirectionTable<'a, D>,
+    qpn: u32,
+    context: usize,
+    rule: usize,
     hash: RxHashConf,
 }
 
 impl<D: Device> RssQueuePair<'_, D> {
+    /// Its number: UD senders address it.
+    pub fn qp_num(&self) -> u32 {
+        self.qpn
+    }
+
     /// Its hash.
     pub fn hash(&self) -> &RxHashConf {
         &self.hash
     }
 
-    /// Steers frames matching `attr` to it (`ibv_create_flow`).
-    pub fn create_flow(&self, _attr: &FlowAttr) -> Result<Flow<'_>, Error> {
-        Err(Error::Unsupported(Feature::Rss))
+    /// The RSS context it holds in the pipeline.
+    pub fn rss_context(&self) -> usize {
+        self.context
+    }
+
+    /// Steers frames for it that match `attr` (`ibv_create_flow`).
+    pub fn create_flow(&self, attr: &FlowAttr) -> Result<Flow<'_, D>, Error> {
+        let action = match attr.action {
+            FlowAction::Rss => Action::Context(self.context as u8),
+            FlowAction::Wq(w) if self.table.wqs.iter().any(|&x| u32::from(x) == w) => {
+                Action::Queue(w as u16)
+            }
+            FlowAction::Wq(_) => {
+                return Err(Invalid::Attr("a flow's work queue must be in the QP's table").into())
+            }
+        };
+        let mut inner = self.ctx.inner.borrow_mut();
+        let rx = inner.rx()?;
+        let rule = rx
+            .rules
+            .iter()
+            .position(|u| !u)
+            .filter(|&r| r < self.rule)
+            .ok_or(Exhausted::SteeringRules)?;
+        let mut value = attr.value;
+        let mut mask = attr.mask;
+        value.qpn = self.qpn;
+        mask.qpn = QPN_MASK;
+        let r = Rule {
+            enabled: true,
+            value,
+            mask,
+            action,
+        };
+        rx.rss
+            .as_mut()
+            .ok_or(Error::Unsupported(Feature::Rss))?
+            .set_rule(rule, &r)?;
+        rx.rules[rule] = true;
+        Ok(Flow {
+            ctx: self.ctx,
+            rule,
+        })
+    }
+}
+
+impl<D: Device> Drop for RssQueuePair<'_, D> {
+    fn drop(&mut self) {
+        let mut inner = self.ctx.inner.borrow_mut();
+        // A failing device cannot be reported from a drop.
+        if let Ok(rx) = inner.rx() {
+            if let Some(rss) = rx.rss.as_mut() {
+                let _ = rss.disable_rule(self.rule);
+            }
+            rx.rules[self.rule] = false;
+            rx.contexts[self.context] = false;
+            for w in &self.table.wqs {
+                if let Some(e) = rx.wqs.get_mut(w) {
+                    e.rss_qpn = None;
+                }
+            }
+        }
+        inner.destroy_qp_entry(self.qpn);
     }
 }
 
 /// An installed steering rule (`ibv_flow`); dropping it removes it.
-pub struct Flow<'q> {
-    _qp: PhantomData<&'q ()>,
+pub struct Flow<'q, D: Device> {
+    ctx: &'q Context<D>,
     rule: usize,
 }
 
-impl Flow<'_> {
+impl<D: Device> Flow<'_, D> {
     /// The steering-rule slot it holds.
     pub fn rule(&self) -> usize {
         self.rule
     }
 }
 
+impl<D: Device> Drop for Flow<'_, D> {
+    fn drop(&mut self) {
+        let mut inner = self.ctx.inner.borrow_mut();
+        if let Ok(rx) = inner.rx() {
+            if let Some(rss) = rx.rss.as_mut() {
+                let _ = rss.disable_rule(self.rule);
+            }
+            rx.rules[self.rule] = false;
+        }
+    }
+}
+
 impl<D: Device> Context<D> {
-    /// A receive work queue in `pd` completing to `cq` (`ibv_create_wq`): needs a receive
-    /// path.
+    /// A receive work queue in `pd` completing to `cq` (`ibv_create_wq`), in RESET.
     pub fn create_wq<'a>(
         &'a self,
-        _pd: &'a ProtectionDomain<'_, D>,
-        _cq: &'a CompletionQueue<'_, D>,
-        _attr: &WqInitAttr,
+        pd: &'a ProtectionDomain<'_, D>,
+        cq: &'a CompletionQueue<'_, D>,
+        attr: &WqInitAttr,
     ) -> Result<WorkQueue<'a, D>, Error> {
-        Err(Error::Unsupported(Feature::Receive))
+        if !std::ptr::eq(self, pd.context()) || !std::ptr::eq(self, cq.context()) {
+            return Err(Invalid::Attr("a PD or completion queue of another context").into());
+        }
+        let w = self.inner.borrow_mut().create_wq_entry(
+            pd.pdn(),
+            cq.id(),
+            attr.max_wr,
+            attr.max_sge,
+            None,
+        )?;
+        Ok(WorkQueue {
+            ctx: self,
+            wq_num: w,
+        })
     }
 
-    /// An indirection table over `wqs` (`ibv_create_rwq_ind_table`): needs a receive path.
+    /// An indirection table over `wqs` (`ibv_create_rwq_ind_table`): a power of two of them,
+    /// at most the pipeline's largest table.
     pub fn create_rwq_ind_table<'a>(
         &'a self,
-        _wqs: &[&'a WorkQueue<'a, D>],
+        wqs: &[&'a WorkQueue<'a, D>],
     ) -> Result<RwqIndirectionTable<'a, D>, Error> {
-        Err(Error::Unsupported(Feature::Receive))
+        let max = match self.query_device().rss {
+            Some(c) => c.max_rwq_indirection_table_size,
+            None if self.query_device().receive => return Err(Error::Unsupported(Feature::Rss)),
+            None => return Err(Error::Unsupported(Feature::Receive)),
+        };
+        if !wqs.len().is_power_of_two() || wqs.len() > max as usize {
+            return Err(
+                Invalid::Size("indirection table entries", wqs.len() as u64, max.into()).into(),
+            );
+        }
+        if wqs.iter().any(|w| !std::ptr::eq(self, w.ctx)) {
+            return Err(Invalid::Attr("a work queue of another context").into());
+        }
+        Ok(RwqIndirectionTable {
+            ctx: self,
+            wqs: wqs.iter().map(|w| w.wq_num).collect(),
+        })
     }
 }
 
 impl<'c, D: Device> ProtectionDomain<'c, D> {
-    /// An RSS QP spreading what it takes over `table` by `hash` (`ibv_create_qp_ex` with
-    /// `rx_hash_conf`): needs a receive path.
+    /// An RSS QP spreading the UD frames for it over `table` by `hash` (`ibv_create_qp_ex`
+    /// with `rx_hash_conf`), its Q_Key `qkey`, ready to receive (the engine holds it in RTS).
     pub fn create_rss_qp<'a>(
         &'a self,
-        _table: &'a RwqIndirectionTable<'a, D>,
-        _hash: &RxHashConf,
+        table: &'a RwqIndirectionTable<'a, D>,
+        hash: &RxHashConf,
+        qkey: u32,
     ) -> Result<RssQueuePair<'a, D>, Error> {
-        Err(Error::Unsupported(Feature::Receive))
+        let ctx = self.context();
+        if !std::ptr::eq(ctx, table.ctx) {
+            return Err(Invalid::Attr("an indirection table of another context").into());
+        }
+        let (context, rule) = {
+            let mut inner = ctx.inner.borrow_mut();
+            let rx = inner.rx()?;
+            if rx.rss.is_none() {
+                return Err(Error::Unsupported(Feature::Rss));
+            }
+            let context = (1..rx.contexts.len())
+                .find(|&c| !rx.contexts[c])
+                .ok_or(Exhausted::RssContexts)?;
+            let rule = (0..rx.rules.len())
+                .rev()
+                .find(|&r| !rx.rules[r])
+                .ok_or(Exhausted::SteeringRules)?;
+            (context, rule)
+        };
+        // A UD QP in the engine: the receive path reads its state from the send side.
+        let attr = QpInitAttr {
+            max_send_wr: 1,
+            max_send_sge: 1,
+            ..QpInitAttr::new(QpType::Ud)
+        };
+        let qpn = create_entry(ctx, self.pdn(), 0, None, &attr)?;
+        let mut inner = ctx.inner.borrow_mut();
+        let up = [
+            QpAttr::Init(InitAttr::ud(qkey)),
+            QpAttr::Rtr(RtrAttr::ud(PathMtu::Mtu4096)),
+            QpAttr::Rts(RtsAttr::new(Psn::from_bits_truncate(0))),
+        ]
+        .into_iter()
+        .try_for_each(|a| inner.modify_qp(qpn, a));
+        let r = up.and_then(|()| {
+            let config = inner.qps[&qpn].engine_config().expect("in the engine");
+            let rx = inner.rx()?;
+            let table_wqs: Vec<u16> = table.wqs.clone();
+            let rss = rx.rss.as_mut().expect("checked above");
+            rss.set_context(
+                context,
+                &ContextConfig {
+                    function: hash.function,
+                    fields: hash.fields,
+                    key: &hash.key,
+                },
+                &table_wqs,
+            )?;
+            rx.fw
+                .attach(qpn, &config, Target::Rss, Psn::from_bits_truncate(0))?;
+            let rule_def = Rule {
+                enabled: true,
+                value: SteeringKey {
+                    qpn,
+                    ..SteeringKey::default()
+                },
+                mask: SteeringKey {
+                    qpn: QPN_MASK,
+                    ..SteeringKey::default()
+                },
+                action: Action::Context(context as u8),
+            };
+            let rss = rx.rss.as_mut().expect("checked above");
+            rss.set_rule(rule, &rule_def)?;
+            rx.contexts[context] = true;
+            rx.rules[rule] = true;
+            for w in &table_wqs {
+                if let Some(e) = rx.wqs.get_mut(w) {
+                    e.rss_qpn = Some(qpn);
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            inner.destroy_qp_entry(qpn);
+            return Err(e);
+        }
+        Ok(RssQueuePair {
+            ctx,
+            table,
+            qpn,
+            context,
+            rule,
+            hash: hash.clone(),
+        })
     }
 }

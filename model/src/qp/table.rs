@@ -66,6 +66,12 @@ impl<const N: usize> QpTable<N> {
         self.raw
     }
 
+    /// Changes the entropy profile (a register block's `CONTROL.PROFILE`): QPs entering RTR
+    /// from now on, and UD requests, derive their entropy under it.
+    pub fn set_profile(&mut self, profile: Profile) {
+        self.profile = profile;
+    }
+
     /// Creates a QP in RESET.
     pub fn create(&mut self, qpn: u32, config: QpConfig) -> Result<&mut QpContext, QpError> {
         let ctx = QpContext::new(qpn, config).map_err(QpError::Config)?;

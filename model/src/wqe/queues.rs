@@ -111,6 +111,51 @@ impl<const Q: usize> Queues<Q> {
         Ok(slot)
     }
 
+    /// Gives QP `qpn` the send ring `ring` in slot `slot` (the RTL's slots: a register block
+    /// writes a QP into the slot software names, and the round robin follows slot order), its
+    /// indices starting at `start`. A QP already in another slot is refused; the slot's
+    /// previous queue, if any, is replaced.
+    pub fn attach_at(
+        &mut self,
+        slot: usize,
+        qpn: u32,
+        ring: SendRing,
+        start: u32,
+    ) -> Result<(), QueueError> {
+        if self
+            .sqs
+            .iter()
+            .enumerate()
+            .any(|(s, q)| s != slot && q.is_some_and(|q| q.qpn == qpn))
+        {
+            return Err(QueueError::Attached(qpn));
+        }
+        *self.sqs.get_mut(slot).ok_or(QueueError::Full)? = Some(SendQueue {
+            qpn,
+            ring,
+            doorbell: super::Doorbell::new(ring.ring(), start),
+        });
+        Ok(())
+    }
+
+    /// Takes QP `qpn`'s send queue away; returns its slot.
+    pub fn detach(&mut self, qpn: u32) -> Result<usize, QueueError> {
+        let slot = self
+            .sqs
+            .iter()
+            .position(|q| q.is_some_and(|q| q.qpn == qpn))
+            .ok_or(QueueError::NotAttached(qpn))?;
+        self.sqs[slot] = None;
+        Ok(slot)
+    }
+
+    /// Replaces the completion ring and where its entries lie (a register block's `CQ_BASE`
+    /// and `CQ_LOG2`, written while the engine is stopped).
+    pub fn set_completion_ring(&mut self, cq: CompletionRing, cq_base: u64) {
+        self.cq = cq;
+        self.cq_base = cq_base;
+    }
+
     /// A send doorbell: QP `qpn`'s producer index is now `producer`; returns the WQEs it adds.
     pub fn doorbell(&mut self, qpn: u32, producer: u32) -> Result<u32, QueueError> {
         let sq = self
@@ -217,4 +262,33 @@ fn fetch(
             .map_err(|_| (Status::GeneralErr, BLOCK_BYTES))?;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wqe::Ring;
+
+    #[test]
+    fn slots_named_by_software() {
+        let cq = CompletionRing::new(Ring::new(2).unwrap(), 0).unwrap();
+        let mut q = Queues::<4>::new(cq, 0x1000);
+        let ring = SendRing::new(Ring::new(1).unwrap(), 0, 0x2000).unwrap();
+        q.attach_at(3, 0x13, ring, 0).unwrap();
+        q.attach_at(1, 0x11, ring, 0).unwrap();
+        assert_eq!(
+            q.attach_at(2, 0x13, ring, 0),
+            Err(QueueError::Attached(0x13))
+        );
+        assert_eq!(q.attach_at(4, 0x14, ring, 0), Err(QueueError::Full));
+        // The same slot may be written again (the RTL's QP_WRITE over a slot).
+        q.attach_at(3, 0x13, ring, 0).unwrap();
+        assert_eq!(q.doorbell(0x13, 2), Ok(2));
+        assert_eq!(q.detach(0x13), Ok(3));
+        assert_eq!(q.detach(0x13), Err(QueueError::NotAttached(0x13)));
+        assert_eq!(q.pending(0x11), Some(0));
+        let big = CompletionRing::new(Ring::new(4).unwrap(), 0).unwrap();
+        q.set_completion_ring(big, 0x8000);
+        assert_eq!(q.cq().ring().entries(), 16);
+    }
 }
