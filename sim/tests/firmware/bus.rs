@@ -27,47 +27,35 @@ pub trait Bench {
     fn response(t: &Self::Timed) -> Option<(u64, u32)>;
 }
 
-impl<D: WqeCtrlPorts> Bench for wqe::ctrl::Bench<D> {
-    type Timed = wqe::ctrl::Timed;
-    fn push(&mut self, op: Op, tag: u64) {
-        self.push(op, tag)
-    }
-    fn step(&mut self) -> Result<Vec<Self::Timed>, String> {
-        self.step()
-    }
-    fn cycle(&self) -> u64 {
-        self.sim.cycle()
-    }
-    fn response(t: &Self::Timed) -> Option<(u64, u32)> {
-        use wqe::ctrl::Event;
-        match t.event {
-            Event::Write { tag, .. } => Some((tag, 0)),
-            Event::Read { tag, data, .. } => Some((tag, data)),
-            _ => None,
+/// The two control planes' benches have the same shape: `push`, `step` and `Event::Write` /
+/// `Event::Read` answers with their tags.
+macro_rules! bench {
+    ($ports:path, $m:ident) => {
+        impl<D: $ports> Bench for $m::ctrl::Bench<D> {
+            type Timed = $m::ctrl::Timed;
+            fn push(&mut self, op: Op, tag: u64) {
+                self.push(op, tag)
+            }
+            fn step(&mut self) -> Result<Vec<Self::Timed>, String> {
+                self.step()
+            }
+            fn cycle(&self) -> u64 {
+                self.sim.cycle()
+            }
+            fn response(t: &Self::Timed) -> Option<(u64, u32)> {
+                use $m::ctrl::Event;
+                match t.event {
+                    Event::Write { tag, .. } => Some((tag, 0)),
+                    Event::Read { tag, data, .. } => Some((tag, data)),
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl<D: RxCtrlPorts> Bench for rx::ctrl::Bench<D> {
-    type Timed = rx::ctrl::Timed;
-    fn push(&mut self, op: Op, tag: u64) {
-        self.push(op, tag)
-    }
-    fn step(&mut self) -> Result<Vec<Self::Timed>, String> {
-        self.step()
-    }
-    fn cycle(&self) -> u64 {
-        self.sim.cycle()
-    }
-    fn response(t: &Self::Timed) -> Option<(u64, u32)> {
-        use rx::ctrl::Event;
-        match t.event {
-            Event::Write { tag, .. } => Some((tag, 0)),
-            Event::Read { tag, data, .. } => Some((tag, data)),
-            _ => None,
-        }
-    }
-}
+bench!(WqeCtrlPorts, wqe);
+bench!(RxCtrlPorts, rx);
 
 /// A control plane's bench, with everything it logged while the firmware ran.
 pub struct CtrlBus<B: Bench> {
