@@ -2,7 +2,8 @@
 //! registers written through AXI4-Lite with the model's encoders (`model::wqe::regs`), host
 //! memory served by [`DmaHost`], every doorbell rung, and the frames collected off its output
 //! under random back-pressure until every WQE has retired. `rocenic send --engine rtl` and the
-//! engine's tests share it.
+//! engine's tests share it; [`run_on`] runs any build of the engine (`duts::WqeEngine`, the
+//! default, or `duts::WqeEngine16`, the ECP5-25F configuration).
 
 use super::host_memory::{Config as DmaConfig, DmaHost};
 use crate::axil::{Master, Op};
@@ -17,7 +18,7 @@ use rocenic_model::wqe::{HostMemory, Nic, SendRing};
 use std::path::Path;
 
 crate::axil_port_fns!(WqeEnginePorts);
-crate::dma_port_fns!(WqeEngine);
+crate::dma_port_fns!(WqeEnginePorts);
 
 /// One send queue: its QP, the QP's configuration, its ring and the producer index its
 /// doorbell writes (the WQEs `0..producer` are in host memory).
@@ -109,8 +110,8 @@ pub struct Outcome {
     pub beats: u64,
 }
 
-/// Runs `setup` through the co-simulated engine under `load`, seeded by `seed`; gives up after
-/// `limit` cycles. `vcd` traces the run.
+/// Runs `setup` through the co-simulated engine (its default build) under `load`, seeded by
+/// `seed`; gives up after `limit` cycles. `vcd` traces the run.
 pub fn run(
     setup: &Setup,
     load: &Load,
@@ -118,7 +119,18 @@ pub fn run(
     limit: u64,
     vcd: Option<&Path>,
 ) -> Result<Outcome, String> {
-    let mut sim: Sim<WqeEngine> = match vcd {
+    run_on::<WqeEngine>(setup, load, seed, limit, vcd)
+}
+
+/// [`run`] on the build `D` of the engine: the setup must fit its QP and region slots.
+pub fn run_on<D: WqeEnginePorts>(
+    setup: &Setup,
+    load: &Load,
+    seed: u64,
+    limit: u64,
+    vcd: Option<&Path>,
+) -> Result<Outcome, String> {
+    let mut sim: Sim<D> = match vcd {
         Some(p) => Sim::with_trace_at(p).map_err(|e| format!("{}: {e}", p.display()))?,
         None => Sim::new("wqe_engine"),
     };
@@ -179,12 +191,12 @@ pub fn run(
         let d = &mut sim.dut;
         drive_dma(d, &h);
         let out_ready = rnd.gen_bool(load.out_ready);
-        d.set_m_axis_tready(out_ready.into());
+        d.set_m_axis_tready(out_ready);
         sim.settle();
 
         let d = &sim.dut;
         let seen = sample_axil(d);
-        if d.m_axis_tvalid() == 1 && out_ready {
+        if d.m_axis_tvalid() && out_ready {
             let keep = u64::from(d.m_axis_tkeep());
             let n = keep.trailing_ones() as usize;
             if keep >> n != 0 {
@@ -192,12 +204,12 @@ pub fn run(
             }
             frame.extend_from_slice(&d.m_axis_tdata().to_le_bytes()[..n]);
             beats += 1;
-            if d.m_axis_tlast() == 1 {
+            if d.m_axis_tlast() {
                 frames.push(std::mem::take(&mut frame));
             }
         }
         let eng = sample_dma(d);
-        let out_busy = d.m_axis_tvalid() == 1;
+        let out_busy = d.m_axis_tvalid();
         host.accepted(&eng)
             .map_err(|v| format!("DMA protocol: {v}"))?;
         if let Some(done) = axil.observe(now, &seen) {
