@@ -78,7 +78,7 @@ module wqe_emit
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_QPERR, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
     } state_t;
     state_t state_q;
 
@@ -93,8 +93,10 @@ module wqe_emit
     logic [12:0] pkt_len_q;
     logic [4:0]  pieces_q;          // pieces of this packet still to stream or drop
     logic [23:0] psn_q;
+    logic        qp_err_q;          // the QP's error bit, read in S_QPERR
     // streaming one piece
     logic [BUF_W-1:0] rd_q;         // next word to read
+    logic [BUF_W-1:0] rd_last_q;    // the word read last (rd_q - 1 once a word is read)
     logic [9:0]  words_left_q;      // words of the piece not yet read
     logic [3:0]  tail_bytes_q;      // bytes in the piece's last word
     logic        rv_q;              // a word is in rd_data
@@ -205,19 +207,21 @@ module wqe_emit
     assign m_pay_last  = rlast_q && piece_last_q;
     wire   hold        = rv_q && !m_pay_ready;
     wire   rd_issue    = state_q == S_STREAM && words_left_q != 10'd0 && !hold;
-    assign rd_addr     = hold ? rd_q - 1'b1 : rd_q;
+    assign rd_addr     = hold ? rd_last_q : rd_q;
 
     // A piece is freed once its last word is taken, or at once when dropped (its read is
-    // back: S_PKT waited for it).
+    // back: S_PKT waited for it). The release is registered (free_valid, free_tag, free_ptr):
+    // it reaches every tag's state in the packet buffer and the planner's room, and a tag or
+    // words freed a cycle later are only ever late in the safe direction.
     assign s_piece_ready = (state_q == S_STREAM && stream_take && rlast_q)
                         || (state_q == S_DROP && pieces_q != 5'd0);
-    assign free_valid    = s_piece_valid && s_piece_ready;
-    assign free_tag      = s_piece_tag;
+    wire   piece_free    = s_piece_valid && s_piece_ready;
     wire [9:0] piece_words = 10'((s_piece_len + 13'd7) >> 3);
 
     always_ff @(posedge clk) begin
         if (rst) begin
             state_q       <= S_IDLE;
+            free_valid    <= 1'b0;
             free_ptr      <= '0;
             rv_q          <= 1'b0;
             err_set_valid <= 1'b0;
@@ -227,7 +231,9 @@ module wqe_emit
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
             wqe_retire    <= 1'b0;
-            if (free_valid) begin
+            free_valid    <= piece_free;
+            free_tag      <= s_piece_tag;
+            if (piece_free) begin
                 free_ptr <= free_ptr + (BUF_W + 1)'(piece_words);
             end
             case (state_q)
@@ -235,12 +241,17 @@ module wqe_emit
                     w_q     <= s_commit;
                     left_q  <= s_commit_packets;
                     index_q <= '0;
-                    state_q <= S_DECIDE;
+                    state_q <= S_QPERR;
                 end
-                // Decided against the QP's state after every earlier WQE (from the registered
-                // WQE: the QP's error bit is a wide multiplexer).
+                // Decided against the QP's state after every earlier WQE: its error bit is
+                // read from the registered WQE's slot (a wide multiplexer) into a register,
+                // and decided on the next cycle.
+                S_QPERR: begin
+                    qp_err_q <= qp_err[w_q.slot[$clog2(QPS)-1:0]];
+                    state_q  <= S_DECIDE;
+                end
                 S_DECIDE: begin
-                    if (qp_err[w_q.slot[$clog2(QPS)-1:0]]) begin
+                    if (qp_err_q) begin
                         drop_q    <= 1'b1;
                         status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                         cqe_due_q <= 1'b1;
@@ -307,6 +318,7 @@ module wqe_emit
                 S_STREAM: begin
                     if (rd_issue) begin
                         rd_q         <= rd_q + 1'b1;
+                        rd_last_q    <= rd_q;
                         words_left_q <= words_left_q - 10'd1;
                         rlast_q      <= words_left_q == 10'd1;
                     end

@@ -102,8 +102,15 @@ module wqe_fetch
     end
 
     // BLOCKS is byte 2 of block 0's first word, which is word 0 of the buffer: it is taken as
-    // the beat goes by rather than read back.
+    // the beat goes by rather than read back. What it means is registered from it (the read's
+    // last beat, where it is acted on, comes seven beats later at the earliest).
     logic [7:0] blocks_byte_q;
+    logic       blocks_bad_q;     // 0 or past the stride
+    logic       blocks_in_q;      // all in the first read
+    always_ff @(posedge clk) begin
+        blocks_bad_q <= blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks};
+        blocks_in_q  <= blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2);
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -114,13 +121,17 @@ module wqe_fetch
                 busy_q[buf_free_id] <= 1'b0;
             end
             case (state_q)
-                S_IDLE: if (s_pick_valid && s_pick_ready) begin
+                // Loaded while idle, offered or not (nothing reads them here), so that the
+                // pick's load waits for the state alone, not for the handshake too.
+                S_IDLE: begin
                     pick_q   <= s_pick;
                     buf_q    <= free_buf;
                     word_q   <= '0;
                     blocks_q <= '0;
                     two_q    <= s_pick.stride_log2 != 3'd0;
-                    state_q  <= S_REQ0;
+                    if (s_pick_valid && s_pick_ready) begin
+                        state_q <= S_REQ0;
+                    end
                 end
                 S_REQ0: if (m_rd_req_ready) begin
                     state_q <= S_WAIT0;
@@ -142,10 +153,10 @@ module wqe_fetch
                         end else begin
                             blocks_q <= 7'd1;
                             // word 0 arrives before the last beat of a 64-byte read
-                            if (blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks}) begin
+                            if (blocks_bad_q) begin
                                 status_q <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
                                 state_q  <= S_HAND;
-                            end else if (blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2)) begin
+                            end else if (blocks_in_q) begin
                                 blocks_q <= {4'b0, blocks_byte_q[2:0]};
                                 status_q <= wqe_fmt_pkg::STATUS_SUCCESS;
                                 state_q  <= S_HAND;

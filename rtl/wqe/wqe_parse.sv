@@ -65,27 +65,41 @@ module wqe_parse
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
 
-    // A read issued last cycle delivers its word on rd_data now (rv_q, rr_q its index); it goes
-    // into a three-entry queue whose head is the word being looked at (hv, hw, ri_q). Reads are
-    // issued while the queue will have room, so the buffer's read address depends on registers
-    // only and the block RAM's output meets nothing but the queue's registers.
+    // A read issued last cycle delivers its word on rd_data now (rv_q); it goes into a
+    // three-entry queue whose head is the word being looked at (hv, hw). Reads are issued while
+    // the queue will have room, so the buffer's read address depends on registers only and the
+    // block RAM's output meets nothing but the queue's registers.
+    //
+    // What a word is (a data word, an SGE's second word, inline data; which header word) is
+    // worked out when its read is issued and travels with it (rr_*, q*_q, h*): data words are
+    // only read once the layout is known, and the head's kind then costs one multiplexer
+    // rather than a compare of its index against the layout, which fans out to every take.
+    localparam int HDR_WORDS = 12;  // header words: control, address vector, remote address
     logic        rv_q;
-    logic [6:0]  rr_q;
+    logic        rr_dat_q, rr_hi_q, rr_inl_q;
+    logic [HDR_WORDS-1:0] rr_sel_q;
     logic [63:0] qw_q [3];
-    logic [6:0]  qi_q [3];
+    logic        qdat_q [3];
+    logic        qhi_q [3];
+    logic        qinl_q [3];
+    logic [HDR_WORDS-1:0] qsel_q [3];
     logic [1:0]  qrd_q, qwr_q;
     logic [1:0]  qn_q;             // words in the queue
     wire         hv    = qn_q != 2'd0;
     wire [63:0]  hw    = qw_q[qrd_q];
-    wire [6:0]   ri_q  = qi_q[qrd_q];
+    wire         h_dat = qdat_q[qrd_q];   // a data word
+    wire         h_hi  = qhi_q[qrd_q];    // an SGE's length and lkey word
+    wire         h_inl = qinl_q[qrd_q];   // an inline data word
+    wire [HDR_WORDS-1:0] h_sel = qsel_q[qrd_q];   // header word k: bit k
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
+    logic [6:0] w_data_q;          // w_data, registered: read only for words past the first 4
     // The decode stage: a non-data word taken last cycle, decoded from this register (the
-    // buffer's read port is too slow to decode from directly).
+    // buffer's read port is too slow to decode from directly); dsel_q[k] says it is word k.
     logic        dv_q;
     logic [63:0] dw_q;
-    logic [6:0]  di_q;
+    logic [HDR_WORDS-1:0] dsel_q;
 
     // Control segment fields.
     logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
@@ -114,7 +128,8 @@ module wqe_parse
     logic [4:0]   mr_status_q;     // the first failing one, else success
     logic [35:0]  total_q;
     logic [31:0]  len_add_q;           // a segment's length, added to total_q the next cycle
-                                       // (not straight off the buffer's read port: timing)
+    logic         len_add_v_q;         // (not straight off the buffer's read port: timing)
+    logic         len_add_p_q;         // len_add_v_q a cycle ago: total_q may still move
     wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
@@ -133,31 +148,54 @@ module wqe_parse
     // Word indices of the segments.
     wire [6:0] w_raddr = av_en ? 7'd10 : 7'd4;
     wire [6:0] w_data  = w_raddr + (is_write ? 7'd2 : 7'd0);
+
+    // The layout is decided when word 3 is decoded, from registers that words 0 and 1 filled
+    // at least two cycles before (the words are decoded in order, one a cycle at most), so it
+    // is worked out ahead in two registered steps: the segments' end as word 1 is decoded (its
+    // inline length and AV flag straight from the decode register), then the checks on it.
     // Bytes of segments: at most 96 + 255 * 16 or 96 + 65535.
-    wire [16:0] seg_end = {10'b0, w_data} * 17'd8
-                        + (inline_en ? {1'b0, inline_len_q} : {5'b0, nsge_q, 4'b0});
+    wire        av_en_d1  = dw_q[48];
+    wire [6:0]  w_data_d1 = (av_en_d1 ? 7'd10 : 7'd4) + (is_write ? 7'd2 : 7'd0);
+    wire [16:0] seg_end_d1 = {10'b0, w_data_d1} * 17'd8
+                           + (inline_en ? {1'b0, dw_q[47:32]} : {5'b0, nsge_q, 4'b0});
+    logic [16:0] seg_end_q;
+    logic        ctl_err_q;        // ctl_err, from the registered control segment
+    logic [6:0]  seg_words_q;      // the words to read when it passes
+    logic        inl_mtu_err_q;    // an inline UD WQE over the MTU
 
     wire ctl_err = !known || flags_q[7:5] != 3'b0 || av_b_q[7:1] != 7'b0
                 || blocks_b_q == 8'd0 || blocks_b_q > 8'd16
                 || (!has_imm && imm_q != 32'b0)
                 || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
-                || seg_end > {3'b0, blocks_b_q, 6'b0}
+                || seg_end_q > {3'b0, blocks_b_q, 6'b0}
                 || (pick_q.ctx.ud && !(opcode_q == wqe_fmt_pkg::OPCODE_SEND || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM))
                 || (av_en != pick_q.ctx.ud)
                 || (!inline_en && nsge_q > 8'(MAX_SGE));
 
-    // The head word: which part of the WQE it is.
-    wire d_av     = av_en && di_q >= 7'd4 && di_q < 7'd10;
-    wire d_raddr  = is_write && di_q >= w_raddr && di_q < w_data;
-    wire in_data  = layout_q && ri_q >= w_data;
-    wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
-    wire inl_word = inline_en && in_data;
+    // The decoded word: which part of the WQE it is.
+    wire d_av     = av_en && dsel_q[9:4] != 6'b0;
+    wire d_raddr  = is_write && (av_en ? dsel_q[10] : dsel_q[4]);
+    wire d_rkey   = is_write && (av_en ? dsel_q[11] : dsel_q[5]);
 
     // Can the head word be taken this cycle?
     wire push_ok = !dec_err_q && !nopush_q;
     // A data word waits until the words before it are decoded (the verdict so far is known).
-    wire take = hv && (!in_data || !push_ok || (!dv_q &&
-                 (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1))));
+    wire take = hv && (!h_dat || !push_ok || (!dv_q &&
+                 (h_hi ? m_mr_ready : (h_inl ? m_inl_ready : 1'b1))));
+
+    // The pushes downstream are the handshakes themselves (the head is an SGE's second word or
+    // inline data, passes, and the stage after takes it).
+    wire sge_push = m_mr_valid && m_mr_ready;
+    wire inl_push = m_inl_valid && m_inl_ready;
+
+    // What the word read now is (see the queue above).
+    wire                 i_dat = next_q >= w_data_q;
+    logic [HDR_WORDS-1:0] i_sel;
+    always_comb begin
+        for (int k = 0; k < HDR_WORDS; k++) begin
+            i_sel[k] = next_q == 7'(k);
+        end
+    end
 
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
@@ -166,19 +204,21 @@ module wqe_parse
 
     assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
-    assign m_mr_valid   = hv && sge_hi && push_ok && !dv_q;
+    assign m_mr_valid   = hv && h_hi && push_ok && !dv_q;
     assign m_mr_lkey    = hw[63:32];
     assign m_mr_pd      = pick_q.ctx.pd;
     assign m_mr_addr    = sge_addr_q;
     assign m_mr_len     = hw[31:0];
-    assign m_inl_valid  = hv && inl_word && push_ok && !dv_q;
+    assign m_inl_valid  = hv && h_inl && push_ok && !dv_q;
     assign m_inl_data   = hw;
     assign s_mr_ready   = 1'b1;
 
     // The verdict, in the model's order: fetch, decode and operation, the regions (first
-    // failure), the total, the UD MTU.
-    wire [12:0] mtu_bytes = 13'd128 << pick_q.ctx.mtu;
+    // failure), the total, the UD MTU. The length checks are registered from total_q, so the
+    // verdict waits a cycle after the last length is added (len_add_p_q).
+    logic [12:0] mtu_bytes_q;        // the path MTU in bytes (a register: the pick's is fixed)
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
+    logic       total_err_q, mtu_err_q;
     logic [4:0] verdict;
     always_comb begin
         if (fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
@@ -187,9 +227,7 @@ module wqe_parse
             verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
         end else if (mr_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = mr_status_q;
-        end else if (!inline_en && total_q > 36'h8000_0000) begin
-            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
-        end else if (pick_q.ctx.ud && msg_len > {19'b0, mtu_bytes}) begin
+        end else if (total_err_q || mtu_err_q) begin
             verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else begin
             verdict = wqe_fmt_pkg::STATUS_SUCCESS;
@@ -241,9 +279,27 @@ module wqe_parse
 
     // The data-segment table (LUT RAM): written as each segment's second word is taken.
     always_ff @(posedge clk) begin
-        if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
+        if (state_q == S_READ && sge_push) begin
             sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, hw[31:0]};   // sge_t: addr, len
         end
+    end
+
+    // Registered each cycle from registers that hold still when they are read (see above).
+    always_ff @(posedge clk) begin
+        w_data_q      <= w_data;
+        if (dsel_q[1]) begin
+            seg_end_q <= seg_end_d1;
+        end
+        ctl_err_q     <= ctl_err;
+        seg_words_q   <= 7'((seg_end_q + 17'd7) >> 3);
+        mtu_bytes_q     <= 13'd128 << pick_q.ctx.mtu;
+        inl_mtu_err_q <= pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes_q};
+        total_err_q   <= !inline_en && total_q > 36'h8000_0000;
+        mtu_err_q     <= pick_q.ctx.ud && (inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
+                                                     : total_q[31:0] > {19'b0, mtu_bytes_q});
+        // The head word, decoded next cycle when it is a header word (see dw_q).
+        dw_q          <= hw;
+        dsel_q        <= hv && !h_dat ? h_sel : '0;   // a header word is always taken
     end
 
     always_ff @(posedge clk) begin
@@ -253,7 +309,8 @@ module wqe_parse
             qn_q      <= '0;
             qrd_q     <= '0;
             qwr_q     <= '0;
-            len_add_q <= '0;
+            len_add_v_q <= 1'b0;
+            len_add_p_q <= 1'b0;
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
@@ -261,10 +318,14 @@ module wqe_parse
                     mr_status_q <= s_mr_status;
                 end
             end
-            len_add_q <= '0;
-            total_q   <= total_q + {4'b0, len_add_q};
+            len_add_v_q <= 1'b0;
+            len_add_p_q <= len_add_v_q;
+            total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
             case (state_q)
-                S_IDLE: if (s_wqe_valid) begin
+                // Everything is loaded and cleared while idle, whether or not a WQE is offered:
+                // nothing reads these registers here, and the load then hangs on the state
+                // alone rather than on the handshake too (it reaches a thousand flip-flops).
+                S_IDLE: begin
                     pick_q         <= s_wqe_pick;
                     fetch_status_q <= s_wqe_status;
                     blocks_q       <= s_wqe_blocks;
@@ -289,7 +350,9 @@ module wqe_parse
                     mr_seen_q      <= '0;
                     mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
                     total_q        <= '0;
-                    state_q        <= S_READ;
+                    if (s_wqe_valid) begin
+                        state_q <= S_READ;
+                    end
                 end
                 S_READ: begin
                     if (issue) begin
@@ -297,96 +360,90 @@ module wqe_parse
                     end
                     rv_q <= issue;
                     if (issue) begin
-                        rr_q <= next_q;
+                        rr_dat_q <= i_dat;
+                        rr_hi_q  <= !inline_en && i_dat && next_q[0] != w_data_q[0];
+                        rr_inl_q <= inline_en && i_dat;
+                        rr_sel_q <= i_sel;
                     end
                     // The queue: the arriving word in, the head out when taken.
                     if (rv_q) begin
-                        qw_q[qwr_q] <= rd_data;
-                        qi_q[qwr_q] <= rr_q;
-                        qwr_q       <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
+                        qw_q[qwr_q]   <= rd_data;
+                        qdat_q[qwr_q] <= rr_dat_q;
+                        qhi_q[qwr_q]  <= rr_hi_q;
+                        qinl_q[qwr_q] <= rr_inl_q;
+                        qsel_q[qwr_q] <= rr_sel_q;
+                        qwr_q         <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
                     end
                     if (take) begin
                         qrd_q <= qrd_q == 2'd2 ? 2'd0 : qrd_q + 2'd1;
                     end
                     qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
-                    if (take && !in_data) begin
-                        dw_q <= hw;
-                        di_q <= ri_q;
+                    dv_q <= hv && !h_dat;
+                    if (dsel_q[0]) {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+                    if (dsel_q[1]) begin
+                        imm_q        <= dw_q[31:0];
+                        inline_len_q <= dw_q[47:32];
+                        av_b_q       <= dw_q[55:48];
+                        if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
                     end
-                    dv_q <= take && !in_data;
-                    if (dv_q) begin
-                        case (di_q)
-                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
-                            7'd1: begin
-                                imm_q        <= dw_q[31:0];
-                                inline_len_q <= dw_q[47:32];
-                                av_b_q       <= dw_q[55:48];
-                                if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
-                            end
-                            7'd2: wr_id_q <= dw_q;
-                            7'd3: if (dw_q != 64'd0) dec_err_q <= 1'b1;
-                            default: ;
-                        endcase
-                        if (d_av) begin
-                            case (di_q)
-                                7'd4: begin
-                                    dqpn_q <= dw_q[23:0];
-                                    qkey_q <= dw_q[63:32];
-                                    if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
-                                end
-                                7'd5: dgid_q[127:64] <= bswap64(dw_q);
-                                7'd6: dgid_q[63:0]   <= bswap64(dw_q);
-                                7'd7: begin
-                                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
-                                    tci_q  <= dw_q[63:48];
-                                end
-                                7'd8: begin
-                                    fl_q     <= dw_q[19:0];
-                                    tclass_q <= dw_q[39:32];
-                                    hop_q    <= dw_q[47:40];
-                                    avflag_q <= dw_q[48];
-                                    if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
-                                        || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
-                                        dec_err_q <= 1'b1;
-                                    end
-                                end
-                                7'd9: if (dw_q != 64'd0) dec_err_q <= 1'b1;
-                                default: ;
-                            endcase
+                    if (dsel_q[2]) wr_id_q <= dw_q;
+                    if (dsel_q[3] && dw_q != 64'd0) dec_err_q <= 1'b1;
+                    if (d_av) begin
+                        if (dsel_q[4]) begin
+                            dqpn_q <= dw_q[23:0];
+                            qkey_q <= dw_q[63:32];
+                            if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
                         end
-                        if (d_raddr) begin
-                            if (di_q == w_raddr) begin
-                                raddr_q <= dw_q;
-                            end else begin
-                                rkey_q <= dw_q[31:0];
-                                if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
+                        if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
+                        if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
+                        if (dsel_q[7]) begin
+                            dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                            tci_q  <= dw_q[63:48];
+                        end
+                        if (dsel_q[8]) begin
+                            fl_q     <= dw_q[19:0];
+                            tclass_q <= dw_q[39:32];
+                            hop_q    <= dw_q[47:40];
+                            avflag_q <= dw_q[48];
+                            if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
+                                || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
+                                dec_err_q <= 1'b1;
                             end
                         end
+                        if (dsel_q[9] && dw_q != 64'd0) dec_err_q <= 1'b1;
                     end
-                    if (take) begin
-                        if (in_data && push_ok) begin
-                            if (inline_en) begin
-                                inl_q <= inl_q + 8'd1;
-                            end else if (!sge_hi) begin
-                                sge_addr_q <= hw;
-                            end else begin
-                                sges_q    <= sges_q + 5'd1;
-                                len_add_q <= hw[31:0];
-                            end
-                        end
+                    if (d_raddr) begin
+                        raddr_q <= dw_q;
+                    end
+                    if (d_rkey) begin
+                        rkey_q <= dw_q[31:0];
+                        if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
+                    end
+                    // An SGE's address word is held for its second word, which takes it along;
+                    // it is simply reloaded while it waits at the head.
+                    if (hv && h_dat && !h_hi && !h_inl) begin
+                        sge_addr_q <= hw;
+                    end
+                    len_add_q <= hw[31:0];
+                    if (inl_push) begin
+                        inl_q <= inl_q + 8'd1;
+                    end
+                    if (sge_push) begin
+                        sges_q      <= sges_q + 5'd1;
+                        len_add_v_q <= 1'b1;
                     end
                     // Words 0 and 1 are decoded by the time word 3 is: size the read.
-                    if (!layout_q && dv_q && di_q == 7'd3) begin
+                    if (!layout_q && dsel_q[3]) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU fails before its data, so inline words go out only for a pass.
-                        if (ctl_err || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
-                            || (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes})) begin
-                            if (ctl_err) dec_err_q <= 1'b1;
+                        if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
+                            || inl_mtu_err_q) begin
+                            if (ctl_err_q) dec_err_q <= 1'b1;
                             nopush_q  <= 1'b1;
                             nwords_q  <= 7'd4;
                         end else begin
-                            nwords_q <= 7'((seg_end + 17'd7) >> 3);
+                            nwords_q <= seg_words_q;
                         end
                     end
                     if (!issue && !rv_q && !hv && !dv_q && next_q >= nwords_q
@@ -394,7 +451,7 @@ module wqe_parse
                         state_q <= S_WAIT;
                     end
                 end
-                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && len_add_q == '0) begin
+                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
                     sge_out_q <= '0;
                     verdict_q <= verdict;
                     len_q     <= msg_len;

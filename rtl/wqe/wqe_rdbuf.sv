@@ -48,7 +48,7 @@ module wqe_rdbuf #(
     localparam int TAGS = 2 ** TAG_W - 1;
 
     logic [63:0]      mem [2 ** BUF_W];
-    logic [BUF_W-1:0] next_q [TAGS];    // where the tag's next beat goes
+    logic [TAGS-1:0][BUF_W-1:0] next_q; // where each tag's next beat goes
 
     assign inl_ready = !s_rsp_valid;
     wire              wr_en   = s_rsp_valid || inl_valid;
@@ -69,7 +69,6 @@ module wqe_rdbuf #(
             err  <= '0;
         end else begin
             if (s_rsp_valid) begin
-                next_q[s_rsp_tag] <= next_q[s_rsp_tag] + 1'b1;
                 if (s_rsp_last) begin
                     done[s_rsp_tag] <= 1'b1;
                     err[s_rsp_tag]  <= s_rsp_err;
@@ -87,7 +86,18 @@ module wqe_rdbuf #(
                 busy[alloc_tag]   <= 1'b1;
                 done[alloc_tag]   <= 1'b0;
                 err[alloc_tag]    <= 1'b0;
-                next_q[alloc_tag] <= alloc_base;
+            end
+        end
+    end
+
+    // Each tag's write pointer steps by itself when a beat of that tag lands, rather than
+    // through one adder behind a multiplexer of all of them; allocation sets it.
+    for (genvar t = 0; t < TAGS; t++) begin : g_next
+        always_ff @(posedge clk) begin
+            if (alloc_valid && alloc_tag == TAG_W'(t)) begin
+                next_q[t] <= alloc_base;
+            end else if (s_rsp_valid && s_rsp_tag == TAG_W'(t)) begin
+                next_q[t] <= next_q[t] + 1'b1;
             end
         end
     end
