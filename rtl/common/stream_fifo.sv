@@ -25,7 +25,10 @@ module stream_fifo #(
 
     localparam int DEPTH = 2 ** DEPTH_LOG2;
 
-    logic [WIDTH-1:0]    mem [DEPTH];
+    // An entry is read only while the RAM holds it and written only while it does not, so a
+    // read never meets a write to its entry: no_rw_check keeps Yosys from adding a bypass
+    // behind a block RAM's late read data.
+    (* no_rw_check *) logic [WIDTH-1:0] mem [DEPTH];
     logic [DEPTH_LOG2:0] wr_ptr_q, rd_ptr_q;   // one extra bit tells full from empty
 
     // s_ready's own copy for the writes, so that the RAM's write enables and the pointer do not

@@ -140,16 +140,21 @@ module wqe_dp
         .m_inl_valid(pi_valid), .m_inl_ready(pi_ready), .m_inl_data(pi)
     );
 
-    // Data segments and inline words wait for the planner: two WQEs' worth.
-    logic  gs_valid, gs_ready, gi_valid, gi_ready;
+    // Data segments and inline words wait for the planner: two WQEs' worth. The inline words'
+    // FIFO is a block RAM, whose output goes into flip-flops before anything else.
+    logic  gs_valid, gs_ready, gi_valid, gi_ready, bi_valid, bi_ready;
     wqe_dp_pkg::sge_t  gs;
-    logic [63:0] gi;
+    logic [63:0] gi, bi;
     stream_fifo #(.WIDTH($bits(ps)), .DEPTH_LOG2(5)) u_sge_fifo (
         .clk, .rst, .s_valid(ps_valid), .s_ready(ps_ready), .s_data(ps),
         .m_valid(gs_valid), .m_ready(gs_ready), .m_data(gs)
     );
     stream_fifo #(.WIDTH(64), .DEPTH_LOG2(8)) u_inl_fifo (
         .clk, .rst, .s_valid(pi_valid), .s_ready(pi_ready), .s_data(pi),
+        .m_valid(bi_valid), .m_ready(bi_ready), .m_data(bi)
+    );
+    wqe_fifo2 #(.WIDTH(64)) u_inl_regs (
+        .clk, .rst, .s_valid(bi_valid), .s_ready(bi_ready), .s_data(bi),
         .m_valid(gi_valid), .m_ready(gi_ready), .m_data(gi)
     );
 
@@ -279,9 +284,9 @@ module wqe_dp
     // ---- sender ---------------------------------------------------------------------------
     logic        cq_valid, cq_ready;
     wqe_dp_pkg::cqe_t        cq;
-    logic        pay_valid, pay_ready, pay_last;
-    logic [63:0] pay_data;
-    logic [3:0]  pay_bytes;
+    logic        pr_valid, pr_ready, pr_last, pay_busy;
+    logic [63:0] pr_data;
+    logic [3:0]  pr_bytes;
 
     wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W)) u_emit (
         .clk, .rst,
@@ -298,20 +303,9 @@ module wqe_dp
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
         .nic_mac, .nic_ipv4, .nic_ipv6, .wqe_retire, .frame_sent,
         .m_desc_valid, .m_desc_ready, .m_desc,
-        .m_pay_valid(pay_valid), .m_pay_ready(pay_ready), .m_pay_data(pay_data),
-        .m_pay_bytes(pay_bytes), .m_pay_last(pay_last),
+        .m_pay_valid(pr_valid), .m_pay_ready(pr_ready), .m_pay_data(pr_data),
+        .m_pay_bytes(pr_bytes), .m_pay_last(pr_last), .pay_busy,
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
-    );
-
-    // The payload words come straight off the packet buffer's read port: registered here
-    // before wqe_concat shifts them.
-    logic        pr_valid, pr_ready, pr_last;
-    logic [63:0] pr_data;
-    logic [3:0]  pr_bytes;
-    skid_buffer #(.WIDTH(64 + 4 + 1)) u_pay_slice (
-        .clk, .rst,
-        .s_valid(pay_valid), .s_ready(pay_ready), .s_data({pay_data, pay_bytes, pay_last}),
-        .m_valid(pr_valid), .m_ready(pr_ready), .m_data({pr_data, pr_bytes, pr_last})
     );
 
     wqe_concat u_concat (
@@ -342,6 +336,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !pr_valid && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !m_pay_tvalid;
 
 endmodule

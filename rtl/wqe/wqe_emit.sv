@@ -61,7 +61,7 @@ module wqe_emit
     input  wire [31:0]           nic_ipv4,
     input  wire [127:0]          nic_ipv6,
     output logic                 wqe_retire,       // a WQE is finished (one cycle)
-    output logic                 frame_sent,       // a packet's last word went out (one cycle)
+    output logic                 frame_sent,       // a packet's last word was read (one cycle)
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
@@ -71,6 +71,7 @@ module wqe_emit
     output logic [63:0]          m_pay_data,
     output logic [3:0]           m_pay_bytes,
     output logic                 m_pay_last,
+    output logic                 pay_busy,         // payload words read and not yet taken
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
@@ -96,12 +97,11 @@ module wqe_emit
     logic        qp_err_q;          // the QP's error bit, read in S_QPERR
     // streaming one piece
     logic [BUF_W-1:0] rd_q;         // next word to read
-    logic [BUF_W-1:0] rd_last_q;    // the word read last (rd_q - 1 once a word is read)
     logic [9:0]  words_left_q;      // words of the piece not yet read
+    logic        left_one_q;        // words_left_q == 1: the next word read is the piece's last
     logic [3:0]  tail_bytes_q;      // bytes in the piece's last word
-    logic        rv_q;              // a word is in rd_data
-    logic        rlast_q;           // it is the piece's last word
     logic        piece_last_q;      // this piece is the packet's last
+    logic [3:0]  credits_q;         // words the payload FIFO can still be sent (see below)
 
     // Fields the earlier stages used.
     wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
@@ -198,22 +198,47 @@ module wqe_emit
         m_cqe.status   = status_q;
     end
 
-    // Piece streaming: the piece's words are read in order, one per cycle; a word wqe_concat
-    // does not take is read again (the read port re-reads the address before rd_q).
-    wire stream_take   = rv_q && m_pay_ready;
-    assign m_pay_valid = rv_q;
-    assign m_pay_data  = rd_data;
-    assign m_pay_bytes = rlast_q ? tail_bytes_q : 4'd8;
-    assign m_pay_last  = rlast_q && piece_last_q;
-    wire   hold        = rv_q && !m_pay_ready;
-    wire   rd_issue    = state_q == S_STREAM && words_left_q != 10'd0 && !hold;
-    assign rd_addr     = hold ? rd_last_q : rd_q;
+    // Piece streaming: the piece's words are read in order, one per cycle, into flip-flops
+    // straight off the packet buffer's read port (a block RAM, whose data come late in the
+    // cycle), then into a small FIFO that wqe_concat reads. A word is read only while the FIFO
+    // has room for it and every word before it (credits_q), so nothing is read twice.
+    localparam int PAY_DEPTH_LOG2 = 3;
+    localparam logic [3:0] PAY_CREDITS = 4'(2 ** PAY_DEPTH_LOG2);
+    wire   rd_issue = state_q == S_STREAM && credits_q != 4'd0;
+    assign rd_addr  = rd_q;
+    logic        rv1_q, last1_q, rv2_q, last2_q;   // the word on rd_data, then in data2_q
+    logic [3:0]  bytes1_q, bytes2_q;
+    logic [63:0] data2_q;
+    wire         pay_take = m_pay_valid && m_pay_ready;
+    logic        unused_pay_ready;                 // always: the credits keep room
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            rv1_q     <= 1'b0;
+            rv2_q     <= 1'b0;
+            credits_q <= PAY_CREDITS;
+        end else begin
+            rv1_q     <= rd_issue;
+            rv2_q     <= rv1_q;
+            credits_q <= credits_q - 4'(rd_issue) + 4'(pay_take);
+        end
+        bytes1_q <= left_one_q ? tail_bytes_q : 4'd8;
+        last1_q  <= left_one_q && piece_last_q;
+        data2_q  <= rd_data;
+        bytes2_q <= bytes1_q;
+        last2_q  <= last1_q;
+    end
+    stream_fifo #(.WIDTH(64 + 4 + 1), .DEPTH_LOG2(PAY_DEPTH_LOG2)) u_pay_fifo (
+        .clk, .rst,
+        .s_valid(rv2_q), .s_ready(unused_pay_ready), .s_data({data2_q, bytes2_q, last2_q}),
+        .m_valid(m_pay_valid), .m_ready(m_pay_ready), .m_data({m_pay_data, m_pay_bytes, m_pay_last})
+    );
+    assign pay_busy = credits_q != PAY_CREDITS;
 
-    // A piece is freed once its last word is taken, or at once when dropped (its read is
-    // back: S_PKT waited for it). The release is registered (free_valid, free_tag, free_ptr):
-    // it reaches every tag's state in the packet buffer and the planner's room, and a tag or
-    // words freed a cycle later are only ever late in the safe direction.
-    assign s_piece_ready = (state_q == S_STREAM && stream_take && rlast_q)
+    // A piece is freed once its last word is read (the read port has it then), or at once when
+    // dropped (its read is back: S_PKT waited for it). The release is registered (free_valid,
+    // free_tag, free_ptr): it reaches every tag's state in the packet buffer and the planner's
+    // room, and a tag or words freed a cycle later are only ever late in the safe direction.
+    assign s_piece_ready = (rd_issue && left_one_q)
                         || (state_q == S_DROP && pieces_q != 5'd0);
     wire   piece_free    = s_piece_valid && s_piece_ready;
     wire [9:0] piece_words = 10'((s_piece_len + 13'd7) >> 3);
@@ -223,7 +248,6 @@ module wqe_emit
             state_q       <= S_IDLE;
             free_valid    <= 1'b0;
             free_ptr      <= '0;
-            rv_q          <= 1'b0;
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
             wqe_retire    <= 1'b0;
@@ -311,6 +335,7 @@ module wqe_emit
                 S_PIECE: if (s_piece_valid) begin
                     rd_q         <= s_piece_base;
                     words_left_q <= piece_words;
+                    left_one_q   <= piece_words == 10'd1;
                     tail_bytes_q <= 4'(((s_piece_len - 13'd1) & 13'd7) + 13'd1);
                     piece_last_q <= pieces_q == 5'd1;
                     state_q      <= S_STREAM;
@@ -318,13 +343,10 @@ module wqe_emit
                 S_STREAM: begin
                     if (rd_issue) begin
                         rd_q         <= rd_q + 1'b1;
-                        rd_last_q    <= rd_q;
                         words_left_q <= words_left_q - 10'd1;
-                        rlast_q      <= words_left_q == 10'd1;
+                        left_one_q   <= words_left_q == 10'd2;
                     end
-                    rv_q <= rd_issue || hold;
-                    if (stream_take && rlast_q) begin
-                        rv_q     <= 1'b0;
+                    if (rd_issue && left_one_q) begin
                         pieces_q <= pieces_q - 5'd1;
                         if (pieces_q == 5'd1) begin
                             frame_sent <= 1'b1;

@@ -61,7 +61,11 @@ module wqe_fetch
     end
 
     // Two buffers of 16 blocks of 8 words.
-    logic [63:0] mem [256];
+    // Parse reads only a buffer it was handed, which fetch does not fill until it is freed,
+    // so a read never meets a write to its word (no_rw_check: no bypass behind the block
+    // RAM's late read data; the read port reads on every cycle, but its word is only used
+    // then).
+    (* no_rw_check *) logic [63:0] mem [256];
     logic [1:0]  busy_q;              // buffer holds a WQE not yet freed by parse
 
     typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;

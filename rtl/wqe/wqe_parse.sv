@@ -451,11 +451,15 @@ module wqe_parse
                         state_q <= S_WAIT;
                     end
                 end
-                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
+                // The verdict is loaded on every cycle of the wait, so that only the state
+                // waits for the last region check's answer.
+                S_WAIT: begin
                     sge_out_q <= '0;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
-                    state_q   <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
+                    if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
+                        state_q <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
+                    end
                 end
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin

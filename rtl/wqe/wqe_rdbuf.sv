@@ -47,7 +47,11 @@ module wqe_rdbuf #(
 
     localparam int TAGS = 2 ** TAG_W - 1;
 
-    logic [63:0]      mem [2 ** BUF_W];
+    // A word is read only while its piece is complete, and written only while its piece is
+    // being filled, so a read never meets a write to its word at the same edge (the read port
+    // reads on every cycle, but its word is only used then): no_rw_check keeps Yosys from
+    // adding a bypass behind the block RAM's late read data, where there is no time for it.
+    (* no_rw_check *) logic [63:0] mem [2 ** BUF_W];
     logic [TAGS-1:0][BUF_W-1:0] next_q; // where each tag's next beat goes
 
     assign inl_ready = !s_rsp_valid;
