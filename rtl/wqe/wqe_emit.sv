@@ -102,6 +102,7 @@ module wqe_emit
     logic [3:0]  tail_bytes_q;      // bytes in the piece's last word
     logic        piece_last_q;      // this piece is the packet's last
     logic [3:0]  credits_q;         // words the payload FIFO can still be sent (see below)
+    logic        can_read_q;        // credits_q != 0
 
     // Fields the earlier stages used.
     wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
@@ -204,22 +205,25 @@ module wqe_emit
     // has room for it and every word before it (credits_q), so nothing is read twice.
     localparam int PAY_DEPTH_LOG2 = 3;
     localparam logic [3:0] PAY_CREDITS = 4'(2 ** PAY_DEPTH_LOG2);
-    wire   rd_issue = state_q == S_STREAM && credits_q != 4'd0;
+    wire   rd_issue = state_q == S_STREAM && can_read_q;
     assign rd_addr  = rd_q;
     logic        rv1_q, last1_q, rv2_q, last2_q;   // the word on rd_data, then in data2_q
     logic [3:0]  bytes1_q, bytes2_q;
     logic [63:0] data2_q;
     wire         pay_take = m_pay_valid && m_pay_ready;
+    wire [3:0]   credits_d = credits_q - 4'(rd_issue) + 4'(pay_take);
     logic        unused_pay_ready;                 // always: the credits keep room
     always_ff @(posedge clk) begin
         if (rst) begin
             rv1_q     <= 1'b0;
             rv2_q     <= 1'b0;
-            credits_q <= PAY_CREDITS;
+            credits_q  <= PAY_CREDITS;
+            can_read_q <= 1'b1;
         end else begin
-            rv1_q     <= rd_issue;
-            rv2_q     <= rv1_q;
-            credits_q <= credits_q - 4'(rd_issue) + 4'(pay_take);
+            rv1_q      <= rd_issue;
+            rv2_q      <= rv1_q;
+            credits_q  <= credits_d;
+            can_read_q <= credits_d != 4'd0;
         end
         bytes1_q <= left_one_q ? tail_bytes_q : 4'd8;
         last1_q  <= left_one_q && piece_last_q;

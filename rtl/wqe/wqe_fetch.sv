@@ -78,6 +78,10 @@ module wqe_fetch
     logic [6:0]  blocks_q;            // blocks read so far
     logic [4:0]  want_q;              // BLOCKS of the WQE
     logic        two_q;               // the first read takes two blocks
+    // The read to request, registered (the second read's address is a 64-bit sum, worked out
+    // a cycle ahead in rest_addr_q: the pick is long fixed by then).
+    logic [63:0] req_addr_q, rest_addr_q;
+    logic [12:0] req_len_q;
 
     wire [4:0] stride_blocks = 5'd1 << pick_q.stride_log2;
     wire       free_buf      = busy_q[0] ? 1'b1 : 1'b0;     // lowest free buffer
@@ -85,9 +89,8 @@ module wqe_fetch
 
     assign s_pick_ready   = state_q == S_IDLE && any_free;
     assign m_rd_req_valid = state_q == S_REQ0 || state_q == S_REQ1;
-    assign m_rd_req_addr  = state_q == S_REQ0 ? pick_q.addr : pick_q.addr + (two_q ? 64'd128 : 64'd64);
-    assign m_rd_req_len   = state_q == S_REQ0 ? (two_q ? 13'd128 : 13'd64)
-                          : {2'b0, want_q - (two_q ? 5'd2 : 5'd1), 6'd0};
+    assign m_rd_req_addr  = req_addr_q;
+    assign m_rd_req_len   = req_len_q;
     assign m_rd_req_tag   = TAG_W'(TAG);
     assign s_rd_ready     = state_q == S_WAIT0 || state_q == S_WAIT1;
     assign m_wqe_valid    = state_q == S_HAND;
@@ -112,6 +115,7 @@ module wqe_fetch
     logic       blocks_bad_q;     // 0 or past the stride
     logic       blocks_in_q;      // all in the first read
     always_ff @(posedge clk) begin
+        rest_addr_q  <= pick_q.addr + (two_q ? 64'd128 : 64'd64);
         blocks_bad_q <= blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks};
         blocks_in_q  <= blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2);
     end
@@ -133,6 +137,8 @@ module wqe_fetch
                     word_q   <= '0;
                     blocks_q <= '0;
                     two_q    <= s_pick.stride_log2 != 3'd0;
+                    req_addr_q <= s_pick.addr;
+                    req_len_q  <= s_pick.stride_log2 != 3'd0 ? 13'd128 : 13'd64;
                     if (s_pick_valid && s_pick_ready) begin
                         state_q <= S_REQ0;
                     end
@@ -149,6 +155,7 @@ module wqe_fetch
                         if (s_rd_err && two_q) begin
                             // Which block faulted decides: read block 0 alone.
                             two_q   <= 1'b0;
+                            req_len_q <= 13'd64;
                             word_q  <= '0;
                             state_q <= S_REQ0;
                         end else if (s_rd_err) begin
@@ -165,8 +172,10 @@ module wqe_fetch
                                 status_q <= wqe_fmt_pkg::STATUS_SUCCESS;
                                 state_q  <= S_HAND;
                             end else begin
-                                want_q  <= blocks_byte_q[4:0];
-                                state_q <= S_REQ1;
+                                want_q     <= blocks_byte_q[4:0];
+                                req_addr_q <= rest_addr_q;
+                                req_len_q  <= {2'b0, blocks_byte_q[4:0] - (two_q ? 5'd2 : 5'd1), 6'd0};
+                                state_q    <= S_REQ1;
                             end
                         end
                     end

@@ -140,9 +140,13 @@ module wqe_parse
     wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
 
     // Decoded control segment (valid once words 0 and 1 are in).
-    wire known     = opcode_q <= wqe_fmt_pkg::OPCODE_SEND_IMM;
-    wire is_write  = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE || opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
-    wire has_imm   = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM;
+    // The opcode's classes are registered with it (they select the later words' decodes).
+    logic known, is_write, has_imm;
+    function automatic logic [2:0] op_class(input logic [7:0] op);   // known, write, imm
+        op_class = {op <= wqe_fmt_pkg::OPCODE_SEND_IMM,
+                    op == wqe_fmt_pkg::OPCODE_RDMA_WRITE || op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM,
+                    op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || op == wqe_fmt_pkg::OPCODE_SEND_IMM};
+    endfunction
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
@@ -339,6 +343,7 @@ module wqe_parse
                     qwr_q          <= '0;
                     dv_q           <= 1'b0;
                     {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
+                    {known, is_write, has_imm} <= op_class(8'd0);
                     {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
                     dec_err_q      <= 1'b0;
                     nopush_q       <= 1'b0;
@@ -379,7 +384,10 @@ module wqe_parse
                     end
                     qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
                     dv_q <= hv && !h_dat;
-                    if (dsel_q[0]) {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+                    if (dsel_q[0]) begin
+                        {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+                        {known, is_write, has_imm} <= op_class(dw_q[7:0]);
+                    end
                     if (dsel_q[1]) begin
                         imm_q        <= dw_q[31:0];
                         inline_len_q <= dw_q[47:32];

@@ -54,13 +54,41 @@ module wqe_rdbuf #(
     (* no_rw_check *) logic [63:0] mem [2 ** BUF_W];
     logic [TAGS-1:0][BUF_W-1:0] next_q; // where each tag's next beat goes
 
-    assign inl_ready = !s_rsp_valid;
-    wire              wr_en   = s_rsp_valid || inl_valid;
-    wire [BUF_W-1:0]  wr_addr = s_rsp_valid ? next_q[s_rsp_tag] : inl_addr;
-    wire [63:0]       wr_data = s_rsp_valid ? s_rsp_data : inl_data;
+    // A response beat is registered first, with its tag decoded, and written the cycle after:
+    // its word's address is then a one-hot pick of the tags' pointers, from registers.
+    logic             rv_q, rlast_q, rerr_q;
+    logic [TAG_W-1:0] rtag_q;
+    logic [TAGS-1:0]  rhot_q;
+    logic [63:0]      rdata_q;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            rv_q <= 1'b0;
+        end else begin
+            rv_q <= s_rsp_valid;
+        end
+        rtag_q  <= s_rsp_tag;
+        rlast_q <= s_rsp_last;
+        rerr_q  <= s_rsp_err;
+        rdata_q <= s_rsp_data;
+        for (int t = 0; t < TAGS; t++) begin
+            rhot_q[t] <= s_rsp_tag == TAG_W'(t);
+        end
+    end
+    logic [BUF_W-1:0] rsp_addr;
+    always_comb begin
+        rsp_addr = '0;
+        for (int t = 0; t < TAGS; t++) begin
+            rsp_addr = rsp_addr | (rhot_q[t] ? next_q[t] : '0);
+        end
+    end
+
+    assign inl_ready = !rv_q;
+    wire              wr_en   = rv_q || inl_valid;
+    wire [BUF_W-1:0]  wr_addr = rv_q ? rsp_addr : inl_addr;
+    wire [63:0]       wr_data = rv_q ? rdata_q : inl_data;
 
     always_ff @(posedge clk) begin
-        if (wr_en && !(s_rsp_valid && s_rsp_err)) begin
+        if (wr_en && !(rv_q && rerr_q)) begin
             mem[wr_addr] <= wr_data;
         end
         rd_data <= mem[rd_addr];
@@ -72,10 +100,10 @@ module wqe_rdbuf #(
             done <= '0;
             err  <= '0;
         end else begin
-            if (s_rsp_valid) begin
-                if (s_rsp_last) begin
-                    done[s_rsp_tag] <= 1'b1;
-                    err[s_rsp_tag]  <= s_rsp_err;
+            if (rv_q) begin
+                if (rlast_q) begin
+                    done[rtag_q] <= 1'b1;
+                    err[rtag_q]  <= rerr_q;
                 end
             end else if (inl_valid && inl_done) begin
                 done[inl_tag] <= 1'b1;
@@ -100,7 +128,7 @@ module wqe_rdbuf #(
         always_ff @(posedge clk) begin
             if (alloc_valid && alloc_tag == TAG_W'(t)) begin
                 next_q[t] <= alloc_base;
-            end else if (s_rsp_valid && s_rsp_tag == TAG_W'(t)) begin
+            end else if (rv_q && rhot_q[t]) begin
                 next_q[t] <= next_q[t] + 1'b1;
             end
         end
