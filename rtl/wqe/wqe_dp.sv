@@ -141,10 +141,11 @@ module wqe_dp
     );
 
     // Data segments and inline words wait for the planner: two WQEs' worth. The inline words'
-    // FIFO is a block RAM, whose output goes into flip-flops before anything else.
-    logic  gs_valid, gs_ready, gi_valid, gi_ready, bi_valid, bi_ready;
+    // FIFO is a block RAM, whose output goes into flip-flops before anything else: two
+    // two-entry FIFOs, so that the first can sit by the block RAM.
+    logic  gs_valid, gs_ready, gi_valid, gi_ready, bi_valid, bi_ready, ci_valid, ci_ready;
     wqe_dp_pkg::sge_t  gs;
-    logic [63:0] gi, bi;
+    logic [63:0] gi, bi, ci;
     stream_fifo #(.WIDTH($bits(ps)), .DEPTH_LOG2(5)) u_sge_fifo (
         .clk, .rst, .s_valid(ps_valid), .s_ready(ps_ready), .s_data(ps),
         .m_valid(gs_valid), .m_ready(gs_ready), .m_data(gs)
@@ -155,6 +156,10 @@ module wqe_dp
     );
     wqe_fifo2 #(.WIDTH(64)) u_inl_regs (
         .clk, .rst, .s_valid(bi_valid), .s_ready(bi_ready), .s_data(bi),
+        .m_valid(ci_valid), .m_ready(ci_ready), .m_data(ci)
+    );
+    wqe_fifo2 #(.WIDTH(64)) u_inl_regs2 (
+        .clk, .rst, .s_valid(ci_valid), .s_ready(ci_ready), .s_data(ci),
         .m_valid(gi_valid), .m_ready(gi_ready), .m_data(gi)
     );
 
@@ -284,7 +289,7 @@ module wqe_dp
     // ---- sender ---------------------------------------------------------------------------
     logic        cq_valid, cq_ready;
     wqe_dp_pkg::cqe_t        cq;
-    logic        pr_valid, pr_ready, pr_last, pay_busy;
+    logic        pr_valid, pr_ready, pr_last, pay_busy, concat_busy;
     logic [63:0] pr_data;
     logic [3:0]  pr_bytes;
 
@@ -313,7 +318,7 @@ module wqe_dp
         .s_valid(pr_valid), .s_ready(pr_ready), .s_data(pr_data), .s_bytes(pr_bytes),
         .s_last(pr_last),
         .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready), .m_axis_tdata(m_pay_tdata),
-        .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast)
+        .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast), .busy(concat_busy)
     );
 
     logic cq_busy;
@@ -336,6 +341,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !concat_busy && !m_pay_tvalid;
 
 endmodule

@@ -207,22 +207,30 @@ module wqe_emit
     localparam logic [3:0] PAY_CREDITS = 4'(2 ** PAY_DEPTH_LOG2);
     wire   rd_issue = state_q == S_STREAM && can_read_q;
     assign rd_addr  = rd_q;
-    logic        rv1_q, last1_q, rv2_q, last2_q;   // the word on rd_data, then in data2_q
-    logic [3:0]  bytes1_q, bytes2_q;
-    logic [63:0] data2_q;
-    wire         pay_take = m_pay_valid && m_pay_ready;
-    wire [3:0]   credits_d = credits_q - 4'(rd_issue) + 4'(pay_take);
+    // The word on rd_data (stage 1), then in data2_q, then data3_q: two registers, so that the
+    // first can sit by the block RAM.
+    logic        rv1_q, last1_q, rv2_q, last2_q, rv3_q, last3_q;
+    logic [3:0]  bytes1_q, bytes2_q, bytes3_q;
+    logic [63:0] data2_q, data3_q;
+    // A word taken from the FIFO returns its credit a cycle later (pay_take_q), which keeps
+    // wqe_concat's ready off the read's issue.
+    logic        pay_take_q;
+    wire [3:0]   credits_d = credits_q - 4'(rd_issue) + 4'(pay_take_q);
     logic        unused_pay_ready;                 // always: the credits keep room
     always_ff @(posedge clk) begin
         if (rst) begin
             rv1_q     <= 1'b0;
             rv2_q     <= 1'b0;
+            rv3_q     <= 1'b0;
             credits_q  <= PAY_CREDITS;
             can_read_q <= 1'b1;
+            pay_take_q <= 1'b0;
         end else begin
             rv1_q      <= rd_issue;
             rv2_q      <= rv1_q;
+            rv3_q      <= rv2_q;
             credits_q  <= credits_d;
+            pay_take_q <= m_pay_valid && m_pay_ready;
             can_read_q <= credits_d != 4'd0;
         end
         bytes1_q <= left_one_q ? tail_bytes_q : 4'd8;
@@ -230,10 +238,13 @@ module wqe_emit
         data2_q  <= rd_data;
         bytes2_q <= bytes1_q;
         last2_q  <= last1_q;
+        data3_q  <= data2_q;
+        bytes3_q <= bytes2_q;
+        last3_q  <= last2_q;
     end
     stream_fifo #(.WIDTH(64 + 4 + 1), .DEPTH_LOG2(PAY_DEPTH_LOG2)) u_pay_fifo (
         .clk, .rst,
-        .s_valid(rv2_q), .s_ready(unused_pay_ready), .s_data({data2_q, bytes2_q, last2_q}),
+        .s_valid(rv3_q), .s_ready(unused_pay_ready), .s_data({data3_q, bytes3_q, last3_q}),
         .m_valid(m_pay_valid), .m_ready(m_pay_ready), .m_data({m_pay_data, m_pay_bytes, m_pay_last})
     );
     assign pay_busy = credits_q != PAY_CREDITS;

@@ -83,8 +83,11 @@ module wqe_gather
     wqe_dp_pkg::wqe_t        w_q;
     logic [12:0] mtu_q;
     logic [31:0] left_q;           // message bytes not yet planned
-    logic [31:0] len_m1_q;         // the message's length less one, and whether it is 0, for
-    logic        len_zero_q;       // the packet count (taken with the WQE)
+    // The packet count's parts, taken with the WQE: ceil(len / mtu) is the whole MTUs in the
+    // length plus one for a remainder (the same as ((len - 1) >> log2 mtu) + 1 for len > 0).
+    logic [31:0] len_mtus_q;       // len >> log2(mtu)
+    logic        len_rem_q;        // len has a remainder past them
+    logic        len_zero_q;
     logic [19:0] packets_q;
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
@@ -128,11 +131,15 @@ module wqe_gather
     // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
     // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
     // direction then: the emitter frees words and tags, it never takes them.
-    wire [BUF_W:0] used     = alloc_q - free_ptr;
+    // The words in use are registered too, a cycle before room_q: an allocation is always
+    // three cycles or more before the next one is sized (S_REQ or S_COPY, S_PIECE_OUT,
+    // S_PIECE), so both have caught up with it by the time S_ALLOC reads room_q.
+    logic [BUF_W:0] used_q;
     logic          room_q, tag_free_q, settle_q;
     logic [TAG_W-1:0] free_tag_q;
     always_ff @(posedge clk) begin
-        room_q     <= {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
+        used_q     <= alloc_q - free_ptr;
+        room_q     <= {1'b0, used_q} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
         tag_free_q <= tag_free;
         free_tag_q <= free_tag;
     end
@@ -181,7 +188,8 @@ module wqe_gather
                     w_q        <= s_wqe;
                     mtu_q      <= 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
-                    len_m1_q   <= s_wqe.len - 32'd1;
+                    len_mtus_q <= s_wqe.len >> (4'(s_wqe.ctx.mtu) + 4'd7);
+                    len_rem_q  <= (s_wqe.len & ((32'd128 << s_wqe.ctx.mtu) - 32'd1)) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
                     state_q    <= S_COUNT;
                 end
@@ -190,7 +198,7 @@ module wqe_gather
                     // WQE has none.
                     packets_q <= w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
                                : len_zero_q ? 20'd1
-                               : 20'((len_m1_q >> (4'(w_q.ctx.mtu) + 4'd7)) + 32'd1);
+                               : 20'(len_mtus_q + 32'(len_rem_q));
                     state_q   <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin

@@ -100,6 +100,13 @@ module wqe_parse
     logic        dv_q;
     logic [63:0] dw_q;
     logic [HDR_WORDS-1:0] dsel_q;
+    // Fields of dw_q that must be zero, compared as it is loaded (they feed one error bit).
+    logic        dw_nz_q;          // any bit
+    logic        dw_b7_nz_q;       // bits 63:56
+    logic        dw_b3_nz_q;       // bits 31:24
+    logic        dw_hi_nz_q;       // bits 63:32
+    logic        dw_fl_nz_q;       // bits 31:20 and 63:49 (word 8's reserved bits)
+    logic        tci_nz_q;         // tci_q != 0
 
     // Control segment fields.
     logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
@@ -135,9 +142,10 @@ module wqe_parse
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
     logic [31:0]  len_q;
 
-    // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
-    // stride were fetch's. Named unused_* so that lint knows.
-    wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
+    // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the reserved bits are
+    // checked in the decode register; the pick's address and stride were fetch's. Named
+    // unused_* so that lint knows.
+    wire unused_flags = ^{flags_q[7:4], flags_q[0], av_b_q[7:1], pick_q.addr, pick_q.stride_log2};
 
     // Decoded control segment (valid once words 0 and 1 are in).
     // The opcode's classes are registered with it (they select the later words' decodes).
@@ -147,6 +155,7 @@ module wqe_parse
                     op == wqe_fmt_pkg::OPCODE_RDMA_WRITE || op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM,
                     op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || op == wqe_fmt_pkg::OPCODE_SEND_IMM};
     endfunction
+    wire known_d0 = dw_q[7:0] <= wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
@@ -167,14 +176,20 @@ module wqe_parse
     logic [6:0]  seg_words_q;      // the words to read when it passes
     logic        inl_mtu_err_q;    // an inline UD WQE over the MTU
 
-    wire ctl_err = !known || flags_q[7:5] != 3'b0 || av_b_q[7:1] != 7'b0
-                || blocks_b_q == 8'd0 || blocks_b_q > 8'd16
-                || (!has_imm && imm_q != 32'b0)
-                || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
-                || seg_end_q > {3'b0, blocks_b_q, 6'b0}
-                || (pick_q.ctx.ud && !(opcode_q == wqe_fmt_pkg::OPCODE_SEND || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM))
-                || (av_en != pick_q.ctx.ud)
-                || (!inline_en && nsge_q > 8'(MAX_SGE));
+    // The control segment's checks, from each word as it is decoded (ctl0_err_q from word
+    // 0, ctl1_err_q from word 1), and the segments' end against the blocks once both are in.
+    logic ctl0_err_q, ctl1_err_q;
+    wire [7:0] d0_op = dw_q[7:0], d0_blocks = dw_q[23:16], d0_nsge = dw_q[31:24];
+    wire       d0_inline = dw_q[11];                               // FLAGS bit 3
+    wire ctl0_err = !known_d0 || dw_q[15:13] != 3'b0                // FLAGS' reserved bits
+                 || d0_blocks == 8'd0 || d0_blocks > 8'd16
+                 || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM))
+                 || (!d0_inline && d0_nsge > 8'(MAX_SGE));
+    wire ctl1_err = dw_q[55:49] != 7'b0                                // AV byte's reserved bits
+                 || (!has_imm && dw_q[31:0] != 32'b0)
+                 || (inline_en && nsge_q != 8'd0) || (!inline_en && dw_q[47:32] != 16'd0)
+                 || (dw_q[48] != pick_q.ctx.ud);
+    wire ctl_err = ctl0_err_q || ctl1_err_q || seg_end_q > {3'b0, blocks_b_q, 6'b0};
 
     // The decoded word: which part of the WQE it is.
     wire d_av     = av_en && dsel_q[9:4] != 6'b0;
@@ -291,8 +306,12 @@ module wqe_parse
     // Registered each cycle from registers that hold still when they are read (see above).
     always_ff @(posedge clk) begin
         w_data_q      <= w_data;
+        if (dsel_q[0]) begin
+            ctl0_err_q <= ctl0_err;
+        end
         if (dsel_q[1]) begin
-            seg_end_q <= seg_end_d1;
+            seg_end_q  <= seg_end_d1;
+            ctl1_err_q <= ctl1_err;
         end
         ctl_err_q     <= ctl_err;
         seg_words_q   <= 7'((seg_end_q + 17'd7) >> 3);
@@ -303,6 +322,11 @@ module wqe_parse
                                                      : total_q[31:0] > {19'b0, mtu_bytes_q});
         // The head word, decoded next cycle when it is a header word (see dw_q).
         dw_q          <= hw;
+        dw_nz_q       <= hw != 64'd0;
+        dw_b7_nz_q    <= hw[63:56] != 8'd0;
+        dw_b3_nz_q    <= hw[31:24] != 8'd0;
+        dw_hi_nz_q    <= hw[63:32] != 32'd0;
+        dw_fl_nz_q    <= hw[31:20] != 12'd0 || hw[63:49] != 15'd0;
         dsel_q        <= hv && !h_dat ? h_sel : '0;   // a header word is always taken
     end
 
@@ -348,6 +372,7 @@ module wqe_parse
                     dec_err_q      <= 1'b0;
                     nopush_q       <= 1'b0;
                     {dqpn_q, qkey_q, dgid_q, dmac_q, tci_q, fl_q, tclass_q, hop_q} <= '0;
+                    tci_nz_q       <= 1'b0;
                     avflag_q       <= 1'b0;
                     {raddr_q, rkey_q} <= '0;
                     sges_q         <= '0;
@@ -392,40 +417,40 @@ module wqe_parse
                         imm_q        <= dw_q[31:0];
                         inline_len_q <= dw_q[47:32];
                         av_b_q       <= dw_q[55:48];
-                        if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
+                        if (dw_b7_nz_q) dec_err_q <= 1'b1;
                     end
                     if (dsel_q[2]) wr_id_q <= dw_q;
-                    if (dsel_q[3] && dw_q != 64'd0) dec_err_q <= 1'b1;
+                    if (dsel_q[3] && dw_nz_q) dec_err_q <= 1'b1;
                     if (d_av) begin
                         if (dsel_q[4]) begin
                             dqpn_q <= dw_q[23:0];
                             qkey_q <= dw_q[63:32];
-                            if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
+                            if (dw_b3_nz_q) dec_err_q <= 1'b1;
                         end
                         if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
                         if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
                         if (dsel_q[7]) begin
                             dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
                             tci_q  <= dw_q[63:48];
+                            tci_nz_q <= dw_q[63:48] != 16'd0;
                         end
                         if (dsel_q[8]) begin
                             fl_q     <= dw_q[19:0];
                             tclass_q <= dw_q[39:32];
                             hop_q    <= dw_q[47:40];
                             avflag_q <= dw_q[48];
-                            if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
-                                || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
+                            if (dw_fl_nz_q || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
                                 dec_err_q <= 1'b1;
                             end
                         end
-                        if (dsel_q[9] && dw_q != 64'd0) dec_err_q <= 1'b1;
+                        if (dsel_q[9] && dw_nz_q) dec_err_q <= 1'b1;
                     end
                     if (d_raddr) begin
                         raddr_q <= dw_q;
                     end
                     if (d_rkey) begin
                         rkey_q <= dw_q[31:0];
-                        if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
+                        if (dw_hi_nz_q) dec_err_q <= 1'b1;
                     end
                     // An SGE's address word is held for its second word, which takes it along;
                     // it is simply reloaded while it waits at the head.
