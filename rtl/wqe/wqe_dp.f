@@ -5,6 +5,7 @@ rtl/wqe/wqe_dp_pkg.sv
 -f rtl/common/common.f
 -f rtl/entropy/entropy_unit.f
 rtl/wqe/wqe_fifo2.sv
+rtl/wqe/wqe_bram.sv
 rtl/wqe/wqe_fetch.sv
 rtl/wqe/wqe_parse.sv
 rtl/wqe/wqe_gather.sv

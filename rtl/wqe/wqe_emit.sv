@@ -207,11 +207,11 @@ module wqe_emit
     localparam logic [3:0] PAY_CREDITS = 4'(2 ** PAY_DEPTH_LOG2);
     wire   rd_issue = state_q == S_STREAM && can_read_q;
     assign rd_addr  = rd_q;
-    // The word on rd_data (stage 1), then in data2_q, then data3_q: two registers, so that the
-    // first can sit by the block RAM.
+    // A word read is in the block RAM's read register (stage 1), then its output register, on
+    // rd_data (stage 2), then in data3_q.
     logic        rv1_q, last1_q, rv2_q, last2_q, rv3_q, last3_q;
     logic [3:0]  bytes1_q, bytes2_q, bytes3_q;
-    logic [63:0] data2_q, data3_q;
+    logic [63:0] data3_q;
     // A word taken from the FIFO returns its credit a cycle later (pay_take_q), which keeps
     // wqe_concat's ready off the read's issue.
     logic        pay_take_q;
@@ -235,10 +235,9 @@ module wqe_emit
         end
         bytes1_q <= left_one_q ? tail_bytes_q : 4'd8;
         last1_q  <= left_one_q && piece_last_q;
-        data2_q  <= rd_data;
         bytes2_q <= bytes1_q;
         last2_q  <= last1_q;
-        data3_q  <= data2_q;
+        data3_q  <= rd_data;
         bytes3_q <= bytes2_q;
         last3_q  <= last2_q;
     end

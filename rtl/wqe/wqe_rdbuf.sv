@@ -40,26 +40,24 @@ module wqe_rdbuf #(
     // release (wqe_emit)
     input  wire                  free_valid,
     input  wire [TAG_W-1:0]      free_tag,
-    // read port, one cycle latency (wqe_emit)
+    // read port, two cycles' latency (wqe_emit)
     input  wire [BUF_W-1:0]      rd_addr,
     output logic [63:0]          rd_data
 );
 
     localparam int TAGS = 2 ** TAG_W - 1;
 
-    // A word is read only while its piece is complete, and written only while its piece is
-    // being filled, so a read never meets a write to its word at the same edge (the read port
-    // reads on every cycle, but its word is only used then): no_rw_check keeps Yosys from
-    // adding a bypass behind the block RAM's late read data, where there is no time for it.
-    (* no_rw_check *) logic [63:0] mem [2 ** BUF_W];
     logic [TAGS-1:0][BUF_W-1:0] next_q; // where each tag's next beat goes
 
-    // A response beat is registered first, with its tag decoded, and written the cycle after:
-    // its word's address is then a one-hot pick of the tags' pointers, from registers.
+    // A response beat is registered first, with the address of its word, and written the
+    // cycle after. The address is its tag's pointer, or, when the beat before it was of the
+    // same tag (whose pointer steps only as that one is written), that beat's address plus 1.
     logic             rv_q, rlast_q, rerr_q;
     logic [TAG_W-1:0] rtag_q;
     logic [TAGS-1:0]  rhot_q;
     logic [63:0]      rdata_q;
+    logic [BUF_W-1:0] raddr_q;
+    wire [BUF_W-1:0]  raddr_next = raddr_q + 1'b1;
     always_ff @(posedge clk) begin
         if (rst) begin
             rv_q <= 1'b0;
@@ -70,29 +68,24 @@ module wqe_rdbuf #(
         rlast_q <= s_rsp_last;
         rerr_q  <= s_rsp_err;
         rdata_q <= s_rsp_data;
+        raddr_q <= rv_q && rtag_q == s_rsp_tag ? raddr_next : next_q[s_rsp_tag];
         for (int t = 0; t < TAGS; t++) begin
             rhot_q[t] <= s_rsp_tag == TAG_W'(t);
         end
     end
-    logic [BUF_W-1:0] rsp_addr;
-    always_comb begin
-        rsp_addr = '0;
-        for (int t = 0; t < TAGS; t++) begin
-            rsp_addr = rsp_addr | (rhot_q[t] ? next_q[t] : '0);
-        end
-    end
 
     assign inl_ready = !rv_q;
-    wire              wr_en   = rv_q || inl_valid;
-    wire [BUF_W-1:0]  wr_addr = rv_q ? rsp_addr : inl_addr;
-    wire [63:0]       wr_data = rv_q ? rdata_q : inl_data;
 
-    always_ff @(posedge clk) begin
-        if (wr_en && !(rv_q && rerr_q)) begin
-            mem[wr_addr] <= wr_data;
-        end
-        rd_data <= mem[rd_addr];
-    end
+    // A word is read only while its piece is complete, and written only while its piece is
+    // being filled, so a read never meets a write to its word at the same edge (the read port
+    // reads on every cycle, but its word is only used then).
+    wqe_bram #(.WIDTH(64), .AW(BUF_W)) u_mem (
+        .clk,
+        .wr_en(rv_q ? !rerr_q : inl_valid),
+        .wr_addr(rv_q ? raddr_q : inl_addr),
+        .wr_data(rv_q ? rdata_q : inl_data),
+        .rd_addr, .rd_data
+    );
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -122,14 +115,13 @@ module wqe_rdbuf #(
         end
     end
 
-    // Each tag's write pointer steps by itself when a beat of that tag lands, rather than
-    // through one adder behind a multiplexer of all of them; allocation sets it.
+    // Each tag's write pointer steps as a beat of that tag is written; allocation sets it.
     for (genvar t = 0; t < TAGS; t++) begin : g_next
         always_ff @(posedge clk) begin
             if (alloc_valid && alloc_tag == TAG_W'(t)) begin
                 next_q[t] <= alloc_base;
             end else if (rv_q && rhot_q[t]) begin
-                next_q[t] <= next_q[t] + 1'b1;
+                next_q[t] <= raddr_next;
             end
         end
     end
