@@ -100,12 +100,12 @@ module wqe_parse
     logic        dv_q;
     logic [63:0] dw_q;
     logic [HDR_WORDS-1:0] dsel_q;
-    // Fields of dw_q that must be zero, compared as it is loaded (they feed one error bit).
-    logic        dw_nz_q;          // any bit
-    logic        dw_b7_nz_q;       // bits 63:56
-    logic        dw_b3_nz_q;       // bits 31:24
-    logic        dw_hi_nz_q;       // bits 63:32
-    logic        dw_fl_nz_q;       // bits 31:20 and 63:49 (word 8's reserved bits)
+    // Fields of dw_q that must be zero, compared byte by byte as it is loaded (they feed one
+    // error bit), and combined when it is decoded.
+    logic [7:0]  dw_byte_nz_q;     // byte i of the word is not 0
+    logic        dw_fl_nz_q;       // bits 23:20 or 55:49 (with bytes 3 and 7: word 8's reserved bits)
+    wire         dw_nz    = dw_byte_nz_q != 8'd0;
+    wire         dw_hi_nz = dw_byte_nz_q[7:4] != 4'd0;
     logic        tci_nz_q;         // tci_q != 0
 
     // Control segment fields.
@@ -322,11 +322,10 @@ module wqe_parse
                                                      : total_q[31:0] > {19'b0, mtu_bytes_q});
         // The head word, decoded next cycle when it is a header word (see dw_q).
         dw_q          <= hw;
-        dw_nz_q       <= hw != 64'd0;
-        dw_b7_nz_q    <= hw[63:56] != 8'd0;
-        dw_b3_nz_q    <= hw[31:24] != 8'd0;
-        dw_hi_nz_q    <= hw[63:32] != 32'd0;
-        dw_fl_nz_q    <= hw[31:20] != 12'd0 || hw[63:49] != 15'd0;
+        for (int i = 0; i < 8; i++) begin
+            dw_byte_nz_q[i] <= hw[8*i +: 8] != 8'd0;
+        end
+        dw_fl_nz_q    <= hw[23:20] != 4'd0 || hw[55:49] != 7'd0;
         dsel_q        <= hv && !h_dat ? h_sel : '0;   // a header word is always taken
     end
 
@@ -417,15 +416,15 @@ module wqe_parse
                         imm_q        <= dw_q[31:0];
                         inline_len_q <= dw_q[47:32];
                         av_b_q       <= dw_q[55:48];
-                        if (dw_b7_nz_q) dec_err_q <= 1'b1;
+                        if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
                     end
                     if (dsel_q[2]) wr_id_q <= dw_q;
-                    if (dsel_q[3] && dw_nz_q) dec_err_q <= 1'b1;
+                    if (dsel_q[3] && dw_nz) dec_err_q <= 1'b1;
                     if (d_av) begin
                         if (dsel_q[4]) begin
                             dqpn_q <= dw_q[23:0];
                             qkey_q <= dw_q[63:32];
-                            if (dw_b3_nz_q) dec_err_q <= 1'b1;
+                            if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
                         end
                         if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
                         if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
@@ -439,18 +438,19 @@ module wqe_parse
                             tclass_q <= dw_q[39:32];
                             hop_q    <= dw_q[47:40];
                             avflag_q <= dw_q[48];
-                            if (dw_fl_nz_q || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
+                            if (dw_fl_nz_q || dw_byte_nz_q[3] || dw_byte_nz_q[7]
+                                || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
                                 dec_err_q <= 1'b1;
                             end
                         end
-                        if (dsel_q[9] && dw_nz_q) dec_err_q <= 1'b1;
+                        if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
                     end
                     if (d_raddr) begin
                         raddr_q <= dw_q;
                     end
                     if (d_rkey) begin
                         rkey_q <= dw_q[31:0];
-                        if (dw_hi_nz_q) dec_err_q <= 1'b1;
+                        if (dw_hi_nz) dec_err_q <= 1'b1;
                     end
                     // An SGE's address word is held for its second word, which takes it along;
                     // it is simply reloaded while it waits at the head.
