@@ -9,16 +9,17 @@
 // An ECP5 block RAM's read data leave its read register late in the cycle (some 5.8 ns of the
 // 8 at 125 MHz), so they can reach nothing but a flip-flop, and not always one far away; its
 // own output register (REGMODE OUTREG) has them out in under 1 ns. Yosys maps only the read
-// register, so under ROCENIC_ECP5 the blocks are instantiated here with REGMODE_B OUTREG,
-// wired as Yosys wires them (brams_map_16kd.v: 2^AW x 18/2^(AW-10) blocks, the word address in
-// the top AW address bits), WIDTH/bits-per-block of them side by side. Elsewhere the same
+// register, so under ROCENIC_ECP5 the blocks are instantiated here with REGMODE_B OUTREG and
+// wired as Yosys wires them (brams_map_16kd.v): 2^AW words of 18 >> (AW - 10) bits a block,
+// the word address in the top AW address bits, the 18-bit mode's byte enables (both, for the
+// write) in address bits 1:0; enough blocks side by side for WIDTH. Elsewhere the same
 // behaviour is plain RTL.
 //
 // A read of the word written at the same edge gives undefined data on the block RAM (the RTL
 // gives the old word): users must not use such a read.
 module wqe_bram #(
     parameter int WIDTH = 64,   // bits of a word
-    parameter int AW    = 11    // address bits: 2^AW words; 11 to 14 on ECP5 (9, 4, 2, 1 bits a block)
+    parameter int AW    = 11    // address bits: 2^AW words; 10 to 14 on ECP5 (18, 9, 4, 2, 1 bits a block)
 ) (
     input  wire              clk,
     input  wire              wr_en,
@@ -29,14 +30,15 @@ module wqe_bram #(
 );
 
 `ifdef ROCENIC_ECP5
-    if (AW < 11 || AW > 14) begin : g_bad_depth
-        $error("wqe_bram: AW must be 11 to 14 on ECP5");
+    if (AW < 10 || AW > 14) begin : g_bad_depth
+        $error("wqe_bram: AW must be 10 to 14 on ECP5");
     end
     localparam int BW     = AW == 11 ? 9 : (18 >> (AW - 10));   // bits a block holds
     localparam int BLOCKS = (WIDTH + BW - 1) / BW;
     localparam int PAD    = BLOCKS * BW - WIDTH;
 
-    wire [13:0] ada = 14'(wr_addr) << (14 - AW);
+    localparam logic [13:0] BE = AW == 10 ? 14'b11 : 14'b0;   // write both bytes of 18 bits
+    wire [13:0] ada = (14'(wr_addr) << (14 - AW)) | BE;
     wire [13:0] adb = 14'(rd_addr) << (14 - AW);
     wire [BLOCKS*BW-1:0] wd = {{PAD{1'b0}}, wr_data};
     wire [BLOCKS*BW-1:0] rd;
@@ -49,7 +51,9 @@ module wqe_bram #(
         wire [17:0] dia = 18'(wd[b*BW +: BW]);
         wire [17:0] dob;
         assign rd[b*BW +: BW] = dob[BW-1:0];
-        wire unused_dob = ^dob[17:BW];
+        if (BW < 18) begin : g_unused
+            wire unused_dob = ^dob[17:BW];
+        end
         /* verilator lint_off PINCONNECTEMPTY */
         DP16KD #(
             .DATA_WIDTH_A(BW), .DATA_WIDTH_B(BW),

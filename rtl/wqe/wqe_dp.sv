@@ -140,33 +140,17 @@ module wqe_dp
         .m_inl_valid(pi_valid), .m_inl_ready(pi_ready), .m_inl_data(pi)
     );
 
-    // Data segments and inline words wait for the planner: two WQEs' worth. The inline words'
-    // FIFO is a block RAM, whose late output goes into one register (ci_*, loaded by its
-    // enable alone, so that it can sit by the block RAM), then a two-entry FIFO.
-    logic  gs_valid, gs_ready, gi_valid, gi_ready, bi_valid, bi_ready, ci_valid_q, ci_ready;
+    // Data segments and inline words wait for the planner: two WQEs' worth or more (the inline
+    // words' FIFO is a block RAM of 1,024).
+    logic  gs_valid, gs_ready, gi_valid, gi_ready;
     wqe_dp_pkg::sge_t  gs;
-    logic [63:0] gi, bi, ci_q;
+    logic [63:0] gi;
     stream_fifo #(.WIDTH($bits(ps)), .DEPTH_LOG2(5)) u_sge_fifo (
         .clk, .rst, .s_valid(ps_valid), .s_ready(ps_ready), .s_data(ps),
         .m_valid(gs_valid), .m_ready(gs_ready), .m_data(gs)
     );
-    stream_fifo #(.WIDTH(64), .DEPTH_LOG2(8)) u_inl_fifo (
+    wqe_bram_fifo #(.WIDTH(64), .AW(10)) u_inl_fifo (
         .clk, .rst, .s_valid(pi_valid), .s_ready(pi_ready), .s_data(pi),
-        .m_valid(bi_valid), .m_ready(bi_ready), .m_data(bi)
-    );
-    assign bi_ready = !ci_valid_q || ci_ready;
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            ci_valid_q <= 1'b0;
-        end else if (bi_ready) begin
-            ci_valid_q <= bi_valid;
-        end
-        if (bi_ready) begin
-            ci_q <= bi;
-        end
-    end
-    wqe_fifo2 #(.WIDTH(64)) u_inl_regs (
-        .clk, .rst, .s_valid(ci_valid_q), .s_ready(ci_ready), .s_data(ci_q),
         .m_valid(gi_valid), .m_ready(gi_ready), .m_data(gi)
     );
 
