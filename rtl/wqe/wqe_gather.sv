@@ -88,7 +88,18 @@ module wqe_gather
     logic [31:0] len_mtus_q;       // len >> log2(mtu)
     logic        len_rem_q;        // len has a remainder past them
     logic        len_zero_q;
+    // The bits below the MTU (128 << code - 1), bit by bit rather than by a subtraction.
+    function automatic logic [31:0] mtu_mask(input logic [2:0] code);
+        for (int i = 0; i < 32; i++) begin
+            mtu_mask[i] = 5'(i) < 5'd7 + 5'(code);
+        end
+    endfunction
+    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused WQE has none.
+    wire [19:0] packet_count = w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
+                             : len_zero_q ? 20'd1
+                             : 20'(len_mtus_q + 32'(len_rem_q));
     logic [19:0] packets_q;
+    logic        packets_zero_q;   // packets_q == 0, worked out with it
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
     logic [4:0]  pkt_pieces_q;
@@ -189,20 +200,17 @@ module wqe_gather
                     mtu_q      <= 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
                     len_mtus_q <= s_wqe.len >> (4'(s_wqe.ctx.mtu) + 4'd7);
-                    len_rem_q  <= (s_wqe.len & ((32'd128 << s_wqe.ctx.mtu) - 32'd1)) != 32'd0;
+                    len_rem_q  <= (s_wqe.len & mtu_mask(s_wqe.ctx.mtu)) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
                     state_q    <= S_COUNT;
                 end
                 S_COUNT: begin
-                    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
-                    // WQE has none.
-                    packets_q <= w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
-                               : len_zero_q ? 20'd1
-                               : 20'(len_mtus_q + 32'(len_rem_q));
+                    packets_q <= packet_count;
+                    packets_zero_q <= packet_count == 20'd0;
                     state_q   <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin
-                    state_q <= packets_q == 20'd0 ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
+                    state_q <= packets_zero_q ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
                 end
                 S_ENT: if (m_ent_ready) begin
                     state_q <= S_PKT;

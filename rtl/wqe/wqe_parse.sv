@@ -139,6 +139,8 @@ module wqe_parse
     logic         len_add_p_q;         // len_add_v_q a cycle ago: total_q may still move
     wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
+    logic         sge_pend_q;          // sge_out_q != sges_q (m_sge_valid from a register: it
+                                       // writes the SGE FIFO's LUT RAM)
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
     logic [31:0]  len_q;
 
@@ -221,7 +223,7 @@ module wqe_parse
     assign rd_word      = next_q;
     wire   issue        = state_q == S_READ && next_q < nwords_q && {1'b0, qn_q} + {2'b0, rv_q} <= 3'd2;
 
-    assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
+    assign m_sge_valid  = state_q == S_SGE && sge_pend_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
     assign m_mr_valid   = hv && h_hi && push_ok && !dv_q;
     assign m_mr_lkey    = hw[63:32];
@@ -348,6 +350,51 @@ module wqe_parse
             len_add_v_q <= 1'b0;
             len_add_p_q <= len_add_v_q;
             total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
+            // The decode stage (dsel_q is 0 outside S_READ: only then is a word taken).
+            if (dsel_q[0]) begin
+                {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+                {known, is_write, has_imm} <= op_class(dw_q[7:0]);
+            end
+            if (dsel_q[1]) begin
+                imm_q        <= dw_q[31:0];
+                inline_len_q <= dw_q[47:32];
+                av_b_q       <= dw_q[55:48];
+                if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
+            end
+            if (dsel_q[2]) wr_id_q <= dw_q;
+            if (dsel_q[3] && dw_nz) dec_err_q <= 1'b1;
+            if (d_av) begin
+                if (dsel_q[4]) begin
+                    dqpn_q <= dw_q[23:0];
+                    qkey_q <= dw_q[63:32];
+                    if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
+                end
+                if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
+                if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
+                if (dsel_q[7]) begin
+                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                    tci_q  <= dw_q[63:48];
+                    tci_nz_q <= dw_q[63:48] != 16'd0;
+                end
+                if (dsel_q[8]) begin
+                    fl_q     <= dw_q[19:0];
+                    tclass_q <= dw_q[39:32];
+                    hop_q    <= dw_q[47:40];
+                    avflag_q <= dw_q[48];
+                    if (dw_fl_nz_q || dw_byte_nz_q[3] || dw_byte_nz_q[7]
+                        || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
+                        dec_err_q <= 1'b1;
+                    end
+                end
+                if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
+            end
+            if (d_raddr) begin
+                raddr_q <= dw_q;
+            end
+            if (d_rkey) begin
+                rkey_q <= dw_q[31:0];
+                if (dw_hi_nz) dec_err_q <= 1'b1;
+            end
             case (state_q)
                 // Everything is loaded and cleared while idle, whether or not a WQE is offered:
                 // nothing reads these registers here, and the load then hangs on the state
@@ -408,50 +455,6 @@ module wqe_parse
                     end
                     qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
                     dv_q <= hv && !h_dat;
-                    if (dsel_q[0]) begin
-                        {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
-                        {known, is_write, has_imm} <= op_class(dw_q[7:0]);
-                    end
-                    if (dsel_q[1]) begin
-                        imm_q        <= dw_q[31:0];
-                        inline_len_q <= dw_q[47:32];
-                        av_b_q       <= dw_q[55:48];
-                        if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
-                    end
-                    if (dsel_q[2]) wr_id_q <= dw_q;
-                    if (dsel_q[3] && dw_nz) dec_err_q <= 1'b1;
-                    if (d_av) begin
-                        if (dsel_q[4]) begin
-                            dqpn_q <= dw_q[23:0];
-                            qkey_q <= dw_q[63:32];
-                            if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
-                        end
-                        if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
-                        if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
-                        if (dsel_q[7]) begin
-                            dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
-                            tci_q  <= dw_q[63:48];
-                            tci_nz_q <= dw_q[63:48] != 16'd0;
-                        end
-                        if (dsel_q[8]) begin
-                            fl_q     <= dw_q[19:0];
-                            tclass_q <= dw_q[39:32];
-                            hop_q    <= dw_q[47:40];
-                            avflag_q <= dw_q[48];
-                            if (dw_fl_nz_q || dw_byte_nz_q[3] || dw_byte_nz_q[7]
-                                || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
-                                dec_err_q <= 1'b1;
-                            end
-                        end
-                        if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
-                    end
-                    if (d_raddr) begin
-                        raddr_q <= dw_q;
-                    end
-                    if (d_rkey) begin
-                        rkey_q <= dw_q[31:0];
-                        if (dw_hi_nz) dec_err_q <= 1'b1;
-                    end
                     // An SGE's address word is held for its second word, which takes it along;
                     // it is simply reloaded while it waits at the head.
                     if (hv && h_dat && !h_hi && !h_inl) begin
@@ -487,7 +490,8 @@ module wqe_parse
                 // The verdict is loaded on every cycle of the wait, so that only the state
                 // waits for the last region check's answer.
                 S_WAIT: begin
-                    sge_out_q <= '0;
+                    sge_out_q  <= '0;
+                    sge_pend_q <= sges_q != 5'd0;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
                     if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
@@ -496,9 +500,10 @@ module wqe_parse
                 end
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin
-                        sge_out_q <= sge_out_q + 5'd1;
+                        sge_out_q  <= sge_out_q + 5'd1;
+                        sge_pend_q <= sge_out_q + 5'd1 != sges_q;
                     end
-                    if (sge_out_q == sges_q || (m_sge_ready && sge_out_q + 5'd1 == sges_q)) begin
+                    if (!sge_pend_q || (m_sge_ready && sge_out_q + 5'd1 == sges_q)) begin
                         state_q <= S_OUT;
                     end
                 end
