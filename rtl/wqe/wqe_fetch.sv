@@ -48,7 +48,7 @@ module wqe_fetch
     output logic [4:0]             m_wqe_status,
     output logic [6:0]             m_wqe_bytes64,  // 64-byte blocks in the buffer: 0, 1 or BLOCKS
     output logic                   m_wqe_buf,
-    // buffer read port (one cycle latency) and release, for wqe_parse
+    // buffer read port (two cycles' latency) and release, for wqe_parse
     input  wire                    rd_buf,
     input  wire [6:0]              rd_word,
     output logic [63:0]            rd_data,
@@ -60,12 +60,10 @@ module wqe_fetch
         $error("wqe_fetch: DATA_BYTES must be 8");
     end
 
-    // Two buffers of 16 blocks of 8 words.
-    // Parse reads only a buffer it was handed, which fetch does not fill until it is freed,
-    // so a read never meets a write to its word (no_rw_check: no bypass behind the block
-    // RAM's late read data; the read port reads on every cycle, but its word is only used
-    // then).
-    (* no_rw_check *) logic [63:0] mem [256];
+    // Two buffers of 16 blocks of 8 words, in a block RAM with its output register (the
+    // smallest wqe_bram is 1,024 words). Parse reads only a buffer it was handed, which fetch
+    // does not fill until it is freed, so a read never meets a write to its word (the read
+    // port reads on every cycle, but its word is only used then).
     logic [1:0]  busy_q;              // buffer holds a WQE not yet freed by parse
 
     typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;
@@ -101,12 +99,11 @@ module wqe_fetch
 
     wire beat = s_rd_valid && s_rd_ready;
 
-    always_ff @(posedge clk) begin
-        if (beat && !s_rd_err) begin
-            mem[{buf_q, word_q}] <= s_rd_data;
-        end
-        rd_data <= mem[{rd_buf, rd_word}];
-    end
+    wqe_bram #(.WIDTH(64), .AW(10)) u_mem (
+        .clk,
+        .wr_en(beat && !s_rd_err), .wr_addr({2'b0, buf_q, word_q}), .wr_data(s_rd_data),
+        .rd_addr({2'b0, rd_buf, rd_word}), .rd_data
+    );
 
     // BLOCKS is byte 2 of block 0's first word, which is word 0 of the buffer: it is taken as
     // the beat goes by rather than read back. What it means is registered from it (the read's

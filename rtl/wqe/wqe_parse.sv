@@ -65,8 +65,9 @@ module wqe_parse
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
 
-    // A read issued last cycle delivers its word on rd_data now (rv_q); it goes into a
-    // three-entry queue whose head is the word being looked at (hv, hw). Reads are issued while
+    // A read issued two cycles ago delivers its word on rd_data now (rv2_q; the buffer is a
+    // block RAM with its output register); it goes into a four-entry queue whose head is the
+    // word being looked at (hv, hw). Reads are issued while
     // the queue will have room, so the buffer's read address depends on registers only and the
     // block RAM's output meets nothing but the queue's registers.
     //
@@ -75,17 +76,17 @@ module wqe_parse
     // only read once the layout is known, and the head's kind then costs one multiplexer
     // rather than a compare of its index against the layout, which fans out to every take.
     localparam int HDR_WORDS = 12;  // header words: control, address vector, remote address
-    logic        rv_q;
-    logic        rr_dat_q, rr_hi_q, rr_inl_q;
-    logic [HDR_WORDS-1:0] rr_sel_q;
-    logic [63:0] qw_q [3];
-    logic        qdat_q [3];
-    logic        qhi_q [3];
-    logic        qinl_q [3];
-    logic [HDR_WORDS-1:0] qsel_q [3];
+    logic        rv1_q, rv2_q;
+    logic        rr_dat_q, rr_hi_q, rr_inl_q, rr2_dat_q, rr2_hi_q, rr2_inl_q;
+    logic [HDR_WORDS-1:0] rr_sel_q, rr2_sel_q;
+    logic [63:0] qw_q [4];
+    logic        qdat_q [4];
+    logic        qhi_q [4];
+    logic        qinl_q [4];
+    logic [HDR_WORDS-1:0] qsel_q [4];
     logic [1:0]  qrd_q, qwr_q;
-    logic [1:0]  qn_q;             // words in the queue
-    wire         hv    = qn_q != 2'd0;
+    logic [2:0]  qn_q;             // words in the queue
+    wire         hv    = qn_q != 3'd0;
     wire [63:0]  hw    = qw_q[qrd_q];
     wire         h_dat = qdat_q[qrd_q];   // a data word
     wire         h_hi  = qhi_q[qrd_q];    // an SGE's length and lkey word
@@ -221,7 +222,8 @@ module wqe_parse
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
     assign rd_word      = next_q;
-    wire   issue        = state_q == S_READ && next_q < nwords_q && {1'b0, qn_q} + {2'b0, rv_q} <= 3'd2;
+    wire   issue        = state_q == S_READ && next_q < nwords_q
+                       && qn_q + 3'(rv1_q) + 3'(rv2_q) <= 3'd3;
 
     assign m_sge_valid  = state_q == S_SGE && sge_pend_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
@@ -334,7 +336,8 @@ module wqe_parse
     always_ff @(posedge clk) begin
         if (rst) begin
             state_q   <= S_IDLE;
-            rv_q      <= 1'b0;
+            rv1_q     <= 1'b0;
+            rv2_q     <= 1'b0;
             qn_q      <= '0;
             qrd_q     <= '0;
             qwr_q     <= '0;
@@ -407,7 +410,8 @@ module wqe_parse
                     next_q         <= '0;
                     nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
                     layout_q       <= 1'b0;
-                    rv_q           <= 1'b0;
+                    rv1_q          <= 1'b0;
+                    rv2_q          <= 1'b0;
                     qn_q           <= '0;
                     qrd_q          <= '0;
                     qwr_q          <= '0;
@@ -434,26 +438,31 @@ module wqe_parse
                     if (issue) begin
                         next_q <= next_q + 7'd1;
                     end
-                    rv_q <= issue;
+                    rv1_q <= issue;
+                    rv2_q <= rv1_q;
                     if (issue) begin
                         rr_dat_q <= i_dat;
                         rr_hi_q  <= !inline_en && i_dat && next_q[0] != w_data_q[0];
                         rr_inl_q <= inline_en && i_dat;
                         rr_sel_q <= i_sel;
                     end
+                    rr2_dat_q <= rr_dat_q;
+                    rr2_hi_q  <= rr_hi_q;
+                    rr2_inl_q <= rr_inl_q;
+                    rr2_sel_q <= rr_sel_q;
                     // The queue: the arriving word in, the head out when taken.
-                    if (rv_q) begin
+                    if (rv2_q) begin
                         qw_q[qwr_q]   <= rd_data;
-                        qdat_q[qwr_q] <= rr_dat_q;
-                        qhi_q[qwr_q]  <= rr_hi_q;
-                        qinl_q[qwr_q] <= rr_inl_q;
-                        qsel_q[qwr_q] <= rr_sel_q;
-                        qwr_q         <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
+                        qdat_q[qwr_q] <= rr2_dat_q;
+                        qhi_q[qwr_q]  <= rr2_hi_q;
+                        qinl_q[qwr_q] <= rr2_inl_q;
+                        qsel_q[qwr_q] <= rr2_sel_q;
+                        qwr_q         <= qwr_q + 2'd1;
                     end
                     if (take) begin
-                        qrd_q <= qrd_q == 2'd2 ? 2'd0 : qrd_q + 2'd1;
+                        qrd_q <= qrd_q + 2'd1;
                     end
-                    qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
+                    qn_q <= qn_q + 3'(rv2_q) - 3'(take);
                     dv_q <= hv && !h_dat;
                     // An SGE's address word is held for its second word, which takes it along;
                     // it is simply reloaded while it waits at the head.
@@ -482,7 +491,7 @@ module wqe_parse
                             nwords_q <= seg_words_q;
                         end
                     end
-                    if (!issue && !rv_q && !hv && !dv_q && next_q >= nwords_q
+                    if (!issue && !rv1_q && !rv2_q && !hv && !dv_q && next_q >= nwords_q
                         && (layout_q || nwords_q == 7'd0)) begin
                         state_q <= S_WAIT;
                     end
