@@ -64,8 +64,26 @@ module wqe_concat (
     wire take     = s_valid && s_ready;
     assign busy   = d_valid_q || tail_q;
 
-    wire [4:0] total = {2'b0, cnt_q} + {1'b0, s_bytes};        // 1..15
-    wire       full  = total >= 5'd8;
+    // What a word of s_bytes does after cnt_q bytes, as a table of the 7 bits (an addition and
+    // compares would put a carry chain before every decision): total = cnt_q + s_bytes, and
+    // {total >= 8, total <= 8, the bytes waiting after it (total, less a beat when full),
+    // keep_of(min(total, 8)), keep_of(total - 8)}.
+    localparam int ROW = 2 + 3 + 8 + 8;
+    function automatic logic [128*ROW-1:0] size_table();
+        for (int c = 0; c < 8; c++) begin
+            for (int b = 0; b < 16; b++) begin
+                size_table[(c * 16 + b) * ROW +: ROW] = {c + b >= 8, c + b <= 8, 3'(c + b),
+                    keep_of(c + b >= 8 ? 4'd8 : 4'(c + b)), keep_of(4'(c + b - 8))};
+            end
+        end
+    endfunction
+    localparam logic [128*ROW-1:0] SIZE = size_table();
+    wire [ROW-1:0] size = SIZE[{cnt_q, s_bytes} * ROW +: ROW];
+    wire       full  = size[ROW-1];
+    wire       le8   = size[ROW-2];
+    wire [2:0] left  = size[ROW-3 -: 3];
+    wire [7:0] keep  = size[15:8];
+    wire [7:0] tkeep = size[7:0];
 
     // The word's fields are loaded whenever stage 1 is free, offered or not: they count only
     // with d_valid_q.
@@ -74,10 +92,10 @@ module wqe_concat (
             d_data_q      <= s_data;
             d_sh_q        <= cnt_q;
             d_emit_q      <= full || s_last;
-            d_fits_q      <= s_last && total <= 5'd8;
-            d_tail_q      <= s_last && total > 5'd8;
-            d_keep_q      <= keep_of(full ? 4'd8 : total[3:0]);
-            d_tail_keep_q <= keep_of(4'(total - 5'd8));
+            d_fits_q      <= s_last && le8;
+            d_tail_q      <= s_last && !le8;
+            d_keep_q      <= keep;
+            d_tail_keep_q <= tkeep;
         end
     end
 
@@ -88,7 +106,7 @@ module wqe_concat (
         end else begin
             d_valid_q <= take || (d_valid_q && !consume);
             if (take) begin
-                cnt_q <= s_last ? 3'd0 : (full ? 3'(total - 5'd8) : total[2:0]);
+                cnt_q <= s_last ? 3'd0 : left;
             end
         end
     end

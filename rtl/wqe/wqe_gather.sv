@@ -88,11 +88,18 @@ module wqe_gather
     logic [31:0] len_mtus_q;       // len >> log2(mtu)
     logic        len_rem_q;        // len has a remainder past them
     logic        len_zero_q;
-    // The bits below the MTU (128 << code - 1), bit by bit rather than by a subtraction.
+    // The bits below the MTU ((128 << code) - 1), as a table rather than a subtraction.
     function automatic logic [31:0] mtu_mask(input logic [2:0] code);
-        for (int i = 0; i < 32; i++) begin
-            mtu_mask[i] = 5'(i) < 5'd7 + 5'(code);
-        end
+        case (code)
+            3'd0: mtu_mask = 32'h007F;
+            3'd1: mtu_mask = 32'h00FF;
+            3'd2: mtu_mask = 32'h01FF;
+            3'd3: mtu_mask = 32'h03FF;
+            3'd4: mtu_mask = 32'h07FF;
+            3'd5: mtu_mask = 32'h0FFF;
+            3'd6: mtu_mask = 32'h1FFF;
+            default: mtu_mask = 32'h3FFF;
+        endcase
     endfunction
     // UD and RC alike: ceil(len / mtu), one for an empty message; a refused WQE has none.
     wire [19:0] packet_count = w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
@@ -199,7 +206,7 @@ module wqe_gather
                     w_q        <= s_wqe;
                     mtu_q      <= 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
-                    len_mtus_q <= s_wqe.len >> (4'(s_wqe.ctx.mtu) + 4'd7);
+                    len_mtus_q <= (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
                     len_rem_q  <= (s_wqe.len & mtu_mask(s_wqe.ctx.mtu)) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
                     state_q    <= S_COUNT;

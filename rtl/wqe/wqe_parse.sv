@@ -104,7 +104,8 @@ module wqe_parse
     // Fields of dw_q that must be zero, compared byte by byte as it is loaded (they feed one
     // error bit), and combined when it is decoded.
     logic [7:0]  dw_byte_nz_q;     // byte i of the word is not 0
-    logic        dw_fl_nz_q;       // bits 23:20 or 55:49 (with bytes 3 and 7: word 8's reserved bits)
+    logic        dw_2320_nz_q;     // bits 23:20
+    logic        dw_5549_nz_q;     // bits 55:49
     wire         dw_nz    = dw_byte_nz_q != 8'd0;
     wire         dw_hi_nz = dw_byte_nz_q[7:4] != 4'd0;
     logic        tci_nz_q;         // tci_q != 0
@@ -188,9 +189,10 @@ module wqe_parse
                  || d0_blocks == 8'd0 || d0_blocks > 8'd16
                  || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM))
                  || (!d0_inline && d0_nsge > 8'(MAX_SGE));
-    wire ctl1_err = dw_q[55:49] != 7'b0                                // AV byte's reserved bits
-                 || (!has_imm && dw_q[31:0] != 32'b0)
-                 || (inline_en && nsge_q != 8'd0) || (!inline_en && dw_q[47:32] != 16'd0)
+    wire ctl1_err = dw_5549_nz_q                                       // AV byte's reserved bits
+                 || (!has_imm && dw_byte_nz_q[3:0] != 4'd0)                 // IMM
+                 || (inline_en && nsge_q != 8'd0)
+                 || (!inline_en && dw_byte_nz_q[5:4] != 2'd0)               // INLINE_LEN
                  || (dw_q[48] != pick_q.ctx.ud);
     wire ctl_err = ctl0_err_q || ctl1_err_q || seg_end_q > {3'b0, blocks_b_q, 6'b0};
 
@@ -329,7 +331,8 @@ module wqe_parse
         for (int i = 0; i < 8; i++) begin
             dw_byte_nz_q[i] <= hw[8*i +: 8] != 8'd0;
         end
-        dw_fl_nz_q    <= hw[23:20] != 4'd0 || hw[55:49] != 7'd0;
+        dw_2320_nz_q  <= hw[23:20] != 4'd0;
+        dw_5549_nz_q  <= hw[55:49] != 7'd0;
         dsel_q        <= hv && !h_dat ? h_sel : '0;   // a header word is always taken
     end
 
@@ -384,7 +387,7 @@ module wqe_parse
                     tclass_q <= dw_q[39:32];
                     hop_q    <= dw_q[47:40];
                     avflag_q <= dw_q[48];
-                    if (dw_fl_nz_q || dw_byte_nz_q[3] || dw_byte_nz_q[7]
+                    if (dw_2320_nz_q || dw_byte_nz_q[3] || dw_5549_nz_q || dw_byte_nz_q[7]
                         || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
                         dec_err_q <= 1'b1;
                     end
