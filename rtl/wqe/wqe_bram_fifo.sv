@@ -28,6 +28,7 @@ module wqe_bram_fifo #(
     localparam logic [OUT_LOG2:0] CREDITS = (OUT_LOG2 + 1)'(2 ** OUT_LOG2);
 
     logic [AW:0]       wr_q, rd_q;     // words written, words read out of the RAM (one extra bit)
+    logic [AW:0]       used_q;         // wr_q - rd_q: words in the RAM
     logic              some_q;         // wr_q != rd_q: the RAM holds a word
     logic [OUT_LOG2:0] credits_q;      // words the read-ahead FIFO can still be sent
     logic              can_read_q;     // credits_q != 0
@@ -36,7 +37,7 @@ module wqe_bram_fifo #(
 
     wire push = s_valid && s_ready;
     wire read = some_q && can_read_q;
-    wire [AW:0] used = wr_q - rd_q;
+    wire [AW:0] used = used_q;
     wire [OUT_LOG2:0] credits_d = credits_q - (OUT_LOG2 + 1)'(read) + (OUT_LOG2 + 1)'(take_q);
     // Full next: one word free and one written, none read; or full and none read.
     wire full_d = (used == (AW + 1)'(2 ** AW - 1) && push && !read)
@@ -60,6 +61,7 @@ module wqe_bram_fifo #(
         if (rst) begin
             wr_q       <= '0;
             rd_q       <= '0;
+            used_q     <= '0;
             some_q     <= 1'b0;
             s_ready    <= 1'b0;
             credits_q  <= CREDITS;
@@ -70,6 +72,7 @@ module wqe_bram_fifo #(
         end else begin
             wr_q       <= wr_q + (AW + 1)'(push);
             rd_q       <= rd_q + (AW + 1)'(read);
+            used_q     <= used_q + (AW + 1)'(push) - (AW + 1)'(read);
             some_q     <= some_d;
             s_ready    <= !full_d;
             credits_q  <= credits_d;

@@ -203,19 +203,23 @@ module wqe_dp
     );
 
     // Read requests: fetch first (a WQE unblocks everything behind it), then the planner.
-    // The choice is registered in a slice so that no ready reaches a valid.
-    logic              rq_valid, rq_ready;
-    wire               pick_fetch = f_req_valid;
-    assign f_req_ready = rq_ready && pick_fetch;
-    assign g_req_ready = rq_ready && !pick_fetch;
-    assign rq_valid    = f_req_valid || g_req_valid;
-    skid_buffer #(.WIDTH(64 + 13 + TAG_W)) u_rq (
-        .clk, .rst,
-        .s_valid(rq_valid), .s_ready(rq_ready),
-        .s_data(pick_fetch ? {f_req_addr, f_req_len, f_req_tag} : {g_req_addr, g_req_len, g_req_tag}),
-        .m_valid(m_rd_req_valid), .m_ready(m_rd_req_ready),
-        .m_data({m_rd_req_addr, m_rd_req_len, m_rd_req_tag})
-    );
+    // The choice goes into an output register, loaded (whatever is offered) whenever that is
+    // empty or taken: the request's many bits then load by one gate; the readies back to
+    // fetch and the planner depend on the port's ready, but no ready reaches a valid.
+    wire rq_load = !m_rd_req_valid || m_rd_req_ready;
+    assign f_req_ready = rq_load && f_req_valid;
+    assign g_req_ready = rq_load && !f_req_valid;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            m_rd_req_valid <= 1'b0;
+        end else if (rq_load) begin
+            m_rd_req_valid <= f_req_valid || g_req_valid;
+        end
+        if (rq_load) begin
+            {m_rd_req_addr, m_rd_req_len, m_rd_req_tag} <= f_req_valid
+                ? {f_req_addr, f_req_len, f_req_tag} : {g_req_addr, g_req_len, g_req_tag};
+        end
+    end
 
     // Responses: fetch's tag to fetch, the rest to the packet buffer (which always takes them).
     assign s_rd_rsp_ready = rsp_fetch ? f_rsp_ready : 1'b1;

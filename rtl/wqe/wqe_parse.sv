@@ -143,6 +143,7 @@ module wqe_parse
     logic [4:0]   sge_out_q;           // next one sent on m_sge
     logic         sge_pend_q;          // sge_out_q != sges_q (m_sge_valid from a register: it
                                        // writes the SGE FIFO's LUT RAM)
+    logic         sge_last_q;          // sge_out_q + 1 == sges_q
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
     logic [31:0]  len_q;
 
@@ -504,6 +505,7 @@ module wqe_parse
                 S_WAIT: begin
                     sge_out_q  <= '0;
                     sge_pend_q <= sges_q != 5'd0;
+                    sge_last_q <= sges_q == 5'd1;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
                     if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
@@ -513,9 +515,10 @@ module wqe_parse
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin
                         sge_out_q  <= sge_out_q + 5'd1;
-                        sge_pend_q <= sge_out_q + 5'd1 != sges_q;
+                        sge_pend_q <= !sge_last_q;
+                        sge_last_q <= sge_out_q + 5'd2 == sges_q;
                     end
-                    if (!sge_pend_q || (m_sge_ready && sge_out_q + 5'd1 == sges_q)) begin
+                    if (!sge_pend_q || (m_sge_ready && sge_last_q)) begin
                         state_q <= S_OUT;
                     end
                 end
