@@ -85,7 +85,9 @@ module wqe_emit
 
     wqe_dp_pkg::wqe_t        w_q;
     logic [19:0] left_q;            // packets not yet taken
-    logic [19:0] index_q;           // index of the current packet in the message
+    logic        last_q;            // left_q == 1: this packet is the message's last
+    logic        none_q;            // left_q == 0
+    logic        first_q;           // this packet is the message's first
     logic        drop_q;            // the WQE's packets are dropped (flush or fault)
     logic [4:0]  status_q;          // its completion status
     logic        cqe_due_q;
@@ -93,6 +95,8 @@ module wqe_emit
     logic [15:0] ent_port_q;
     logic [12:0] pkt_len_q;
     logic [4:0]  pieces_q;          // pieces of this packet still to stream or drop
+    logic        pieces_nz_q;       // pieces_q != 0
+    logic        pieces_one_q;      // pieces_q == 1
     logic [23:0] psn_q;
     logic        qp_err_q;          // the QP's error bit, read in S_QPERR
     // streaming one piece
@@ -108,8 +112,8 @@ module wqe_emit
     wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
 
     wire ud      = w_q.ctx.ud;
-    wire first   = index_q == 20'd0;
-    wire last    = left_q == 20'd1;
+    wire first   = first_q;
+    wire last    = last_q;
     wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
     wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire ud_ok    = w_q.ctx.ud && w_q.status == wqe_fmt_pkg::STATUS_SUCCESS;
@@ -253,7 +257,7 @@ module wqe_emit
     // free_tag, free_ptr): it reaches every tag's state in the packet buffer and the planner's
     // room, and a tag or words freed a cycle later are only ever late in the safe direction.
     assign s_piece_ready = (rd_issue && left_one_q)
-                        || (state_q == S_DROP && pieces_q != 5'd0);
+                        || (state_q == S_DROP && pieces_nz_q);
     wire   piece_free    = s_piece_valid && s_piece_ready;
     wire [9:0] piece_words = 10'((s_piece_len + 13'd7) >> 3);
 
@@ -278,7 +282,9 @@ module wqe_emit
                 S_IDLE: if (s_commit_valid) begin
                     w_q     <= s_commit;
                     left_q  <= s_commit_packets;
-                    index_q <= '0;
+                    last_q  <= s_commit_packets == 20'd1;
+                    none_q  <= s_commit_packets == 20'd0;
+                    first_q <= 1'b1;
                     state_q <= S_QPERR;
                 end
                 // Decided against the QP's state after every earlier WQE: its error bit is
@@ -304,7 +310,7 @@ module wqe_emit
                         status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
                         cqe_due_q <= w_q.signaled;
                     end
-                    state_q <= ud_ok ? S_ENT : (left_q == 20'd0 ? S_END : S_PKT);
+                    state_q <= ud_ok ? S_ENT : (none_q ? S_END : S_PKT);
                 end
                 S_ENT: if (s_ent_valid) begin
                     ent_fl_q   <= s_ent_flow_label;
@@ -315,6 +321,8 @@ module wqe_emit
                     pkt_in_q    <= (tag_done & s_pkt_tags) == s_pkt_tags;
                     pkt_fault_q <= (tag_err & s_pkt_tags) != '0;
                     pieces_q    <= s_pkt_pieces;
+                    pieces_nz_q <= s_pkt_pieces != 5'd0;
+                    pieces_one_q <= s_pkt_pieces == 5'd1;
                     pkt_len_q   <= s_pkt_len;
                     state_q     <= S_PKT2;
                 end
@@ -339,7 +347,7 @@ module wqe_emit
                     state_q <= S_DESC;
                 end
                 S_DESC: if (m_desc_ready) begin
-                    if (pieces_q == 5'd0) begin
+                    if (!pieces_nz_q) begin
                         frame_sent <= 1'b1;
                         state_q    <= S_NEXT;
                     end else begin
@@ -351,7 +359,7 @@ module wqe_emit
                     words_left_q <= piece_words;
                     left_one_q   <= piece_words == 10'd1;
                     tail_bytes_q <= 4'(((s_piece_len - 13'd1) & 13'd7) + 13'd1);
-                    piece_last_q <= pieces_q == 5'd1;
+                    piece_last_q <= pieces_one_q;
                     state_q      <= S_STREAM;
                 end
                 S_STREAM: begin
@@ -361,8 +369,10 @@ module wqe_emit
                         left_one_q   <= words_left_q == 10'd2;
                     end
                     if (rd_issue && left_one_q) begin
-                        pieces_q <= pieces_q - 5'd1;
-                        if (pieces_q == 5'd1) begin
+                        pieces_q     <= pieces_q - 5'd1;
+                        pieces_nz_q  <= !pieces_one_q;
+                        pieces_one_q <= pieces_q == 5'd2;
+                        if (pieces_one_q) begin
                             frame_sent <= 1'b1;
                             state_q    <= S_NEXT;
                         end else begin
@@ -372,16 +382,19 @@ module wqe_emit
                 end
                 S_DROP: begin
                     if (s_piece_valid && s_piece_ready) begin
-                        pieces_q <= pieces_q - 5'd1;
+                        pieces_q     <= pieces_q - 5'd1;
+                        pieces_nz_q  <= !pieces_one_q;
+                        pieces_one_q <= pieces_q == 5'd2;
                     end
-                    if (pieces_q == 5'd0 || (s_piece_valid && pieces_q == 5'd1)) begin
+                    if (!pieces_nz_q || (s_piece_valid && pieces_one_q)) begin
                         state_q <= S_NEXT;
                     end
                 end
                 S_NEXT: begin
-                    index_q <= index_q + 20'd1;
+                    first_q <= 1'b0;
                     left_q  <= left_q - 20'd1;
-                    state_q <= left_q == 20'd1 ? S_END : S_PKT;
+                    last_q  <= left_q == 20'd2;
+                    state_q <= last_q ? S_END : S_PKT;
                 end
                 S_END: begin
                     if (cqe_due_q) begin
