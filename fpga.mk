@@ -80,7 +80,7 @@ ice40.lint  := $(ice40.defs)
 ## A new pipeline is one more word here.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             wqe_engine
+             wqe_engine rx_check rx_ctrl
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -91,6 +91,9 @@ wqe_frame.synth     := -nowidelut
 # The control plane's register multiplexers likewise: a fifth fewer LUTs, and a placement that
 # leaves the context RAM's late read data room to reach its register.
 wqe_ctrl.synth      := -nowidelut
+# The receive path's control plane likewise: the placement leaves its context RAM's read data
+# room to reach the register right after it.
+rx_ctrl.synth       := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
