@@ -3,8 +3,10 @@
 
 SHELL := /bin/bash
 CARGO ?= cargo
-# The firmware target; building the model for it proves `no_std` really holds.
+# The firmware's target; building the model and the firmware for it proves `no_std` really holds.
 NO_STD_TARGET := riscv32imc-unknown-none-elf
+# The firmware image built for it (firmware/examples/image.rs); `make test` prints its size.
+FIRMWARE_IMAGE := $(or $(CARGO_TARGET_DIR),target)/$(NO_STD_TARGET)/release/examples/image
 # Stamp files so that `deps` costs nothing once done.
 BUILD := build
 NPROC := $(shell nproc 2>/dev/null || echo 2)
@@ -53,22 +55,30 @@ $(DEPS_STAMP): Makefile
 	fi
 	@touch $@
 
-## run: the main job on a built-in default (today: a demonstration of the reference model).
+## run: the main job on its built-in default: two NICs back to back on a traffic mix
+## (docs/examples/sim.toml), the summary on standard output, out/run.pcap and
+## out/completions.csv. Built without the `rtl` feature: the model's NICs need no Verilator.
 run: deps
-	$(CARGO) run --release -q -p rocenic -- demo
+	$(CARGO) run --release -q -p rocenic --no-default-features -- sim
+
+## demo: the earlier demonstration of the reference model (entropy, RSS spread).
+demo: deps
+	$(CARGO) run --release -q -p rocenic --no-default-features -- demo
 
 # FPGA_TESTS=0 skips the FPGA part of `make test` (bitstreams and proofs, about 15 minutes on 2 cores).
 FPGA_TESTS ?= 1
 
-## test: lint, the no_std builds, the model-only CLI's tests (no `rtl` feature), every test in the
-## workspace (model, co-simulation, CLI), the tshark interoperability check, then the CI boards'
-## bitstreams with their timing checked and the formal proofs (unless FPGA_TESTS=0); the last line
-## totals the Rust tests.
+## test: lint, the no_std builds (the model, and the firmware image with its size), the model-only
+## CLI's tests (no `rtl` feature), every test in the workspace (model, firmware, co-simulation,
+## CLI), the tshark interoperability check, then the CI boards' bitstreams with their timing
+## checked and the formal proofs (unless FPGA_TESTS=0); the last line totals the Rust tests.
 test: deps lint
 	$(CARGO) build -q -p rocenic-model --no-default-features
 	@if rustup target list --installed 2>/dev/null | grep -qx '$(NO_STD_TARGET)'; then \
 	  $(CARGO) build -q -p rocenic-model --no-default-features --target $(NO_STD_TARGET); \
-	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std build"; fi
+	  $(CARGO) build -q --release -p rocenic-firmware --example image --target $(NO_STD_TARGET); \
+	  size $(FIRMWARE_IMAGE); \
+	else echo "note: $(NO_STD_TARGET) not installed; skipped the cross no_std builds"; fi
 	$(CARGO) test -q -p rocenic --no-default-features
 	@set -o pipefail; $(CARGO) test --workspace 2>&1 | tee $(BUILD)/test.log
 	@$(MAKE) --no-print-directory interop
@@ -89,7 +99,7 @@ lint: deps lint-rtl
 LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPUT=48 \
                rss_pipeline:DATA_BYTES=64 tso_segmenter:DATA_W=512 wqe_icrc:DATA_BYTES=64 \
                wqe_mr:MRS=8 wqe_ctrl:QPS=8 wqe_ctrl:MRS=8 wqe_ctrl:QPS=16 wqe_ctrl:MRS=16 \
-               wqe_engine:QPS=16 wqe_engine:MRS=16
+               wqe_engine:QPS=16 wqe_engine:MRS=16 rx_ctrl:WQS=8 rx_ctrl:QPS=8
 
 # Each module is linted as the top, with the first list (in name order) that holds it, so that
 # unused ports and parameters of leaves show too, and a module that needs a file its list lacks

@@ -82,7 +82,7 @@ ice40.lint  := $(ice40.defs)
 ## nextpnr's router does not converge (docs/wqe.md, "The RTL engine").
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             wqe_engine:QPS=16,MRS=16
+             wqe_engine:QPS=16,MRS=16 rx_check rx_ctrl
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -93,8 +93,14 @@ wqe_frame.synth     := -nowidelut
 # The control plane's register multiplexers likewise: a fifth fewer LUTs, and a placement that
 # leaves the context RAM's late read data room to reach its register.
 wqe_ctrl.synth      := -nowidelut
-# The whole engine takes both blocks' flag.
+# The receive path's control plane likewise: the placement leaves its context RAM's read data
+# room to reach the register right after it.
+rx_ctrl.synth       := -nowidelut
+# The whole engine takes its blocks' flag.
 wqe_engine.synth    := -nowidelut
+# Extra nextpnr flags per top. The whole engine is routed with router2: router1 (nextpnr's
+# default for ECP5) was still resolving overused wires after 2.5 hours on the 25F build.
+wqe_engine.pnr      := --router router2
 # The modules `make blocks` keeps whole, per top: the engine's five blocks.
 wqe_engine.blocks   := wqe_ctrl wqe_dp wqe_mr wqe_frame wqe_icrc
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
@@ -179,7 +185,8 @@ $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
 	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
-	  --report $$@.tmp --timing-allow-fail --seed 1 -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
+	  $($(call pipe_top,$(1)).pnr) --report $$@.tmp --timing-allow-fail --seed 1 \
+	  -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
 	@mv $$@.tmp $$@
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/row.json: $(FPGA)/pipe/$(call pipe_id,$(1))/report.json

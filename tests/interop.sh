@@ -16,8 +16,8 @@
 #
 # Last, RoCEv2: the frames of `rocenic send` scenarios (the documented examples and a generated
 # one of every opcode, family, VLAN and path MTU), from the model and byte-identical from the
-# co-simulated RTL engine, read by tshark as RoCEv2, with their own negative controls (see
-# "RoCEv2" below).
+# co-simulated RTL engine, and the wire of `rocenic sim` (the main job), read by tshark as RoCEv2,
+# with their own negative controls (see "RoCEv2" below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -239,6 +239,20 @@ for scenario in docs/examples/send.toml docs/examples/send_errors.toml "$DIR/sen
 done
 echo "interop: rocenic send --engine rtl wrote the model's frames and completions, byte for byte, for ${#roce_files[@]} scenarios"
 
+# The main job's wire: `rocenic sim` on its built-in mix, both NICs' frames in wire order (RC and
+# UD, IPv4 and IPv6, VLAN 100, TSO segments inside UD SENDs), checked below with the same rules;
+# first every flow's UDP source port and flow label by `rocenic golden check-pcap`, with the QP
+# map the run writes for its RC flows (exit status 0: no mismatch, no bad ICRC).
+"$ROCENIC" sim --out "$DIR/sim" > "$DIR/sim-summary.txt" 2>/dev/null
+"$ROCENIC" golden check-pcap "$DIR/sim/run.pcap" --qp-map "$DIR/sim/qp-map.csv" \
+    > "$DIR/sim-flows.csv" 2>/dev/null
+if grep -q ',\(mismatch\|unknown\)$' "$DIR/sim-flows.csv"; then
+    echo "interop: $DIR/sim/run.pcap: a flow whose entropy golden check-pcap cannot confirm" >&2
+    exit 1
+fi
+echo "interop: rocenic sim: $(($(wc -l < "$DIR/sim-flows.csv") - 1)) flows, every one matching the linux profile"
+roce_files+=("$DIR/sim/run.pcap")
+
 gen="$DIR/send-gen.pcap"
 # The negative controls, on the generated run.
 # Comma-separated, so that an empty VLAN field stays a field.
@@ -280,4 +294,4 @@ for file in "${roce_files[@]}"; do
         exit 1
     fi
 done
-echo "interop: ${#roce_files[@]} send scenarios clean in tshark, every ICRC good and as tshark shows it; both negative controls caught"
+echo "interop: ${#roce_files[@]} captures (the send scenarios and the sim run) clean in tshark, every ICRC good and as tshark shows it; both negative controls caught"

@@ -1,7 +1,7 @@
 //! `--engine`: where a command's results are computed, one choice for every command.
 //!
 //! A command states what it computes as a unit trait of its own (`entropy::Unit`, `rss::Unit`,
-//! `tso::Unit`, `toeplitz::Unit`, `send::Unit`); the back-ends implement the units they have
+//! `tso::Unit`, `toeplitz::Unit`, `send::Unit`, `sim::Unit`); the back-ends implement the units they have
 //! hardware for, in `engine/model.rs`, `engine/rtl.rs` and `engine/serial.rs`; and the matches below are the one
 //! place that says which engine runs which command. A command opens its unit where it used to
 //! open its engine, so an engine that does not run it is refused before any result is written.
@@ -11,7 +11,7 @@ mod model;
 mod rtl;
 mod serial;
 
-use crate::{entropy, rss, send, toeplitz, tso, Failure};
+use crate::{entropy, rss, send, sim, toeplitz, tso, Failure};
 use clap::ValueEnum;
 use std::fmt;
 
@@ -125,6 +125,20 @@ impl Engine {
             #[cfg(not(feature = "rtl"))]
             Engine::Rtl => Err(no_rtl()),
             Engine::Serial(_) => Err(self.refuse("send", "model or rtl")),
+        }
+    }
+
+    /// The unit behind `rocenic sim`: the model's two NICs; the co-simulated full core comes
+    /// with the RTL receive path.
+    pub fn sim(&self) -> Result<Box<dyn sim::Unit>, Failure> {
+        match self {
+            Engine::Model => Ok(Box::new(model::Model::default())),
+            Engine::Rtl => Err(Failure(
+                "`rocenic sim` runs on --engine model; the co-simulated full core (--engine rtl) \
+                 is not built yet"
+                    .into(),
+            )),
+            Engine::Serial(_) => Err(self.refuse("sim", "model")),
         }
     }
 

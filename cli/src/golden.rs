@@ -13,7 +13,7 @@ mod export;
 mod frames;
 mod manifest;
 mod report;
-mod rng;
+pub mod rng;
 mod rows;
 
 use crate::Outcome;

@@ -13,6 +13,7 @@ mod output;
 mod pcapio;
 mod rss;
 mod send;
+mod sim;
 mod toeplitz;
 mod tso;
 
@@ -42,6 +43,10 @@ enum Command {
     /// Run a scenario of QPs and work requests through the send engine: frames to a pcap,
     /// completions to a CSV.
     Send(send::Args),
+    /// The main job: two NICs back to back run a scenario of traffic both ways (built-in
+    /// default: docs/examples/sim.toml); the wire to DIR/run.pcap, the completions to
+    /// DIR/completions.csv, a summary on standard output.
+    Sim(sim::Args),
     /// Golden-model checks: export vectors, check a device's results and real captures.
     Golden(golden::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
         Command::Rss(args) => rss::run(args),
         Command::Tso(args) => tso::run(args),
         Command::Send(args) => send::run(args),
+        Command::Sim(args) => sim::run(args),
         Command::Golden(args) => golden::run(args),
         Command::Demo => demo::run(),
     };

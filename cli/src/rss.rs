@@ -106,31 +106,37 @@ fn parse_fields(text: &str) -> Result<HashFields, String> {
         })
 }
 
-/// The longest hash input the fields can select, in bytes.
-pub fn longest_input(fields: HashFields) -> usize {
-    let count = |pairs: &[(HashFields, usize)]| -> usize {
-        pairs
-            .iter()
-            .filter(|(f, _)| fields.contains(*f))
-            .map(|(_, n)| n)
-            .sum()
-    };
-    let v4 = count(&[(HashFields::SRC_IPV4, 4), (HashFields::DST_IPV4, 4)]);
-    let v6 = count(&[(HashFields::SRC_IPV6, 16), (HashFields::DST_IPV6, 16)]);
-    let tcp = count(&[(HashFields::SRC_PORT_TCP, 2), (HashFields::DST_PORT_TCP, 2)]);
-    let udp = count(&[(HashFields::SRC_PORT_UDP, 2), (HashFields::DST_PORT_UDP, 2)]);
-    v4.max(v6) + tcp.max(udp) + count(&[(HashFields::BTH_DEST_QPN, 3)])
+/// The key of a context over `fields`: the one given, else the symmetric key (52 bytes when
+/// the fields take more input than a 40-byte key covers) or the Microsoft key.
+pub fn choose_key(fields: HashFields, given: Option<Vec<u8>>, symmetric: bool) -> Vec<u8> {
+    match (given, symmetric) {
+        (Some(key), _) => key,
+        (None, true) if fields.longest_input() > 36 => symmetric_key::<52>().to_vec(),
+        (None, true) => symmetric_key::<40>().to_vec(),
+        (None, false) => MICROSOFT_KEY.to_vec(),
+    }
+}
+
+/// Refuses a Toeplitz key too short to cover the fields' longest input.
+pub fn check_cover(function: Function, fields: HashFields, key: &[u8]) -> Result<(), String> {
+    let longest = fields.longest_input();
+    if function == Function::Toeplitz && longest + 4 > key.len() {
+        return Err(format!(
+            "the selected fields take up to {longest} bytes of hash input, but a {}-byte key covers {}: use a 52-byte key",
+            key.len(),
+            key.len().saturating_sub(4)
+        ));
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> Outcome {
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
-    let longest = longest_input(fields);
-    let key: Vec<u8> = match (&args.key, args.symmetric_key) {
-        (Some(hex), _) => decode_hex(hex).map_err(|e| Failure(format!("--key: {e}")))?,
-        (None, true) if longest > 36 => symmetric_key::<52>().to_vec(),
-        (None, true) => symmetric_key::<40>().to_vec(),
-        (None, false) => MICROSOFT_KEY.to_vec(),
+    let given = match &args.key {
+        Some(hex) => Some(decode_hex(hex).map_err(|e| Failure(format!("--key: {e}")))?),
+        None => None,
     };
+    let key = choose_key(fields, given, args.symmetric_key);
     let function = match args.function {
         HashFunction::Toeplitz => Function::Toeplitz,
         HashFunction::Xor => Function::Xor,
@@ -138,13 +144,7 @@ pub fn run(args: Args) -> Outcome {
     let context =
         Context::new(function, fields, &key).map_err(|e| Failure(format!("--key: {e}")))?;
     // The key's own length is checked first (above), then what it covers.
-    if args.function == HashFunction::Toeplitz && longest + 4 > key.len() {
-        return Err(Failure(format!(
-            "the selected fields take up to {longest} bytes of hash input, but a {}-byte key covers {}: use a 52-byte key",
-            key.len(),
-            key.len().saturating_sub(4)
-        )));
-    }
+    check_cover(function, fields, &key).map_err(Failure)?;
     let mut table = IndirectionTable::new(vec![0u16; args.table_size])
         .map_err(|e| Failure(format!("--table-size: {e}")))?;
     table.fill_round_robin(args.queues)?;
@@ -212,14 +212,5 @@ mod tests {
         assert!(parse_fields("src-ipv4,bogus")
             .unwrap_err()
             .contains("bogus"));
-        assert_eq!(longest_input(HashFields::DEFAULT), 36);
-        assert_eq!(
-            longest_input(HashFields::DEFAULT | HashFields::BTH_DEST_QPN),
-            39
-        );
-        assert_eq!(
-            longest_input(HashFields::SRC_IPV4 | HashFields::BTH_DEST_QPN),
-            7
-        );
     }
 }

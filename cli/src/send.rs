@@ -8,10 +8,10 @@
 //! producer index and the engine is stepped until it is idle. Frame n of the run is stamped n
 //! microseconds, whatever the engine, so every engine writes the same bytes.
 
-mod check;
+pub mod check;
 mod completions;
-mod layout;
-mod scenario;
+pub mod layout;
+pub mod scenario;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;

@@ -15,9 +15,11 @@
 pub mod bridge;
 pub mod entropy;
 pub mod golden;
+pub mod nic;
 pub mod qp;
 pub mod regmap;
 pub mod rss;
+pub mod rx;
 pub mod toeplitz;
 pub mod tso;
 pub mod wire;

@@ -140,3 +140,31 @@ const fn str_eq(a: &str, b: &str) -> bool {
     }
     true
 }
+
+/// Panics unless `map` (byte offsets, 32-bit words) is in address order with no two registers
+/// overlapping, every offset word-aligned, and every register's fields inside bits 31:0 and
+/// apart: the checks every map's tests run.
+pub fn check_map(map: &[Register]) {
+    for w in map.windows(2) {
+        assert!(
+            w[0].offset + 4 * w[0].words <= w[1].offset,
+            "{} overlaps {}",
+            w[0].name,
+            w[1].name
+        );
+    }
+    for r in map {
+        assert_eq!(r.offset % 4, 0, "{} is not word-aligned", r.name);
+        let mut used = 0u64;
+        for f in r.fields {
+            let m = ((1u64 << f.width) - 1) << f.lsb;
+            assert!(
+                f.lsb + f.width <= 32 && used & m == 0,
+                "{}.{} past bit 31 or overlapping",
+                r.name,
+                f.name
+            );
+            used |= m;
+        }
+    }
+}

@@ -191,7 +191,9 @@ impl HeaderLayout {
 #[derive(Clone, Copy, Debug)]
 pub struct Segmenter<'a> {
     header: &'a [u8],
+    /// The payload, or empty when the send was checked by its length only ([`Self::with_len`]).
     payload: &'a [u8],
+    payload_len: usize,
     mss: usize,
     layout: HeaderLayout,
 }
@@ -205,6 +207,23 @@ impl<'a> Segmenter<'a> {
         mss: usize,
         limits: Limits,
     ) -> Result<Self, Error> {
+        Ok(Segmenter {
+            payload,
+            ..Self::with_len(link, header, payload.len(), mss, limits)?
+        })
+    }
+
+    /// Checks a send of `payload_len` bytes whose payload the caller brings segment by segment
+    /// ([`Self::segment_range`], [`Self::write_segment_with`]): how an engine that gathers from
+    /// host memory uses it, without holding the whole payload.
+    pub fn with_len(
+        link: LinkType,
+        header: &'a [u8],
+        payload_len: usize,
+        mss: usize,
+        limits: Limits,
+    ) -> Result<Self, Error> {
+        let payload: &[u8] = &[];
         if mss == 0 {
             return Err(Error::MssZero);
         }
@@ -214,9 +233,9 @@ impl<'a> Segmenter<'a> {
                 max: limits.max_header,
             });
         }
-        if payload.len() > limits.max_tso {
+        if payload_len > limits.max_tso {
             return Err(Error::PayloadTooLong {
-                len: payload.len(),
+                len: payload_len,
                 max: limits.max_tso,
             });
         }
@@ -235,6 +254,7 @@ impl<'a> Segmenter<'a> {
         Ok(Segmenter {
             header,
             payload,
+            payload_len,
             mss,
             layout,
         })
@@ -259,29 +279,50 @@ impl<'a> Segmenter<'a> {
 
     /// The number of segments: the payload in MSS pieces, and one segment for an empty payload.
     pub fn segment_count(&self) -> usize {
-        self.payload.len().div_ceil(self.mss).max(1)
+        self.payload_len.div_ceil(self.mss).max(1)
     }
 
-    /// The payload bytes of segment `i`; [`Error::NoSuchSegment`] past the last segment.
-    pub fn segment_payload(&self, i: usize) -> Result<&'a [u8], Error> {
+    /// Where segment `i`'s payload lies in the payload; [`Error::NoSuchSegment`] past the last
+    /// segment.
+    pub fn segment_range(&self, i: usize) -> Result<core::ops::Range<usize>, Error> {
         if i >= self.segment_count() {
             return Err(Error::NoSuchSegment(i));
         }
         // i < segment_count, so i · mss ≤ payload length (or 0 for the one empty segment).
         let start = i * self.mss;
-        let end = self.payload.len().min(start + self.mss);
-        Ok(&self.payload[start..end])
+        Ok(start..self.payload_len.min(start + self.mss))
+    }
+
+    /// The payload bytes of segment `i`; [`Error::NoSuchSegment`] past the last segment, or
+    /// for a send checked by its length only.
+    pub fn segment_payload(&self, i: usize) -> Result<&'a [u8], Error> {
+        self.payload
+            .get(self.segment_range(i)?)
+            .ok_or(Error::NoSuchSegment(i))
     }
 
     /// The length of segment `i` on the wire; [`Error::NoSuchSegment`] past the last segment.
     pub fn segment_len(&self, i: usize) -> Result<usize, Error> {
-        Ok(self.header.len() + self.segment_payload(i)?.len())
+        Ok(self.header.len() + self.segment_range(i)?.len())
     }
 
     /// Writes segment `i` into `out` and returns its length.
     pub fn write_segment(&self, i: usize, out: &mut [u8]) -> Result<usize, Error> {
+        self.write_segment_with(i, self.segment_payload(i)?, out)
+    }
+
+    /// Writes segment `i` with `body` as its payload (the bytes of [`Self::segment_range`],
+    /// which the caller gathered) into `out` and returns its length.
+    pub fn write_segment_with(
+        &self,
+        i: usize,
+        body: &[u8],
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
         let n = self.segment_count();
-        let body = self.segment_payload(i)?;
+        if body.len() != self.segment_range(i)?.len() {
+            return Err(Error::Malformed("segment payload of the wrong length"));
+        }
         let len = self.header.len() + body.len();
         let out = out
             .get_mut(..len)

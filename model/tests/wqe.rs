@@ -97,6 +97,8 @@ fn every_reserved_bit_is_checked() {
         inline_len: 0,
         av: false,
         wr_id: 3,
+        mss: 0,
+        hdr_len: 0,
     };
     ctrl.encode(&mut block).unwrap();
     assert_eq!(Control::decode(&block), Ok(ctrl));
@@ -189,7 +191,12 @@ fn every_reserved_bit_is_checked() {
     }
 }
 
+/// The header template length the control segments of TSO WQEs carry here (IPoIB, IPv4 and
+/// TCP headers).
+const TSO_HDR: u16 = 44;
+
 fn control(opcode: Opcode) -> Control {
+    let tso = opcode == Opcode::Tso;
     Control {
         opcode,
         flags: Flags::default(),
@@ -200,6 +207,8 @@ fn control(opcode: Opcode) -> Control {
         inline_len: 0,
         av: false,
         wr_id: 0,
+        mss: if tso { 1000 } else { 0 },
+        hdr_len: if tso { TSO_HDR } else { 0 },
     }
 }
 
@@ -215,11 +224,22 @@ fn bad_control_values() {
                 // A WRITE needs 16 more bytes, which still fit in one block.
                 assert!(Control::decode(&b).is_ok());
             }
+            // TSO without its header length.
+            Some(Opcode::Tso) => assert_eq!(Control::decode(&b), Err(Error::TsoMismatch)),
             Some(_) => assert!(Control::decode(&b).is_ok()),
             None => assert_eq!(Control::decode(&b), Err(Error::UnknownOpcode(op))),
         }
     }
-    assert_eq!(Opcode::from_u8(Opcode::TSO_VALUE), None);
+    assert_eq!(Opcode::from_u8(10), Some(Opcode::Tso));
+    // MSS and HDR_LEN belong to TSO alone.
+    for at in 24..28 {
+        let mut b = block;
+        b[at] = 1;
+        assert!(
+            matches!(Control::decode(&b), Err(Error::Reserved { .. })),
+            "byte {at}"
+        );
+    }
     for blocks in 0..=255u8 {
         let mut b = block;
         b[2] = blocks;
@@ -235,7 +255,8 @@ fn bad_control_values() {
             for opcode in Opcode::ALL {
                 let fixed = CONTROL_BYTES
                     + usize::from(av) * AV_BYTES
-                    + usize::from(opcode.has_raddr()) * RADDR_BYTES;
+                    + usize::from(opcode.has_raddr()) * RADDR_BYTES
+                    + usize::from(control(opcode).hdr_len).div_ceil(DATA_BYTES) * DATA_BYTES;
                 let have = usize::from(blocks) * BLOCK_BYTES;
                 if fixed > have {
                     // A UD WRITE does not fit one block even without data.
@@ -399,6 +420,7 @@ fn wqe_encoder_errors() {
         wr_id: 0,
         av: None,
         raddr: None,
+        tso: None,
         payload: Payload::Gather(&[]),
     };
     assert_eq!(Wqe::encode(&wr, &mut out), Err(Error::RaddrMismatch));
@@ -467,6 +489,8 @@ struct Wr {
     raddr: RemoteAddress,
     sges: Vec<DataSegment>,
     inline: Option<Vec<u8>>,
+    /// TSO's MSS and header template (used with the TSO opcode only).
+    tso: (u16, Vec<u8>),
 }
 
 fn av_strategy() -> impl Strategy<Value = AddressVector> {
@@ -515,9 +539,10 @@ fn wr_strategy() -> impl Strategy<Value = Wr> {
         (any::<u64>(), any::<u32>()),
         prop::collection::vec(sge_strategy(), 0..64),
         prop::option::of(prop::collection::vec(any::<u8>(), 0..1000)),
+        (any::<u16>(), prop::collection::vec(any::<u8>(), 1..200)),
     )
         .prop_map(
-            |((opcode, flags, index, imm, wr_id), av, (addr, rkey), sges, inline)| Wr {
+            |((opcode, flags, index, imm, wr_id), av, (addr, rkey), sges, inline, tso)| Wr {
                 opcode,
                 flags,
                 index,
@@ -527,6 +552,7 @@ fn wr_strategy() -> impl Strategy<Value = Wr> {
                 raddr: RemoteAddress { addr, rkey },
                 sges,
                 inline,
+                tso,
             },
         )
 }
@@ -550,11 +576,14 @@ proptest! {
             wr_id: wr.wr_id,
             av: wr.av,
             raddr: wr.opcode.has_raddr().then_some(wr.raddr),
+            tso: (wr.opcode == Opcode::Tso).then_some(Tso { mss: wr.tso.0, header: &wr.tso.1 }),
             payload,
         };
+        let header = if wr.opcode == Opcode::Tso { wr.tso.1.len() } else { 0 };
         let body = match &wr.inline { Some(d) => d.len(), None => wr.sges.len() * DATA_BYTES };
         let need = CONTROL_BYTES + usize::from(wr.av.is_some()) * AV_BYTES
-            + usize::from(wr.opcode.has_raddr()) * RADDR_BYTES + body;
+            + usize::from(wr.opcode.has_raddr()) * RADDR_BYTES
+            + header.div_ceil(DATA_BYTES) * DATA_BYTES + body;
         let mut out = vec![0xA5u8; MAX_WQE_BYTES + 64];
         let got = Wqe::encode(&req, &mut out);
         if need > MAX_WQE_BYTES {
@@ -576,6 +605,8 @@ proptest! {
         prop_assert_eq!(w.control().flags.bits() & !Flags::INLINE.bits(), wr.flags & !Flags::INLINE.bits());
         prop_assert_eq!(w.av(), wr.av);
         prop_assert_eq!(w.raddr(), wr.opcode.has_raddr().then_some(wr.raddr));
+        prop_assert_eq!(w.header(), &wr.tso.1[..header]);
+        prop_assert_eq!(w.control().mss, if header > 0 { wr.tso.0 } else { 0 });
         match &wr.inline {
             Some(d) => {
                 prop_assert_eq!(w.inline(), &d[..]);

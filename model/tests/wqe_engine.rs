@@ -300,6 +300,7 @@ fn encode(w: &Wr, index: u32) -> Vec<u8> {
             addr: 0x7000_0000 + u64::from(index),
             rkey: 0x55,
         }),
+        tso: None,
         payload: match &w.inline {
             Some(d) => Payload::Inline(d),
             None => Payload::Gather(&sges),
@@ -309,7 +310,7 @@ fn encode(w: &Wr, index: u32) -> Vec<u8> {
     let c = Wqe::encode(&wr, &mut out).expect("the generator stays in the format");
     out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
     match w.opcode {
-        4 => out[0] = Opcode::TSO_VALUE,
+        4 => out[0] = Opcode::Tso as u8,
         5 => out[0] = 0x7F,
         _ => {}
     }

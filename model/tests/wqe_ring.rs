@@ -226,6 +226,8 @@ fn send_ring_slots_and_strides() {
                     inline_len: 0,
                     av: false,
                     wr_id: 0,
+                    mss: 0,
+                    hdr_len: 0,
                 };
                 assert_eq!(sr.check(&c).is_ok(), u32::from(blocks) <= 1 << s);
             }

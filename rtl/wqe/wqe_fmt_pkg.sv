@@ -82,9 +82,19 @@ package wqe_fmt_pkg;
     localparam int unsigned CTRL_WR_ID_BYTES = 8;
     localparam int unsigned CTRL_WR_ID_W = 64;
 
-    // RSVD: reserved, zero; room for TSO's MSS and header length
-    localparam int unsigned CTRL_RSVD1_OFF = 24;
-    localparam int unsigned CTRL_RSVD1_BYTES = 8;
+    // MSS: TSO: TCP payload bytes per segment (else 0)
+    localparam int unsigned CTRL_MSS_OFF = 24;
+    localparam int unsigned CTRL_MSS_BYTES = 2;
+    localparam int unsigned CTRL_MSS_W = 16;
+
+    // HDR_LEN: TSO: bytes of the header template that follows the address vector (else 0)
+    localparam int unsigned CTRL_HDR_LEN_OFF = 26;
+    localparam int unsigned CTRL_HDR_LEN_BYTES = 2;
+    localparam int unsigned CTRL_HDR_LEN_W = 16;
+
+    // RSVD: reserved, zero
+    localparam int unsigned CTRL_RSVD1_OFF = 28;
+    localparam int unsigned CTRL_RSVD1_BYTES = 4;
 
     // The AV segment: its size in bytes, then its fields.
     localparam int unsigned AV_BYTES = 48;
@@ -232,7 +242,6 @@ package wqe_fmt_pkg;
     localparam logic [7:0] OPCODE_RDMA_WRITE_IMM = 8'h01;
     localparam logic [7:0] OPCODE_SEND = 8'h02;
     localparam logic [7:0] OPCODE_SEND_IMM = 8'h03;
-    // IBV_WR_TSO: reserved, refused until TSO is done.
     localparam logic [7:0] OPCODE_TSO = 8'h0a;
     // A CQE's OPCODE when the WQE's was none of the above.
     localparam logic [7:0] OPCODE_UNKNOWN = 8'hff;

@@ -39,6 +39,7 @@ fn sends(k: usize, n: u32, len: u32) -> Run {
                 hop_limit: 64,
             }),
             raddr: None,
+            tso: None,
             payload: Payload::Gather(&sges),
         };
         let mut out = vec![0u8; MAX_WQE_BYTES];

@@ -36,6 +36,8 @@ const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
+const RX_CHECK: &str = "rtl/rx/rx_check.f";
+const RX_CTRL: &str = "rtl/rx/rx_ctrl.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -148,5 +150,14 @@ pub const DUTS: &[DutSpec] = &[
     DutSpec {
         params: &[("QPS", "16"), ("MRS", "16")],
         ..dut("wqe_engine_16", "wqe_engine", WQE_ENGINE)
+    },
+    // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 256 frames).
+    dut("rx_check", "rx_check", RX_CHECK),
+    // The receive path's control plane at its defaults (64 work queues, 64 receive contexts),
+    // and with 8 of each so that slots, queues and flush picks collide often.
+    dut("rx_ctrl", "rx_ctrl", RX_CTRL),
+    DutSpec {
+        params: &[("WQS", "8"), ("QPS", "8")],
+        ..dut("rx_ctrl_8", "rx_ctrl", RX_CTRL)
     },
 ];

@@ -39,6 +39,11 @@ void* {name}_new(int trace) {{
 
 void {name}_delete(void* p) {{
     Handle* h = static_cast<Handle*>(p);
+    // Verilator erases a model's scopes through the thread's current context, the one made
+    // last: point it at this model's, or deleting models in another order than they were
+    // made (two devices in one thread, the last made freed first) uses a deleted context and
+    // hangs on its mutex.
+    Verilated::threadContextp(h->ctx);
     if (h->vcd) {{ h->vcd->close(); delete h->vcd; }}
     h->top->final();
     delete h->top;

@@ -11,8 +11,9 @@
 //! - [`stream`]: seeded valid/ready bus-functional models (a source with random idle gaps, a sink
 //!   with random back-pressure) that print their seed;
 //! - [`scoreboard`]: in-order comparison with the reference model, item by item;
-//! - one driver per pipeline ([`entropy`], [`tso`], [`rss`], [`wqe`]) that the tests, benches and
-//!   the CLI share; [`wqe`] also holds the host memory behind the WQE engine's DMA ports;
+//! - one driver per pipeline ([`entropy`], [`tso`], [`rss`], [`wqe`], [`rx`]) that the tests,
+//!   benches and the CLI share; [`wqe`] also holds the host memory behind the WQE engine's DMA
+//!   ports;
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link.
 
 pub mod axil;
@@ -21,6 +22,7 @@ pub mod board;
 pub mod entropy;
 pub mod harness;
 pub mod rss;
+pub mod rx;
 pub mod scoreboard;
 pub mod stream;
 pub mod tso;

@@ -11,6 +11,8 @@ mod entropy;
 mod golden;
 mod markdown;
 mod rss;
+mod rx;
+mod rx_regs;
 mod sv;
 mod tso;
 mod wire;
@@ -169,6 +171,26 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/wqe.md#CQE",
         render: wqe::markdown_cqe,
+    },
+    Output {
+        path: "rtl/rx/rx_regs_pkg.sv",
+        render: rx_regs::sv_package,
+    },
+    Output {
+        path: "docs/rx-registers.md",
+        render: rx_regs::markdown,
+    },
+    Output {
+        path: "rtl/rx/rx_pkg.sv",
+        render: rx::sv_package,
+    },
+    Output {
+        path: "docs/rx.md#RWQE",
+        render: rx::markdown_wqe,
+    },
+    Output {
+        path: "docs/rx.md#RCQE",
+        render: rx::markdown_cqe,
     },
 ];
 

@@ -63,6 +63,29 @@ pub fn logic(out: &mut String, name: impl Display, bits: u32, value: u32) -> fmt
     )
 }
 
+/// `localparam logic [bits-1:0] <name> = <bits>'h<...>;` with bit `i` set when `set(i)`.
+pub fn bitmask(
+    out: &mut String,
+    name: impl Display,
+    bits: usize,
+    set: impl Fn(usize) -> bool,
+) -> fmt::Result {
+    let digits: String = (0..bits.div_ceil(4))
+        .rev()
+        .map(|d| {
+            let nibble = (0..4)
+                .filter(|b| 4 * d + b < bits && set(4 * d + b))
+                .fold(0u32, |v, b| v | 1 << b);
+            char::from_digit(nibble, 16).expect("a nibble")
+        })
+        .collect();
+    writeln!(
+        out,
+        "    localparam logic [{}:0] {name} = {bits}'h{digits};",
+        bits - 1
+    )
+}
+
 /// A set of codes: the comment `about`, their width `<prefix>W`, and `<prefix><NAME>` for each
 /// `(name, code)` (the name as [`ident`] spells it).
 pub fn codes<'a>(

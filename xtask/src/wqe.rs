@@ -59,11 +59,6 @@ fn codes(out: &mut String) -> fmt::Result {
     }
     writeln!(
         out,
-        "    // IBV_WR_TSO: reserved, refused until TSO is done."
-    )?;
-    sv::logic(out, "OPCODE_TSO", w, Opcode::TSO_VALUE.into())?;
-    writeln!(
-        out,
         "    // A CQE's OPCODE when the WQE's was none of the above."
     )?;
     sv::logic(out, "OPCODE_UNKNOWN", w, OPCODE_UNKNOWN.into())?;
@@ -135,10 +130,9 @@ pub fn markdown_ctrl(out: &mut String) -> fmt::Result {
         markdown::paragraph(
             out,
             &format!(
-                "`OPCODE` values (`model::wqe::Opcode`): {}; {} (`IBV_WR_TSO`) is reserved and \
-                 refused for now.",
-                ops.join(", "),
-                Opcode::TSO_VALUE
+                "`OPCODE` values (`model::wqe::Opcode`): {}. An engine without TSO (the RTL \
+                 engine for now) refuses `tso` as an unknown opcode.",
+                ops.join(", ")
             ),
         )
     })

@@ -1,5 +1,7 @@
 //! `--engine model`: every command's results from the reference model.
 
+mod sim;
+
 use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, send, toeplitz, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
@@ -96,25 +98,7 @@ impl send::Unit for Model {
         _vcd: Option<&Path>,
         frame: &mut send::Frames,
     ) -> Result<Vec<Cqe>, Failure> {
-        // The scenario was checked against these tables' limits; a refusal here is a bug.
-        let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
-        let mut engine: SendEngine = SendEngine::new(job.nic, job.profile);
-        for mr in &job.mrs {
-            engine.mrs.register(*mr).map_err(|e| bug("register", &e))?;
-        }
-        let cq = CompletionRing::new(job.cq, 0).expect("index 0 starts an even lap");
-        let mut queues: Queues = Queues::new(cq, job.cq_base);
-        for q in &job.queues {
-            engine
-                .qps
-                .create(q.qpn, q.config)
-                .map_err(|e| bug("create", &e))?;
-            engine
-                .qps
-                .bring_up(q.qpn)
-                .map_err(|e| bug("bring up", &e))?;
-            queues.attach(q.qpn, q.ring, 0)?;
-        }
+        let (mut engine, mut queues) = send_side(&job, false)?;
         for q in &job.queues {
             queues.doorbell(q.qpn, q.producer)?;
         }
@@ -143,4 +127,33 @@ impl send::Unit for Model {
             }
         }
     }
+}
+
+/// The send side of a send job: the engine with every region registered and every QP created,
+/// brought to RTS and given its send ring (in the job's order, the order of service); `tso`
+/// gives the engine the segmenter. No doorbell is rung yet.
+fn send_side(job: &send::Job, tso: bool) -> Result<(SendEngine, Queues), Failure> {
+    // The scenario was checked against these tables' limits; a refusal here is a bug.
+    let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
+    let mut engine: SendEngine = SendEngine::new(job.nic, job.profile);
+    if tso {
+        engine.tso = Some(Limits::default());
+    }
+    for mr in &job.mrs {
+        engine.mrs.register(*mr).map_err(|e| bug("register", &e))?;
+    }
+    let cq = CompletionRing::new(job.cq, 0).expect("index 0 starts an even lap");
+    let mut queues: Queues = Queues::new(cq, job.cq_base);
+    for q in &job.queues {
+        engine
+            .qps
+            .create(q.qpn, q.config)
+            .map_err(|e| bug("create", &e))?;
+        engine
+            .qps
+            .bring_up(q.qpn)
+            .map_err(|e| bug("bring up", &e))?;
+        queues.attach(q.qpn, q.ring, 0)?;
+    }
+    Ok((engine, queues))
 }

@@ -4,7 +4,7 @@ use super::Width;
 use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
-use rocenic_model::rss::regs::{ContextRegs, KEY_BYTES};
+use rocenic_model::rss::regs::KEY_BYTES;
 use rocenic_model::rss::Meta;
 use rocenic_sim::duts::{RssPipeline512, RssPipeline64};
 use rocenic_sim::entropy::{EntropyRtl, Error as EntropyError};
@@ -39,23 +39,30 @@ impl RssRun {
                 1 << RTL_TABLE_LOG2
             )));
         }
-        // Shorter keys are stored with a zero tail, which no covered input reaches.
-        let mut key52 = [0u8; KEY_BYTES];
-        key52[..job.key.len()].copy_from_slice(job.key);
-        let regs = ContextRegs {
-            function: job.context.function,
-            fields: job.context.fields,
-            key: key52,
-            table_log2: job.table.len().trailing_zeros() as u8,
-            bank: 1,
-        };
         let failed = |e: String| Failure(format!("RTL engine: {e}"));
+        let (function, fields) = (job.context.function, job.context.fields);
         Ok(match job.width {
             Width::W64 => RssRun::W64(
-                ContextRun::new("rocenic_rss", job.link, &regs, job.table).map_err(failed)?,
+                ContextRun::new(
+                    "rocenic_rss",
+                    job.link,
+                    function,
+                    fields,
+                    job.key,
+                    job.table,
+                )
+                .map_err(failed)?,
             ),
             Width::W512 => RssRun::W512(
-                ContextRun::new("rocenic_rss", job.link, &regs, job.table).map_err(failed)?,
+                ContextRun::new(
+                    "rocenic_rss",
+                    job.link,
+                    function,
+                    fields,
+                    job.key,
+                    job.table,
+                )
+                .map_err(failed)?,
             ),
         })
     }

@@ -3,7 +3,6 @@
 //! export always checks clean.
 
 use crate::csvio::{parse_number, Row};
-use crate::rss::longest_input;
 use crate::toeplitz::decode_hex;
 use crate::Failure;
 use rocenic_model::entropy::{Profile, QpType, Request};
@@ -189,7 +188,7 @@ fn rss(cells: &Cells, cache: &mut Cache) -> Result<Vec<String>, Failure> {
             .map(|f| acc | f)
             .ok_or_else(|| cells.fail("fields", format!("unknown field `{name}`")))
     })?;
-    let longest = longest_input(fields);
+    let longest = fields.longest_input();
     if function == Function::Toeplitz && longest + 4 > key.len() {
         return Err(cells.fail(
             "key_hex",

@@ -8,6 +8,10 @@
 //! is not checked here: it runs and completes with its status, which is how a scenario
 //! exercises the error paths. The first error is reported, table kind by table kind in the
 //! order of the functions below, each in file order.
+//!
+//! `rocenic sim` checks each NIC's send tables here too ([`Flavor::Sim`]): it allows the keys a
+//! send scenario may not have (a QP's receive queue, TSO requests) and checks their meaning in
+//! `sim/check.rs`.
 
 use super::layout::{MAX_MEMORY, MAX_WRS, RESERVED_BASE, RESERVED_END};
 use super::scenario::{self, At, FillName, OpName, Place, QpKind, Scenario, ScenarioError};
@@ -19,7 +23,7 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::engine::DEFAULT_MRS;
 use rocenic_model::wqe::regs::{mr_slot, MR_SLOT_LSB};
 use rocenic_model::wqe::{
-    self, DataSegment, Flags, Nic, Opcode, Payload, RemoteAddress, Vlan, WorkRequest, Wqe,
+    self, DataSegment, Flags, Nic, Opcode, Payload, RemoteAddress, Tso, Vlan, WorkRequest, Wqe,
     MAX_WQE_BYTES,
 };
 use std::collections::HashMap;
@@ -81,13 +85,28 @@ fn range<U>(at: &At<U>, ok: bool, key: &str, value: u64, range: &str) -> Result<
     }
 }
 
-/// Checks `s` and builds its plan.
+/// Which command reads the scenario, and so which keys it may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `rocenic send`: no receive side and no TSO (its engines have none: the RTL engine has no
+    /// segmenter yet, and the model runs as the RTL does).
+    Send,
+    /// `rocenic sim`: a QP's receive queue (`rq`, `srq`, `rss`) and TSO requests.
+    Sim,
+}
+
+/// Checks a send scenario and builds its plan.
 pub fn check(s: &Scenario) -> Result<Plan, ScenarioError> {
+    plan(s, Flavor::Send)
+}
+
+/// Checks `s` as `flavor` reads it and builds its plan.
+pub fn plan(s: &Scenario, flavor: Flavor) -> Result<Plan, ScenarioError> {
     let (nic, profile, families) = nic(&s.nic)?;
     let memory = memory(&s.memory)?;
     let mrs = regions(&s.mr)?;
-    let mut qps = queue_pairs(&s.qp, &nic, families)?;
-    requests(&s.wr, &mut qps, families)?;
+    let mut qps = queue_pairs(&s.qp, &nic, families, flavor)?;
+    requests(&s.wr, &mut qps, families, flavor)?;
     Ok(Plan {
         nic,
         profile,
@@ -333,11 +352,28 @@ fn queue_pairs(
     list: &[At<scenario::Qp>],
     nic: &Nic,
     families: Families,
+    flavor: Flavor,
 ) -> Result<Vec<PlannedQp>, ScenarioError> {
     let mut out: Vec<PlannedQp> = Vec::new();
     let mut places: Vec<Place> = Vec::new();
     for at in list {
         let q = &at.item;
+        if flavor == Flavor::Send {
+            let receive = [
+                ("rq", q.rq.is_some()),
+                ("srq", q.srq.is_some()),
+                ("rss", q.rss.is_some()),
+            ];
+            if let Some((key, _)) = receive.iter().find(|(_, given)| *given) {
+                return fail(
+                    at,
+                    format!(
+                        "key \"{key}\": a receive queue is for rocenic sim; rocenic send has no \
+                         receive side"
+                    ),
+                );
+            }
+        }
         range(
             at,
             (QPN_MIN..=QPN_MAX).contains(&q.qpn),
@@ -453,6 +489,7 @@ fn requests(
     list: &[At<scenario::Wr>],
     qps: &mut [PlannedQp],
     families: Families,
+    flavor: Flavor,
 ) -> Result<(), ScenarioError> {
     let index: HashMap<u32, usize> = qps.iter().enumerate().map(|(i, q)| (q.qpn, i)).collect();
     let mut buf = vec![0u8; MAX_WQE_BYTES];
@@ -461,21 +498,14 @@ fn requests(
         let Some(&k) = index.get(&w.qpn) else {
             return fail(at, format!("key \"qpn\": no [[qp]] has qpn 0x{:x}", w.qpn));
         };
-        if qps[k].wqes.len() == MAX_WRS {
-            return fail(
-                at,
-                format!(
-                    "more than {MAX_WRS} requests on QP 0x{:x}; its send ring holds {MAX_WRS}",
-                    w.qpn
-                ),
-            );
-        }
         let opcode = match w.opcode {
             OpName::Send => Opcode::Send,
             OpName::SendImm => Opcode::SendImm,
             OpName::RdmaWrite => Opcode::RdmaWrite,
             OpName::RdmaWriteImm => Opcode::RdmaWriteImm,
+            OpName::Tso => Opcode::Tso,
         };
+        let tso = tso(at, opcode, flavor)?;
         if w.imm.is_some() && !opcode.has_imm() {
             return fail(
                 at,
@@ -560,33 +590,104 @@ fn requests(
         if w.solicited.unwrap_or(false) {
             flags = flags.union(Flags::SOLICITED);
         }
-        let wr = WorkRequest {
-            opcode,
-            flags,
-            index: qps[k].wqes.len() as u32,
-            imm: w.imm.unwrap_or(0),
-            wr_id: w.id,
-            av,
-            raddr,
-            payload,
-        };
-        let control = match Wqe::encode(&wr, &mut buf) {
-            Ok(c) => c,
-            Err(wqe::Error::Overflow { need, have }) => {
-                let key = if w.inline.is_some() { "inline" } else { "sge" };
+        let repeat = w.repeat.unwrap_or(1);
+        if repeat == 0 {
+            return fail(at, "key \"repeat\": 0; a request is posted at least once");
+        }
+        if w.id
+            .checked_add(u64::from(repeat) - 1)
+            .is_none_or(|last| last > i64::MAX as u64)
+        {
+            return fail(
+                at,
+                "keys \"id\" and \"repeat\": the last id passes 2^63 - 1, TOML's largest integer",
+            );
+        }
+        for r in 0..u64::from(repeat) {
+            if qps[k].wqes.len() == MAX_WRS {
                 return fail(
                     at,
                     format!(
-                        "key \"{key}\": the request takes {need} bytes, more than a WQE's {have} \
-                         (16 blocks of 64: at most 62 sge or 992 inline bytes, fewer with an av \
-                         or a remote address)"
+                        "more than {MAX_WRS} requests on QP 0x{:x}; its send ring holds {MAX_WRS}",
+                        w.qpn
                     ),
                 );
             }
-            Err(e) => return fail(at, format!("cannot be encoded as a WQE: {e}")),
-        };
-        let len = usize::from(control.blocks) * wqe::BLOCK_BYTES;
-        qps[k].wqes.push(buf[..len].to_vec());
+            let wr = WorkRequest {
+                opcode,
+                flags,
+                index: qps[k].wqes.len() as u32,
+                imm: w.imm.unwrap_or(0),
+                wr_id: w.id + r,
+                av,
+                raddr,
+                tso,
+                payload,
+            };
+            let control = match Wqe::encode(&wr, &mut buf) {
+                Ok(c) => c,
+                Err(wqe::Error::Overflow { need, have }) => {
+                    let key = if w.inline.is_some() { "inline" } else { "sge" };
+                    return fail(
+                        at,
+                        format!(
+                            "key \"{key}\": the request takes {need} bytes, more than a WQE's \
+                             {have} (16 blocks of 64: at most 62 sge or 992 inline bytes, fewer \
+                             with an av, a remote address or a TSO header)"
+                        ),
+                    );
+                }
+                Err(e) => return fail(at, format!("cannot be encoded as a WQE: {e}")),
+            };
+            let len = usize::from(control.blocks) * wqe::BLOCK_BYTES;
+            qps[k].wqes.push(buf[..len].to_vec());
+        }
     }
     Ok(())
+}
+
+/// A TSO request's segment size and header template: both given exactly for `tso`, and `tso`
+/// only where the command runs it.
+fn tso<'a>(
+    at: &'a At<scenario::Wr>,
+    opcode: Opcode,
+    flavor: Flavor,
+) -> Result<Option<Tso<'a>>, ScenarioError> {
+    let w = &at.item;
+    if opcode != Opcode::Tso {
+        return match (w.mss, &w.header) {
+            (None, None) => Ok(None),
+            (m, _) => {
+                let key = if m.is_some() { "mss" } else { "header" };
+                fail(
+                    at,
+                    format!(
+                        "key \"{key}\": only a tso request has one, not {}",
+                        opcode.name()
+                    ),
+                )
+            }
+        };
+    }
+    if flavor == Flavor::Send {
+        return fail(
+            at,
+            "key \"opcode\": tso is for rocenic sim; the engines of rocenic send have no TSO (the \
+             RTL's has no segmenter yet)",
+        );
+    }
+    match (w.mss, &w.header) {
+        (Some(mss), Some(header)) => Ok(Some(Tso {
+            mss,
+            header: &header.0,
+        })),
+        (None, _) => fail(
+            at,
+            "missing key \"mss\": a tso request names its segment size",
+        ),
+        (_, None) => fail(
+            at,
+            "missing key \"header\": a tso request carries its header template",
+        ),
+    }
 }

@@ -32,7 +32,7 @@ pub const MAX_WRS: usize = 1 << Ring::MAX_LOG2;
 pub const MAX_MEMORY: u64 = 1 << 30;
 
 /// log2 of the smallest power of two at least `n` (`n` ≥ 1).
-fn log2_ceil(n: usize) -> u32 {
+pub fn log2_ceil(n: usize) -> u32 {
     n.max(1).next_power_of_two().trailing_zeros()
 }
 

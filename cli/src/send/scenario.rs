@@ -6,6 +6,9 @@
 //!
 //! The document is read twice over: first as tables of untyped values with the line each starts
 //! on, then each table into its type, so that an error inside a table knows which one it is.
+//!
+//! `rocenic sim` (`sim/scenario.rs`) reads the same tables under each of its two NICs
+//! (`[[nic.a.qp]]`), with the receive side's keys that `check.rs` refuses in a send scenario.
 
 use serde::de::{Deserializer, Error as _};
 use serde::Deserialize;
@@ -21,9 +24,12 @@ pub struct At<T> {
     pub place: Place,
 }
 
-/// Which table of the file: `[nic]` or `[[wr]] #3`.
+/// Which table of the file: `[nic]` or `[[wr]] #3`; in a sim scenario `[nic.a]` or
+/// `[[nic.a.wr]]` #3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Place {
+    /// The NIC whose table it is (`rocenic sim`: `a` or `b`); `None` in a send scenario.
+    pub side: Option<&'static str>,
     pub table: &'static str,
     /// The number of an array-of-tables entry, from 1; `None` for `[nic]`.
     pub number: Option<usize>,
@@ -31,9 +37,14 @@ pub struct Place {
 
 impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match (self.side, self.number) {
+            (Some(side), Some(_)) => format!("nic.{side}.{}", self.table),
+            (Some(side), None) => format!("nic.{side}"),
+            (None, _) => self.table.to_string(),
+        };
         match self.number {
-            Some(n) => write!(f, "[[{}]] #{n}", self.table),
-            None => write!(f, "[{}]", self.table),
+            Some(n) => write!(f, "[[{name}]] #{n}"),
+            None => write!(f, "[{name}]"),
         }
     }
 }
@@ -134,6 +145,12 @@ pub struct Qp {
     pub dest_qpn: Option<u32>,
     pub qkey: Option<u32>,
     pub av: Option<QpAv>,
+    /// `rocenic sim`: the work queue of its own receive queue.
+    pub rq: Option<u16>,
+    /// `rocenic sim`: the work queue of the shared receive queue it takes from.
+    pub srq: Option<u16>,
+    /// `rocenic sim`: an RSS QP (UD), landing in the queue the steering picks.
+    pub rss: Option<bool>,
 }
 
 /// `type`'s values.
@@ -188,6 +205,12 @@ pub struct Wr {
     pub av: Option<WrAv>,
     pub signaled: Option<bool>,
     pub solicited: Option<bool>,
+    /// Posted this many times in a row, ids `id`, `id + 1`, …
+    pub repeat: Option<u32>,
+    /// TSO: payload bytes per segment.
+    pub mss: Option<u16>,
+    /// TSO: the IPoIB, IP and TCP headers every segment starts with.
+    pub header: Option<Hex>,
 }
 
 /// `opcode`'s values: the completion CSV's names.
@@ -198,6 +221,7 @@ pub enum OpName {
     SendImm,
     RdmaWrite,
     RdmaWriteImm,
+    Tso,
 }
 
 /// One gather entry.
@@ -278,16 +302,16 @@ struct Raw {
 
 /// Where each line of the text starts, to number the line of a byte offset in log time (a
 /// scenario may hold 10^5 tables).
-struct Lines(Vec<usize>);
+pub struct Lines(Vec<usize>);
 
 impl Lines {
-    fn new(text: &str) -> Lines {
+    pub fn new(text: &str) -> Lines {
         let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1);
         Lines(std::iter::once(0).chain(breaks).collect())
     }
 
     /// The line (from 1) of byte `at`.
-    fn of(&self, at: usize) -> usize {
+    pub fn of(&self, at: usize) -> usize {
         self.0.partition_point(|&start| start <= at)
     }
 }
@@ -305,58 +329,94 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         place: None,
         message: "missing table [nic]".into(),
     })?;
-    let nic = typed(&lines, "nic", None, nic);
-    let memory = typed_all(&lines, "memory", raw.memory);
-    let mr = typed_all(&lines, "mr", raw.mr);
-    let qp = typed_all(&lines, "qp", raw.qp);
-    let wr = typed_all(&lines, "wr", raw.wr);
-    // The first error in the file, whichever table it is in.
-    let first = [
-        nic.as_ref().err(),
-        memory.as_ref().err(),
-        mr.as_ref().err(),
-        qp.as_ref().err(),
-        wr.as_ref().err(),
-    ]
-    .into_iter()
-    .flatten()
-    .min_by_key(|e| e.line);
-    if let Some(e) = first {
-        return Err(ScenarioError {
-            line: e.line,
-            place: e.place,
-            message: e.message.clone(),
-        });
-    }
-    Ok(Scenario {
-        nic: nic?,
-        memory: memory?,
-        mr: mr?,
-        qp: qp?,
-        wr: wr?,
-    })
+    let tables = Tables {
+        nic,
+        memory: raw.memory,
+        mr: raw.mr,
+        qp: raw.qp,
+        wr: raw.wr,
+    };
+    tables.typed(&lines, None)
 }
 
-fn typed_all<T: for<'de> Deserialize<'de>>(
+/// One NIC's send tables as untyped values with their spans: the whole of a send scenario, or
+/// one side of a sim scenario.
+pub struct Tables {
+    pub nic: Spanned<Value>,
+    pub memory: Vec<Spanned<Value>>,
+    pub mr: Vec<Spanned<Value>>,
+    pub qp: Vec<Spanned<Value>>,
+    pub wr: Vec<Spanned<Value>>,
+}
+
+impl Tables {
+    /// Each table into its type; the first error in the file (by line), whichever table it is
+    /// in. `side` names the NIC in a sim scenario.
+    pub fn typed(
+        self,
+        lines: &Lines,
+        side: Option<&'static str>,
+    ) -> Result<Scenario, ScenarioError> {
+        let nic = typed(lines, side, "nic", None, self.nic);
+        let memory = typed_all(lines, side, "memory", self.memory);
+        let mr = typed_all(lines, side, "mr", self.mr);
+        let qp = typed_all(lines, side, "qp", self.qp);
+        let wr = typed_all(lines, side, "wr", self.wr);
+        let first = [
+            nic.as_ref().err(),
+            memory.as_ref().err(),
+            mr.as_ref().err(),
+            qp.as_ref().err(),
+            wr.as_ref().err(),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|e| e.line);
+        if let Some(e) = first {
+            return Err(ScenarioError {
+                line: e.line,
+                place: e.place,
+                message: e.message.clone(),
+            });
+        }
+        Ok(Scenario {
+            nic: nic?,
+            memory: memory?,
+            mr: mr?,
+            qp: qp?,
+            wr: wr?,
+        })
+    }
+}
+
+/// Every table of an array into its type, numbered from 1.
+pub fn typed_all<T: for<'de> Deserialize<'de>>(
     lines: &Lines,
+    side: Option<&'static str>,
     table: &'static str,
     values: Vec<Spanned<Value>>,
 ) -> Result<Vec<At<T>>, ScenarioError> {
     values
         .into_iter()
         .enumerate()
-        .map(|(i, v)| typed(lines, table, Some(i + 1), v))
+        .map(|(i, v)| typed(lines, side, table, Some(i + 1), v))
         .collect()
 }
 
-fn typed<T: for<'de> Deserialize<'de>>(
+/// One table into its type, or the error naming its line, its place and the key.
+pub fn typed<T: for<'de> Deserialize<'de>>(
     lines: &Lines,
+    side: Option<&'static str>,
     table: &'static str,
     number: Option<usize>,
     value: Spanned<Value>,
 ) -> Result<At<T>, ScenarioError> {
     let line = lines.of(value.span().start);
-    let place = Place { table, number };
+    let place = Place {
+        side,
+        table,
+        number,
+    };
     let item = value.into_inner().try_into::<T>().map_err(|e| {
         // The error's text ends with the path of keys it happened under: "in `sge.length`".
         let shown = e.to_string();
@@ -376,7 +436,7 @@ fn typed<T: for<'de> Deserialize<'de>>(
 
 /// serde's wording in the file's terms: keys (or at the top level, tables) rather than fields,
 /// each named with its dotted path, and integer types as ranges.
-fn plain(message: &str, path: &[&str], what: &str) -> String {
+pub fn plain(message: &str, path: &[&str], what: &str) -> String {
     let key = |name: &str| {
         let mut p = path.to_vec();
         p.push(name);
@@ -427,7 +487,7 @@ mod tests {
         assert_eq!(
             err(&text),
             "s.toml:12: [[wr]] #3: unknown key \"lenght\" (expected one of qpn, id, opcode, \
-             sge, inline, imm, remote_addr, rkey, av, signaled, solicited)"
+             sge, inline, imm, remote_addr, rkey, av, signaled, solicited, repeat, mss, header)"
         );
         let text = format!("{NIC}[[wr]]\nqpn = 1\nopcode = \"send\"\n");
         assert_eq!(err(&text), "s.toml:4: [[wr]] #1: missing key \"id\"");

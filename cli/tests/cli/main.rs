@@ -15,5 +15,6 @@ mod golden_pcap;
 mod icrc;
 mod rss;
 mod send;
+mod sim;
 mod toeplitz;
 mod tso;

@@ -391,6 +391,21 @@ fn scenario_errors_name_the_key_and_leave_no_output() {
             "pd = 1\nmtu = 1500\ndest_qpn",
             "[[qp]] #1: key \"mtu\": 1500 is not a path MTU",
         ),
+        (
+            "type = \"ud\"\npd = 1\n",
+            "type = \"ud\"\npd = 1\nrq = 0\n",
+            "[[qp]] #2: key \"rq\": a receive queue is for rocenic sim",
+        ),
+        (
+            "id = 3\nopcode = \"send\"\n",
+            "id = 3\nopcode = \"tso\"\nmss = 100\nheader = \"00\"\n",
+            "[[wr]] #3: key \"opcode\": tso is for rocenic sim",
+        ),
+        (
+            "id = 3\nopcode = \"send\"\n",
+            "id = 3\nopcode = \"send\"\nrepeat = 0\n",
+            "[[wr]] #3: key \"repeat\": 0",
+        ),
     ];
     let dir = temp("errors");
     std::fs::create_dir_all(&dir).unwrap();

@@ -12,7 +12,9 @@ pub mod parse;
 pub mod regs;
 pub mod steer;
 pub use parse::{classify, ParseFlags, Parsed};
-pub use steer::{distribute, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey};
+pub use steer::{
+    distribute, distribute_by, distribute_with, steer, Action, ContextView, Meta, Rule, SteeringKey,
+};
 
 /// Which tuple fields feed the hash: the bits of verbs' `ibv_rx_hash_fields`, plus the BTH
 /// destination QP (DPDK's `RTE_ETH_RSS_IB_BTH`), which verbs has no bit for.
@@ -64,6 +66,26 @@ impl HashFields {
     /// The union of two sets of fields.
     pub const fn union(self, other: Self) -> Self {
         Self(self.0 | other.0)
+    }
+
+    /// The longest hash input these fields can select, in bytes: a packet has IPv4 or IPv6
+    /// addresses, TCP or UDP ports, and a BTH next to either (RoCEv2, or an IPoIB packet's
+    /// inner header). A Toeplitz key must be 4 bytes longer.
+    pub const fn longest_input(self) -> usize {
+        const fn n(fields: HashFields, f: HashFields, bytes: usize) -> usize {
+            if fields.contains(f) {
+                bytes
+            } else {
+                0
+            }
+        }
+        let v4 = n(self, Self::SRC_IPV4, 4) + n(self, Self::DST_IPV4, 4);
+        let v6 = n(self, Self::SRC_IPV6, 16) + n(self, Self::DST_IPV6, 16);
+        let tcp = n(self, Self::SRC_PORT_TCP, 2) + n(self, Self::DST_PORT_TCP, 2);
+        let udp = n(self, Self::SRC_PORT_UDP, 2) + n(self, Self::DST_PORT_UDP, 2);
+        let ip = if v4 > v6 { v4 } else { v6 };
+        let ports = if tcp > udp { tcp } else { udp };
+        ip + ports + n(self, Self::BTH_DEST_QPN, 3)
     }
 
     /// Looks a field up by its CLI name.
@@ -489,6 +511,23 @@ mod tests {
         assert_eq!(i.hash_type.to_string(), "ipv4|tcp");
         assert_eq!(HashType(0).to_string(), "none");
         assert_eq!(HashType(0x1F).to_string(), "ipv4|ipv6|tcp|udp|bth");
+    }
+
+    #[test]
+    fn longest_inputs() {
+        assert_eq!(HashFields::NONE.longest_input(), 0);
+        assert_eq!(HashFields::DEFAULT.longest_input(), 36);
+        let all = HashFields::DEFAULT | HashFields::BTH_DEST_QPN;
+        assert_eq!(all.longest_input(), MAX_HASH_INPUT);
+        assert_eq!(
+            (HashFields::SRC_IPV4 | HashFields::BTH_DEST_QPN).longest_input(),
+            7
+        );
+        // TCP ports and a BTH together: IPoIB carrying TCP.
+        let mut t = tcp4();
+        t.bth_dest_qpn = Some(1);
+        let f = HashFields::SRC_PORT_TCP | HashFields::DST_PORT_TCP | HashFields::BTH_DEST_QPN;
+        assert_eq!(HashInput::new(&t, f).as_bytes().len(), f.longest_input());
     }
 
     #[test]

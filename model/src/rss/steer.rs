@@ -168,6 +168,20 @@ pub fn distribute_with<E>(
     contexts: &[ContextView<'_>],
     hash: impl FnOnce(&ContextView<'_>, &FlowTuple) -> Result<(u32, HashType), E>,
 ) -> Result<Meta, E> {
+    distribute_by(parsed, rules, contexts, |view| view.table, hash)
+}
+
+/// [`distribute_with`] over any representation of the contexts: `table(c)` is context `c`'s
+/// indirection table, `hash(c, tuple)` its hash. How a holder of contexts that are not
+/// [`crate::rss::Context`]s (the NIC model keeps keys, not Toeplitz tables) steers with the same
+/// rule.
+pub fn distribute_by<C, E>(
+    parsed: &Parsed,
+    rules: &[Rule],
+    contexts: &[C],
+    table: impl for<'c> Fn(&'c C) -> &'c [u16],
+    hash: impl FnOnce(&C, &FlowTuple) -> Result<(u32, HashType), E>,
+) -> Result<Meta, E> {
     let found = steer(rules, &SteeringKey::of(parsed));
     let mut meta = Meta {
         flags: parsed.flags,
@@ -180,13 +194,14 @@ pub fn distribute_with<E>(
             if contexts.is_empty() {
                 return Ok(meta);
             }
-            let view = &contexts[usize::from(c) % contexts.len()];
-            let (hash, hash_type) = hash(view, &parsed.tuple)?;
+            let context = &contexts[usize::from(c) % contexts.len()];
+            let (hash, hash_type) = hash(context, &parsed.tuple)?;
             meta.hash = hash;
             meta.hash_type = hash_type;
-            let len = view.table.len();
+            let entries = table(context);
+            let len = entries.len();
             if len.is_power_of_two() {
-                meta.queue = view.table[hash as usize & (len - 1)];
+                meta.queue = entries[hash as usize & (len - 1)];
             }
         }
     }

@@ -16,7 +16,7 @@
 
 use super::check::{check, Checked};
 use super::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
-use super::packets::{Packet, Packets};
+use super::packets::Packets;
 use super::{get_u32, get_u64, Cqe, Fault, Flags, Memory, Opcode, CONTROL_BYTES};
 use crate::entropy::{Profile, QpType};
 use crate::qp::{AddressVector, IpPair, MrTable, QpState, QpTable, Status};
@@ -59,7 +59,8 @@ struct Raw {
 }
 
 impl Raw {
-    fn read(bytes: &[u8]) -> Raw {
+    /// The raw fields; an opcode the engine does not run (TSO without TSO) reads as unknown.
+    fn read(bytes: &[u8], tso: bool) -> Raw {
         let mut c = [0u8; CONTROL_BYTES];
         let n = bytes.len().min(CONTROL_BYTES);
         c[..n].copy_from_slice(&bytes[..n]);
@@ -71,6 +72,7 @@ impl Raw {
                 None
             } else {
                 Opcode::from_u8(c[super::layout::control::OPCODE.offset])
+                    .filter(|&o| tso || o != Opcode::Tso)
             },
         }
     }
@@ -99,6 +101,9 @@ pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usiz
     pub mrs: MrTable<M>,
     /// Data segments a WQE may have (at most the format's 62).
     pub max_sge: usize,
+    /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (the RTL engine has no
+    /// TSO yet).
+    pub tso: Option<crate::tso::Limits>,
 }
 
 impl<const Q: usize, const M: usize> SendEngine<Q, M> {
@@ -109,6 +114,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             qps: QpTable::new(profile),
             mrs: MrTable::new(),
             max_sge: DEFAULT_MAX_SGE,
+            tso: None,
         }
     }
 
@@ -117,7 +123,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     /// unless it was flushing.
     pub fn fail(&mut self, qpn: u32, wqe: &[u8], status: Status) -> Result<Cqe, NotRun> {
         let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
-        let raw = Raw::read(wqe);
+        let raw = Raw::read(wqe, self.tso.is_some());
         Ok(match qp.state() {
             QpState::Err => raw.cqe(qpn, Status::WrFlushErr, 0),
             QpState::Rts => {
@@ -139,13 +145,13 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     ) -> Result<Option<Cqe>, NotRun> {
         let profile = self.qps.profile();
         let qp = self.qps.get(qpn).ok_or(NotRun::NoQp(qpn))?;
-        let raw = Raw::read(wqe);
+        let raw = Raw::read(wqe, self.tso.is_some());
         match qp.state() {
             QpState::Err => return Ok(Some(raw.cqe(qpn, Status::WrFlushErr, 0))),
             QpState::Rts => {}
             s => return Err(NotRun::NotReady(s)),
         }
-        let c = match check(qp, &self.mrs, self.max_sge, wqe) {
+        let c = match check(qp, &self.mrs, self.max_sge, self.tso, wqe) {
             Ok(c) => c,
             Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
         };
@@ -201,6 +207,9 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             // `check` guarantees an AV exactly for UD, and `QpTable::create` an AV for RC.
             _ => return Ok(Some(self.fail(qpn, wqe, Status::LocQpOpErr)?)),
         };
+        if control.opcode == Opcode::Tso {
+            return self.tso_segments(qpn, &c, wqe, &route, dest_qpn, deth, mem, frame);
+        }
         let mtu = qp.config().mtu;
         let qp_type = qp.config().qp_type;
         let raddr = c.wqe.raddr();
@@ -237,7 +246,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             };
             let len = p.len as usize;
             let hl = emit_headers(&route, &t, len, &mut buf).expect("headers fit MAX_FRAME");
-            if gather(&c, &p, mem, &mut buf[hl..hl + len]).is_err() {
+            if gather(&c, p.offset as usize, mem, &mut buf[hl..hl + len]).is_err() {
                 return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
             }
             let n = finish(&mut buf, hl, len, p.pad(), route.l3_offset())
@@ -248,6 +257,80 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             .flags
             .contains(Flags::SIGNALED)
             .then(|| raw.cqe(qpn, Status::Success, c.len)))
+    }
+}
+
+impl<const Q: usize, const M: usize> SendEngine<Q, M> {
+    /// A checked TSO WQE on UD QP `qpn`: each segment (the header template with its lengths,
+    /// sequence number, flags and checksums for that piece) is the payload of one UD SEND packet
+    /// to the address vector, with its own PSN. A DMA fault stops it as for any WQE.
+    #[allow(clippy::too_many_arguments)]
+    fn tso_segments(
+        &mut self,
+        qpn: u32,
+        c: &Checked<'_>,
+        wqe: &[u8],
+        route: &Route,
+        dest_qpn: u32,
+        deth: Option<DethRepr>,
+        mem: &impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<Cqe>, NotRun> {
+        let control = c.wqe.control();
+        let limits = self.tso.expect("check refuses TSO without it");
+        let seg = crate::tso::Segmenter::with_len(
+            crate::wire::LinkType::Ipoib,
+            c.wqe.header(),
+            c.len as usize,
+            control.mss.into(),
+            limits,
+        )
+        .expect("check passed the segmenter's checks");
+        let count = seg.segment_count();
+        let mut body = [0u8; MAX_FRAME];
+        let mut segment = [0u8; MAX_FRAME];
+        let mut buf = [0u8; MAX_FRAME];
+        for i in 0..count {
+            let range = seg.segment_range(i).expect("i < count");
+            let body = &mut body[..range.len()];
+            if gather(c, range.start, mem, body).is_err() {
+                return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
+            }
+            let len = seg
+                .write_segment_with(i, body, &mut segment)
+                .expect("the segment fits the path MTU, checked");
+            let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
+            let psn = qp.take_psns(1);
+            let last = i + 1 == count;
+            let pad = (len.wrapping_neg() & 3) as u8;
+            let t = Transport {
+                bth: BthRepr {
+                    opcode: crate::wire::ib::opcode::UD_SEND_ONLY,
+                    solicited: last && control.flags.contains(Flags::SOLICITED),
+                    migreq: false,
+                    pad_count: pad,
+                    tver: 0,
+                    pkey: PKEY,
+                    fecn: false,
+                    becn: false,
+                    dest_qpn,
+                    ack_req: false,
+                    psn: psn.get(),
+                },
+                reth: None,
+                deth,
+                imm: None,
+            };
+            let hl = emit_headers(route, &t, len, &mut buf).expect("headers fit MAX_FRAME");
+            buf[hl..hl + len].copy_from_slice(&segment[..len]);
+            let n =
+                finish(&mut buf, hl, len, pad, route.l3_offset()).expect("frame fits MAX_FRAME");
+            frame(&buf[..n]);
+        }
+        Ok(control
+            .flags
+            .contains(Flags::SIGNALED)
+            .then(|| Raw::read(wqe, true).cqe(qpn, Status::Success, c.len)))
     }
 }
 
@@ -265,11 +348,10 @@ fn route_of(av: &AddressVector, flow_label: u32, udp_sport: u16) -> Route {
     }
 }
 
-/// Copies packet `p`'s slice of the message into `out`: from the inline bytes, or from host
-/// memory through the data segments (each read is one DMA; a fault stops the packet).
-fn gather(c: &Checked<'_>, p: &Packet, mem: &impl Memory, out: &mut [u8]) -> Result<(), Fault> {
-    let start = p.offset as usize;
-    let end = start + p.len as usize;
+/// Copies the message's bytes from offset `start` into `out`: from the inline bytes, or from
+/// host memory through the data segments (each read is one DMA; a fault stops the copy).
+fn gather(c: &Checked<'_>, start: usize, mem: &impl Memory, out: &mut [u8]) -> Result<(), Fault> {
+    let end = start + out.len();
     if c.wqe.control().flags.contains(Flags::INLINE) {
         out.copy_from_slice(&c.wqe.inline()[start..end]);
         return Ok(());

@@ -36,7 +36,7 @@ impl SegField {
     }
 }
 
-const fn f(
+pub(crate) const fn f(
     name: &'static str,
     offset: usize,
     bytes: usize,
@@ -53,7 +53,7 @@ const fn f(
     }
 }
 
-const fn rsvd(offset: usize, bytes: usize) -> SegField {
+pub(crate) const fn rsvd(offset: usize, bytes: usize) -> SegField {
     f(RESERVED, offset, bytes, 0, "reserved, zero")
 }
 
@@ -128,11 +128,24 @@ pub mod control {
         64,
         "the caller's wr_id, copied into the CQE",
     );
-    /// Reserved (room for TSO's MSS and header length).
-    pub const RSVD1: SegField = SegField {
-        doc: "reserved, zero; room for TSO's MSS and header length",
-        ..rsvd(24, 8)
-    };
+    /// TSO's maximum segment size.
+    pub const MSS: SegField = f(
+        "MSS",
+        24,
+        2,
+        16,
+        "TSO: TCP payload bytes per segment (else 0)",
+    );
+    /// TSO's header length.
+    pub const HDR_LEN: SegField = f(
+        "HDR_LEN",
+        26,
+        2,
+        16,
+        "TSO: bytes of the header template that follows the address vector (else 0)",
+    );
+    /// Reserved.
+    pub const RSVD1: SegField = rsvd(28, 4);
 }
 
 /// The control segment's table.
@@ -147,6 +160,8 @@ pub const CONTROL: &[SegField] = &[
     control::AV,
     control::RSVD0,
     control::WR_ID,
+    control::MSS,
+    control::HDR_LEN,
     control::RSVD1,
 ];
 

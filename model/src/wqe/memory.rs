@@ -150,6 +150,12 @@ mod host {
             Ok(())
         }
 
+        /// Takes away the region at `base` and returns its bytes, `None` when no region starts
+        /// there; its addresses fault from then on (a driver freeing a buffer).
+        pub fn remove(&mut self, base: u64) -> Option<Vec<u8>> {
+            self.regions.remove(&base)
+        }
+
         /// The regions, by base, with their bytes.
         pub fn regions(&self) -> impl Iterator<Item = (u64, &[u8])> {
             self.regions.iter().map(|(&b, v)| (b, v.as_slice()))
@@ -306,5 +312,10 @@ mod tests {
         assert!(m.read(u64::MAX - 1, &mut b[..2]).is_ok());
         // Zero bytes touch no memory.
         assert!(m.read(0x5000, &mut []).is_ok());
+        // A region taken away faults; its neighbours stay.
+        assert_eq!(m.remove(0x1010).map(|v| v.len()), Some(0x10));
+        assert_eq!(m.remove(0x1010), None);
+        assert!(m.read(0x1010, &mut b).is_err());
+        assert!(m.read(0x1000, &mut b).is_ok());
     }
 }

@@ -32,8 +32,9 @@ pub use memory::{Fault, Memory};
 pub use queues::{QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
+pub(crate) use segments::{fits, put};
 pub use segments::{AddressVector, Control, DataSegment, RemoteAddress};
-pub use view::{Payload, WorkRequest, Wqe, WqeLayout};
+pub use view::{Payload, Tso, WorkRequest, Wqe, WqeLayout};
 
 use core::fmt;
 
@@ -65,18 +66,20 @@ pub enum Opcode {
     Send = 2,
     /// `IBV_WR_SEND_WITH_IMM`.
     SendImm = 3,
+    /// `IBV_WR_TSO`: a header template and a payload cut into MSS-sized TCP segments
+    /// ([`crate::tso`]), on an engine built with TSO ([`SendEngine::tso`]); refused otherwise.
+    Tso = 10,
 }
 
 impl Opcode {
     /// Every opcode the format carries, in value order.
-    pub const ALL: [Opcode; 4] = [
+    pub const ALL: [Opcode; 5] = [
         Opcode::RdmaWrite,
         Opcode::RdmaWriteImm,
         Opcode::Send,
         Opcode::SendImm,
+        Opcode::Tso,
     ];
-    /// `IBV_WR_TSO`: reserved for TSO, rejected until the engine implements it.
-    pub const TSO_VALUE: u8 = 10;
 
     /// The opcode of a byte, `None` for an unknown value.
     pub const fn from_u8(v: u8) -> Option<Opcode> {
@@ -85,6 +88,7 @@ impl Opcode {
             1 => Some(Opcode::RdmaWriteImm),
             2 => Some(Opcode::Send),
             3 => Some(Opcode::SendImm),
+            10 => Some(Opcode::Tso),
             _ => None,
         }
     }
@@ -106,6 +110,7 @@ impl Opcode {
             Opcode::RdmaWriteImm => "rdma_write_imm",
             Opcode::Send => "send",
             Opcode::SendImm => "send_imm",
+            Opcode::Tso => "tso",
         }
     }
 }
@@ -156,7 +161,7 @@ impl Flags {
 /// Why bytes are not a valid WQE or CQE, or a value does not fit the format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
-    /// The opcode byte is not an [`Opcode`] (TSO, value 10, is reserved for later).
+    /// The opcode byte is not an [`Opcode`].
     UnknownOpcode(u8),
     /// A reserved byte, or a bit above a field's width, is set: `field` names it.
     Reserved {
@@ -182,6 +187,9 @@ pub enum Error {
     /// A remote-address segment is given with an opcode other than RDMA WRITE, or missing with
     /// one (encoder only; the decoder derives it from the opcode).
     RaddrMismatch,
+    /// A TSO segment is given with an opcode other than TSO, or missing with it (encoder
+    /// only), or a TSO WQE's header length is 0.
+    TsoMismatch,
     /// A completion's status byte is not a [`Status`].
     UnknownStatus(u8),
     /// A buffer is shorter than the format needs.
@@ -205,6 +213,7 @@ impl fmt::Display for Error {
             }
             Error::InlineMismatch => f.write_str("INLINE flag and segment counts disagree"),
             Error::RaddrMismatch => f.write_str("remote address given exactly for RDMA WRITE"),
+            Error::TsoMismatch => f.write_str("a TSO header given exactly for TSO, and not empty"),
             Error::UnknownStatus(v) => write!(f, "unknown completion status {v}"),
             Error::Short { need, have } => write!(f, "buffer of {have} bytes, need {need}"),
         }

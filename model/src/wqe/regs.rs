@@ -635,6 +635,14 @@ pub fn qp_modify(slot: u32, state: QpState) -> Write32 {
     )
 }
 
+/// The command that frees QP slot `slot`.
+pub fn qp_destroy(slot: u32) -> Write32 {
+    (
+        COMMAND,
+        command::OP.put(op::QP_DESTROY) | command::SLOT.put(slot),
+    )
+}
+
 /// Writes that stage `mr`; follow them with [`mr_write`].
 pub fn mr_writes(mr: &MemoryRegion) -> [Write32; 7] {
     let b = lo_hi(mr.base);
@@ -655,6 +663,11 @@ pub fn mr_write() -> Write32 {
     (COMMAND, command::OP.put(op::MR_WRITE))
 }
 
+/// Writes that deregister the region of `lkey`: the staged `MR_LKEY`, then the command.
+pub fn mr_clear(lkey: u32) -> [Write32; 2] {
+    [(MR_LKEY, lkey), (COMMAND, command::OP.put(op::MR_CLEAR))]
+}
+
 /// The send doorbell of QP `slot`.
 pub fn doorbell(slot: u32, producer: u32) -> Write32 {
     (SQ_DOORBELL + 4 * slot, producer)
@@ -668,28 +681,7 @@ mod tests {
 
     #[test]
     fn map_is_ordered_and_disjoint() {
-        for w in MAP.windows(2) {
-            assert!(
-                w[0].offset + 4 * w[0].words <= w[1].offset,
-                "{} overlaps {}",
-                w[0].name,
-                w[1].name
-            );
-        }
-        for r in MAP {
-            assert_eq!(r.offset % 4, 0, "{}", r.name);
-            let mut used = 0u64;
-            for f in r.fields {
-                let m = ((1u64 << f.width) - 1) << f.lsb;
-                assert!(
-                    f.lsb + f.width <= 32 && used & m == 0,
-                    "{}.{}",
-                    r.name,
-                    f.name
-                );
-                used |= m;
-            }
-        }
+        crate::regmap::check_map(MAP);
     }
 
     #[test]
@@ -751,6 +743,9 @@ mod tests {
             (COMMAND, 2 | (3 << 8) | (6 << 16))
         );
         assert_eq!(doorbell(5, 9), (0x1014, 9));
+        assert_eq!(qp_destroy(7), (COMMAND, 3 | (7 << 8)));
+        assert_eq!(mr_clear(0x4100), [(MR_LKEY, 0x4100), (COMMAND, 5)]);
+        assert_eq!(mr_write(), (COMMAND, 4));
         assert_eq!(mr_slot(0x0000_0300, 64), 3);
         assert_eq!(mr_slot(0x0001_0300, 64), 3);
         assert_eq!(mr_slot(0x0000_4100, 64), 1);

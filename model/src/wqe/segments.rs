@@ -5,13 +5,13 @@ use super::view::WqeLayout;
 use super::{get_u16, get_u32, get_u64, zero, Error, Flags, Opcode};
 use super::{AV_BYTES, BLOCK_BYTES, CONTROL_BYTES, DATA_BYTES, MAX_BLOCKS, RADDR_BYTES};
 
-fn put(b: &mut [u8], f: SegField, v: u64) {
+pub(crate) fn put(b: &mut [u8], f: SegField, v: u64) {
     let bytes = v.to_le_bytes();
     b[f.offset..f.offset + f.bytes].copy_from_slice(&bytes[..f.bytes]);
 }
 
 /// `v` fits the low `f.bits` bits.
-fn fits(f: SegField, v: u64) -> bool {
+pub(crate) fn fits(f: SegField, v: u64) -> bool {
     f.bits >= 64 || v >> f.bits == 0
 }
 
@@ -36,6 +36,16 @@ pub struct Control {
     pub av: bool,
     /// The caller's work-request id.
     pub wr_id: u64,
+    /// TSO: payload bytes per segment; 0 for other opcodes.
+    pub mss: u16,
+    /// TSO: bytes of the header template; 0 for other opcodes.
+    pub hdr_len: u16,
+}
+
+/// Bytes a TSO header template of `len` bytes takes in the WQE: padded to 16, so the data
+/// segments after it stay aligned.
+pub const fn header_area(len: usize) -> usize {
+    len.div_ceil(DATA_BYTES) * DATA_BYTES
 }
 
 impl Control {
@@ -54,6 +64,18 @@ impl Control {
         if (inline && self.nsge != 0) || (!inline && self.inline_len != 0) {
             return Err(Error::InlineMismatch);
         }
+        let tso = self.opcode == Opcode::Tso;
+        if !tso && self.mss != 0 {
+            return Err(Error::Reserved { field: c::MSS.name });
+        }
+        if !tso && self.hdr_len != 0 {
+            return Err(Error::Reserved {
+                field: c::HDR_LEN.name,
+            });
+        }
+        if tso && self.hdr_len == 0 {
+            return Err(Error::TsoMismatch);
+        }
         // Every term is small (at most 65535 + 255 × 16 + 96): no overflow in usize ≥ 32 bits.
         let mut at = CONTROL_BYTES;
         let av = if self.av {
@@ -65,6 +87,12 @@ impl Control {
         let raddr = if self.opcode.has_raddr() {
             at += RADDR_BYTES;
             Some(at - RADDR_BYTES)
+        } else {
+            None
+        };
+        let header = if tso {
+            at += header_area(self.hdr_len.into());
+            Some(at - header_area(self.hdr_len.into()))
         } else {
             None
         };
@@ -81,6 +109,7 @@ impl Control {
         Ok(WqeLayout {
             av,
             raddr,
+            header,
             data: at,
             end,
         })
@@ -110,6 +139,8 @@ impl Control {
             inline_len: get_u16(b, c::INLINE_LEN.offset),
             av: av == 1,
             wr_id: get_u64(b, c::WR_ID.offset),
+            mss: get_u16(b, c::MSS.offset),
+            hdr_len: get_u16(b, c::HDR_LEN.offset),
         };
         ctrl.layout()?;
         Ok(ctrl)
@@ -130,6 +161,8 @@ impl Control {
         put(b, c::INLINE_LEN, self.inline_len.into());
         put(b, c::AV, self.av.into());
         put(b, c::WR_ID, self.wr_id);
+        put(b, c::MSS, self.mss.into());
+        put(b, c::HDR_LEN, self.hdr_len.into());
         Ok(())
     }
 }

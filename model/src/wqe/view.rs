@@ -2,8 +2,9 @@
 //! encoder that lays a work request out.
 //!
 //! Order: control (32 bytes), then the address vector when `AV` = 1 (48), then the remote
-//! address when the opcode is an RDMA WRITE (16), then either `NSGE` data segments (16 each) or
-//! `INLINE_LEN` bytes of inline data, packed. Every segment starts on a 16-byte boundary; the
+//! address when the opcode is an RDMA WRITE (16), then for TSO the header template (`HDR_LEN`
+//! bytes, padded to 16), then either `NSGE` data segments (16 each) or `INLINE_LEN` bytes of
+//! inline data, packed. Every segment starts on a 16-byte boundary; the
 //! WQE's blocks are consecutive in host memory (one ring slot), so a segment or the inline data
 //! simply continues into the next block. The bytes after the last segment up to the end of the
 //! last block are padding: the engine ignores them and the encoder writes them as zero.
@@ -18,6 +19,8 @@ pub struct WqeLayout {
     pub av: Option<usize>,
     /// Offset of the remote-address segment, if any.
     pub raddr: Option<usize>,
+    /// Offset of the TSO header template, if any.
+    pub header: Option<usize>,
     /// Offset of the first data segment or of the inline data.
     pub data: usize,
     /// End of the last segment or of the inline data.
@@ -31,6 +34,15 @@ pub enum Payload<'a> {
     Gather(&'a [DataSegment]),
     /// Bytes copied into the WQE (sets INLINE).
     Inline(&'a [u8]),
+}
+
+/// What a TSO work request adds: the header template and the segment size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tso<'a> {
+    /// Payload bytes per segment.
+    pub mss: u16,
+    /// The link, IP and TCP headers every segment starts with (verbs `hdr`, `hdr_sz`).
+    pub header: &'a [u8],
 }
 
 /// A work request in the terms of the format, for [`Wqe::encode`].
@@ -52,6 +64,8 @@ pub struct WorkRequest<'a> {
     pub raddr: Option<RemoteAddress>,
     /// Gather list or inline bytes.
     pub payload: Payload<'a>,
+    /// TSO's header and segment size (required exactly for [`Opcode::Tso`]).
+    pub tso: Option<Tso<'a>>,
 }
 
 /// A decoded, checked WQE over its bytes.
@@ -114,6 +128,14 @@ impl<'a> Wqe<'a> {
         RemoteAddress::decode(arr(self.bytes, at)).ok()
     }
 
+    /// The TSO header template (empty for other opcodes).
+    pub fn header(&self) -> &'a [u8] {
+        match self.layout.header {
+            Some(at) => &self.bytes[at..at + usize::from(self.control.hdr_len)],
+            None => &[],
+        }
+    }
+
     /// Data segment `i`, `None` past `NSGE`.
     pub fn sge(&self, i: usize) -> Option<DataSegment> {
         if i >= usize::from(self.control.nsge) {
@@ -151,6 +173,11 @@ impl<'a> Wqe<'a> {
         if wr.opcode.has_raddr() != wr.raddr.is_some() {
             return Err(Error::RaddrMismatch);
         }
+        if (wr.opcode == Opcode::Tso) != wr.tso.is_some() {
+            return Err(Error::TsoMismatch);
+        }
+        let (mss, header) = wr.tso.map_or((0, &[][..]), |t| (t.mss, t.header));
+        let hdr_len = u16::try_from(header.len()).map_err(|_| too_many(header.len()))?;
         let (nsge, inline_len, flags) = match wr.payload {
             Payload::Gather(s) => (
                 u8::try_from(s.len()).map_err(|_| too_many(s.len().saturating_mul(DATA_BYTES)))?,
@@ -166,6 +193,7 @@ impl<'a> Wqe<'a> {
         let need = super::CONTROL_BYTES
             + usize::from(wr.av.is_some()) * AV_BYTES
             + usize::from(wr.raddr.is_some()) * RADDR_BYTES
+            + super::segments::header_area(header.len())
             + usize::from(nsge) * DATA_BYTES
             + usize::from(inline_len);
         let blocks = need.div_ceil(BLOCK_BYTES);
@@ -185,6 +213,8 @@ impl<'a> Wqe<'a> {
             inline_len,
             av: wr.av.is_some(),
             wr_id: wr.wr_id,
+            mss,
+            hdr_len,
         };
         let layout = control.layout()?;
         out.fill(0);
@@ -194,6 +224,9 @@ impl<'a> Wqe<'a> {
         }
         if let (Some(at), Some(r)) = (layout.raddr, wr.raddr) {
             r.encode(arr_mut(out, at));
+        }
+        if let Some(at) = layout.header {
+            out[at..at + header.len()].copy_from_slice(header);
         }
         match wr.payload {
             Payload::Gather(s) => {

@@ -7,9 +7,12 @@ pub use crate::axis::{beats, Beat};
 use crate::duts::RssPipelinePorts;
 use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
+use rocenic_firmware::rss::ContextConfig;
+use rocenic_firmware::{Bus, BusError, RssPipeline};
 use rocenic_model::rss::regs::{self, ContextRegs, Write32};
 use rocenic_model::rss::{
-    classify, distribute, Context, ContextView, HashType, Meta, ParseFlags, Rule,
+    classify, distribute, Context, ContextView, Function, HashFields, HashType, Meta, ParseFlags,
+    Rule,
 };
 use rocenic_model::wire::LinkType;
 use std::collections::VecDeque;
@@ -173,6 +176,13 @@ impl<D: RssPipelinePorts> Bench<D> {
                 self.ops.push_back(Op::AwaitCommit);
             }
         }
+    }
+
+    /// Queues one register write as it is: a COMMIT is not followed by a wait (a caller that
+    /// polls STATUS itself, such as the firmware). Its W handshake is still recorded in
+    /// `commits`, with `done` left for the caller.
+    pub fn write(&mut self, addr: u32, value: u32) {
+        self.ops.push_back(Op::Write(addr, value));
     }
 
     /// Queues a register read; its result lands in `reads`.
@@ -423,35 +433,88 @@ pub fn table_writes(context: u8, bank: u8, table: &[u16]) -> Vec<Write32> {
 /// The RTL's parameters as built for the co-simulation DUTs (rss_pipeline's defaults).
 pub const RTL_TABLE_LOG2: u8 = 12;
 
+/// The firmware's register bus over a [`Bench`]: each access is queued on the bench's AXI4-Lite
+/// model and the bench stepped until it is done, packets flowing meanwhile, so the firmware runs
+/// as on the NIC's processor, one transaction at a time.
+pub struct FirmwareBus<D: RssPipelinePorts> {
+    /// The bench.
+    pub bench: Bench<D>,
+    /// Register accesses made.
+    pub accesses: u64,
+}
+
+/// Cycles one access may take before it counts as lost (a write waits for a pending commit,
+/// which waits for the packets in flight).
+const ACCESS_LIMIT: u64 = 20_000;
+
+impl<D: RssPipelinePorts> FirmwareBus<D> {
+    /// The bus over `bench`.
+    pub fn new(bench: Bench<D>) -> Self {
+        FirmwareBus { bench, accesses: 0 }
+    }
+
+    fn finish(&mut self, addr: u32) -> Result<(), BusError> {
+        self.accesses += 1;
+        let start = self.bench.sim.cycle();
+        while self.bench.bus_busy() {
+            if self.bench.sim.cycle() - start > ACCESS_LIMIT {
+                return Err(BusError::Timeout { addr });
+            }
+            // A bench error is a broken stream rule, not a register outcome: stop there.
+            self.bench.step().unwrap_or_else(|e| panic!("{e}"));
+        }
+        Ok(())
+    }
+}
+
+impl<D: RssPipelinePorts> Bus for FirmwareBus<D> {
+    fn read(&mut self, addr: u32) -> Result<u32, BusError> {
+        self.bench.read(addr);
+        self.finish(addr)?;
+        let (a, v) = self.bench.reads.pop_back().expect("the read's result");
+        debug_assert_eq!(a, addr);
+        Ok(v)
+    }
+
+    fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
+        self.bench.write(addr, value);
+        self.finish(addr)
+    }
+}
+
 /// The RTL with one RSS context and no steering rules, as `rocenic rss --engine rtl` runs it:
-/// context 0 gets a context and, in its bank, a table; then frames go through in batches, one
-/// bench for the whole run.
+/// the firmware sets context 0 (`RssPipeline::set_context`: the table into the bank not in
+/// use, then the commit); then frames go through in batches, one bench for the whole run.
 pub struct ContextRun<D: RssPipelinePorts> {
     bench: Bench<D>,
     link: LinkType,
 }
 
 impl<D: RssPipelinePorts> ContextRun<D> {
-    /// Builds the RTL and loads `ctx` and `table`.
+    /// Builds the RTL and has the firmware load context 0: `function` over `fields` with `key`
+    /// (up to 52 bytes, covering the fields' longest input), and `table`.
     pub fn new(
         run: &str,
         link: LinkType,
-        ctx: &ContextRegs,
+        function: Function,
+        fields: HashFields,
+        key: &[u8],
         table: &[u16],
     ) -> Result<Self, String> {
-        if table.len() > 1 << RTL_TABLE_LOG2 || !table.len().is_power_of_two() {
-            return Err(format!(
-                "the RTL's tables hold a power of two up to {} entries, not {}",
-                1 << RTL_TABLE_LOG2,
-                table.len()
-            ));
-        }
-        let mut bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
-        bench.write_all(&table_writes(0, ctx.bank, table));
-        bench.write_all(&regs::context_writes(ctx));
-        bench.write_all(&[regs::commit_context(0)]);
-        bench.drain(100 * table.len() as u64 + 10_000)?;
-        Ok(ContextRun { bench, link })
+        let bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
+        let mut fw: RssPipeline<FirmwareBus<D>> =
+            RssPipeline::open(FirmwareBus::new(bench)).map_err(|e| e.to_string())?;
+        let config = ContextConfig {
+            function,
+            fields,
+            key,
+        };
+        fw.set_context(0, &config, table)
+            .map_err(|e| e.to_string())?;
+        Ok(ContextRun {
+            bench: fw.into_bus().bench,
+            link,
+        })
     }
 
     /// The metadata of every frame, in order.

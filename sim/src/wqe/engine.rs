@@ -1,15 +1,23 @@
-//! The whole WQE engine (`rtl/wqe/wqe_engine.sv`) run as a driver would run the NIC: its
-//! registers written through AXI4-Lite with the model's encoders (`model::wqe::regs`), host
-//! memory served by [`DmaHost`], every doorbell rung, and the frames collected off its output
-//! under random back-pressure until every WQE has retired. `rocenic send --engine rtl` and the
-//! engine's tests share it; [`run_on`] runs any build of the engine (`duts::WqeEngine`, the
-//! default, or `duts::WqeEngine16`, the ECP5-25F configuration).
+//! The whole WQE engine (`rtl/wqe/wqe_engine.sv`) as a steppable [`Bench`]: its AXI4-Lite
+//! registers behind the master of [`crate::axil`], host memory served by [`DmaHost`], and the
+//! frames collected off its output under random back-pressure, one clock cycle per
+//! [`Bench::step`]. Two users drive it:
+//!
+//! - [`run`]: a whole scenario as a driver would run the NIC, its registers written with the
+//!   model's encoders (`model::wqe::regs`), every doorbell rung, until every WQE has retired.
+//!   `rocenic send --engine rtl` and the engine's tests share it; [`run_on`] runs it on any
+//!   build of the engine (`duts::WqeEngine`, the default, or `duts::WqeEngine16`, the ECP5-25F
+//!   configuration).
+//! - the host driver, through the `Device` implementation in [`super::device`]: one register
+//!   access at a time, the bench stepped in between as the driver waits.
 
 use super::host_memory::{Config as DmaConfig, DmaHost};
+use crate::axil::Done;
 use crate::axil::{Master, Op};
 use crate::duts::{WqeEngine, WqeEnginePorts};
 use crate::harness::Sim;
 use crate::stream::rng;
+use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig, QpState};
@@ -110,6 +118,173 @@ pub struct Outcome {
     pub beats: u64,
 }
 
+/// The engine (the build `D`, the default one unless named), its host memory, its AXI4-Lite
+/// master and the sink of its frame output: one clock cycle per [`Bench::step`].
+pub struct Bench<D: WqeEnginePorts = WqeEngine> {
+    sim: Sim<D>,
+    host: DmaHost<HostMemory>,
+    axil: Master,
+    /// The output's ready, drawn per cycle.
+    rnd: SmallRng,
+    out_ready: f64,
+    /// Frames out, in order, not yet taken; the one being received.
+    frames: Vec<Vec<u8>>,
+    frame: Vec<u8>,
+    /// Output beats taken, and whether the output offered one in the last cycle.
+    beats: u64,
+    out_busy: bool,
+    /// Tags of [`Bench::access`], above every tag `run` uses.
+    tag: u64,
+}
+
+/// Cycles one register access of [`Bench::access`] may take: a write after a command waits
+/// for the command, which waits for the WQE in flight (up to a 2 GiB message at worst; a few
+/// thousand cycles for what tests and examples send).
+pub const ACCESS_LIMIT: u64 = 1 << 22;
+
+impl<D: WqeEnginePorts> Bench<D> {
+    /// The engine out of reset over `memory`, its surroundings behaving as `load` says, seeded
+    /// by `seed`; `vcd` traces it.
+    pub fn new(
+        memory: HostMemory,
+        load: &Load,
+        seed: u64,
+        vcd: Option<&Path>,
+    ) -> Result<Bench<D>, String> {
+        let mut sim: Sim<D> = match vcd {
+            Some(p) => Sim::with_trace_at(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            None => Sim::new("wqe_engine"),
+        };
+        sim.reset(4);
+        Ok(Bench {
+            sim,
+            host: DmaHost::new(memory, load.dma.clone(), seed ^ 0xD3A),
+            axil: Master::new(seed ^ 0xA11, load.axil_delay, 1 << 20),
+            rnd: rng(seed),
+            out_ready: load.out_ready,
+            frames: Vec::new(),
+            frame: Vec::new(),
+            beats: 0,
+            out_busy: false,
+            tag: 1 << 62,
+        })
+    }
+
+    /// Clock cycles so far (reset included).
+    pub fn cycle(&self) -> u64 {
+        self.sim.cycle()
+    }
+
+    /// Queues a register operation under `tag`; [`Bench::step`] reports it done.
+    pub fn push(&mut self, op: Op, tag: u64) {
+        self.axil.push(op, tag);
+    }
+
+    /// One clock cycle: the master's pins, the host's DMA outputs and the output's ready
+    /// driven, everything sampled, every handshake taken, the clock edge. Returns the register
+    /// operation that finished in it, if any; an error when the engine broke the DMA protocol
+    /// or the output's keep rule.
+    pub fn step(&mut self) -> Result<Option<Done>, String> {
+        let now = self.sim.cycle();
+        let pins = self.axil.drive();
+        drive_axil(&mut self.sim.dut, &pins);
+        let h = self.host.offer();
+        let d = &mut self.sim.dut;
+        drive_dma(d, &h);
+        let out_ready = self.rnd.gen_bool(self.out_ready);
+        d.set_m_axis_tready(out_ready);
+        self.sim.settle();
+
+        let d = &self.sim.dut;
+        let seen = sample_axil(d);
+        if d.m_axis_tvalid() && out_ready {
+            let keep = u64::from(d.m_axis_tkeep());
+            let n = keep.trailing_ones() as usize;
+            if keep >> n != 0 {
+                return Err(format!("cycle {now}: output keep {keep:#x} not contiguous"));
+            }
+            self.frame
+                .extend_from_slice(&d.m_axis_tdata().to_le_bytes()[..n]);
+            self.beats += 1;
+            if d.m_axis_tlast() {
+                self.frames.push(std::mem::take(&mut self.frame));
+            }
+        }
+        let eng = sample_dma(d);
+        self.out_busy = d.m_axis_tvalid();
+        self.host
+            .accepted(&eng)
+            .map_err(|v| format!("DMA protocol: {v}"))?;
+        let done = self.axil.observe(now, &seen);
+        self.sim.step();
+        Ok(done)
+    }
+
+    /// One register operation, the bench stepped until it finished (at most
+    /// [`ACCESS_LIMIT`] cycles); `Ok(None)` when it did not finish in time. Operations queued
+    /// with [`Bench::push`] before it go first.
+    pub fn access(&mut self, op: Op) -> Result<Option<Done>, String> {
+        self.tag += 1;
+        let tag = self.tag;
+        self.axil.push(op, tag);
+        let start = self.sim.cycle();
+        while self.sim.cycle() - start < ACCESS_LIMIT {
+            if let Some(d) = self.step()? {
+                if d.tag == tag {
+                    return Ok(Some(d));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// No register operation queued, no DMA outstanding, the output quiet in the last cycle and
+    /// no frame half received.
+    pub fn quiet(&self) -> bool {
+        self.axil.idle() && self.host.idle() && !self.out_busy && self.frame.is_empty()
+    }
+
+    /// The register master has nothing queued or in progress.
+    pub fn axil_idle(&self) -> bool {
+        self.axil.idle()
+    }
+
+    /// Host memory.
+    pub fn memory(&self) -> &HostMemory {
+        self.host.memory()
+    }
+
+    /// Host memory, to change it (buffers, WQEs) between the engine's accesses.
+    pub fn memory_mut(&mut self) -> &mut HostMemory {
+        self.host.memory_mut()
+    }
+
+    /// The frames out so far and not yet taken, in order.
+    pub fn frames(&self) -> &[Vec<u8>] {
+        &self.frames
+    }
+
+    /// Takes the frames out so far.
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.frames)
+    }
+
+    /// Output beats taken so far.
+    pub fn beats(&self) -> u64 {
+        self.beats
+    }
+
+    /// The error for a run that gave up now.
+    pub fn hang(&mut self, what: &str) -> crate::harness::Hang {
+        self.sim.hang(what)
+    }
+
+    /// Host memory, the bench done with.
+    pub fn into_memory(self) -> HostMemory {
+        self.host.into_memory()
+    }
+}
+
 /// Runs `setup` through the co-simulated engine (its default build) under `load`, seeded by
 /// `seed`; gives up after `limit` cycles. `vcd` traces the run.
 pub fn run(
@@ -130,14 +305,7 @@ pub fn run_on<D: WqeEnginePorts>(
     limit: u64,
     vcd: Option<&Path>,
 ) -> Result<Outcome, String> {
-    let mut sim: Sim<D> = match vcd {
-        Some(p) => Sim::with_trace_at(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        None => Sim::new("wqe_engine"),
-    };
-    let mut rnd = rng(seed);
-    let mut host = DmaHost::new(setup.memory.clone(), load.dma.clone(), seed ^ 0xD3A);
-    let mut axil = Master::new(seed ^ 0xA11, load.axil_delay, 1 << 20);
-    sim.reset(4);
+    let mut bench = Bench::<D>::new(setup.memory.clone(), load, seed, vcd)?;
 
     // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
     let mut ops: Vec<(u32, u32)> = Vec::new();
@@ -163,56 +331,26 @@ pub fn run_on<D: WqeEnginePorts>(
     }
     ops.push(regs::nic_writes(&setup.nic, setup.profile, true)[7]);
     for (i, &(addr, data)) in ops.iter().enumerate() {
-        axil.push(Op::write(addr, data), i as u64);
+        bench.push(Op::write(addr, data), i as u64);
     }
     let posted: u32 = setup.queues.iter().map(|q| q.producer).sum();
     // After the doorbells, STATUS is checked once (no command refused) and WQES is polled.
-    axil.push(Op::Read { addr: regs::STATUS }, u64::MAX - 1);
+    bench.push(Op::Read { addr: regs::STATUS }, u64::MAX - 1);
 
-    let mut frames = Vec::new();
-    let mut frame = Vec::new();
-    let mut beats = 0u64;
     let mut start = None;
     let mut retired = 0u32;
     let mut idle = false;
     let mut last_poll = 0u64;
     loop {
-        let now = sim.cycle();
+        let now = bench.cycle();
         if now > limit {
-            let h = sim.hang("wqe_engine run");
+            let h = bench.hang("wqe_engine run");
             return Err(format!(
                 "{h}: {retired} of {posted} WQEs retired, {} frames out",
-                frames.len()
+                bench.frames().len()
             ));
         }
-        let pins = axil.drive();
-        drive_axil(&mut sim.dut, &pins);
-        let h = host.offer();
-        let d = &mut sim.dut;
-        drive_dma(d, &h);
-        let out_ready = rnd.gen_bool(load.out_ready);
-        d.set_m_axis_tready(out_ready);
-        sim.settle();
-
-        let d = &sim.dut;
-        let seen = sample_axil(d);
-        if d.m_axis_tvalid() && out_ready {
-            let keep = u64::from(d.m_axis_tkeep());
-            let n = keep.trailing_ones() as usize;
-            if keep >> n != 0 {
-                return Err(format!("cycle {now}: output keep {keep:#x} not contiguous"));
-            }
-            frame.extend_from_slice(&d.m_axis_tdata().to_le_bytes()[..n]);
-            beats += 1;
-            if d.m_axis_tlast() {
-                frames.push(std::mem::take(&mut frame));
-            }
-        }
-        let eng = sample_dma(d);
-        let out_busy = d.m_axis_tvalid();
-        host.accepted(&eng)
-            .map_err(|v| format!("DMA protocol: {v}"))?;
-        if let Some(done) = axil.observe(now, &seen) {
+        if let Some(done) = bench.step()? {
             if done.resp != 0 {
                 return Err(format!("cycle {now}: {:?} answered {}", done.op, done.resp));
             }
@@ -228,24 +366,24 @@ pub fn run_on<D: WqeEnginePorts>(
         }
         // Poll WQES until every WQE retired, then STATUS until the engine is idle (its last
         // frame out of the frame builder and the ICRC stage too).
-        if start.is_some() && axil.idle() && now - last_poll >= 64 {
+        if start.is_some() && bench.axil_idle() && now - last_poll >= 64 {
             if retired == posted {
-                axil.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
+                bench.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
             } else {
-                axil.push(Op::Read { addr: regs::WQES }, u64::MAX);
+                bench.push(Op::Read { addr: regs::WQES }, u64::MAX);
             }
             last_poll = now;
         }
-        if retired == posted && idle && !out_busy && frame.is_empty() && host.idle() && axil.idle()
-        {
+        if retired == posted && idle && bench.quiet() {
             let cycles = now - start.unwrap_or(0);
+            let beats = bench.beats();
+            let frames = bench.take_frames();
             return Ok(Outcome {
                 frames,
-                memory: host.into_memory(),
+                memory: bench.into_memory(),
                 cycles,
                 beats,
             });
         }
-        sim.step();
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bits;
 pub mod ctrl;
+pub mod device;
 pub mod dma_ports;
 pub mod dp;
 pub mod engine;

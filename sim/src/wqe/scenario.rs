@@ -140,6 +140,7 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
             addr: r.gen(),
             rkey: r.gen(),
         }),
+        tso: None,
         payload: if use_inline {
             Payload::Inline(&inline)
         } else {
@@ -156,7 +157,7 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
     } else {
         8
     } {
-        0 => out[0] = Opcode::TSO_VALUE,
+        0 => out[0] = Opcode::Tso as u8,
         1 => out[15] = 1,                          // control RSVD0
         2 => out[1] |= 0x20,                       // a flag bit past IP_CSUM
         3 if av.is_some() => out[32 + 39] = 1,     // AV RSVD0
@@ -283,6 +284,7 @@ pub fn wqe_bytes(k: usize, index: u32, opcode: Opcode) -> Vec<u8> {
             addr: 0x7000_0000,
             rkey: 0x55,
         }),
+        tso: None,
         payload: Payload::Gather(&sges),
     };
     let mut out = vec![0u8; MAX_WQE_BYTES];

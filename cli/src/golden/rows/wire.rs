@@ -227,7 +227,7 @@ pub fn rss_random(rng: &mut Rng) -> Vec<String> {
     } else {
         HashFields(rng.next() as u32 & ALL_FIELDS.0)
     };
-    let len = if crate::rss::longest_input(fields) > 36 {
+    let len = if fields.longest_input() > 36 {
         52
     } else {
         rng.pick(&[40, 52])

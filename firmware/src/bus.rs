@@ -1,0 +1,91 @@
+//! The register bus: 32-bit reads and writes of one block's AXI4-Lite registers, at the byte
+//! offsets of its map (`model::wqe::regs`, `model::rss::regs`).
+
+use crate::Error;
+use core::fmt;
+
+/// Why a register access failed: AXI4-Lite's error responses, or no response at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusError {
+    /// `SLVERR`: the block refused the access.
+    Slave {
+        /// The register's byte offset.
+        addr: u32,
+    },
+    /// `DECERR`: nothing answers at the address.
+    Decode {
+        /// The register's byte offset.
+        addr: u32,
+    },
+    /// No response in time (a bus that can tell: a bridge, a co-simulation).
+    Timeout {
+        /// The register's byte offset.
+        addr: u32,
+    },
+}
+
+impl BusError {
+    /// The outcome of an AXI response code (`BRESP`, `RRESP`): `OKAY` and `EXOKAY` succeed.
+    pub const fn check(resp: u8, addr: u32) -> Result<(), BusError> {
+        match resp & 3 {
+            0 | 1 => Ok(()),
+            2 => Err(BusError::Slave { addr }),
+            _ => Err(BusError::Decode { addr }),
+        }
+    }
+}
+
+impl fmt::Display for BusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BusError::Slave { addr } => write!(f, "register {addr:#05x}: slave error"),
+            BusError::Decode { addr } => write!(f, "register {addr:#05x}: decode error"),
+            BusError::Timeout { addr } => write!(f, "register {addr:#05x}: no response"),
+        }
+    }
+}
+
+impl core::error::Error for BusError {}
+
+/// One block's registers. Each call is one AXI4-Lite transaction and returns once its response
+/// arrived, so the firmware's accesses reach the block in program order.
+pub trait Bus {
+    /// Reads the register at byte offset `addr`.
+    fn read(&mut self, addr: u32) -> Result<u32, BusError>;
+
+    /// Writes `value` to the register at byte offset `addr` (all four byte lanes).
+    fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError>;
+
+    /// Writes each `(addr, value)` in order, stopping at the first error.
+    fn write_all(&mut self, writes: &[(u32, u32)]) -> Result<(), BusError> {
+        writes.iter().try_for_each(|&(a, v)| self.write(a, v))
+    }
+}
+
+impl<B: Bus + ?Sized> Bus for &mut B {
+    fn read(&mut self, addr: u32) -> Result<u32, BusError> {
+        (**self).read(addr)
+    }
+
+    fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
+        (**self).write(addr, value)
+    }
+}
+
+/// Reads `addr` until `done` holds for its value, at most `polls` times: the value that
+/// satisfied it, or [`Error::Timeout`] with the last one read.
+pub(crate) fn poll<B: Bus>(
+    bus: &mut B,
+    addr: u32,
+    polls: u32,
+    done: impl Fn(u32) -> bool,
+) -> Result<u32, Error> {
+    let mut last = 0;
+    for _ in 0..polls {
+        last = bus.read(addr)?;
+        if done(last) {
+            return Ok(last);
+        }
+    }
+    Err(Error::Timeout { addr, polls, last })
+}

@@ -1,0 +1,143 @@
+//! What a backend gives the driver: the NIC's register blocks, the host memory it DMAs, a
+//! clock to let it run, and what it was built with.
+//!
+//! A backend is the co-simulated RTL today (`rocenic_sim::wqe::device`: the WQE engine, the
+//! one send-side block that exists whole), and later the full core, or a board behind its
+//! serial bridge. The driver reaches each block's registers through a [`BlockBus`], the
+//! firmware's [`Bus`] over one [`Block`] of a shared device, so the firmware's sequences
+//! (`rocenic_firmware`) run unchanged on every backend.
+
+use rocenic_firmware::{Bus, BusError};
+use rocenic_model::tso::Limits as TsoLimits;
+use rocenic_model::wqe::HostMemory;
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// One register block of the NIC, each with its own map at byte offsets from 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Block {
+    /// The WQE engine's control plane (`model::wqe::regs`).
+    Wqe,
+    /// The RSS pipeline (`model::rss::regs`).
+    Rss,
+    /// The receive path (`model::rx::regs`).
+    Rx,
+}
+
+/// What a device carries beyond what its registers say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// A name for reports.
+    pub name: String,
+    /// The register blocks it has; an access to another is a decode error.
+    pub blocks: Vec<Block>,
+    /// The send engine segments TSO work requests, within these limits (`None`: it refuses
+    /// them; the RTL engine has no TSO yet).
+    pub tso: Option<TsoLimits>,
+}
+
+impl DeviceInfo {
+    /// Whether the device has `block`.
+    pub fn has(&self, block: Block) -> bool {
+        self.blocks.contains(&block)
+    }
+}
+
+/// A device that failed: the backend's own error, not a verbs one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceError {
+    /// The device broke a rule of an interface (a co-simulation's protocol checks), or the
+    /// backend itself failed; the message says which.
+    Failed(String),
+    /// A condition did not hold within this many cycles.
+    Timeout {
+        /// Cycles run.
+        cycles: u64,
+    },
+}
+
+impl fmt::Display for DeviceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceError::Failed(m) => write!(f, "device failed: {m}"),
+            DeviceError::Timeout { cycles } => {
+                write!(f, "device did not get there in {cycles} cycles")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DeviceError {}
+
+/// A NIC as the driver sees it.
+pub trait Device {
+    /// What it carries.
+    fn info(&self) -> DeviceInfo;
+
+    /// Reads the register at byte offset `addr` of `block`; returns once the response arrived.
+    fn read(&mut self, block: Block, addr: u32) -> Result<u32, BusError>;
+
+    /// Writes the register at byte offset `addr` of `block`; returns once the response arrived.
+    fn write(&mut self, block: Block, addr: u32, value: u32) -> Result<(), BusError>;
+
+    /// The host memory the NIC reads and writes by DMA: rings, completions and buffers live
+    /// here, at the addresses the driver gives the NIC.
+    fn memory(&mut self) -> &mut HostMemory;
+
+    /// Lets the device run for `cycles` clock cycles.
+    fn run(&mut self, cycles: u64) -> Result<(), DeviceError>;
+
+    /// Clock cycles run so far (register accesses take some too).
+    fn cycle(&self) -> u64;
+
+    /// Lets the device run until `done` holds (checked before each cycle), at most `limit`
+    /// cycles; returns the cycles run.
+    fn run_until(
+        &mut self,
+        limit: u64,
+        done: &mut dyn FnMut(&mut Self) -> bool,
+    ) -> Result<u64, DeviceError>
+    where
+        Self: Sized,
+    {
+        let start = self.cycle();
+        loop {
+            if done(self) {
+                return Ok(self.cycle() - start);
+            }
+            if self.cycle() - start >= limit {
+                return Err(DeviceError::Timeout { cycles: limit });
+            }
+            self.run(1)?;
+        }
+    }
+}
+
+/// The firmware's [`Bus`] over one block of a shared device.
+pub struct BlockBus<D: Device> {
+    device: Rc<RefCell<D>>,
+    block: Block,
+}
+
+impl<D: Device> BlockBus<D> {
+    /// `block` of `device`.
+    pub fn new(device: Rc<RefCell<D>>, block: Block) -> Self {
+        BlockBus { device, block }
+    }
+
+    /// The block.
+    pub fn block(&self) -> Block {
+        self.block
+    }
+}
+
+impl<D: Device> Bus for BlockBus<D> {
+    fn read(&mut self, addr: u32) -> Result<u32, BusError> {
+        self.device.borrow_mut().read(self.block, addr)
+    }
+
+    fn write(&mut self, addr: u32, value: u32) -> Result<(), BusError> {
+        self.device.borrow_mut().write(self.block, addr, value)
+    }
+}

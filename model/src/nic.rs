@@ -1,0 +1,207 @@
+//! One whole NIC as the reference sees it: the send side (engine and its queues), the RSS
+//! pipeline's verdict on every received frame, and the receive side, sharing one QP table and
+//! one memory-region table ([`crate::rx`], docs/rx.md). Two of them joined by a wire are what the main job
+//! runs (`rocenic sim`), and what the co-simulated core is held against.
+
+use crate::rss::parse::classify;
+use crate::rss::steer::{distribute_by, Meta, Rule};
+use crate::rss::{FlowTuple, Function, HashFields, HashInput, HashType};
+use crate::rx::{Accepted, Discard, RecvCqe, RecvEngine};
+use crate::toeplitz::{self, MAX_KEY_LEN};
+use crate::wire::LinkType;
+use crate::wqe::{Memory, QueueError, Queues, SendEngine, Step};
+use core::convert::Infallible;
+
+/// An RSS context as the NIC model keeps it: function, fields, key and indirection table (the
+/// key as bytes: `rss::Context` precomputes 48 KiB of Toeplitz tables, too much to keep one per
+/// context in a value that lives on the stack).
+#[derive(Clone, Copy, Debug)]
+struct Slot<const T: usize> {
+    function: Function,
+    fields: HashFields,
+    key: [u8; MAX_KEY_LEN],
+    key_len: usize,
+    table: [u16; T],
+    len: usize,
+}
+
+impl<const T: usize> Slot<T> {
+    fn hash(&self, tuple: &FlowTuple) -> (u32, HashType) {
+        let input = HashInput::new(tuple, self.fields);
+        let hash = match self.function {
+            // The key was accepted by `Context::new`; an input it cannot cover hashes to 0, as
+            // `distribute` reports it.
+            Function::Toeplitz => {
+                toeplitz::hash_bitserial(&self.key[..self.key_len], input.as_bytes())
+                    .unwrap_or_default()
+            }
+            Function::Xor => toeplitz::hash_xor(input.as_bytes()),
+        };
+        (hash, input.hash_type)
+    }
+}
+
+/// Steering rules a NIC holds by default.
+pub const DEFAULT_RULES: usize = 16;
+/// RSS contexts a NIC holds by default.
+pub const DEFAULT_CONTEXTS: usize = 4;
+/// The longest indirection table of a context, by default.
+pub const DEFAULT_TABLE: usize = 128;
+
+/// The RSS state of a NIC: steering rules, and contexts with their indirection tables.
+/// `R` rules, `C` contexts, tables of at most `T` entries (a power of two each). Contexts are
+/// set in index order, as a driver creates them; a rule naming a context past the last one set
+/// wraps, as the hardware's index field does.
+#[derive(Clone, Debug)]
+pub struct Steering<
+    const R: usize = DEFAULT_RULES,
+    const C: usize = DEFAULT_CONTEXTS,
+    const T: usize = DEFAULT_TABLE,
+> {
+    rules: [Rule; R],
+    contexts: [Slot<T>; C],
+    set: usize,
+}
+
+/// A steering request the NIC refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SteeringError {
+    /// A rule index past the table, or a context index past the table or past the next unset.
+    Index(usize),
+    /// An indirection table whose length is not a power of two up to `T`.
+    TableLen(usize),
+    /// A key of other than 4..=52 bytes.
+    Key(usize),
+}
+
+impl<const R: usize, const C: usize, const T: usize> Default for Steering<R, C, T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const R: usize, const C: usize, const T: usize> Steering<R, C, T> {
+    /// No rules and no contexts: every frame goes to queue 0, unhashed.
+    pub fn new() -> Self {
+        Steering {
+            rules: [Rule::default(); R],
+            contexts: [Slot {
+                function: Function::Toeplitz,
+                fields: HashFields::NONE,
+                key: [0; MAX_KEY_LEN],
+                key_len: 0,
+                table: [0; T],
+                len: 0,
+            }; C],
+            set: 0,
+        }
+    }
+
+    /// Replaces rule `i`.
+    pub fn set_rule(&mut self, i: usize, rule: Rule) -> Result<(), SteeringError> {
+        *self.rules.get_mut(i).ok_or(SteeringError::Index(i))? = rule;
+        Ok(())
+    }
+
+    /// Sets context `i` (at most one past the last set): `function` over `fields` with `key`,
+    /// and its indirection table.
+    pub fn set_context(
+        &mut self,
+        i: usize,
+        function: Function,
+        fields: HashFields,
+        key: &[u8],
+        table: &[u16],
+    ) -> Result<(), SteeringError> {
+        if i >= C || i > self.set {
+            return Err(SteeringError::Index(i));
+        }
+        if !table.len().is_power_of_two() || table.len() > T {
+            return Err(SteeringError::TableLen(table.len()));
+        }
+        if !(4..=MAX_KEY_LEN).contains(&key.len()) {
+            return Err(SteeringError::Key(key.len()));
+        }
+        let slot = &mut self.contexts[i];
+        *slot = Slot {
+            function,
+            fields,
+            key: [0; MAX_KEY_LEN],
+            key_len: key.len(),
+            table: [0; T],
+            len: table.len(),
+        };
+        slot.key[..key.len()].copy_from_slice(key);
+        slot.table[..table.len()].copy_from_slice(table);
+        self.set = self.set.max(i + 1);
+        Ok(())
+    }
+
+    /// The RSS pipeline's verdict on an Ethernet frame: `model::rss::steer`'s rule
+    /// (`distribute_by`) over these contexts.
+    pub fn verdict(&self, frame: &[u8]) -> Meta {
+        let parsed = classify(LinkType::Ethernet, frame);
+        let meta = distribute_by(
+            &parsed,
+            &self.rules,
+            &self.contexts[..self.set],
+            |c| &c.table[..c.len],
+            |c, tuple| Ok::<_, Infallible>(c.hash(tuple)),
+        );
+        match meta {
+            Ok(m) => m,
+            Err(never) => match never {},
+        }
+    }
+}
+
+/// One NIC: the send engine and its queues, the steering, the receive engine.
+#[derive(Clone, Debug)]
+pub struct NicModel<
+    const Q: usize = { crate::qp::DEFAULT_QPS },
+    const M: usize = { crate::wqe::engine::DEFAULT_MRS },
+    const W: usize = { crate::rx::engine::DEFAULT_WQS },
+> {
+    /// QPs, regions, addresses and the send engine (the QP and region tables are the receive
+    /// side's too).
+    pub send: SendEngine<Q, M>,
+    /// Send rings and the send completion ring.
+    pub queues: Queues<Q>,
+    /// Rules and RSS contexts.
+    pub steering: Steering,
+    /// Work queues and receive contexts.
+    pub rx: RecvEngine<W, Q>,
+}
+
+impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
+    /// A NIC from its parts.
+    pub fn new(send: SendEngine<Q, M>, queues: Queues<Q>) -> Self {
+        NicModel {
+            send,
+            queues,
+            steering: Steering::new(),
+            rx: RecvEngine::new(),
+        }
+    }
+
+    /// One turn of the send side: one WQE, its frames to `wire`.
+    pub fn send_step(
+        &mut self,
+        mem: &mut impl Memory,
+        wire: &mut impl FnMut(&[u8]),
+    ) -> Result<Step, QueueError> {
+        self.queues.step(&mut self.send, mem, wire)
+    }
+
+    /// One frame from the wire: the RSS verdict, then the receive side.
+    pub fn receive(&mut self, mem: &mut impl Memory, frame: &[u8]) -> Result<Accepted, Discard> {
+        let meta = self.steering.verdict(frame);
+        self.rx
+            .receive(&mut self.send.qps, &self.send.mrs, mem, frame, &meta)
+    }
+
+    /// One flush step of the receive side.
+    pub fn flush(&mut self, mem: &mut impl Memory) -> Result<Option<(u16, u32, RecvCqe)>, Discard> {
+        self.rx.flush(&self.send.qps, mem)
+    }
+}
