@@ -77,12 +77,13 @@ ecp5.lint   := $(ecp5.defs) lint/ecp5.vlt lint/ecp5/EHXPLLL.sv formal/common/ecp
 ice40.lint  := $(ice40.defs)
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
-## A new pipeline is one more word here. The whole WQE engine is placed in its 25F build, 16 QP
-## slots and 16 regions: at the defaults (64 and 64) it fills three quarters of the 25F and
-## nextpnr's router does not converge (docs/wqe.md, "The RTL engine").
+## A new pipeline is one more word here. The whole WQE engine is not in it: in its 25F build
+## (16 QP slots, 16 regions) it places, but nextpnr does not finish routing it (docs/wqe.md,
+## "Size, and the ECP5-25F build"); `make build/fpga/pipe/wqe_engine_QPS_16_MRS_16/row.json
+## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             wqe_engine:QPS=16,MRS=16 rx_check rx_ctrl
+             rx_check rx_ctrl
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -98,8 +99,9 @@ wqe_ctrl.synth      := -nowidelut
 rx_ctrl.synth       := -nowidelut
 # The whole engine takes its blocks' flag.
 wqe_engine.synth    := -nowidelut
-# Extra nextpnr flags per top. The whole engine is routed with router2: router1 (nextpnr's
-# default for ECP5) was still resolving overused wires after 2.5 hours on the 25F build.
+# Extra nextpnr flags per top. The whole engine is routed with router2, which reports its
+# overused wires per iteration: router1 (nextpnr's default for ECP5) ran 2.5 hours without
+# converging.
 wqe_engine.pnr      := --router router2
 # The modules `make blocks` keeps whole, per top: the engine's five blocks.
 wqe_engine.blocks   := wqe_ctrl wqe_dp wqe_mr wqe_frame wqe_icrc
