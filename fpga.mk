@@ -77,10 +77,13 @@ ecp5.lint   := $(ecp5.defs) lint/ecp5.vlt lint/ecp5/EHXPLLL.sv formal/common/ecp
 ice40.lint  := $(ice40.defs)
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
-## A new pipeline is one more word here.
+## A new pipeline is one more word here. The whole WQE engine is not in it: in its 25F build
+## (16 QP slots, 16 regions) it places, but nextpnr does not finish routing it (docs/wqe.md,
+## "Size, and the ECP5-25F build"); `make build/fpga/pipe/wqe_engine_QPS_16_MRS_16/row.json
+## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             wqe_engine rx_check rx_ctrl nic_axil nic_dma
+             rx_check rx_ctrl nic_axil nic_dma
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -94,11 +97,19 @@ wqe_ctrl.synth      := -nowidelut
 # The receive path's control plane likewise: the placement leaves its context RAM's read data
 # room to reach the register right after it.
 rx_ctrl.synth       := -nowidelut
+# The whole engine takes its blocks' flag.
+wqe_engine.synth    := -nowidelut
+# Extra nextpnr flags per top. The whole engine is routed with router2, which reports its
+# overused wires per iteration: router1 (nextpnr's default for ECP5) ran 2.5 hours without
+# converging.
+wqe_engine.pnr      := --router router2
+# The modules `make blocks` keeps whole, per top: the engine's five blocks.
+wqe_engine.blocks   := wqe_ctrl wqe_dp wqe_mr wqe_frame wqe_icrc
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
 
-.PHONY: fpga-deps synth pnr bitstream flash report fpga-ci formal formal-dsp formal-toeplitz formal-lists
+.PHONY: fpga-deps synth pnr bitstream flash report blocks fpga-ci formal formal-dsp formal-toeplitz formal-lists
 
 ## Formal proofs: `block/top:task` of formal/<block>/<top>.sby. Each proof sits beside its
 ## harness (<top>_fv.sv) and references (*_ref.sv) under formal/<block>/; every harness checks
@@ -176,7 +187,8 @@ $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
 	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
-	  --report $$@.tmp --timing-allow-fail --seed 1 -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
+	  $($(call pipe_top,$(1)).pnr) --report $$@.tmp --timing-allow-fail --seed 1 \
+	  -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
 	@mv $$@.tmp $$@
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/row.json: $(FPGA)/pipe/$(call pipe_id,$(1))/report.json
@@ -196,6 +208,19 @@ report: $(FPGA_DEPS)
 	$(REPORT_PY) table $$rows > $(FPGA)/report.md.tmp; \
 	for r in $$missing; do echo "| $$r | failed before timing | | | | | | | **failed** |" >> $(FPGA)/report.md.tmp; status=1; done; \
 	mv $(FPGA)/report.md.tmp $(FPGA)/report.md; cat $(FPGA)/report.md; exit $$status
+
+## blocks: where a pipeline's LUTs and flip-flops go, `make blocks PIPE=wqe_engine:QPS=16,MRS=16`:
+## its synthesis as for its row, but with the modules in <top>.blocks kept as modules (each one
+## flattened inside, so the figures are those of the block as built there), and a table per
+## module to build/fpga/blocks/<pipeline>.md. Kept modules lose the optimisations across their
+## ports, so the total comes out a few percent above the row's.
+BLOCKS_DIR := $(FPGA)/blocks
+blocks: $(FPGA_DEPS)
+	@[ -n "$(PIPE)" ] || { echo "usage: make blocks PIPE=top[:P=V,...]" >&2; exit 1; }
+	@mkdir -p $(BLOCKS_DIR)
+	$(YW)yosys -q -l $(BLOCKS_DIR)/$(call pipe_id,$(PIPE)).log -p "read_verilog -sv $(ecp5.defs) $(call top_rtl,$(call pipe_top,$(PIPE))); $(foreach p,$(call pipe_params,$(PIPE)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(PIPE));) hierarchy -top $(call pipe_top,$(PIPE)); $(if $($(call pipe_top,$(PIPE)).blocks),setattr -mod -set keep_hierarchy 1 $(foreach b,$($(call pipe_top,$(PIPE)).blocks),*\$(b) *\$(b)\*);) synth_ecp5 $($(call pipe_top,$(PIPE)).synth) -top $(call pipe_top,$(PIPE)); tee -q -o $(BLOCKS_DIR)/$(call pipe_id,$(PIPE)).json stat -json -top $(call pipe_top,$(PIPE))" >/dev/null
+	@$(REPORT_PY) blocks $(BLOCKS_DIR)/$(call pipe_id,$(PIPE)).json $(call pipe_top,$(PIPE)) > $(BLOCKS_DIR)/$(call pipe_id,$(PIPE)).md
+	@cat $(BLOCKS_DIR)/$(call pipe_id,$(PIPE)).md
 
 ## fpga-ci: the CI boards' bitstreams (timing checked).
 fpga-ci: $(foreach b,$(CI_BOARDS),$(call board_bit,$(b)))

@@ -6,6 +6,8 @@
       DIR/report.json (nextpnr --report), writes DIR/row.json, prints one line, and exits 1
       when the achieved Fmax of any clock is below MHZ (the board clock or the goal).
   fpga_report.py table DIR...               prints the Markdown table of the rows.
+  fpga_report.py blocks STAT TOP            prints, from a hierarchical `stat -json -top TOP`,
+      the Markdown table of each module instance under TOP (`make blocks`).
 """
 import json
 import sys
@@ -77,9 +79,51 @@ def table(dirs):
     return 0
 
 
+def module_name(m):
+    """`$paramod$<hash>\\name` or `$paramod\\name\\P=V` or `\\name` -> name."""
+    parts = m.split("\\")
+    return parts[1] if m.startswith("$paramod") else parts[-1]
+
+
+def blocks(path, top):
+    with open(path) as f:
+        mods = {m: {t: int(n) for t, n in v.get("num_cells_by_type", {}).items()}
+                for m, v in json.load(f)["modules"].items()}
+
+    def total(m):
+        t = {}
+        for c, n in mods[m].items():
+            for cc, nn in (total(c) if c in mods else {c: 1}).items():
+                t[cc] = t.get(cc, 0) + n * nn
+        return t
+
+    def line(name, c, depth):
+        # A 16x4 LUT RAM takes four LUTs in RAM mode and two for its write port.
+        ram = 6 * c.get("TRELLIS_DPR16X4", 0)
+        print(f"| {'· ' * depth}{name} | {count(c, LUT)} | {ram} | "
+              f"{sum(n for t, n in c.items() if is_ff(t))} | {count(c, BRAM)} | {count(c, DSP)} |")
+
+    def walk(m, depth):
+        line(module_name(m), total(m), depth)
+        subs = [c for c in mods[m] if c in mods]
+        if subs:
+            own = {t: n for t, n in mods[m].items() if t not in mods}
+            line("(its own logic)", own, depth + 1)
+        for c in subs:
+            for _ in range(mods[m][c]):
+                walk(c, depth + 1)
+
+    print("| module | LUT4 (logic, carry) | LUT4 (LUT RAM) | FF | BRAM | DSP |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    walk(next(m for m in mods if module_name(m) == top), 0)
+    return 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 6 and sys.argv[1] == "row":
         sys.exit(row(*sys.argv[2:6]))
+    if len(sys.argv) >= 4 and sys.argv[1] == "blocks":
+        sys.exit(blocks(sys.argv[2], sys.argv[3]))
     if len(sys.argv) >= 3 and sys.argv[1] == "table":
         sys.exit(table(sys.argv[2:]))
     sys.exit(__doc__)

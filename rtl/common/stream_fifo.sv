@@ -25,14 +25,20 @@ module stream_fifo #(
 
     localparam int DEPTH = 2 ** DEPTH_LOG2;
 
-    logic [WIDTH-1:0]    mem [DEPTH];
+    // An entry is read only while the RAM holds it and written only while it does not, so a
+    // read never meets a write to its entry: no_rw_check keeps Yosys from adding a bypass
+    // behind a block RAM's late read data.
+    (* no_rw_check *) logic [WIDTH-1:0] mem [DEPTH];
     logic [DEPTH_LOG2:0] wr_ptr_q, rd_ptr_q;   // one extra bit tells full from empty
 
     // s_ready's own copy for the writes, so that the RAM's write enables and the pointer do not
     // load the output's net. It is kept inverted, which keeps synthesis from merging the two.
     logic full_q;
     wire push     = s_valid && !full_q;
-    wire ram_some = wr_ptr_q != rd_ptr_q;
+    // Whether the RAM holds an entry (wr_ptr_q != rd_ptr_q), as a register, so that the pop,
+    // which loads the whole output register, waits for one gate rather than a compare.
+    logic ram_some_q;
+    wire ram_some = ram_some_q;
     // Move the RAM's head to the output register when that is empty or being emptied.
     wire pop      = ram_some && (!m_valid || m_ready);
 
@@ -53,6 +59,9 @@ module stream_fifo #(
     // reach s_ready through one gate rather than two incrementers.
     wire full_d = (used == (DEPTH_LOG2 + 1)'(DEPTH - 1) && push && !pop)
                || (used == (DEPTH_LOG2 + 1)'(DEPTH) && !pop);
+    // Some entry next: one is written (it cannot be the one read), or none is read and there
+    // was one, or one is read and there were two or more; push and pop meet it at one gate.
+    wire ram_some_d = push || (pop ? used != (DEPTH_LOG2 + 1)'(1) : ram_some_q);
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -61,9 +70,11 @@ module stream_fifo #(
             m_valid  <= 1'b0;
             s_ready  <= 1'b0;
             full_q   <= 1'b1;
+            ram_some_q <= 1'b0;
         end else begin
             wr_ptr_q <= wr_ptr_d;
             rd_ptr_q <= rd_ptr_d;
+            ram_some_q <= ram_some_d;
             m_valid  <= pop || (m_valid && !m_ready);
             s_ready  <= !full_d;
             full_q   <= full_d;

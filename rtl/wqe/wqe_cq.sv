@@ -99,14 +99,18 @@ module wqe_cq
             if (s_done_valid) begin
                 tag_busy_q[s_done_tag] <= 1'b0;
             end
-            if (s_cqe_valid && s_cqe_ready) begin
-                tag_q                <= free_tag;
-                tag_busy_q[free_tag] <= 1'b1;
+            // The entry's fields are loaded while no entry is being written, offered or not:
+            // they count only while busy_q, and the load then waits for nothing but busy_q.
+            if (!busy_q) begin
+                tag_q   <= free_tag;
                 c_q     <= s_cqe;
                 addr_q  <= cq_base + {27'b0, slot, 5'b0};
                 phase_q <= phase;
-                busy_q  <= 1'b1;
                 beat_q  <= '0;
+            end
+            if (s_cqe_valid && s_cqe_ready) begin
+                tag_busy_q[free_tag] <= 1'b1;
+                busy_q      <= 1'b1;
                 cqe_written <= 1'b1;
             end
             if (beat_go) begin

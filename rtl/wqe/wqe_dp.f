@@ -4,6 +4,8 @@ rtl/wqe/wqe_frame_pkg.sv
 rtl/wqe/wqe_dp_pkg.sv
 -f rtl/common/common.f
 -f rtl/entropy/entropy_unit.f
+rtl/wqe/wqe_bram.sv
+rtl/wqe/wqe_bram_fifo.sv
 rtl/wqe/wqe_fetch.sv
 rtl/wqe/wqe_parse.sv
 rtl/wqe/wqe_gather.sv

@@ -140,7 +140,8 @@ module wqe_dp
         .m_inl_valid(pi_valid), .m_inl_ready(pi_ready), .m_inl_data(pi)
     );
 
-    // Data segments and inline words wait for the planner: two WQEs' worth.
+    // Data segments and inline words wait for the planner: two WQEs' worth or more (the inline
+    // words' FIFO is a block RAM of 1,024).
     logic  gs_valid, gs_ready, gi_valid, gi_ready;
     wqe_dp_pkg::sge_t  gs;
     logic [63:0] gi;
@@ -148,7 +149,7 @@ module wqe_dp
         .clk, .rst, .s_valid(ps_valid), .s_ready(ps_ready), .s_data(ps),
         .m_valid(gs_valid), .m_ready(gs_ready), .m_data(gs)
     );
-    stream_fifo #(.WIDTH(64), .DEPTH_LOG2(8)) u_inl_fifo (
+    wqe_bram_fifo #(.WIDTH(64), .AW(10)) u_inl_fifo (
         .clk, .rst, .s_valid(pi_valid), .s_ready(pi_ready), .s_data(pi),
         .m_valid(gi_valid), .m_ready(gi_ready), .m_data(gi)
     );
@@ -202,19 +203,23 @@ module wqe_dp
     );
 
     // Read requests: fetch first (a WQE unblocks everything behind it), then the planner.
-    // The choice is registered in a slice so that no ready reaches a valid.
-    logic              rq_valid, rq_ready;
-    wire               pick_fetch = f_req_valid;
-    assign f_req_ready = rq_ready && pick_fetch;
-    assign g_req_ready = rq_ready && !pick_fetch;
-    assign rq_valid    = f_req_valid || g_req_valid;
-    skid_buffer #(.WIDTH(64 + 13 + TAG_W)) u_rq (
-        .clk, .rst,
-        .s_valid(rq_valid), .s_ready(rq_ready),
-        .s_data(pick_fetch ? {f_req_addr, f_req_len, f_req_tag} : {g_req_addr, g_req_len, g_req_tag}),
-        .m_valid(m_rd_req_valid), .m_ready(m_rd_req_ready),
-        .m_data({m_rd_req_addr, m_rd_req_len, m_rd_req_tag})
-    );
+    // The choice goes into an output register, loaded (whatever is offered) whenever that is
+    // empty or taken: the request's many bits then load by one gate; the readies back to
+    // fetch and the planner depend on the port's ready, but no ready reaches a valid.
+    wire rq_load = !m_rd_req_valid || m_rd_req_ready;
+    assign f_req_ready = rq_load && f_req_valid;
+    assign g_req_ready = rq_load && !f_req_valid;
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            m_rd_req_valid <= 1'b0;
+        end else if (rq_load) begin
+            m_rd_req_valid <= f_req_valid || g_req_valid;
+        end
+        if (rq_load) begin
+            {m_rd_req_addr, m_rd_req_len, m_rd_req_tag} <= f_req_valid
+                ? {f_req_addr, f_req_len, f_req_tag} : {g_req_addr, g_req_len, g_req_tag};
+        end
+    end
 
     // Responses: fetch's tag to fetch, the rest to the packet buffer (which always takes them).
     assign s_rd_rsp_ready = rsp_fetch ? f_rsp_ready : 1'b1;
@@ -279,9 +284,9 @@ module wqe_dp
     // ---- sender ---------------------------------------------------------------------------
     logic        cq_valid, cq_ready;
     wqe_dp_pkg::cqe_t        cq;
-    logic        pay_valid, pay_ready, pay_last;
-    logic [63:0] pay_data;
-    logic [3:0]  pay_bytes;
+    logic        pr_valid, pr_ready, pr_last, pay_busy, concat_busy;
+    logic [63:0] pr_data;
+    logic [3:0]  pr_bytes;
 
     wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W)) u_emit (
         .clk, .rst,
@@ -298,20 +303,9 @@ module wqe_dp
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
         .nic_mac, .nic_ipv4, .nic_ipv6, .wqe_retire, .frame_sent,
         .m_desc_valid, .m_desc_ready, .m_desc,
-        .m_pay_valid(pay_valid), .m_pay_ready(pay_ready), .m_pay_data(pay_data),
-        .m_pay_bytes(pay_bytes), .m_pay_last(pay_last),
+        .m_pay_valid(pr_valid), .m_pay_ready(pr_ready), .m_pay_data(pr_data),
+        .m_pay_bytes(pr_bytes), .m_pay_last(pr_last), .pay_busy,
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
-    );
-
-    // The payload words come straight off the packet buffer's read port: registered here
-    // before wqe_concat shifts them.
-    logic        pr_valid, pr_ready, pr_last;
-    logic [63:0] pr_data;
-    logic [3:0]  pr_bytes;
-    skid_buffer #(.WIDTH(64 + 4 + 1)) u_pay_slice (
-        .clk, .rst,
-        .s_valid(pay_valid), .s_ready(pay_ready), .s_data({pay_data, pay_bytes, pay_last}),
-        .m_valid(pr_valid), .m_ready(pr_ready), .m_data({pr_data, pr_bytes, pr_last})
     );
 
     wqe_concat u_concat (
@@ -319,7 +313,7 @@ module wqe_dp
         .s_valid(pr_valid), .s_ready(pr_ready), .s_data(pr_data), .s_bytes(pr_bytes),
         .s_last(pr_last),
         .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready), .m_axis_tdata(m_pay_tdata),
-        .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast)
+        .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast), .busy(concat_busy)
     );
 
     logic cq_busy;
@@ -342,6 +336,6 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !pr_valid && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !concat_busy && !m_pay_tvalid;
 
 endmodule

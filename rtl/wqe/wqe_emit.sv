@@ -61,7 +61,7 @@ module wqe_emit
     input  wire [31:0]           nic_ipv4,
     input  wire [127:0]          nic_ipv6,
     output logic                 wqe_retire,       // a WQE is finished (one cycle)
-    output logic                 frame_sent,       // a packet's last word went out (one cycle)
+    output logic                 frame_sent,       // a packet's last word was read (one cycle)
     // to the frame builder
     output logic                 m_desc_valid,
     input  wire                  m_desc_ready,
@@ -71,6 +71,7 @@ module wqe_emit
     output logic [63:0]          m_pay_data,
     output logic [3:0]           m_pay_bytes,
     output logic                 m_pay_last,
+    output logic                 pay_busy,         // payload words read and not yet taken
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
@@ -78,13 +79,15 @@ module wqe_emit
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_QPERR, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
     } state_t;
     state_t state_q;
 
     wqe_dp_pkg::wqe_t        w_q;
     logic [19:0] left_q;            // packets not yet taken
-    logic [19:0] index_q;           // index of the current packet in the message
+    logic        last_q;            // left_q == 1: this packet is the message's last
+    logic        none_q;            // left_q == 0
+    logic        first_q;           // this packet is the message's first
     logic        drop_q;            // the WQE's packets are dropped (flush or fault)
     logic [4:0]  status_q;          // its completion status
     logic        cqe_due_q;
@@ -92,21 +95,25 @@ module wqe_emit
     logic [15:0] ent_port_q;
     logic [12:0] pkt_len_q;
     logic [4:0]  pieces_q;          // pieces of this packet still to stream or drop
+    logic        pieces_nz_q;       // pieces_q != 0
+    logic        pieces_one_q;      // pieces_q == 1
     logic [23:0] psn_q;
+    logic        qp_err_q;          // the QP's error bit, read in S_QPERR
     // streaming one piece
     logic [BUF_W-1:0] rd_q;         // next word to read
     logic [9:0]  words_left_q;      // words of the piece not yet read
+    logic        left_one_q;        // words_left_q == 1: the next word read is the piece's last
     logic [3:0]  tail_bytes_q;      // bytes in the piece's last word
-    logic        rv_q;              // a word is in rd_data
-    logic        rlast_q;           // it is the piece's last word
     logic        piece_last_q;      // this piece is the packet's last
+    logic [3:0]  credits_q;         // words the payload FIFO can still be sent (see below)
+    logic        can_read_q;        // credits_q != 0
 
     // Fields the earlier stages used.
     wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
 
     wire ud      = w_q.ctx.ud;
-    wire first   = index_q == 20'd0;
-    wire last    = left_q == 20'd1;
+    wire first   = first_q;
+    wire last    = last_q;
     wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
     wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire ud_ok    = w_q.ctx.ud && w_q.status == wqe_fmt_pkg::STATUS_SUCCESS;
@@ -196,30 +203,69 @@ module wqe_emit
         m_cqe.status   = status_q;
     end
 
-    // Piece streaming: the piece's words are read in order, one per cycle; a word wqe_concat
-    // does not take is read again (the read port re-reads the address before rd_q).
-    wire stream_take   = rv_q && m_pay_ready;
-    assign m_pay_valid = rv_q;
-    assign m_pay_data  = rd_data;
-    assign m_pay_bytes = rlast_q ? tail_bytes_q : 4'd8;
-    assign m_pay_last  = rlast_q && piece_last_q;
-    wire   hold        = rv_q && !m_pay_ready;
-    wire   rd_issue    = state_q == S_STREAM && words_left_q != 10'd0 && !hold;
-    assign rd_addr     = hold ? rd_q - 1'b1 : rd_q;
+    // Piece streaming: the piece's words are read in order, one per cycle, into flip-flops
+    // straight off the packet buffer's read port (a block RAM, whose data come late in the
+    // cycle), then into a small FIFO that wqe_concat reads. A word is read only while the FIFO
+    // has room for it and every word before it (credits_q), so nothing is read twice.
+    localparam int PAY_DEPTH_LOG2 = 3;
+    localparam logic [3:0] PAY_CREDITS = 4'(2 ** PAY_DEPTH_LOG2);
+    wire   rd_issue = state_q == S_STREAM && can_read_q;
+    assign rd_addr  = rd_q;
+    // A word read is in the block RAM's read register (stage 1), then its output register, on
+    // rd_data (stage 2), then in data3_q.
+    logic        rv1_q, last1_q, rv2_q, last2_q, rv3_q, last3_q;
+    logic [3:0]  bytes1_q, bytes2_q, bytes3_q;
+    logic [63:0] data3_q;
+    // A word taken from the FIFO returns its credit a cycle later (pay_take_q), which keeps
+    // wqe_concat's ready off the read's issue.
+    logic        pay_take_q;
+    wire [3:0]   credits_d = credits_q - 4'(rd_issue) + 4'(pay_take_q);
+    logic        unused_pay_ready;                 // always: the credits keep room
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            rv1_q     <= 1'b0;
+            rv2_q     <= 1'b0;
+            rv3_q     <= 1'b0;
+            credits_q  <= PAY_CREDITS;
+            can_read_q <= 1'b1;
+            pay_take_q <= 1'b0;
+        end else begin
+            rv1_q      <= rd_issue;
+            rv2_q      <= rv1_q;
+            rv3_q      <= rv2_q;
+            credits_q  <= credits_d;
+            pay_take_q <= m_pay_valid && m_pay_ready;
+            can_read_q <= credits_d != 4'd0;
+        end
+        bytes1_q <= left_one_q ? tail_bytes_q : 4'd8;
+        last1_q  <= left_one_q && piece_last_q;
+        bytes2_q <= bytes1_q;
+        last2_q  <= last1_q;
+        data3_q  <= rd_data;
+        bytes3_q <= bytes2_q;
+        last3_q  <= last2_q;
+    end
+    stream_fifo #(.WIDTH(64 + 4 + 1), .DEPTH_LOG2(PAY_DEPTH_LOG2)) u_pay_fifo (
+        .clk, .rst,
+        .s_valid(rv3_q), .s_ready(unused_pay_ready), .s_data({data3_q, bytes3_q, last3_q}),
+        .m_valid(m_pay_valid), .m_ready(m_pay_ready), .m_data({m_pay_data, m_pay_bytes, m_pay_last})
+    );
+    assign pay_busy = credits_q != PAY_CREDITS;
 
-    // A piece is freed once its last word is taken, or at once when dropped (its read is
-    // back: S_PKT waited for it).
-    assign s_piece_ready = (state_q == S_STREAM && stream_take && rlast_q)
-                        || (state_q == S_DROP && pieces_q != 5'd0);
-    assign free_valid    = s_piece_valid && s_piece_ready;
-    assign free_tag      = s_piece_tag;
+    // A piece is freed once its last word is read (the read port has it then), or at once when
+    // dropped (its read is back: S_PKT waited for it). The release is registered (free_valid,
+    // free_tag, free_ptr): it reaches every tag's state in the packet buffer and the planner's
+    // room, and a tag or words freed a cycle later are only ever late in the safe direction.
+    assign s_piece_ready = (rd_issue && left_one_q)
+                        || (state_q == S_DROP && pieces_nz_q);
+    wire   piece_free    = s_piece_valid && s_piece_ready;
     wire [9:0] piece_words = 10'((s_piece_len + 13'd7) >> 3);
 
     always_ff @(posedge clk) begin
         if (rst) begin
             state_q       <= S_IDLE;
+            free_valid    <= 1'b0;
             free_ptr      <= '0;
-            rv_q          <= 1'b0;
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
             wqe_retire    <= 1'b0;
@@ -227,20 +273,29 @@ module wqe_emit
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
             wqe_retire    <= 1'b0;
-            if (free_valid) begin
+            free_valid    <= piece_free;
+            free_tag      <= s_piece_tag;
+            if (piece_free) begin
                 free_ptr <= free_ptr + (BUF_W + 1)'(piece_words);
             end
             case (state_q)
                 S_IDLE: if (s_commit_valid) begin
                     w_q     <= s_commit;
                     left_q  <= s_commit_packets;
-                    index_q <= '0;
-                    state_q <= S_DECIDE;
+                    last_q  <= s_commit_packets == 20'd1;
+                    none_q  <= s_commit_packets == 20'd0;
+                    first_q <= 1'b1;
+                    state_q <= S_QPERR;
                 end
-                // Decided against the QP's state after every earlier WQE (from the registered
-                // WQE: the QP's error bit is a wide multiplexer).
+                // Decided against the QP's state after every earlier WQE: its error bit is
+                // read from the registered WQE's slot (a wide multiplexer) into a register,
+                // and decided on the next cycle.
+                S_QPERR: begin
+                    qp_err_q <= qp_err[w_q.slot[$clog2(QPS)-1:0]];
+                    state_q  <= S_DECIDE;
+                end
                 S_DECIDE: begin
-                    if (qp_err[w_q.slot[$clog2(QPS)-1:0]]) begin
+                    if (qp_err_q) begin
                         drop_q    <= 1'b1;
                         status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                         cqe_due_q <= 1'b1;
@@ -255,7 +310,7 @@ module wqe_emit
                         status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
                         cqe_due_q <= w_q.signaled;
                     end
-                    state_q <= ud_ok ? S_ENT : (left_q == 20'd0 ? S_END : S_PKT);
+                    state_q <= ud_ok ? S_ENT : (none_q ? S_END : S_PKT);
                 end
                 S_ENT: if (s_ent_valid) begin
                     ent_fl_q   <= s_ent_flow_label;
@@ -266,6 +321,8 @@ module wqe_emit
                     pkt_in_q    <= (tag_done & s_pkt_tags) == s_pkt_tags;
                     pkt_fault_q <= (tag_err & s_pkt_tags) != '0;
                     pieces_q    <= s_pkt_pieces;
+                    pieces_nz_q <= s_pkt_pieces != 5'd0;
+                    pieces_one_q <= s_pkt_pieces == 5'd1;
                     pkt_len_q   <= s_pkt_len;
                     state_q     <= S_PKT2;
                 end
@@ -290,7 +347,7 @@ module wqe_emit
                     state_q <= S_DESC;
                 end
                 S_DESC: if (m_desc_ready) begin
-                    if (pieces_q == 5'd0) begin
+                    if (!pieces_nz_q) begin
                         frame_sent <= 1'b1;
                         state_q    <= S_NEXT;
                     end else begin
@@ -300,21 +357,22 @@ module wqe_emit
                 S_PIECE: if (s_piece_valid) begin
                     rd_q         <= s_piece_base;
                     words_left_q <= piece_words;
+                    left_one_q   <= piece_words == 10'd1;
                     tail_bytes_q <= 4'(((s_piece_len - 13'd1) & 13'd7) + 13'd1);
-                    piece_last_q <= pieces_q == 5'd1;
+                    piece_last_q <= pieces_one_q;
                     state_q      <= S_STREAM;
                 end
                 S_STREAM: begin
                     if (rd_issue) begin
                         rd_q         <= rd_q + 1'b1;
                         words_left_q <= words_left_q - 10'd1;
-                        rlast_q      <= words_left_q == 10'd1;
+                        left_one_q   <= words_left_q == 10'd2;
                     end
-                    rv_q <= rd_issue || hold;
-                    if (stream_take && rlast_q) begin
-                        rv_q     <= 1'b0;
-                        pieces_q <= pieces_q - 5'd1;
-                        if (pieces_q == 5'd1) begin
+                    if (rd_issue && left_one_q) begin
+                        pieces_q     <= pieces_q - 5'd1;
+                        pieces_nz_q  <= !pieces_one_q;
+                        pieces_one_q <= pieces_q == 5'd2;
+                        if (pieces_one_q) begin
                             frame_sent <= 1'b1;
                             state_q    <= S_NEXT;
                         end else begin
@@ -324,16 +382,19 @@ module wqe_emit
                 end
                 S_DROP: begin
                     if (s_piece_valid && s_piece_ready) begin
-                        pieces_q <= pieces_q - 5'd1;
+                        pieces_q     <= pieces_q - 5'd1;
+                        pieces_nz_q  <= !pieces_one_q;
+                        pieces_one_q <= pieces_q == 5'd2;
                     end
-                    if (pieces_q == 5'd0 || (s_piece_valid && pieces_q == 5'd1)) begin
+                    if (!pieces_nz_q || (s_piece_valid && pieces_one_q)) begin
                         state_q <= S_NEXT;
                     end
                 end
                 S_NEXT: begin
-                    index_q <= index_q + 20'd1;
+                    first_q <= 1'b0;
                     left_q  <= left_q - 20'd1;
-                    state_q <= left_q == 20'd1 ? S_END : S_PKT;
+                    last_q  <= left_q == 20'd2;
+                    state_q <= last_q ? S_END : S_PKT;
                 end
                 S_END: begin
                     if (cqe_due_q) begin

@@ -48,7 +48,7 @@ module wqe_fetch
     output logic [4:0]             m_wqe_status,
     output logic [6:0]             m_wqe_bytes64,  // 64-byte blocks in the buffer: 0, 1 or BLOCKS
     output logic                   m_wqe_buf,
-    // buffer read port (one cycle latency) and release, for wqe_parse
+    // buffer read port (two cycles' latency) and release, for wqe_parse
     input  wire                    rd_buf,
     input  wire [6:0]              rd_word,
     output logic [63:0]            rd_data,
@@ -60,8 +60,10 @@ module wqe_fetch
         $error("wqe_fetch: DATA_BYTES must be 8");
     end
 
-    // Two buffers of 16 blocks of 8 words.
-    logic [63:0] mem [256];
+    // Two buffers of 16 blocks of 8 words, in a block RAM with its output register (the
+    // smallest wqe_bram is 1,024 words). Parse reads only a buffer it was handed, which fetch
+    // does not fill until it is freed, so a read never meets a write to its word (the read
+    // port reads on every cycle, but its word is only used then).
     logic [1:0]  busy_q;              // buffer holds a WQE not yet freed by parse
 
     typedef enum logic [2:0] {S_IDLE, S_REQ0, S_WAIT0, S_REQ1, S_WAIT1, S_HAND} state_t;
@@ -74,6 +76,10 @@ module wqe_fetch
     logic [6:0]  blocks_q;            // blocks read so far
     logic [4:0]  want_q;              // BLOCKS of the WQE
     logic        two_q;               // the first read takes two blocks
+    // The read to request, registered (the second read's address is a 64-bit sum, worked out
+    // a cycle ahead in rest_addr_q: the pick is long fixed by then).
+    logic [63:0] req_addr_q, rest_addr_q;
+    logic [12:0] req_len_q;
 
     wire [4:0] stride_blocks = 5'd1 << pick_q.stride_log2;
     wire       free_buf      = busy_q[0] ? 1'b1 : 1'b0;     // lowest free buffer
@@ -81,9 +87,8 @@ module wqe_fetch
 
     assign s_pick_ready   = state_q == S_IDLE && any_free;
     assign m_rd_req_valid = state_q == S_REQ0 || state_q == S_REQ1;
-    assign m_rd_req_addr  = state_q == S_REQ0 ? pick_q.addr : pick_q.addr + (two_q ? 64'd128 : 64'd64);
-    assign m_rd_req_len   = state_q == S_REQ0 ? (two_q ? 13'd128 : 13'd64)
-                          : {2'b0, want_q - (two_q ? 5'd2 : 5'd1), 6'd0};
+    assign m_rd_req_addr  = req_addr_q;
+    assign m_rd_req_len   = req_len_q;
     assign m_rd_req_tag   = TAG_W'(TAG);
     assign s_rd_ready     = state_q == S_WAIT0 || state_q == S_WAIT1;
     assign m_wqe_valid    = state_q == S_HAND;
@@ -94,16 +99,23 @@ module wqe_fetch
 
     wire beat = s_rd_valid && s_rd_ready;
 
-    always_ff @(posedge clk) begin
-        if (beat && !s_rd_err) begin
-            mem[{buf_q, word_q}] <= s_rd_data;
-        end
-        rd_data <= mem[{rd_buf, rd_word}];
-    end
+    wqe_bram #(.WIDTH(64), .AW(10)) u_mem (
+        .clk,
+        .wr_en(beat && !s_rd_err), .wr_addr({2'b0, buf_q, word_q}), .wr_data(s_rd_data),
+        .rd_addr({2'b0, rd_buf, rd_word}), .rd_data
+    );
 
     // BLOCKS is byte 2 of block 0's first word, which is word 0 of the buffer: it is taken as
-    // the beat goes by rather than read back.
+    // the beat goes by rather than read back. What it means is registered from it (the read's
+    // last beat, where it is acted on, comes seven beats later at the earliest).
     logic [7:0] blocks_byte_q;
+    logic       blocks_bad_q;     // 0 or past the stride
+    logic       blocks_in_q;      // all in the first read
+    always_ff @(posedge clk) begin
+        rest_addr_q  <= pick_q.addr + (two_q ? 64'd128 : 64'd64);
+        blocks_bad_q <= blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks};
+        blocks_in_q  <= blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2);
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -114,13 +126,19 @@ module wqe_fetch
                 busy_q[buf_free_id] <= 1'b0;
             end
             case (state_q)
-                S_IDLE: if (s_pick_valid && s_pick_ready) begin
+                // Loaded while idle, offered or not (nothing reads them here), so that the
+                // pick's load waits for the state alone, not for the handshake too.
+                S_IDLE: begin
                     pick_q   <= s_pick;
                     buf_q    <= free_buf;
                     word_q   <= '0;
                     blocks_q <= '0;
                     two_q    <= s_pick.stride_log2 != 3'd0;
-                    state_q  <= S_REQ0;
+                    req_addr_q <= s_pick.addr;
+                    req_len_q  <= s_pick.stride_log2 != 3'd0 ? 13'd128 : 13'd64;
+                    if (s_pick_valid && s_pick_ready) begin
+                        state_q <= S_REQ0;
+                    end
                 end
                 S_REQ0: if (m_rd_req_ready) begin
                     state_q <= S_WAIT0;
@@ -134,6 +152,7 @@ module wqe_fetch
                         if (s_rd_err && two_q) begin
                             // Which block faulted decides: read block 0 alone.
                             two_q   <= 1'b0;
+                            req_len_q <= 13'd64;
                             word_q  <= '0;
                             state_q <= S_REQ0;
                         end else if (s_rd_err) begin
@@ -142,16 +161,18 @@ module wqe_fetch
                         end else begin
                             blocks_q <= 7'd1;
                             // word 0 arrives before the last beat of a 64-byte read
-                            if (blocks_byte_q == 8'd0 || blocks_byte_q > {3'b0, stride_blocks}) begin
+                            if (blocks_bad_q) begin
                                 status_q <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
                                 state_q  <= S_HAND;
-                            end else if (blocks_byte_q == 8'd1 || (two_q && blocks_byte_q == 8'd2)) begin
+                            end else if (blocks_in_q) begin
                                 blocks_q <= {4'b0, blocks_byte_q[2:0]};
                                 status_q <= wqe_fmt_pkg::STATUS_SUCCESS;
                                 state_q  <= S_HAND;
                             end else begin
-                                want_q  <= blocks_byte_q[4:0];
-                                state_q <= S_REQ1;
+                                want_q     <= blocks_byte_q[4:0];
+                                req_addr_q <= rest_addr_q;
+                                req_len_q  <= {2'b0, blocks_byte_q[4:0] - (two_q ? 5'd2 : 5'd1), 6'd0};
+                                state_q    <= S_REQ1;
                             end
                         end
                     end

@@ -82,8 +82,31 @@ module wqe_gather
 
     wqe_dp_pkg::wqe_t        w_q;
     logic [12:0] mtu_q;
-    logic [31:0] off_q;            // message bytes planned
+    logic [31:0] left_q;           // message bytes not yet planned
+    // The packet count's parts, taken with the WQE: ceil(len / mtu) is the whole MTUs in the
+    // length plus one for a remainder (the same as ((len - 1) >> log2 mtu) + 1 for len > 0).
+    logic [31:0] len_mtus_q;       // len >> log2(mtu)
+    logic        len_rem_q;        // len has a remainder past them
+    logic        len_zero_q;
+    // The bits below the MTU ((128 << code) - 1), as a table rather than a subtraction.
+    function automatic logic [31:0] mtu_mask(input logic [2:0] code);
+        case (code)
+            3'd0: mtu_mask = 32'h007F;
+            3'd1: mtu_mask = 32'h00FF;
+            3'd2: mtu_mask = 32'h01FF;
+            3'd3: mtu_mask = 32'h03FF;
+            3'd4: mtu_mask = 32'h07FF;
+            3'd5: mtu_mask = 32'h0FFF;
+            3'd6: mtu_mask = 32'h1FFF;
+            default: mtu_mask = 32'h3FFF;
+        endcase
+    endfunction
+    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused WQE has none.
+    wire [19:0] packet_count = w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
+                             : len_zero_q ? 20'd1
+                             : 20'(len_mtus_q + 32'(len_rem_q));
     logic [19:0] packets_q;
+    logic        packets_zero_q;   // packets_q == 0, worked out with it
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
     logic [4:0]  pkt_pieces_q;
@@ -99,6 +122,7 @@ module wqe_gather
     logic [BUF_W-1:0] base_q;
     logic [12:0] piece_len_q;
     logic [9:0]  copy_left_q;      // inline words left to copy for this piece
+    logic        copy_last_q;      // copy_left_q == 1
     logic [BUF_W-1:0] copy_addr_q;
 
     // The lowest free tag.
@@ -119,14 +143,21 @@ module wqe_gather
     // packet, or the rest of the segment when that is shorter.
     wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_rem_q;
     wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_rem_q;
+    // Its words, worked out for both choices beside the compare rather than after it.
+    wire [10:0] sge_words  = 11'(({1'b0, sge_rem_q[12:0]} + 14'd7) >> 3);
+    wire [10:0] pkt_words  = 11'(({1'b0, pkt_rem_q} + 14'd7) >> 3);
     // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
     // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
     // direction then: the emitter frees words and tags, it never takes them.
-    wire [BUF_W:0] used     = alloc_q - free_ptr;
+    // The words in use are registered too, a cycle before room_q: an allocation is always
+    // three cycles or more before the next one is sized (S_REQ or S_COPY, S_PIECE_OUT,
+    // S_PIECE), so both have caught up with it by the time S_ALLOC reads room_q.
+    logic [BUF_W:0] used_q;
     logic          room_q, tag_free_q, settle_q;
     logic [TAG_W-1:0] free_tag_q;
     always_ff @(posedge clk) begin
-        room_q     <= {1'b0, used} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
+        used_q     <= alloc_q - free_ptr;
+        room_q     <= {1'b0, used_q} + {{(BUF_W - 10){1'b0}}, piece_words_q} <= (BUF_W + 2)'(2 ** BUF_W);
         tag_free_q <= tag_free;
         free_tag_q <= free_tag;
     end
@@ -158,13 +189,11 @@ module wqe_gather
     assign inl_wr_valid     = state_q == S_COPY && s_inl_valid;
     assign inl_wr_addr      = copy_addr_q;
     assign inl_wr_data      = s_inl_data;
-    assign inl_wr_done      = copy_left_q == 10'd1;
+    assign inl_wr_done      = copy_last_q;
     assign inl_wr_tag       = tag_q;
     assign s_inl_ready      = state_q == S_COPY && inl_wr_ready;
     // The head segment is taken when it is loaded; a new one when the last piece used it up.
     assign s_sge_ready      = state_q == S_PIECE && !w_q.inline_en && !sge_loaded_q;
-
-    wire [31:0] left = w_q.len - off_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -174,31 +203,31 @@ module wqe_gather
         end else begin
             case (state_q)
                 S_IDLE: if (s_wqe_valid) begin
-                    w_q       <= s_wqe;
-                    mtu_q     <= 13'd128 << s_wqe.ctx.mtu;
-                    off_q     <= '0;
-                    state_q   <= S_COUNT;
+                    w_q        <= s_wqe;
+                    mtu_q      <= 13'd128 << s_wqe.ctx.mtu;
+                    left_q     <= s_wqe.len;
+                    len_mtus_q <= (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
+                    len_rem_q  <= (s_wqe.len & mtu_mask(s_wqe.ctx.mtu)) != 32'd0;
+                    len_zero_q <= s_wqe.len == 32'd0;
+                    state_q    <= S_COUNT;
                 end
                 S_COUNT: begin
-                    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused
-                    // WQE has none.
-                    packets_q <= w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
-                               : w_q.len == 32'd0 ? 20'd1
-                               : 20'(((w_q.len - 32'd1) >> (4'(w_q.ctx.mtu) + 4'd7)) + 32'd1);
+                    packets_q <= packet_count;
+                    packets_zero_q <= packet_count == 20'd0;
                     state_q   <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin
-                    state_q <= packets_q == 20'd0 ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
+                    state_q <= packets_zero_q ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
                 end
                 S_ENT: if (m_ent_ready) begin
                     state_q <= S_PKT;
                 end
                 S_PKT: begin
-                    pkt_len_q    <= left < {19'b0, mtu_q} ? left[12:0] : mtu_q;
-                    pkt_rem_q    <= left < {19'b0, mtu_q} ? left[12:0] : mtu_q;
+                    pkt_len_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
+                    pkt_rem_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
                     pkt_tags_q   <= '0;
                     pkt_pieces_q <= '0;
-                    state_q      <= left == 32'd0 ? S_PKT_OUT : S_PIECE;
+                    state_q      <= left_q == 32'd0 ? S_PKT_OUT : S_PIECE;
                 end
                 S_PIECE: begin
                     if (!w_q.inline_en && !sge_loaded_q) begin
@@ -209,7 +238,7 @@ module wqe_gather
                         end
                     end else begin
                         piece_len_q   <= piece_len;
-                        piece_words_q <= 11'((piece_len + 13'd7) >> 3);
+                        piece_words_q <= rem_short ? sge_words : pkt_words;
                         ends_sge_q    <= !w_q.inline_en && sge_rem_q[31:13] == '0
                                       && sge_rem_q[12:0] <= pkt_rem_q;
                         settle_q      <= 1'b0;
@@ -225,6 +254,7 @@ module wqe_gather
                     pkt_tags_q[free_tag_q] <= 1'b1;
                     pkt_pieces_q <= pkt_pieces_q + 5'd1;
                     copy_left_q <= piece_words_q[9:0];
+                    copy_last_q <= piece_words_q[9:0] == 10'd1;
                     copy_addr_q <= alloc_q[BUF_W-1:0];
                     state_q     <= w_q.inline_en ? S_COPY : S_REQ;
                 end
@@ -238,14 +268,15 @@ module wqe_gather
                 end
                 S_COPY: if (s_inl_valid && s_inl_ready) begin
                     copy_left_q <= copy_left_q - 10'd1;
+                    copy_last_q <= copy_left_q == 10'd2;
                     copy_addr_q <= copy_addr_q + 1'b1;
-                    if (copy_left_q == 10'd1) begin
+                    if (copy_last_q) begin
                         state_q <= S_PIECE_OUT;
                     end
                 end
                 S_PIECE_OUT: if (m_piece_ready) begin
                     pkt_rem_q <= pkt_rem_q - piece_len_q;
-                    off_q     <= off_q + {19'b0, piece_len_q};
+                    left_q    <= left_q - {19'b0, piece_len_q};
                     state_q   <= pkt_rem_q == piece_len_q ? S_PKT_OUT : S_PIECE;
                 end
                 S_PKT_OUT: if (m_pkt_ready) begin

@@ -11,6 +11,8 @@
 // block RAM (Verilator returns the old word): wqe_mr never uses such a read, it answers it from
 // the write, so the memory carries no_rw_check, which keeps Yosys from adding that bypass
 // itself behind the read data, where the block RAM's late output leaves no time for it.
+// ram_style keeps it in block RAM at every depth: below 32 words Yosys would choose LUT RAM,
+// which at 197 bits wide costs more than 300 LUTs, while the block RAMs are spare.
 module wqe_mr_ram #(
     parameter  int WIDTH = 8,                 // Word width in bits
     parameter  int DEPTH = 64,                // Words
@@ -29,7 +31,7 @@ module wqe_mr_ram #(
         $error("wqe_mr_ram: DEPTH must be at least 2, got %0d", DEPTH);
     end
 
-    (* no_rw_check *) logic [WIDTH-1:0] mem [DEPTH];
+    (* no_rw_check, ram_style = "block" *) logic [WIDTH-1:0] mem [DEPTH];
 
     always_ff @(posedge clk) begin
         if (wr_en) begin

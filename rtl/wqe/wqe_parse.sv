@@ -65,27 +65,50 @@ module wqe_parse
     logic [6:0] blocks_q;          // blocks in the buffer
     logic       buf_q;
 
-    // A read issued last cycle delivers its word on rd_data now (rv_q, rr_q its index); it goes
-    // into a three-entry queue whose head is the word being looked at (hv, hw, ri_q). Reads are
-    // issued while the queue will have room, so the buffer's read address depends on registers
-    // only and the block RAM's output meets nothing but the queue's registers.
-    logic        rv_q;
-    logic [6:0]  rr_q;
-    logic [63:0] qw_q [3];
-    logic [6:0]  qi_q [3];
+    // A read issued two cycles ago delivers its word on rd_data now (rv2_q; the buffer is a
+    // block RAM with its output register); it goes into a four-entry queue whose head is the
+    // word being looked at (hv, hw). Reads are issued while
+    // the queue will have room, so the buffer's read address depends on registers only and the
+    // block RAM's output meets nothing but the queue's registers.
+    //
+    // What a word is (a data word, an SGE's second word, inline data; which header word) is
+    // worked out when its read is issued and travels with it (rr_*, q*_q, h*): data words are
+    // only read once the layout is known, and the head's kind then costs one multiplexer
+    // rather than a compare of its index against the layout, which fans out to every take.
+    localparam int HDR_WORDS = 12;  // header words: control, address vector, remote address
+    logic        rv1_q, rv2_q;
+    logic        rr_dat_q, rr_hi_q, rr_inl_q, rr2_dat_q, rr2_hi_q, rr2_inl_q;
+    logic [HDR_WORDS-1:0] rr_sel_q, rr2_sel_q;
+    logic [63:0] qw_q [4];
+    logic        qdat_q [4];
+    logic        qhi_q [4];
+    logic        qinl_q [4];
+    logic [HDR_WORDS-1:0] qsel_q [4];
     logic [1:0]  qrd_q, qwr_q;
-    logic [1:0]  qn_q;             // words in the queue
-    wire         hv    = qn_q != 2'd0;
+    logic [2:0]  qn_q;             // words in the queue
+    wire         hv    = qn_q != 3'd0;
     wire [63:0]  hw    = qw_q[qrd_q];
-    wire [6:0]   ri_q  = qi_q[qrd_q];
+    wire         h_dat = qdat_q[qrd_q];   // a data word
+    wire         h_hi  = qhi_q[qrd_q];    // an SGE's length and lkey word
+    wire         h_inl = qinl_q[qrd_q];   // an inline data word
+    wire [HDR_WORDS-1:0] h_sel = qsel_q[qrd_q];   // header word k: bit k
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
+    logic [6:0] w_data_q;          // w_data, registered: read only for words past the first 4
     // The decode stage: a non-data word taken last cycle, decoded from this register (the
-    // buffer's read port is too slow to decode from directly).
+    // buffer's read port is too slow to decode from directly); dsel_q[k] says it is word k.
     logic        dv_q;
     logic [63:0] dw_q;
-    logic [6:0]  di_q;
+    logic [HDR_WORDS-1:0] dsel_q;
+    // Fields of dw_q that must be zero, compared byte by byte as it is loaded (they feed one
+    // error bit), and combined when it is decoded.
+    logic [7:0]  dw_byte_nz_q;     // byte i of the word is not 0
+    logic        dw_2320_nz_q;     // bits 23:20
+    logic        dw_5549_nz_q;     // bits 55:49
+    wire         dw_nz    = dw_byte_nz_q != 8'd0;
+    wire         dw_hi_nz = dw_byte_nz_q[7:4] != 4'd0;
+    logic        tci_nz_q;         // tci_q != 0
 
     // Control segment fields.
     logic [7:0]  opcode_q, flags_q, blocks_b_q, nsge_q;
@@ -114,71 +137,114 @@ module wqe_parse
     logic [4:0]   mr_status_q;     // the first failing one, else success
     logic [35:0]  total_q;
     logic [31:0]  len_add_q;           // a segment's length, added to total_q the next cycle
-                                       // (not straight off the buffer's read port: timing)
+    logic         len_add_v_q;         // (not straight off the buffer's read port: timing)
+    logic         len_add_p_q;         // len_add_v_q a cycle ago: total_q may still move
     wqe_dp_pkg::sge_t         sge_mem [MAX_SGE];   // the WQE's data segments, until the verdict
     logic [4:0]   sge_out_q;           // next one sent on m_sge
+    logic         sge_pend_q;          // sge_out_q != sges_q (m_sge_valid from a register: it
+                                       // writes the SGE FIFO's LUT RAM)
+    logic         sge_last_q;          // sge_out_q + 1 == sges_q
     logic [4:0]   verdict_q;           // the verdict and the message length, held for m_wqe
     logic [31:0]  len_q;
 
-    // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the pick's address and
-    // stride were fetch's. Named unused_* so that lint knows.
-    wire unused_flags = ^{flags_q[4], flags_q[0], pick_q.addr, pick_q.stride_log2};
+    // FENCE and IP_CSUM are accepted and have no effect on a RoCE send; the reserved bits are
+    // checked in the decode register; the pick's address and stride were fetch's. Named
+    // unused_* so that lint knows.
+    wire unused_flags = ^{flags_q[7:4], flags_q[0], av_b_q[7:1], pick_q.addr, pick_q.stride_log2};
 
     // Decoded control segment (valid once words 0 and 1 are in).
-    wire known     = opcode_q <= wqe_fmt_pkg::OPCODE_SEND_IMM;
-    wire is_write  = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE || opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
-    wire has_imm   = opcode_q == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM;
+    // The opcode's classes are registered with it (they select the later words' decodes).
+    logic known, is_write, has_imm;
+    function automatic logic [2:0] op_class(input logic [7:0] op);   // known, write, imm
+        op_class = {op <= wqe_fmt_pkg::OPCODE_SEND_IMM,
+                    op == wqe_fmt_pkg::OPCODE_RDMA_WRITE || op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM,
+                    op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || op == wqe_fmt_pkg::OPCODE_SEND_IMM};
+    endfunction
+    wire known_d0 = dw_q[7:0] <= wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
     wire [6:0] w_raddr = av_en ? 7'd10 : 7'd4;
     wire [6:0] w_data  = w_raddr + (is_write ? 7'd2 : 7'd0);
+
+    // The layout is decided when word 3 is decoded, from registers that words 0 and 1 filled
+    // at least two cycles before (the words are decoded in order, one a cycle at most), so it
+    // is worked out ahead in two registered steps: the segments' end as word 1 is decoded (its
+    // inline length and AV flag straight from the decode register), then the checks on it.
     // Bytes of segments: at most 96 + 255 * 16 or 96 + 65535.
-    wire [16:0] seg_end = {10'b0, w_data} * 17'd8
-                        + (inline_en ? {1'b0, inline_len_q} : {5'b0, nsge_q, 4'b0});
+    wire        av_en_d1  = dw_q[48];
+    wire [6:0]  w_data_d1 = (av_en_d1 ? 7'd10 : 7'd4) + (is_write ? 7'd2 : 7'd0);
+    wire [16:0] seg_end_d1 = {10'b0, w_data_d1} * 17'd8
+                           + (inline_en ? {1'b0, dw_q[47:32]} : {5'b0, nsge_q, 4'b0});
+    logic [16:0] seg_end_q;
+    logic        ctl_err_q;        // ctl_err, from the registered control segment
+    logic [6:0]  seg_words_q;      // the words to read when it passes
+    logic        inl_mtu_err_q;    // an inline UD WQE over the MTU
 
-    wire ctl_err = !known || flags_q[7:5] != 3'b0 || av_b_q[7:1] != 7'b0
-                || blocks_b_q == 8'd0 || blocks_b_q > 8'd16
-                || (!has_imm && imm_q != 32'b0)
-                || (inline_en && nsge_q != 8'd0) || (!inline_en && inline_len_q != 16'd0)
-                || seg_end > {3'b0, blocks_b_q, 6'b0}
-                || (pick_q.ctx.ud && !(opcode_q == wqe_fmt_pkg::OPCODE_SEND || opcode_q == wqe_fmt_pkg::OPCODE_SEND_IMM))
-                || (av_en != pick_q.ctx.ud)
-                || (!inline_en && nsge_q > 8'(MAX_SGE));
+    // The control segment's checks, from each word as it is decoded (ctl0_err_q from word
+    // 0, ctl1_err_q from word 1), and the segments' end against the blocks once both are in.
+    logic ctl0_err_q, ctl1_err_q;
+    wire [7:0] d0_op = dw_q[7:0], d0_blocks = dw_q[23:16], d0_nsge = dw_q[31:24];
+    wire       d0_inline = dw_q[11];                               // FLAGS bit 3
+    wire ctl0_err = !known_d0 || dw_q[15:13] != 3'b0                // FLAGS' reserved bits
+                 || d0_blocks == 8'd0 || d0_blocks > 8'd16
+                 || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM))
+                 || (!d0_inline && d0_nsge > 8'(MAX_SGE));
+    wire ctl1_err = dw_5549_nz_q                                       // AV byte's reserved bits
+                 || (!has_imm && dw_byte_nz_q[3:0] != 4'd0)                 // IMM
+                 || (inline_en && nsge_q != 8'd0)
+                 || (!inline_en && dw_byte_nz_q[5:4] != 2'd0)               // INLINE_LEN
+                 || (dw_q[48] != pick_q.ctx.ud);
+    wire ctl_err = ctl0_err_q || ctl1_err_q || seg_end_q > {3'b0, blocks_b_q, 6'b0};
 
-    // The head word: which part of the WQE it is.
-    wire d_av     = av_en && di_q >= 7'd4 && di_q < 7'd10;
-    wire d_raddr  = is_write && di_q >= w_raddr && di_q < w_data;
-    wire in_data  = layout_q && ri_q >= w_data;
-    wire sge_hi   = !inline_en && in_data && ri_q[0] != w_data[0];   // length and lkey word
-    wire inl_word = inline_en && in_data;
+    // The decoded word: which part of the WQE it is.
+    wire d_av     = av_en && dsel_q[9:4] != 6'b0;
+    wire d_raddr  = is_write && (av_en ? dsel_q[10] : dsel_q[4]);
+    wire d_rkey   = is_write && (av_en ? dsel_q[11] : dsel_q[5]);
 
     // Can the head word be taken this cycle?
     wire push_ok = !dec_err_q && !nopush_q;
     // A data word waits until the words before it are decoded (the verdict so far is known).
-    wire take = hv && (!in_data || !push_ok || (!dv_q &&
-                 (sge_hi ? m_mr_ready : (inl_word ? m_inl_ready : 1'b1))));
+    wire take = hv && (!h_dat || !push_ok || (!dv_q &&
+                 (h_hi ? m_mr_ready : (h_inl ? m_inl_ready : 1'b1))));
+
+    // The pushes downstream are the handshakes themselves (the head is an SGE's second word or
+    // inline data, passes, and the stage after takes it).
+    wire sge_push = m_mr_valid && m_mr_ready;
+    wire inl_push = m_inl_valid && m_inl_ready;
+
+    // What the word read now is (see the queue above).
+    wire                 i_dat = next_q >= w_data_q;
+    logic [HDR_WORDS-1:0] i_sel;
+    always_comb begin
+        for (int k = 0; k < HDR_WORDS; k++) begin
+            i_sel[k] = next_q == 7'(k);
+        end
+    end
 
     assign s_wqe_ready  = state_q == S_IDLE;
     assign rd_buf       = buf_q;
     assign rd_word      = next_q;
-    wire   issue        = state_q == S_READ && next_q < nwords_q && {1'b0, qn_q} + {2'b0, rv_q} <= 3'd2;
+    wire   issue        = state_q == S_READ && next_q < nwords_q
+                       && qn_q + 3'(rv1_q) + 3'(rv2_q) <= 3'd3;
 
-    assign m_sge_valid  = state_q == S_SGE && sge_out_q != sges_q;
+    assign m_sge_valid  = state_q == S_SGE && sge_pend_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
-    assign m_mr_valid   = hv && sge_hi && push_ok && !dv_q;
+    assign m_mr_valid   = hv && h_hi && push_ok && !dv_q;
     assign m_mr_lkey    = hw[63:32];
     assign m_mr_pd      = pick_q.ctx.pd;
     assign m_mr_addr    = sge_addr_q;
     assign m_mr_len     = hw[31:0];
-    assign m_inl_valid  = hv && inl_word && push_ok && !dv_q;
+    assign m_inl_valid  = hv && h_inl && push_ok && !dv_q;
     assign m_inl_data   = hw;
     assign s_mr_ready   = 1'b1;
 
     // The verdict, in the model's order: fetch, decode and operation, the regions (first
-    // failure), the total, the UD MTU.
-    wire [12:0] mtu_bytes = 13'd128 << pick_q.ctx.mtu;
+    // failure), the total, the UD MTU. The length checks are registered from total_q, so the
+    // verdict waits a cycle after the last length is added (len_add_p_q).
+    logic [12:0] mtu_bytes_q;        // the path MTU in bytes (a register: the pick's is fixed)
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
+    logic       total_err_q, mtu_err_q;
     logic [4:0] verdict;
     always_comb begin
         if (fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
@@ -187,9 +253,7 @@ module wqe_parse
             verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
         end else if (mr_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = mr_status_q;
-        end else if (!inline_en && total_q > 36'h8000_0000) begin
-            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
-        end else if (pick_q.ctx.ud && msg_len > {19'b0, mtu_bytes}) begin
+        end else if (total_err_q || mtu_err_q) begin
             verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else begin
             verdict = wqe_fmt_pkg::STATUS_SUCCESS;
@@ -241,19 +305,48 @@ module wqe_parse
 
     // The data-segment table (LUT RAM): written as each segment's second word is taken.
     always_ff @(posedge clk) begin
-        if (state_q == S_READ && take && in_data && push_ok && !inline_en && sge_hi) begin
+        if (state_q == S_READ && sge_push) begin
             sge_mem[sges_q[$clog2(MAX_SGE)-1:0]] <= {sge_addr_q, hw[31:0]};   // sge_t: addr, len
         end
+    end
+
+    // Registered each cycle from registers that hold still when they are read (see above).
+    always_ff @(posedge clk) begin
+        w_data_q      <= w_data;
+        if (dsel_q[0]) begin
+            ctl0_err_q <= ctl0_err;
+        end
+        if (dsel_q[1]) begin
+            seg_end_q  <= seg_end_d1;
+            ctl1_err_q <= ctl1_err;
+        end
+        ctl_err_q     <= ctl_err;
+        seg_words_q   <= 7'((seg_end_q + 17'd7) >> 3);
+        mtu_bytes_q     <= 13'd128 << pick_q.ctx.mtu;
+        inl_mtu_err_q <= pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes_q};
+        total_err_q   <= !inline_en && total_q > 36'h8000_0000;
+        mtu_err_q     <= pick_q.ctx.ud && (inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
+                                                     : total_q[31:0] > {19'b0, mtu_bytes_q});
+        // The head word, decoded next cycle when it is a header word (see dw_q).
+        dw_q          <= hw;
+        for (int i = 0; i < 8; i++) begin
+            dw_byte_nz_q[i] <= hw[8*i +: 8] != 8'd0;
+        end
+        dw_2320_nz_q  <= hw[23:20] != 4'd0;
+        dw_5549_nz_q  <= hw[55:49] != 7'd0;
+        dsel_q        <= hv && !h_dat ? h_sel : '0;   // a header word is always taken
     end
 
     always_ff @(posedge clk) begin
         if (rst) begin
             state_q   <= S_IDLE;
-            rv_q      <= 1'b0;
+            rv1_q     <= 1'b0;
+            rv2_q     <= 1'b0;
             qn_q      <= '0;
             qrd_q     <= '0;
             qwr_q     <= '0;
-            len_add_q <= '0;
+            len_add_v_q <= 1'b0;
+            len_add_p_q <= 1'b0;
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
@@ -261,10 +354,59 @@ module wqe_parse
                     mr_status_q <= s_mr_status;
                 end
             end
-            len_add_q <= '0;
-            total_q   <= total_q + {4'b0, len_add_q};
+            len_add_v_q <= 1'b0;
+            len_add_p_q <= len_add_v_q;
+            total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
+            // The decode stage (dsel_q is 0 outside S_READ: only then is a word taken).
+            if (dsel_q[0]) begin
+                {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+                {known, is_write, has_imm} <= op_class(dw_q[7:0]);
+            end
+            if (dsel_q[1]) begin
+                imm_q        <= dw_q[31:0];
+                inline_len_q <= dw_q[47:32];
+                av_b_q       <= dw_q[55:48];
+                if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
+            end
+            if (dsel_q[2]) wr_id_q <= dw_q;
+            if (dsel_q[3] && dw_nz) dec_err_q <= 1'b1;
+            if (d_av) begin
+                if (dsel_q[4]) begin
+                    dqpn_q <= dw_q[23:0];
+                    qkey_q <= dw_q[63:32];
+                    if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
+                end
+                if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
+                if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
+                if (dsel_q[7]) begin
+                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                    tci_q  <= dw_q[63:48];
+                    tci_nz_q <= dw_q[63:48] != 16'd0;
+                end
+                if (dsel_q[8]) begin
+                    fl_q     <= dw_q[19:0];
+                    tclass_q <= dw_q[39:32];
+                    hop_q    <= dw_q[47:40];
+                    avflag_q <= dw_q[48];
+                    if (dw_2320_nz_q || dw_byte_nz_q[3] || dw_5549_nz_q || dw_byte_nz_q[7]
+                        || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
+                        dec_err_q <= 1'b1;
+                    end
+                end
+                if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
+            end
+            if (d_raddr) begin
+                raddr_q <= dw_q;
+            end
+            if (d_rkey) begin
+                rkey_q <= dw_q[31:0];
+                if (dw_hi_nz) dec_err_q <= 1'b1;
+            end
             case (state_q)
-                S_IDLE: if (s_wqe_valid) begin
+                // Everything is loaded and cleared while idle, whether or not a WQE is offered:
+                // nothing reads these registers here, and the load then hangs on the state
+                // alone rather than on the handshake too (it reaches a thousand flip-flops).
+                S_IDLE: begin
                     pick_q         <= s_wqe_pick;
                     fetch_status_q <= s_wqe_status;
                     blocks_q       <= s_wqe_blocks;
@@ -272,16 +414,19 @@ module wqe_parse
                     next_q         <= '0;
                     nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
                     layout_q       <= 1'b0;
-                    rv_q           <= 1'b0;
+                    rv1_q          <= 1'b0;
+                    rv2_q          <= 1'b0;
                     qn_q           <= '0;
                     qrd_q          <= '0;
                     qwr_q          <= '0;
                     dv_q           <= 1'b0;
                     {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
+                    {known, is_write, has_imm} <= op_class(8'd0);
                     {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
                     dec_err_q      <= 1'b0;
                     nopush_q       <= 1'b0;
                     {dqpn_q, qkey_q, dgid_q, dmac_q, tci_q, fl_q, tclass_q, hop_q} <= '0;
+                    tci_nz_q       <= 1'b0;
                     avflag_q       <= 1'b0;
                     {raddr_q, rkey_q} <= '0;
                     sges_q         <= '0;
@@ -289,122 +434,91 @@ module wqe_parse
                     mr_seen_q      <= '0;
                     mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
                     total_q        <= '0;
-                    state_q        <= S_READ;
+                    if (s_wqe_valid) begin
+                        state_q <= S_READ;
+                    end
                 end
                 S_READ: begin
                     if (issue) begin
                         next_q <= next_q + 7'd1;
                     end
-                    rv_q <= issue;
+                    rv1_q <= issue;
+                    rv2_q <= rv1_q;
                     if (issue) begin
-                        rr_q <= next_q;
+                        rr_dat_q <= i_dat;
+                        rr_hi_q  <= !inline_en && i_dat && next_q[0] != w_data_q[0];
+                        rr_inl_q <= inline_en && i_dat;
+                        rr_sel_q <= i_sel;
                     end
+                    rr2_dat_q <= rr_dat_q;
+                    rr2_hi_q  <= rr_hi_q;
+                    rr2_inl_q <= rr_inl_q;
+                    rr2_sel_q <= rr_sel_q;
                     // The queue: the arriving word in, the head out when taken.
-                    if (rv_q) begin
-                        qw_q[qwr_q] <= rd_data;
-                        qi_q[qwr_q] <= rr_q;
-                        qwr_q       <= qwr_q == 2'd2 ? 2'd0 : qwr_q + 2'd1;
+                    if (rv2_q) begin
+                        qw_q[qwr_q]   <= rd_data;
+                        qdat_q[qwr_q] <= rr2_dat_q;
+                        qhi_q[qwr_q]  <= rr2_hi_q;
+                        qinl_q[qwr_q] <= rr2_inl_q;
+                        qsel_q[qwr_q] <= rr2_sel_q;
+                        qwr_q         <= qwr_q + 2'd1;
                     end
                     if (take) begin
-                        qrd_q <= qrd_q == 2'd2 ? 2'd0 : qrd_q + 2'd1;
+                        qrd_q <= qrd_q + 2'd1;
                     end
-                    qn_q <= qn_q + {1'b0, rv_q} - {1'b0, take};
-                    if (take && !in_data) begin
-                        dw_q <= hw;
-                        di_q <= ri_q;
+                    qn_q <= qn_q + 3'(rv2_q) - 3'(take);
+                    dv_q <= hv && !h_dat;
+                    // An SGE's address word is held for its second word, which takes it along;
+                    // it is simply reloaded while it waits at the head.
+                    if (hv && h_dat && !h_hi && !h_inl) begin
+                        sge_addr_q <= hw;
                     end
-                    dv_q <= take && !in_data;
-                    if (dv_q) begin
-                        case (di_q)
-                            7'd0: {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
-                            7'd1: begin
-                                imm_q        <= dw_q[31:0];
-                                inline_len_q <= dw_q[47:32];
-                                av_b_q       <= dw_q[55:48];
-                                if (dw_q[63:56] != 8'd0) dec_err_q <= 1'b1;
-                            end
-                            7'd2: wr_id_q <= dw_q;
-                            7'd3: if (dw_q != 64'd0) dec_err_q <= 1'b1;
-                            default: ;
-                        endcase
-                        if (d_av) begin
-                            case (di_q)
-                                7'd4: begin
-                                    dqpn_q <= dw_q[23:0];
-                                    qkey_q <= dw_q[63:32];
-                                    if (dw_q[31:24] != 8'd0) dec_err_q <= 1'b1;
-                                end
-                                7'd5: dgid_q[127:64] <= bswap64(dw_q);
-                                7'd6: dgid_q[63:0]   <= bswap64(dw_q);
-                                7'd7: begin
-                                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
-                                    tci_q  <= dw_q[63:48];
-                                end
-                                7'd8: begin
-                                    fl_q     <= dw_q[19:0];
-                                    tclass_q <= dw_q[39:32];
-                                    hop_q    <= dw_q[47:40];
-                                    avflag_q <= dw_q[48];
-                                    if (dw_q[31:20] != 12'd0 || dw_q[63:49] != 15'd0
-                                        || tci_q[12] || (!dw_q[48] && tci_q != 16'd0)) begin
-                                        dec_err_q <= 1'b1;
-                                    end
-                                end
-                                7'd9: if (dw_q != 64'd0) dec_err_q <= 1'b1;
-                                default: ;
-                            endcase
-                        end
-                        if (d_raddr) begin
-                            if (di_q == w_raddr) begin
-                                raddr_q <= dw_q;
-                            end else begin
-                                rkey_q <= dw_q[31:0];
-                                if (dw_q[63:32] != 32'd0) dec_err_q <= 1'b1;
-                            end
-                        end
+                    len_add_q <= hw[31:0];
+                    if (inl_push) begin
+                        inl_q <= inl_q + 8'd1;
                     end
-                    if (take) begin
-                        if (in_data && push_ok) begin
-                            if (inline_en) begin
-                                inl_q <= inl_q + 8'd1;
-                            end else if (!sge_hi) begin
-                                sge_addr_q <= hw;
-                            end else begin
-                                sges_q    <= sges_q + 5'd1;
-                                len_add_q <= hw[31:0];
-                            end
-                        end
+                    if (sge_push) begin
+                        sges_q      <= sges_q + 5'd1;
+                        len_add_v_q <= 1'b1;
                     end
                     // Words 0 and 1 are decoded by the time word 3 is: size the read.
-                    if (!layout_q && dv_q && di_q == 7'd3) begin
+                    if (!layout_q && dsel_q[3]) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU fails before its data, so inline words go out only for a pass.
-                        if (ctl_err || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
-                            || (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes})) begin
-                            if (ctl_err) dec_err_q <= 1'b1;
+                        if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
+                            || inl_mtu_err_q) begin
+                            if (ctl_err_q) dec_err_q <= 1'b1;
                             nopush_q  <= 1'b1;
                             nwords_q  <= 7'd4;
                         end else begin
-                            nwords_q <= 7'((seg_end + 17'd7) >> 3);
+                            nwords_q <= seg_words_q;
                         end
                     end
-                    if (!issue && !rv_q && !hv && !dv_q && next_q >= nwords_q
+                    if (!issue && !rv1_q && !rv2_q && !hv && !dv_q && next_q >= nwords_q
                         && (layout_q || nwords_q == 7'd0)) begin
                         state_q <= S_WAIT;
                     end
                 end
-                S_WAIT: if (mr_seen_q == sges_q && !s_mr_valid && len_add_q == '0) begin
-                    sge_out_q <= '0;
+                // The verdict is loaded on every cycle of the wait, so that only the state
+                // waits for the last region check's answer.
+                S_WAIT: begin
+                    sge_out_q  <= '0;
+                    sge_pend_q <= sges_q != 5'd0;
+                    sge_last_q <= sges_q == 5'd1;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
-                    state_q   <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
+                    if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
+                        state_q <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
+                    end
                 end
                 S_SGE: begin
                     if (m_sge_valid && m_sge_ready) begin
-                        sge_out_q <= sge_out_q + 5'd1;
+                        sge_out_q  <= sge_out_q + 5'd1;
+                        sge_pend_q <= !sge_last_q;
+                        sge_last_q <= sge_out_q + 5'd2 == sges_q;
                     end
-                    if (sge_out_q == sges_q || (m_sge_ready && sge_out_q + 5'd1 == sges_q)) begin
+                    if (!sge_pend_q || (m_sge_ready && sge_last_q)) begin
                         state_q <= S_OUT;
                     end
                 end

@@ -40,27 +40,52 @@ module wqe_rdbuf #(
     // release (wqe_emit)
     input  wire                  free_valid,
     input  wire [TAG_W-1:0]      free_tag,
-    // read port, one cycle latency (wqe_emit)
+    // read port, two cycles' latency (wqe_emit)
     input  wire [BUF_W-1:0]      rd_addr,
     output logic [63:0]          rd_data
 );
 
     localparam int TAGS = 2 ** TAG_W - 1;
 
-    logic [63:0]      mem [2 ** BUF_W];
-    logic [BUF_W-1:0] next_q [TAGS];    // where the tag's next beat goes
+    logic [TAGS-1:0][BUF_W-1:0] next_q; // where each tag's next beat goes
 
-    assign inl_ready = !s_rsp_valid;
-    wire              wr_en   = s_rsp_valid || inl_valid;
-    wire [BUF_W-1:0]  wr_addr = s_rsp_valid ? next_q[s_rsp_tag] : inl_addr;
-    wire [63:0]       wr_data = s_rsp_valid ? s_rsp_data : inl_data;
-
+    // A response beat is registered first, with the address of its word, and written the
+    // cycle after. The address is its tag's pointer, or, when the beat before it was of the
+    // same tag (whose pointer steps only as that one is written), that beat's address plus 1.
+    logic             rv_q, rlast_q, rerr_q;
+    logic [TAG_W-1:0] rtag_q;
+    logic [TAGS-1:0]  rhot_q;
+    logic [63:0]      rdata_q;
+    logic [BUF_W-1:0] raddr_q;
+    wire [BUF_W-1:0]  raddr_next = raddr_q + 1'b1;
     always_ff @(posedge clk) begin
-        if (wr_en && !(s_rsp_valid && s_rsp_err)) begin
-            mem[wr_addr] <= wr_data;
+        if (rst) begin
+            rv_q <= 1'b0;
+        end else begin
+            rv_q <= s_rsp_valid;
         end
-        rd_data <= mem[rd_addr];
+        rtag_q  <= s_rsp_tag;
+        rlast_q <= s_rsp_last;
+        rerr_q  <= s_rsp_err;
+        rdata_q <= s_rsp_data;
+        raddr_q <= rv_q && rtag_q == s_rsp_tag ? raddr_next : next_q[s_rsp_tag];
+        for (int t = 0; t < TAGS; t++) begin
+            rhot_q[t] <= s_rsp_tag == TAG_W'(t);
+        end
     end
+
+    assign inl_ready = !rv_q;
+
+    // A word is read only while its piece is complete, and written only while its piece is
+    // being filled, so a read never meets a write to its word at the same edge (the read port
+    // reads on every cycle, but its word is only used then).
+    wqe_bram #(.WIDTH(64), .AW(BUF_W)) u_mem (
+        .clk,
+        .wr_en(rv_q ? !rerr_q : inl_valid),
+        .wr_addr(rv_q ? raddr_q : inl_addr),
+        .wr_data(rv_q ? rdata_q : inl_data),
+        .rd_addr, .rd_data
+    );
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -68,11 +93,10 @@ module wqe_rdbuf #(
             done <= '0;
             err  <= '0;
         end else begin
-            if (s_rsp_valid) begin
-                next_q[s_rsp_tag] <= next_q[s_rsp_tag] + 1'b1;
-                if (s_rsp_last) begin
-                    done[s_rsp_tag] <= 1'b1;
-                    err[s_rsp_tag]  <= s_rsp_err;
+            if (rv_q) begin
+                if (rlast_q) begin
+                    done[rtag_q] <= 1'b1;
+                    err[rtag_q]  <= rerr_q;
                 end
             end else if (inl_valid && inl_done) begin
                 done[inl_tag] <= 1'b1;
@@ -87,7 +111,17 @@ module wqe_rdbuf #(
                 busy[alloc_tag]   <= 1'b1;
                 done[alloc_tag]   <= 1'b0;
                 err[alloc_tag]    <= 1'b0;
-                next_q[alloc_tag] <= alloc_base;
+            end
+        end
+    end
+
+    // Each tag's write pointer steps as a beat of that tag is written; allocation sets it.
+    for (genvar t = 0; t < TAGS; t++) begin : g_next
+        always_ff @(posedge clk) begin
+            if (alloc_valid && alloc_tag == TAG_W'(t)) begin
+                next_q[t] <= alloc_base;
+            end else if (rv_q && rhot_q[t]) begin
+                next_q[t] <= raddr_next;
             end
         end
     end

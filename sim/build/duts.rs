@@ -142,8 +142,17 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "8"), ("MRS", "8")],
         ..dut("wqe_ctrl_8", "wqe_ctrl", WQE_CTRL)
     },
-    // The whole WQE engine, send side.
+    // The control plane as the ECP5-25F engine builds it (16 QPs, 16 regions: fpga.mk).
+    DutSpec {
+        params: &[("QPS", "16"), ("MRS", "16")],
+        ..dut("wqe_ctrl_16", "wqe_ctrl", WQE_CTRL)
+    },
+    // The whole WQE engine, send side: the default build, and the ECP5-25F one.
     dut("wqe_engine", "wqe_engine", WQE_ENGINE),
+    DutSpec {
+        params: &[("QPS", "16"), ("MRS", "16")],
+        ..dut("wqe_engine_16", "wqe_engine", WQE_ENGINE)
+    },
     // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 256 frames).
     dut("rx_check", "rx_check", RX_CHECK),
     // The receive path's control plane at its defaults (64 work queues, 64 receive contexts),

@@ -2,25 +2,34 @@
 //! against the model's send engine: programmed through its registers with the model's
 //! encoders, fed by host memory that answers out of order and late, its output under random
 //! back-pressure; the frames (ICRC and padding included) and the completion ring must be the
-//! model's, byte for byte.
+//! model's, byte for byte. Each scenario runs on the default build (64 QP slots, 64 regions)
+//! and on the ECP5-25F build (16 and 16, `wqe_engine:QPS=16,MRS=16` in fpga.mk).
 //!
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
 use rand::Rng;
 use rocenic_model::wqe::Memory;
+use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{run, Load, Setup};
+use rocenic_sim::wqe::engine::{run_on, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
 
-fn check(test: &str, wqes: usize, big: bool, faults: f64, load: Load, runs: usize) {
+fn check<D: WqeEnginePorts>(
+    test: &str,
+    wqes: usize,
+    big: bool,
+    faults: f64,
+    load: Load,
+    runs: usize,
+) {
     let s = seed(test);
     let mut r = rng(s);
     for i in 0..runs {
         let sc = scenario(&mut r, wqes, big, faults);
         let want = sc.model();
         let what = format!("{test} run {i} (seed {s})");
-        let out = match run(&Setup::from(&sc), &load, r.gen(), 3_000_000, None) {
+        let out = match run_on::<D>(&Setup::from(&sc), &load, r.gen(), 3_000_000, None) {
             Ok(o) => o,
             Err(e) => panic!("{what}: {e}"),
         };
@@ -39,10 +48,10 @@ fn check(test: &str, wqes: usize, big: bool, faults: f64, load: Load, runs: usiz
     }
 }
 
-#[test]
-fn random_streams_adversarial_host() {
-    check(
-        "wqe_engine::random_streams_adversarial_host",
+/// Four runs of 100 random WQEs, a host up to 200 cycles late and out of order, back-pressure.
+fn random_streams_adversarial_host_on<D: WqeEnginePorts>(test: &str) {
+    check::<D>(
+        test,
         100,
         false,
         0.1,
@@ -55,22 +64,15 @@ fn random_streams_adversarial_host() {
     );
 }
 
-#[test]
-fn large_messages() {
-    check(
-        "wqe_engine::large_messages",
-        30,
-        true,
-        0.0,
-        Load::ideal(),
-        3,
-    );
+/// Three runs of 30 WQEs of up to 12 KiB per entry, an ideal host.
+fn large_messages_on<D: WqeEnginePorts>(test: &str) {
+    check::<D>(test, 30, true, 0.0, Load::ideal(), 3);
 }
 
-#[test]
-fn error_storm() {
-    check(
-        "wqe_engine::error_storm",
+/// Twenty runs of 12 WQEs, each kind of fault at its full rate.
+fn error_storm_on<D: WqeEnginePorts>(test: &str) {
+    check::<D>(
+        test,
         12,
         false,
         1.0,
@@ -81,4 +83,36 @@ fn error_storm() {
         },
         20,
     );
+}
+
+#[test]
+fn random_streams_adversarial_host() {
+    random_streams_adversarial_host_on::<WqeEngine>("wqe_engine::random_streams_adversarial_host");
+}
+
+#[test]
+fn large_messages() {
+    large_messages_on::<WqeEngine>("wqe_engine::large_messages");
+}
+
+#[test]
+fn error_storm() {
+    error_storm_on::<WqeEngine>("wqe_engine::error_storm");
+}
+
+#[test]
+fn qps16_random_streams_adversarial_host() {
+    random_streams_adversarial_host_on::<WqeEngine16>(
+        "wqe_engine::qps16_random_streams_adversarial_host",
+    );
+}
+
+#[test]
+fn qps16_large_messages() {
+    large_messages_on::<WqeEngine16>("wqe_engine::qps16_large_messages");
+}
+
+#[test]
+fn qps16_error_storm() {
+    error_storm_on::<WqeEngine16>("wqe_engine::qps16_error_storm");
 }

@@ -9,9 +9,9 @@
 
 use super::bits::{Packer, Unpacker};
 use super::host_memory::{Config as DmaConfig, DmaHost};
-use crate::duts::WqeDp;
+use crate::duts::{WqeDp, WqeDpPorts};
 
-crate::dma_port_fns!(WqeDp);
+crate::dma_port_fns!(WqeDpPorts);
 use crate::harness::{Hang, Sim};
 use crate::stream::rng;
 use rand::rngs::SmallRng;

@@ -5,7 +5,9 @@
 //!
 //! - [`run`]: a whole scenario as a driver would run the NIC, its registers written with the
 //!   model's encoders (`model::wqe::regs`), every doorbell rung, until every WQE has retired.
-//!   `rocenic send --engine rtl` and the engine's tests share it.
+//!   `rocenic send --engine rtl` and the engine's tests share it; [`run_on`] runs it on any
+//!   build of the engine (`duts::WqeEngine`, the default, or `duts::WqeEngine16`, the ECP5-25F
+//!   configuration).
 //! - the host driver, through the `Device` implementation in [`super::device`]: one register
 //!   access at a time, the bench stepped in between as the driver waits.
 
@@ -24,7 +26,7 @@ use rocenic_model::wqe::{HostMemory, Nic, SendRing};
 use std::path::Path;
 
 crate::axil_port_fns!(WqeEnginePorts);
-crate::dma_port_fns!(WqeEngine);
+crate::dma_port_fns!(WqeEnginePorts);
 
 /// One send queue: its QP, the QP's configuration, its ring and the producer index its
 /// doorbell writes (the WQEs `0..producer` are in host memory).
@@ -116,10 +118,10 @@ pub struct Outcome {
     pub beats: u64,
 }
 
-/// The engine, its host memory, its AXI4-Lite master and the sink of its frame output: one
-/// clock cycle per [`Bench::step`].
-pub struct Bench {
-    sim: Sim<WqeEngine>,
+/// The engine (the build `D`, the default one unless named), its host memory, its AXI4-Lite
+/// master and the sink of its frame output: one clock cycle per [`Bench::step`].
+pub struct Bench<D: WqeEnginePorts = WqeEngine> {
+    sim: Sim<D>,
     host: DmaHost<HostMemory>,
     axil: Master,
     /// The output's ready, drawn per cycle.
@@ -140,7 +142,7 @@ pub struct Bench {
 /// thousand cycles for what tests and examples send).
 pub const ACCESS_LIMIT: u64 = 1 << 22;
 
-impl Bench {
+impl<D: WqeEnginePorts> Bench<D> {
     /// The engine out of reset over `memory`, its surroundings behaving as `load` says, seeded
     /// by `seed`; `vcd` traces it.
     pub fn new(
@@ -148,8 +150,8 @@ impl Bench {
         load: &Load,
         seed: u64,
         vcd: Option<&Path>,
-    ) -> Result<Bench, String> {
-        let mut sim: Sim<WqeEngine> = match vcd {
+    ) -> Result<Bench<D>, String> {
+        let mut sim: Sim<D> = match vcd {
             Some(p) => Sim::with_trace_at(p).map_err(|e| format!("{}: {e}", p.display()))?,
             None => Sim::new("wqe_engine"),
         };
@@ -190,12 +192,12 @@ impl Bench {
         let d = &mut self.sim.dut;
         drive_dma(d, &h);
         let out_ready = self.rnd.gen_bool(self.out_ready);
-        d.set_m_axis_tready(out_ready.into());
+        d.set_m_axis_tready(out_ready);
         self.sim.settle();
 
         let d = &self.sim.dut;
         let seen = sample_axil(d);
-        if d.m_axis_tvalid() == 1 && out_ready {
+        if d.m_axis_tvalid() && out_ready {
             let keep = u64::from(d.m_axis_tkeep());
             let n = keep.trailing_ones() as usize;
             if keep >> n != 0 {
@@ -204,12 +206,12 @@ impl Bench {
             self.frame
                 .extend_from_slice(&d.m_axis_tdata().to_le_bytes()[..n]);
             self.beats += 1;
-            if d.m_axis_tlast() == 1 {
+            if d.m_axis_tlast() {
                 self.frames.push(std::mem::take(&mut self.frame));
             }
         }
         let eng = sample_dma(d);
-        self.out_busy = d.m_axis_tvalid() == 1;
+        self.out_busy = d.m_axis_tvalid();
         self.host
             .accepted(&eng)
             .map_err(|v| format!("DMA protocol: {v}"))?;
@@ -283,8 +285,8 @@ impl Bench {
     }
 }
 
-/// Runs `setup` through the co-simulated engine under `load`, seeded by `seed`; gives up after
-/// `limit` cycles. `vcd` traces the run.
+/// Runs `setup` through the co-simulated engine (its default build) under `load`, seeded by
+/// `seed`; gives up after `limit` cycles. `vcd` traces the run.
 pub fn run(
     setup: &Setup,
     load: &Load,
@@ -292,7 +294,18 @@ pub fn run(
     limit: u64,
     vcd: Option<&Path>,
 ) -> Result<Outcome, String> {
-    let mut bench = Bench::new(setup.memory.clone(), load, seed, vcd)?;
+    run_on::<WqeEngine>(setup, load, seed, limit, vcd)
+}
+
+/// [`run`] on the build `D` of the engine: the setup must fit its QP and region slots.
+pub fn run_on<D: WqeEnginePorts>(
+    setup: &Setup,
+    load: &Load,
+    seed: u64,
+    limit: u64,
+    vcd: Option<&Path>,
+) -> Result<Outcome, String> {
+    let mut bench = Bench::<D>::new(setup.memory.clone(), load, seed, vcd)?;
 
     // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
     let mut ops: Vec<(u32, u32)> = Vec::new();

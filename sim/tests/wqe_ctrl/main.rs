@@ -22,7 +22,7 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::regs::{self, command, control, op, qp_flags, status};
 use rocenic_model::wqe::{CompletionRing, Doorbell, Nic, Ring, SendRing};
 use rocenic_sim::axil::Op;
-use rocenic_sim::duts::{WqeCtrl, WqeCtrl8, WqeCtrlPorts};
+use rocenic_sim::duts::{WqeCtrl, WqeCtrl16, WqeCtrl8, WqeCtrlPorts};
 use rocenic_sim::stream;
 use rocenic_sim::wqe::ctrl::{Bench, DataPath, Event, Pick, QpCtx, Timed, PICK_LAG};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -230,6 +230,20 @@ fn qps8_rxe_back_to_back() {
         ..DataPath::default()
     };
     run::<WqeCtrl8, 8>("wqe_ctrl_qps8_rxe", 8, 8, Profile::Rxe, 3000, dp);
+}
+
+/// The ECP5-25F build (fpga.mk's `wqe_engine:QPS=16,MRS=16`): 16 slots in two groups of the
+/// round robin, 16 regions.
+#[test]
+fn qps16_linux() {
+    run::<WqeCtrl16, 16>(
+        "wqe_ctrl_qps16",
+        16,
+        16,
+        Profile::Linux,
+        3000,
+        DataPath::default(),
+    );
 }
 
 /// The default build: 64 slots and 64 regions, QPs spread over them.
