@@ -5,7 +5,6 @@
 //! table), each with that hash. Then a flow steers one of them to a chosen queue, unhashed,
 //! until it is dropped.
 
-use super::common::{ah_to, open, seeded, ud_qp, wait, Backend};
 use rand::Rng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
@@ -16,7 +15,10 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::rss::{classify, distribute, Context as RssContext, ContextView};
 use rocenic_model::toeplitz::MICROSOFT_KEY;
 use rocenic_model::wire::LinkType;
+use rocenic_tests::{ah_to, on_every_backend, open, seeded, ud_qp, wait, Backend};
 use std::collections::BTreeMap;
+
+on_every_backend!(rss_spread_and_flow);
 
 const QKEY: u32 = 0x0BAD_CAFE;
 /// Bytes of a receive buffer: the GRH area and a message.
@@ -59,7 +61,7 @@ fn send<D: Device>(
     }
 }
 
-pub fn spread_and_flow<B: Backend>(backend: &mut B) {
+fn rss_spread_and_flow<B: Backend>(backend: &mut B) {
     let (_, mut r) = seeded("rss_spread_and_flow");
     let (a, b) = open(backend);
     let (pda, pdb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
