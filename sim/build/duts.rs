@@ -38,6 +38,7 @@ const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
 const WQE_ENGINE: &str = "rtl/wqe/wqe_engine.f";
 const RX_CHECK: &str = "rtl/rx/rx_check.f";
 const RX_CTRL: &str = "rtl/rx/rx_ctrl.f";
+const RX_PATH: &str = "rtl/rx/rx_path.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -150,5 +151,11 @@ pub const DUTS: &[DutSpec] = &[
     DutSpec {
         params: &[("WQS", "8"), ("QPS", "8")],
         ..dut("rx_ctrl_8", "rx_ctrl", RX_CTRL)
+    },
+    // The whole receive path with 8 work queues, 8 QP slots and 8 memory regions, so that
+    // queues fill, slots collide and regions share their lkey slots often.
+    DutSpec {
+        params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8")],
+        ..dut("rx_path_8", "rx_path", RX_PATH)
     },
 ];
