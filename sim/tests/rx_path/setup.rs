@@ -123,7 +123,7 @@ impl Layout {
             let qpn = (gen << 8) | slot as u32;
             let ud = match slot {
                 5 => true,
-                _ => rng.gen(),
+                _ => rng.gen_bool(0.4),
             };
             let target = match slot {
                 0..=3 => Target::Own(slot as u16 + 1),

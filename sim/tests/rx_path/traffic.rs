@@ -30,19 +30,45 @@ pub struct Sender {
     pub queue: Vec<Pkt>,
     pub cursor: usize,
     pub next_psn: u32,
+    /// Rounds the first packet has been sent without being taken.
+    tries: u32,
+}
+
+/// Whether an RC opcode starts a message (FIRST or ONLY).
+fn starts(opcode: u8) -> bool {
+    matches!(opcode % 6, 0 | 4 | 5)
 }
 
 impl Sender {
-    /// The receiver expects `epsn`: the packets before it were taken; send again from there.
+    /// The receiver expects `epsn`: the packets before it were taken; send again from there. A
+    /// message refused three rounds in a row from its start (a bad R_Key, a fault) is given up,
+    /// the messages after it sent at its PSNs.
     pub fn resync(&mut self, epsn: u32) {
         match self.queue.iter().position(|p| p.psn == epsn) {
+            Some(0) => self.tries += 1,
             Some(i) => {
                 self.queue.drain(..i);
+                self.tries = 0;
             }
             None => {
                 self.queue.clear();
                 self.next_psn = epsn;
+                self.tries = 0;
             }
+        }
+        if self.tries >= 3 && self.queue.first().is_some_and(|p| starts(p.opcode)) {
+            let end = self.queue[1..]
+                .iter()
+                .position(|p| starts(p.opcode))
+                .map_or(self.queue.len(), |i| i + 1);
+            self.queue.drain(..end);
+            let mut psn = epsn;
+            for p in &mut self.queue {
+                p.psn = psn;
+                psn = (psn + 1) & 0xFF_FFFF;
+            }
+            self.next_psn = psn;
+            self.tries = 0;
         }
         self.cursor = 0;
     }
@@ -71,7 +97,7 @@ impl Sender {
             // the one over unbacked memory, one without the right, a range past the end, or a
             // key that names nothing.
             let r: &Region = match rng.gen_range(0..20) {
-                0 => &l.regions[4],
+                0 => &l.regions[1],
                 1 => &l.regions[3],
                 _ => l.remote(rng, qp.pd),
             };
@@ -251,7 +277,7 @@ pub fn wqe(
         .collect();
     let mut what = "good";
     let i = rng.gen_range(0..n);
-    match rng.gen_range(0..40) {
+    match rng.gen_range(0..80) {
         0 => {
             sges[i].lkey ^= 1;
             what = "bad lkey";
@@ -292,7 +318,7 @@ pub fn wqe(
     let w = RecvWqe::new(wr_id, &sges).expect("1..=4 entries");
     let mut b = vec![0u8; w.bytes()];
     w.encode(&mut b).expect("sized");
-    match rng.gen_range(0..40) {
+    match rng.gen_range(0..80) {
         0 => {
             b[8] = 0;
             what = "nsge 0";
