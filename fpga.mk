@@ -80,7 +80,7 @@ ice40.lint  := $(ice40.defs)
 ## A new pipeline is one more word here.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             wqe_engine rx_check rx_ctrl
+             wqe_engine rx_check rx_ctrl rx_dp rx_path
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9

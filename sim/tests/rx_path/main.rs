@@ -455,7 +455,7 @@ impl World {
                     (ud_frame(rng, q.qpn, qkey, len), verdict, "ud")
                 } else {
                     let p = self.senders[q.slot].next(rng, &q, &self.layout);
-                    if rng.gen_bool(0.08) {
+                    if rng.gen_bool(0.1) {
                         self.senders[q.slot].cursor -= 1;
                         let (bad, what) = spoil(rng, &p);
                         (rc_frame(rng, q.qpn, &bad), verdict, what)
@@ -541,7 +541,9 @@ fn state(qps: &QpTable<QPS>, qpn: u32) -> QpState {
     qps.get(qpn).map_or(QpState::Reset, |c| c.state())
 }
 
-fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig) {
+/// `rounds` rounds of `frames_per` frames on `dma`'s host, the send side showing an ERR up to
+/// `err_lag` cycles after the path asks for it.
+fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig, err_lag: u64) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed ^ 0x0A7B);
     let layout = Layout::random(&mut rng);
@@ -549,7 +551,7 @@ fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig) {
         dma,
         frame_idle: 0.3,
         axil_delay: 0.3,
-        err_lag: 6,
+        err_lag,
     };
     let mem = layout.memory();
     let mut w = World {
@@ -637,11 +639,11 @@ fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig) {
 fn random_traffic() {
     let mut dma = DmaConfig::adversarial(8, 4);
     dma.latency = 1..=40;
-    run("rx_path_random", 60, 50, dma);
+    run("rx_path_random", 60, 60, dma, 100);
 }
 
 /// A host that answers at once: the path's own pace, operations back to back.
 #[test]
 fn ideal_host() {
-    run("rx_path_ideal", 40, 50, DmaConfig::ideal(8, 4));
+    run("rx_path_ideal", 60, 60, DmaConfig::ideal(8, 4), 1);
 }

@@ -91,7 +91,11 @@ impl Layout {
         let wqs: Vec<WqConfig> = (0..WQS as u16)
             .map(|w| {
                 let ring_log2 = if w >= 5 { 2 } else { rng.gen_range(1..=3) };
-                let stride = rng.gen_range(0..=2);
+                let stride = if rng.gen_bool(0.2) {
+                    4
+                } else {
+                    rng.gen_range(0..=2)
+                };
                 let base = match w {
                     5 => EDGE_RING,
                     _ => RINGS + u64::from(w) * 0x1_0000,
@@ -121,8 +125,10 @@ impl Layout {
         for slot in 0..QPS {
             let gen = rng.gen_range(1..0x100u32);
             let qpn = (gen << 8) | slot as u32;
+            // Slot 0 RC and slot 1 UD whatever the draw, so that every run has both.
             let ud = match slot {
-                5 => true,
+                0 => false,
+                1 | 5 => true,
                 _ => rng.gen_bool(0.4),
             };
             let target = match slot {

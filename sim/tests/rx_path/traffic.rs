@@ -96,7 +96,7 @@ impl Sender {
             // Mostly a region of the QP's PD with remote write, the range inside; now and then
             // the one over unbacked memory, one without the right, a range past the end, or a
             // key that names nothing.
-            let r: &Region = match rng.gen_range(0..20) {
+            let r: &Region = match rng.gen_range(0..12) {
                 0 => &l.regions[1],
                 1 => &l.regions[3],
                 _ => l.remote(rng, qp.pd),
@@ -146,7 +146,7 @@ impl Sender {
 /// length; and what it is.
 pub fn spoil(rng: &mut SmallRng, p: &Pkt) -> (Pkt, &'static str) {
     let mut q = p.clone();
-    match rng.gen_range(0..3) {
+    match rng.gen_range(0..4) {
         0 => {
             let d = rng.gen_range(1..4u32);
             q.psn = if rng.gen() {
@@ -156,7 +156,7 @@ pub fn spoil(rng: &mut SmallRng, p: &Pkt) -> (Pkt, &'static str) {
             } & 0xFF_FFFF;
             (q, "psn")
         }
-        1 => {
+        1 | 2 => {
             // Another opcode of the same kind of message (a MIDDLE without a FIRST, a FIRST
             // inside a message, ...), its headers made to match.
             let base = if p.opcode >= op::RC_RDMA_WRITE_FIRST {
@@ -322,6 +322,10 @@ pub fn wqe(
         0 => {
             b[8] = 0;
             what = "nsge 0";
+        }
+        3 => {
+            b[8] = rng.gen_range(64..=255);
+            what = "nsge past 63";
         }
         1 => {
             b[rng.gen_range(9..16)] = rng.gen_range(1..=255);
