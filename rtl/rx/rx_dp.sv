@@ -147,9 +147,6 @@ module rx_dp #(
     output logic               flush_hit          // ...and whether it flushed a WQE
 );
 
-    import rx_pkg::*;
-    import rx_ctrl_pkg::*;
-
     if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
         $error("rx_dp: QPS must be a power of two, 4..256, got %0d", QPS);
     end
@@ -171,7 +168,7 @@ module rx_dp #(
     localparam int SETTLE = 5;
 
     typedef enum logic [4:0] {
-        M_IDLE, M_DESC, M_CTX, M_CHK, M_RC, M_Q, M_RKEY, M_WLEN, M_WPAY, M_WB, M_TAKE,
+        M_IDLE, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
         M_FETCH, M_CAP, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
         M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
     } mstate_t;
@@ -203,8 +200,8 @@ module rx_dp #(
     wire start_flush = enable && !cmd_pending && !s_desc_valid;
 
     // ---- working state ------------------------------------------------------------------------
-    ctx_t        ctx_q;
-    wq_view_t    qv_q;
+    rx_ctrl_pkg::ctx_t        ctx_q;
+    rx_ctrl_pkg::wq_view_t    qv_q;
     logic [SW-1:0] slot_q;
     logic [7:0]  w_q;             // the queue the frame completes in
     logic        ud_q, write_q, first_q, last_q, full_q, imm_q;
@@ -217,7 +214,7 @@ module rx_dp #(
     logic [31:0] blen_q;          // its BYTE_LEN
     logic        wimm_q;          // its opcode is RECV_RDMA_WITH_IMM
     logic [63:0] wrid_q;          // its WR_ID
-    rcv_t        rcv_q;           // ...with this
+    rx_ctrl_pkg::rcv_t        rcv_q;           // ...with this
     logic [63:0] wva_q;           // RDMA WRITE: VA, length, bytes before this packet
     logic [31:0] wlen_q, wdone_q;
     logic [1:0]  pc_q;            // the next piece
@@ -319,9 +316,61 @@ module rx_dp #(
     wire [QUEUE_W-1:0] want_q = ctx_q.kind == 2'd2 ? d_queue : QUEUE_W'(ctx_q.wq);
     wire               want_ok = 32'(want_q) < WQS;
 
-    wire [31:0] wend = wdone_q + 32'(d_payload_len);
-    wire        wlen_bad = {1'b0, wend} < {1'b0, wdone_q} || wend > wlen_q
-                        || (last_q && wend != wlen_q);
+    // The RDMA WRITE's bytes up to the end of this packet, and the bytes the WQE must hold,
+    // registered every clock: their inputs settle cycles before they are compared.
+    logic [32:0] wend_q;
+    logic [37:0] need_q;
+    wire  [31:0] wend = wend_q[31:0];
+    wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
+    logic        wbad_q, short_q;
+    always_ff @(posedge clk) begin
+        wend_q  <= 33'(wdone_q) + 33'(d_payload_len);
+        need_q  <= need;
+        wbad_q  <= wlen_bad;
+        // The WQE's entries hold less than the bytes (capacity settles before the fetch ends).
+        short_q <= need_q > f_capacity;
+    end
+
+    // The context's checks, in the model's order, in two registered steps from the registered
+    // context (M_CHK0, M_CHK1): a flag per check, then the first that fails.
+    logic f_noqp, f_qpst, f_trans, f_qkey, f_long, f_short, f_psn, f_seq, f_want_ok;
+    logic chk_fail_q;
+    logic [3:0] chk_code_q;
+    always_ff @(posedge clk) begin
+        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sq_valid[slot_q];
+        f_qpst    <= !sq_rcv[slot_q];
+        f_trans   <= ud_q != ctx_q.ud;
+        f_qkey    <= d_qkey != ctx_q.qkey;
+        f_long    <= d_payload_len > mtu_q;
+        f_short   <= full_q && d_payload_len != mtu_q;
+        f_psn     <= d_psn != ctx_q.rcv.epsn;
+        f_seq     <= first_q ? ctx_q.rcv.msg != rx_ctrl_pkg::MSG_NONE
+                   : ctx_q.rcv.msg != (write_q ? rx_ctrl_pkg::MSG_WRITE : rx_ctrl_pkg::MSG_SEND);
+        f_want_ok <= want_ok;
+        chk_fail_q <= 1'b1;
+        if (f_noqp) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_NO_QP;
+        end else if (f_qpst) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_QP_STATE;
+        end else if (f_trans) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_TRANSPORT;
+        end else if (ud_q && f_qkey) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_QKEY;
+        end else if (ud_q && f_long) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_LENGTH;
+        end else if (ud_q && !f_want_ok) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_NO_WQ;
+        end else if (!ud_q && f_psn) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_PSN;
+        end else if (!ud_q && f_seq) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_SEQUENCE;
+        end else if (!ud_q && (f_long || f_short)) begin
+            chk_code_q <= rx_pkg::RX_DISCARD_LENGTH;
+        end else begin
+            chk_fail_q <= 1'b0;
+            chk_code_q <= rx_pkg::RX_DISCARD_NO_QP;
+        end
+    end
 
     // The pieces of the bytes of a frame (source, first byte, length, offset in the buffers).
     logic [1:0]  pz_src;
@@ -355,12 +404,6 @@ module rx_dp #(
     wire [37:0] need = plan_q == P_RAW ? 38'(d_frame_len)
                      : plan_q == P_PAY ? 38'(wdone_q) + 38'(d_payload_len)
                      : 38'd40 + 38'(d_payload_len);
-
-    task automatic discard(input logic [3:0] why);
-        disc_q <= 1'b1;
-        why_q  <= why;
-        m_q    <= M_FIN;
-    endtask
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -450,14 +493,14 @@ module rx_dp #(
                 M_DESC: begin
                     imm_q <= d_imm_valid;
                     if (d_discard) begin
-                        discard(d_reason);
+                        begin disc_q <= 1'b1; why_q <= d_reason; m_q <= M_FIN; end
                     end else if (!d_roce) begin
                         // Raw: the queue the RSS pipeline chose, if it is a raw one.
                         plan_q <= P_RAW;
                         ud_q   <= 1'b0;
                         w_q    <= 8'(d_queue);
                         if (32'(d_queue) >= WQS) begin
-                            discard(RX_DISCARD_NO_WQ);
+                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
                         end else begin
                             q_rd_valid <= 1'b1;
                             q_rd_wq    <= 8'(d_queue);
@@ -480,43 +523,26 @@ module rx_dp #(
                     last_q  <= d_last;
                     full_q  <= d_first || d_middle;
                     rcv_q   <= ctx_rd.rcv;
-                    if (!ctx_rd.valid || ctx_rd.qpn != d_dest_qpn || !sq_valid[slot_q]) begin
-                        discard(RX_DISCARD_NO_QP);
-                    end else if (!sq_rcv[slot_q]) begin
-                        discard(RX_DISCARD_QP_STATE);
-                    end else if (d_ud != ctx_rd.ud) begin
-                        discard(RX_DISCARD_TRANSPORT);
-                    end else begin
-                        m_q <= M_CHK;
-                    end
+                    m_q     <= M_CHK0;
                 end
+                M_CHK0: m_q <= M_CHK1;   // the checks' flags...
+                M_CHK1: m_q <= M_CHK;    // ...and their verdict, registered
                 M_CHK: begin
                     // A failed WQE: QP to ERR for its own or a shared queue, the queue to ERR
                     // for its own or an RSS queue.
                     qp_fail_q <= ctx_q.kind != 2'd2;
                     wq_fail_q <= ctx_q.kind != 2'd1;
-                    if (ud_q) begin
-                        plan_q <= d_ipv6 ? P_UD6 : P_UD4;
-                        w_q    <= 8'(want_q);
-                        if (d_qkey != ctx_q.qkey) begin
-                            discard(RX_DISCARD_QKEY);
-                        end else if (d_payload_len > mtu_q) begin
-                            discard(RX_DISCARD_LENGTH);
-                        end else if (!want_ok) begin
-                            discard(RX_DISCARD_NO_WQ);
-                        end else begin
-                            q_rd_valid <= 1'b1;
-                            q_rd_wq    <= 8'(want_q);
-                            qwhy_q     <= QW_TAKE;
-                            m_q        <= M_Q;
-                        end
-                    end else if (d_psn != ctx_q.rcv.epsn) begin
-                        discard(RX_DISCARD_PSN);
-                    end else if (first_q ? ctx_q.rcv.msg != MSG_NONE
-                                 : ctx_q.rcv.msg != (write_q ? MSG_WRITE : MSG_SEND)) begin
-                        discard(RX_DISCARD_SEQUENCE);
-                    end else if (d_payload_len > mtu_q || (full_q && d_payload_len != mtu_q)) begin
-                        discard(RX_DISCARD_LENGTH);
+                    plan_q    <= d_ipv6 ? P_UD6 : P_UD4;
+                    w_q       <= 8'(want_q);
+                    if (chk_fail_q) begin
+                        disc_q <= 1'b1;
+                        why_q  <= chk_code_q;
+                        m_q    <= M_FIN;
+                    end else if (ud_q) begin
+                        q_rd_valid <= 1'b1;
+                        q_rd_wq    <= 8'(want_q);
+                        qwhy_q     <= QW_TAKE;
+                        m_q        <= M_Q;
                     end else begin
                         m_q <= M_RC;
                     end
@@ -535,15 +561,15 @@ module rx_dp #(
                                 f_addr  <= d_va;
                                 m_q     <= M_RKEY;
                             end else begin
-                                m_q <= M_WLEN;
+                                m_q <= M_WSUM;
                             end
                         end else begin
                             wva_q   <= ctx_q.rcv.msg_addr;
                             wlen_q  <= ctx_q.rcv.msg_arg[31:0];
                             wdone_q <= ctx_q.rcv.msg_done;
-                            m_q     <= M_WLEN;
+                            m_q     <= M_WSUM;
                         end
-                    end else if (ctx_q.rcv.msg == MSG_SEND) begin
+                    end else if (ctx_q.rcv.msg == rx_ctrl_pkg::MSG_SEND) begin
                         // A SEND in progress: its WQE again, from its queue.
                         w_q     <= ctx_q.rcv.msg_wq;
                         wdone_q <= ctx_q.rcv.msg_done;
@@ -552,8 +578,8 @@ module rx_dp #(
                         q_rd_wq    <= ctx_q.rcv.msg_wq;
                         qwhy_q     <= QW_MID;
                         m_q        <= M_Q;
-                    end else if (ctx_q.kind == 2'd2 || !want_ok) begin
-                        discard(RX_DISCARD_NO_WQ);
+                    end else if (ctx_q.kind == 2'd2 || !f_want_ok) begin
+                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
                     end else begin
                         w_q        <= 8'(want_q);
                         q_rd_valid <= 1'b1;
@@ -566,19 +592,21 @@ module rx_dp #(
                 // ---- RDMA WRITE -------------------------------------------------------------
                 M_RKEY: if (f_done) begin
                     if (f_status != ST_SUCCESS) begin
-                        discard(RX_DISCARD_RKEY);
+                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_RKEY; m_q <= M_FIN; end
                     end else begin
-                        m_q <= M_WLEN;
+                        m_q <= M_WSUM;
                     end
                 end
+                M_WSUM:  m_q <= M_WSUM2;  // wend_q follows the bytes before...
+                M_WSUM2: m_q <= M_WLEN;   // ...and wbad_q follows wend_q
                 M_WLEN: begin
-                    if (wlen_bad) begin
-                        discard(RX_DISCARD_LENGTH);
+                    if (wbad_q) begin
+                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_LENGTH; m_q <= M_FIN; end
                     end else if (imm_q) begin
                         // With immediate data the queue must take the WQE before any byte
                         // lands.
-                        if (ctx_q.kind == 2'd2 || !want_ok) begin
-                            discard(RX_DISCARD_NO_WQ);
+                        if (ctx_q.kind == 2'd2 || !f_want_ok) begin
+                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
                         end else begin
                             w_q        <= 8'(want_q);
                             q_rd_valid <= 1'b1;
@@ -608,7 +636,7 @@ module rx_dp #(
                     ctx_wr_valid   <= 1'b1;
                     ctx_wr_slot    <= 8'(slot_q);
                     ctx_wr         <= rcv_q;
-                    ctx_wr.msg     <= last_q ? MSG_NONE : MSG_WRITE;
+                    ctx_wr.msg     <= last_q ? rx_ctrl_pkg::MSG_NONE : rx_ctrl_pkg::MSG_WRITE;
                     ctx_wr.msg_wq  <= '0;
                     ctx_wr.msg_addr <= wva_q;
                     ctx_wr.msg_arg <= 64'(wlen_q);
@@ -628,7 +656,7 @@ module rx_dp #(
                     case (qwhy_q)
                         QW_MID: begin
                             if (last_q && !(q_rd.valid && q_rd.room)) begin
-                                discard(RX_DISCARD_CQ_FULL);
+                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_CQ_FULL; m_q <= M_FIN; end
                             end else begin
                                 f_start <= 1'b1;
                                 f_op    <= OP_WQE;
@@ -639,13 +667,13 @@ module rx_dp #(
                         QW_FLUSH: m_q <= M_TAKE;
                         default: begin
                             if (!q_rd.valid || (plan_q == P_RAW && !q_rd.raw)) begin
-                                discard(RX_DISCARD_NO_WQ);
-                            end else if (q_rd.state != WQ_READY) begin
-                                discard(RX_DISCARD_WQ_STATE);
+                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
+                            end else if (q_rd.state != rx_ctrl_pkg::WQ_READY) begin
+                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_WQ_STATE; m_q <= M_FIN; end
                             end else if (!q_rd.pending) begin
-                                discard(RX_DISCARD_NO_WQE);
+                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQE; m_q <= M_FIN; end
                             end else if (!q_rd.room) begin
-                                discard(RX_DISCARD_CQ_FULL);
+                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_CQ_FULL; m_q <= M_FIN; end
                             end else if (qwhy_q == QW_WIMM) begin
                                 m_q <= M_WPAY;
                             end else begin
@@ -680,7 +708,7 @@ module rx_dp #(
                     end
                 end
                 M_CAP: begin
-                    if (need > f_capacity) begin
+                    if (short_q) begin
                         st_q <= ST_LOC_LEN;
                         m_q  <= M_AFTER;
                     end else begin
@@ -708,7 +736,7 @@ module rx_dp #(
                         // An RDMA WRITE's payload: refused, the frame is a fault and nothing
                         // moves.
                         if (sc_err) begin
-                            discard(RX_DISCARD_FAULT);
+                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_FAULT; m_q <= M_FIN; end
                         end else begin
                             m_q <= M_WB;
                         end
@@ -730,7 +758,7 @@ module rx_dp #(
                         ctx_wr_valid    <= 1'b1;
                         ctx_wr_slot     <= 8'(slot_q);
                         ctx_wr          <= rcv_q;
-                        ctx_wr.msg      <= st_q == ST_SUCCESS && !last_q ? MSG_SEND : MSG_NONE;
+                        ctx_wr.msg      <= st_q == ST_SUCCESS && !last_q ? rx_ctrl_pkg::MSG_SEND : rx_ctrl_pkg::MSG_NONE;
                         ctx_wr.msg_wq   <= w_q;
                         ctx_wr.msg_addr <= qwhy_q == QW_MID ? rcv_q.msg_addr : qv_q.wqe_addr;
                         ctx_wr.msg_arg  <= qwhy_q == QW_MID ? rcv_q.msg_arg : f_wr_id;
@@ -773,7 +801,7 @@ module rx_dp #(
                         cq_fault <= 1'b1;
                         if (!is_flush_q) begin
                             disc_q <= 1'b1;
-                            why_q  <= RX_DISCARD_FAULT;
+                            why_q  <= rx_pkg::RX_DISCARD_FAULT;
                         end
                     end
                     m_q <= M_PUSH;

@@ -57,11 +57,15 @@ module rx_dp_emit #(
     logic [SRC_W-1:0] src_q;
     logic [2:0]       shift_q;
     logic [255:0]     cqe_q;
-    logic [9:0]       nb_q;       // source beats to read: ceil((shift + len) / 8)
-    logic [9:0]       no_q;       // output beats: ceil(len / 8)
+    // Down counters, so that each decision is a compare with a constant: source beats still to
+    // read (ceil((shift + len) / 8) at the start), output beats still to make (ceil(len / 8)),
+    // and of those, the ones that take a second source beat (all but the last when the source
+    // has as many beats as the output, all when it has one more).
+    logic [9:0]       rd_left_q;
+    logic [9:0]       out_left_q;
+    logic [9:0]       hi_left_q;
     logic [7:0]       last_keep_q;
     logic [9:0]       iss_q;      // source beats read so far
-    logic [9:0]       oj_q;       // output beats made so far
 
     // The read pipe: p[k] set in the k-th cycle after the read address; the beat index rides
     // along for SRC_CQE.
@@ -82,14 +86,15 @@ module rx_dp_emit #(
 
     wire out_free = !m_wr_valid || m_wr_ready;
     wire [2:0] in_flight = 3'(p_q[0]) + 3'(p_q[1]) + 3'(p_q[2]);
-    wire issue = e_q == E_RUN && iss_q != nb_q && f_cnt_q + in_flight < 3'd4;
+    wire issue = e_q == E_RUN && rd_left_q != 10'd0 && f_cnt_q + in_flight < 3'd4;
 
     // What the consumer does this cycle: take the first beat into lo, or make an output beat
     // from lo and the next (popping it) or from lo alone (the source's last beat).
-    wire need_hi  = oj_q + 10'd1 < nb_q;
+    wire need_hi  = hi_left_q != 10'd0;
     wire f_any    = f_cnt_q != 3'd0;
     wire take_lo  = e_q == E_RUN && out_free && !have_lo_q && f_any;
-    wire make     = e_q == E_RUN && out_free && have_lo_q && oj_q != no_q && (!need_hi || f_any);
+    wire make     = e_q == E_RUN && out_free && have_lo_q && out_left_q != 10'd0
+                 && (!need_hi || f_any);
     wire pop      = take_lo || (make && need_hi);
     wire [127:0] pair = {need_hi ? fifo_q[f_rd_q] : 64'd0, lo_q};
     wire [63:0]  shifted = 64'(pair >> {shift_q, 3'b000});
@@ -119,8 +124,9 @@ module rx_dp_emit #(
             done <= 1'b0;
             p_q  <= {p_q[1:0], issue};
             if (issue) begin
-                rd_addr <= beat_q_next;
-                iss_q   <= iss_q + 10'd1;
+                rd_addr   <= beat_q_next;
+                iss_q     <= iss_q + 10'd1;
+                rd_left_q <= rd_left_q - 10'd1;
             end
             pidx_q[0] <= iss_q[1:0];
             pidx_q[1] <= pidx_q[0];
@@ -146,9 +152,12 @@ module rx_dp_emit #(
                 end
                 m_wr_valid <= 1'b1;
                 m_wr_data  <= shifted;
-                m_wr_last  <= oj_q + 10'd1 == no_q;
-                m_wr_keep  <= oj_q + 10'd1 == no_q ? last_keep_q : 8'hFF;
-                oj_q       <= oj_q + 10'd1;
+                m_wr_last  <= out_left_q == 10'd1;
+                m_wr_keep  <= out_left_q == 10'd1 ? last_keep_q : 8'hFF;
+                out_left_q <= out_left_q - 10'd1;
+                if (need_hi) begin
+                    hi_left_q <= hi_left_q - 10'd1;
+                end
             end
             case (e_q)
                 E_IDLE: if (start) begin
@@ -157,11 +166,12 @@ module rx_dp_emit #(
                     src_q       <= src;
                     shift_q     <= src == SRC_FRAME ? shift : 3'd0;
                     cqe_q       <= cqe;
-                    nb_q        <= src == SRC_FRAME ? span[12:3] : olen[12:3];
-                    no_q        <= olen[12:3];
+                    rd_left_q   <= src == SRC_FRAME ? span[12:3] : olen[12:3];
+                    out_left_q  <= olen[12:3];
+                    hi_left_q   <= src == SRC_FRAME && span[12:3] != olen[12:3]
+                                 ? olen[12:3] : olen[12:3] - 10'd1;
                     last_keep_q <= tail == 3'd0 ? 8'hFF : 8'((9'd1 << tail) - 9'd1);
                     iss_q       <= '0;
-                    oj_q        <= '0;
                     have_lo_q   <= 1'b0;
                     beat_q      <= beat;
                 end

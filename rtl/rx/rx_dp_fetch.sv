@@ -35,7 +35,7 @@ module rx_dp_fetch #(
     output logic [63:0]      wr_id,
     output logic [5:0]       nsge,         // ...the entries...
     output logic [37:0]      capacity,     // ...and the bytes they hold (OP_WQE, success)
-    // the entries, for the scatter: ent_rd_addr's entry one clock later
+    // the entries, for the scatter: ent_rd_idx's entry two clocks later
     input  wire [5:0]        ent_rd_idx,
     output logic [63:0]      ent_rd_addr,
     output logic [31:0]      ent_rd_len,
@@ -92,11 +92,15 @@ module rx_dp_fetch #(
     logic        ent_we;
     logic [5:0]  ent_wa;
     logic [95:0] ent_wd;
+    // Read through two registers: block RAM read data comes late in the clock, so nothing but
+    // a flip-flop follows it.
+    logic [95:0] ent_q;
     always_ff @(posedge clk) begin
         if (ent_we) begin
             ents[ent_wa] <= ent_wd;
         end
-        {ent_rd_len, ent_rd_addr} <= ents[ent_rd_idx];
+        ent_q <= ents[ent_rd_idx];
+        {ent_rd_len, ent_rd_addr} <= ent_q;
     end
 
     assign m_rd_req_tag = '0;

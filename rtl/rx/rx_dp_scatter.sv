@@ -29,7 +29,7 @@ module rx_dp_scatter #(
     input  wire [255:0]       cqe,        // SRC_CQE: the completion
     output logic              done,       // one cycle...
     output logic              err,        // ...and whether a write was refused
-    // the WQE's entries (rx_dp_fetch): the entry at ent_rd_idx a clock later
+    // the WQE's entries (rx_dp_fetch): the entry at ent_rd_idx two clocks later
     output logic [5:0]        ent_rd_idx,
     input  wire [63:0]        ent_rd_addr,
     input  wire [31:0]        ent_rd_len,
@@ -45,7 +45,7 @@ module rx_dp_scatter #(
     input  wire               w_err
 );
 
-    typedef enum logic [2:0] {S_IDLE, S_RD, S_LOOK, S_CMP, S_GO, S_WAIT} sstate_t;
+    typedef enum logic [2:0] {S_IDLE, S_RD, S_RD2, S_LOOK, S_CMP, S_ADDR, S_GO, S_WAIT} sstate_t;
     sstate_t s_q;
 
     logic              walk_q;
@@ -58,6 +58,7 @@ module rx_dp_scatter #(
     logic [37:0]       estart_q;    // WALK: the buffers' offset of entry ent_rd_idx
     logic [37:0]       eend_q;      // ...and of its end
     logic [12:0]       k_q;         // this write's bytes
+    logic [37:0]       eoff_q;      // WALK: where it starts in its entry
 
     assign w_src  = src_q;
     assign w_len  = k_q;
@@ -91,7 +92,8 @@ module rx_dp_scatter #(
                     ent_rd_idx <= '0;
                     s_q        <= walk ? S_RD : S_CMP;
                 end
-                S_RD:   s_q <= S_LOOK;
+                S_RD:   s_q <= S_RD2;
+                S_RD2:  s_q <= S_LOOK;
                 S_LOOK: begin
                     eend_q <= estart_q + 38'(ent_rd_len);
                     s_q    <= S_CMP;
@@ -103,9 +105,13 @@ module rx_dp_scatter #(
                         s_q        <= S_RD;
                     end else begin
                         k_q    <= k_next;
-                        w_addr <= walk_q ? ent_rd_addr + 64'(38'(m_q - estart_q)) : addr_q;
-                        s_q    <= S_GO;
+                        eoff_q <= walk_q ? m_q - estart_q : '0;
+                        s_q    <= S_ADDR;
                     end
+                end
+                S_ADDR: begin
+                    w_addr <= (walk_q ? ent_rd_addr : addr_q) + 64'(eoff_q);
+                    s_q    <= S_GO;
                 end
                 S_GO: begin
                     w_start <= 1'b1;
