@@ -2,6 +2,7 @@
 // the top last.
 rtl/rx/rx_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rx/rx_ram.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv

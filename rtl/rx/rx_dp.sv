@@ -322,8 +322,9 @@ module rx_dp #(
     logic [37:0] need_q;
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
-    logic        wbad_q, short_q;
+    logic        wbad_q, short_q, dlen_zero_q;
     always_ff @(posedge clk) begin
+        dlen_zero_q <= d_dma_len == 32'd0;
         wend_q  <= 33'(wdone_q) + 33'(d_payload_len);
         need_q  <= need;
         wbad_q  <= wlen_bad;
@@ -555,7 +556,7 @@ module rx_dp #(
                             wva_q   <= d_va;
                             wlen_q  <= d_dma_len;
                             wdone_q <= '0;
-                            if (d_dma_len != 32'd0) begin
+                            if (!dlen_zero_q) begin
                                 f_start <= 1'b1;
                                 f_op    <= OP_RKEY;
                                 f_addr  <= d_va;

@@ -87,21 +87,24 @@ module rx_dp_fetch #(
     logic [5:0]  asked_q;         // region checks answered
     logic        fail_q;          // a region check failed already
 
-    // The entries: address and length, written as they arrive.
-    logic [95:0] ents [64];
-    logic        ent_we;
-    logic [5:0]  ent_wa;
-    logic [95:0] ent_wd;
-    // Read through two registers: block RAM read data comes late in the clock, so nothing but
-    // a flip-flop follows it.
-    logic [95:0] ent_q;
-    always_ff @(posedge clk) begin
-        if (ent_we) begin
-            ents[ent_wa] <= ent_wd;
-        end
-        ent_q <= ents[ent_rd_idx];
-        {ent_rd_len, ent_rd_addr} <= ent_q;
-    end
+    // The entries: address and length, written as they arrive. rx_ram reads through two
+    // registers (on ECP5 the block RAM's own output register: its read data comes too late in
+    // the clock for anything but a flip-flop).
+    logic          ent_we;
+    logic [5:0]    ent_wa;
+    logic [95:0]   ent_wd;
+    logic [107:0]  ent_rdata;
+    rx_ram #(.COLS(3), .DEPTH(64)) u_ents (
+        .clk,
+        .we   ({3{ent_we}}),
+        .waddr(ent_wa),
+        .wdata({12'd0, ent_wd}),
+        .re   (1'b1),
+        .raddr(ent_rd_idx),
+        .rdata(ent_rdata)
+    );
+    assign {ent_rd_len, ent_rd_addr} = ent_rdata[95:0];
+    wire unused_ent = ^ent_rdata[107:96];
 
     assign m_rd_req_tag = '0;
     assign s_mr_ready   = 1'b1;
