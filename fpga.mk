@@ -94,6 +94,8 @@ wqe_ctrl.synth      := -nowidelut
 # The receive path's control plane likewise: the placement leaves its context RAM's read data
 # room to reach the register right after it.
 rx_ctrl.synth       := -nowidelut
+# The whole receive path holds the control plane: the same, for the same reason.
+rx_path.synth       := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125

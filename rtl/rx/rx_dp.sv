@@ -169,7 +169,7 @@ module rx_dp #(
 
     typedef enum logic [4:0] {
         M_IDLE, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
-        M_FETCH, M_CAP, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
+        M_FETCH, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
         M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
     } mstate_t;
     mstate_t m_q;
@@ -400,6 +400,17 @@ module rx_dp #(
             end
         endcase
     end
+    logic [1:0]  pz_src_q;
+    logic [12:0] pz_off_q, pz_len_q;
+    logic [37:0] pz_m_q;
+    logic        pz_zero_q;
+    always_ff @(posedge clk) begin
+        pz_src_q  <= pz_src;
+        pz_off_q  <= pz_off;
+        pz_len_q  <= pz_len;
+        pz_m_q    <= pz_m;
+        pz_zero_q <= pz_len == 13'd0;
+    end
     // Bytes the WQE must hold: the GRH area and payload (UD), the bytes before and this
     // packet's (RC SEND), the frame (raw).
     wire [37:0] need = plan_q == P_RAW ? 38'(d_frame_len)
@@ -494,14 +505,18 @@ module rx_dp #(
                 M_DESC: begin
                     imm_q <= d_imm_valid;
                     if (d_discard) begin
-                        begin disc_q <= 1'b1; why_q <= d_reason; m_q <= M_FIN; end
+                        disc_q <= 1'b1;
+                        why_q  <= d_reason;
+                        m_q    <= M_FIN;
                     end else if (!d_roce) begin
                         // Raw: the queue the RSS pipeline chose, if it is a raw one.
                         plan_q <= P_RAW;
                         ud_q   <= 1'b0;
                         w_q    <= 8'(d_queue);
                         if (32'(d_queue) >= WQS) begin
-                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
+                            disc_q <= 1'b1;
+                            why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
+                            m_q    <= M_FIN;
                         end else begin
                             q_rd_valid <= 1'b1;
                             q_rd_wq    <= 8'(d_queue);
@@ -580,7 +595,9 @@ module rx_dp #(
                         qwhy_q     <= QW_MID;
                         m_q        <= M_Q;
                     end else if (ctx_q.kind == 2'd2 || !f_want_ok) begin
-                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
+                        disc_q <= 1'b1;
+                        why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
+                        m_q    <= M_FIN;
                     end else begin
                         w_q        <= 8'(want_q);
                         q_rd_valid <= 1'b1;
@@ -593,7 +610,9 @@ module rx_dp #(
                 // ---- RDMA WRITE -------------------------------------------------------------
                 M_RKEY: if (f_done) begin
                     if (f_status != ST_SUCCESS) begin
-                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_RKEY; m_q <= M_FIN; end
+                        disc_q <= 1'b1;
+                        why_q  <= rx_pkg::RX_DISCARD_RKEY;
+                        m_q    <= M_FIN;
                     end else begin
                         m_q <= M_WSUM;
                     end
@@ -602,12 +621,16 @@ module rx_dp #(
                 M_WSUM2: m_q <= M_WLEN;   // ...and wbad_q follows wend_q
                 M_WLEN: begin
                     if (wbad_q) begin
-                        begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_LENGTH; m_q <= M_FIN; end
+                        disc_q <= 1'b1;
+                        why_q  <= rx_pkg::RX_DISCARD_LENGTH;
+                        m_q    <= M_FIN;
                     end else if (imm_q) begin
                         // With immediate data the queue must take the WQE before any byte
                         // lands.
                         if (ctx_q.kind == 2'd2 || !f_want_ok) begin
-                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
+                            disc_q <= 1'b1;
+                            why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
+                            m_q    <= M_FIN;
                         end else begin
                             w_q        <= 8'(want_q);
                             q_rd_valid <= 1'b1;
@@ -657,7 +680,9 @@ module rx_dp #(
                     case (qwhy_q)
                         QW_MID: begin
                             if (last_q && !(q_rd.valid && q_rd.room)) begin
-                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_CQ_FULL; m_q <= M_FIN; end
+                                disc_q <= 1'b1;
+                                why_q  <= rx_pkg::RX_DISCARD_CQ_FULL;
+                                m_q    <= M_FIN;
                             end else begin
                                 f_start <= 1'b1;
                                 f_op    <= OP_WQE;
@@ -668,13 +693,21 @@ module rx_dp #(
                         QW_FLUSH: m_q <= M_TAKE;
                         default: begin
                             if (!q_rd.valid || (plan_q == P_RAW && !q_rd.raw)) begin
-                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQ; m_q <= M_FIN; end
+                                disc_q <= 1'b1;
+                                why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
+                                m_q    <= M_FIN;
                             end else if (q_rd.state != rx_ctrl_pkg::WQ_READY) begin
-                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_WQ_STATE; m_q <= M_FIN; end
+                                disc_q <= 1'b1;
+                                why_q  <= rx_pkg::RX_DISCARD_WQ_STATE;
+                                m_q    <= M_FIN;
                             end else if (!q_rd.pending) begin
-                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_NO_WQE; m_q <= M_FIN; end
+                                disc_q <= 1'b1;
+                                why_q  <= rx_pkg::RX_DISCARD_NO_WQE;
+                                m_q    <= M_FIN;
                             end else if (!q_rd.room) begin
-                                begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_CQ_FULL; m_q <= M_FIN; end
+                                disc_q <= 1'b1;
+                                why_q  <= rx_pkg::RX_DISCARD_CQ_FULL;
+                                m_q    <= M_FIN;
                             end else if (qwhy_q == QW_WIMM) begin
                                 m_q <= M_WPAY;
                             end else begin
@@ -713,21 +746,23 @@ module rx_dp #(
                         st_q <= ST_LOC_LEN;
                         m_q  <= M_AFTER;
                     end else begin
-                        m_q <= M_PIECE;
+                        m_q <= M_PIECE0;
                     end
                 end
+                M_PIECE0: m_q <= M_PIECE;   // the piece pc_q names, registered
                 M_PIECE: begin
                     if (pc_q == 2'd3) begin
                         m_q <= M_AFTER;
-                    end else if (pz_len == 13'd0) begin
+                    end else if (pz_zero_q) begin
                         pc_q <= pc_q + 2'd1;
+                        m_q  <= M_PIECE0;
                     end else begin
                         sc_start <= 1'b1;
                         sc_walk  <= 1'b1;
-                        sc_moff  <= pz_m;
-                        sc_src   <= pz_src;
-                        sc_off   <= pz_off;
-                        sc_len   <= pz_len;
+                        sc_moff  <= pz_m_q;
+                        sc_src   <= pz_src_q;
+                        sc_off   <= pz_off_q;
+                        sc_len   <= pz_len_q;
                         pc_q     <= pc_q + 2'd1;
                         m_q      <= M_PIECE_W;
                     end
@@ -737,7 +772,9 @@ module rx_dp #(
                         // An RDMA WRITE's payload: refused, the frame is a fault and nothing
                         // moves.
                         if (sc_err) begin
-                            begin disc_q <= 1'b1; why_q <= rx_pkg::RX_DISCARD_FAULT; m_q <= M_FIN; end
+                            disc_q <= 1'b1;
+                            why_q  <= rx_pkg::RX_DISCARD_FAULT;
+                            m_q    <= M_FIN;
                         end else begin
                             m_q <= M_WB;
                         end
@@ -745,7 +782,7 @@ module rx_dp #(
                         st_q <= ST_GENERAL;
                         m_q  <= M_AFTER;
                     end else begin
-                        m_q <= M_PIECE;
+                        m_q <= M_PIECE0;
                     end
                 end
                 M_AFTER: begin

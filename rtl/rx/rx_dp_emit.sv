@@ -64,6 +64,8 @@ module rx_dp_emit #(
     logic [9:0]       rd_left_q;
     logic [9:0]       out_left_q;
     logic [9:0]       hi_left_q;
+    logic             hi_any_q, out_any_q, out_last_q;  // hi_left_q != 0, out_left_q != 0, == 1
+    logic             rd_any_q;                         // rd_left_q != 0
     logic [7:0]       last_keep_q;
     logic [9:0]       iss_q;      // source beats read so far
 
@@ -86,15 +88,14 @@ module rx_dp_emit #(
 
     wire out_free = !m_wr_valid || m_wr_ready;
     wire [2:0] in_flight = 3'(p_q[0]) + 3'(p_q[1]) + 3'(p_q[2]);
-    wire issue = e_q == E_RUN && rd_left_q != 10'd0 && f_cnt_q + in_flight < 3'd4;
+    wire issue = e_q == E_RUN && rd_any_q && f_cnt_q + in_flight < 3'd4;
 
     // What the consumer does this cycle: take the first beat into lo, or make an output beat
     // from lo and the next (popping it) or from lo alone (the source's last beat).
-    wire need_hi  = hi_left_q != 10'd0;
+    wire need_hi  = hi_any_q;
     wire f_any    = f_cnt_q != 3'd0;
     wire take_lo  = e_q == E_RUN && out_free && !have_lo_q && f_any;
-    wire make     = e_q == E_RUN && out_free && have_lo_q && out_left_q != 10'd0
-                 && (!need_hi || f_any);
+    wire make     = e_q == E_RUN && out_free && have_lo_q && out_any_q && (!need_hi || f_any);
     wire pop      = take_lo || (make && need_hi);
     wire [127:0] pair = {need_hi ? fifo_q[f_rd_q] : 64'd0, lo_q};
     wire [63:0]  shifted = 64'(pair >> {shift_q, 3'b000});
@@ -127,6 +128,7 @@ module rx_dp_emit #(
                 rd_addr   <= beat_q_next;
                 iss_q     <= iss_q + 10'd1;
                 rd_left_q <= rd_left_q - 10'd1;
+                rd_any_q  <= rd_left_q != 10'd1;
             end
             pidx_q[0] <= iss_q[1:0];
             pidx_q[1] <= pidx_q[0];
@@ -152,11 +154,14 @@ module rx_dp_emit #(
                 end
                 m_wr_valid <= 1'b1;
                 m_wr_data  <= shifted;
-                m_wr_last  <= out_left_q == 10'd1;
-                m_wr_keep  <= out_left_q == 10'd1 ? last_keep_q : 8'hFF;
+                m_wr_last  <= out_last_q;
+                m_wr_keep  <= out_last_q ? last_keep_q : 8'hFF;
                 out_left_q <= out_left_q - 10'd1;
+                out_any_q  <= !out_last_q;
+                out_last_q <= out_left_q == 10'd2;
                 if (need_hi) begin
                     hi_left_q <= hi_left_q - 10'd1;
+                    hi_any_q  <= hi_left_q != 10'd1;
                 end
             end
             case (e_q)
@@ -167,9 +172,14 @@ module rx_dp_emit #(
                     shift_q     <= src == SRC_FRAME ? shift : 3'd0;
                     cqe_q       <= cqe;
                     rd_left_q   <= src == SRC_FRAME ? span[12:3] : olen[12:3];
+                    rd_any_q    <= 1'b1;
                     out_left_q  <= olen[12:3];
+                    out_any_q   <= 1'b1;
+                    out_last_q  <= olen[12:3] == 10'd1;
                     hi_left_q   <= src == SRC_FRAME && span[12:3] != olen[12:3]
                                  ? olen[12:3] : olen[12:3] - 10'd1;
+                    hi_any_q    <= (src == SRC_FRAME && span[12:3] != olen[12:3])
+                                 || olen[12:3] != 10'd1;
                     last_keep_q <= tail == 3'd0 ? 8'hFF : 8'((9'd1 << tail) - 9'd1);
                     iss_q       <= '0;
                     have_lo_q   <= 1'b0;

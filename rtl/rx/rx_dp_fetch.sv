@@ -5,15 +5,15 @@
 
 // The receive data path's reads and region checks (docs/rx.md, "rx_dp (RTL)"), one operation at
 // a time, each ending with done for one cycle and a model::qp::Status code:
-//   OP_WQE (0)  RecvEngine::read_wqe: the WQE's 16-byte header by DMA read (refused: GENERAL_ERR,
+//   0 WQE    RecvEngine::read_wqe: the WQE's 16-byte header by DMA read (refused: GENERAL_ERR,
 //            WR_ID 0), its checks (RWQE.RSVD zero, NSGE 1..63, header and entries within the
 //            slot of 64 << stride bytes: else LOC_QP_OP_ERR), its entries by a second read
 //            (refused: GENERAL_ERR), and each entry through the region check with local write
 //            rights and the queue's PD, in order, the first failure deciding (LOC_LEN_ERR or
 //            LOC_PROT_ERR). The entries' addresses and lengths stay in a small RAM for the
 //            scatter (ent_rd_*), with their count and the bytes they hold.
-//   OP_HDR   the header alone (a flush step's WR_ID; 0 when refused)
-//   OP_RKEY  one region check: an RDMA WRITE's R_Key, VA and DMA length with remote write
+//   1 HDR    the header alone (a flush step's WR_ID; 0 when refused)
+//   2 RKEY   one region check: an RDMA WRITE's R_Key, VA and DMA length with remote write
 // The response port is held while an entry waits for the region check, so entries go to the
 // check as they arrive; reads are whole or one error beat, so no check starts for a WQE whose
 // entries cannot be read.
@@ -24,7 +24,7 @@ module rx_dp_fetch #(
     input  wire              rst,          // synchronous, active high
     // one operation: start for one cycle while idle
     input  wire              start,
-    input  wire [1:0]        op,           // OP_WQE, OP_HDR, OP_RKEY
+    input  wire [1:0]        op,           // 0 WQE, 1 HDR, 2 RKEY
     input  wire [63:0]       addr,         // WQE / header: its host address; RKEY: the VA
     input  wire [2:0]        stride_log2,  // WQE: the slot is 64 << stride_log2 bytes
     input  wire [31:0]       pd,           // WQE: the queue's PD; RKEY: the QP's
