@@ -169,7 +169,7 @@ module rx_dp #(
 
     typedef enum logic [4:0] {
         M_IDLE, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
-        M_FETCH, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
+        M_FETCH, M_FRES, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
         M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
     } mstate_t;
     mstate_t m_q;
@@ -322,8 +322,10 @@ module rx_dp #(
     logic [37:0] need_q;
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
-    logic        wbad_q, short_q, dlen_zero_q;
+    logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q;
     always_ff @(posedge clk) begin
+        f_fail_q    <= f_status != ST_SUCCESS;
+        f_unread_q  <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP;
         dlen_zero_q <= d_dma_len == 32'd0;
         wend_q  <= 33'(wdone_q) + 33'(d_payload_len);
         need_q  <= need;
@@ -729,12 +731,15 @@ module rx_dp #(
                     if (qwhy_q != QW_MID) begin
                         wrid_q <= f_wr_id;
                     end
+                    m_q <= M_FRES;
+                end
+                M_FRES: begin
+                    // The status's flags are registered (the fetch holds it while idle).
                     if (wimm_q) begin
                         // The buffers are not used: only a WQE that cannot be read fails.
-                        st_q <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP
-                              ? f_status : ST_SUCCESS;
+                        st_q <= f_unread_q ? f_status : ST_SUCCESS;
                         m_q  <= M_AFTER;
-                    end else if (f_status != ST_SUCCESS) begin
+                    end else if (f_fail_q) begin
                         st_q <= f_status;
                         m_q  <= M_AFTER;
                     end else begin

@@ -51,7 +51,7 @@ module rx_dp_emit #(
     localparam logic [SRC_W-1:0] SRC_FRAME = 2'd0;
     localparam logic [SRC_W-1:0] SRC_CQE   = 2'd2;
 
-    typedef enum logic [1:0] {E_IDLE, E_RUN, E_WAIT} estate_t;
+    typedef enum logic [2:0] {E_IDLE, E_SUM, E_SET, E_RUN, E_WAIT} estate_t;
     estate_t e_q;
 
     logic [SRC_W-1:0] src_q;
@@ -106,9 +106,13 @@ module rx_dp_emit #(
     assign m_wr_tag        = 2'd0;
     assign s_wr_done_ready = 1'b1;
 
-    wire [13:0] span = 14'(shift) + 14'(len) + 14'd7;
-    wire [13:0] olen = 14'(len) + 14'd7;
-    wire [2:0]  tail = len[2:0];
+    // At the start the length and shift are registered (E_SUM), then the beat counts (E_SET),
+    // then the counters: no step chains two adders.
+    logic [12:0] len_q;
+    logic [13:0] span_q, olen_q;
+    wire  [9:0]  span_b = span_q[12:3];   // source beats
+    wire  [9:0]  olen_b = olen_q[12:3];   // output beats
+    wire  [2:0]  tail = len_q[2:0];
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -166,24 +170,31 @@ module rx_dp_emit #(
             end
             case (e_q)
                 E_IDLE: if (start) begin
-                    e_q         <= E_RUN;
+                    e_q         <= E_SUM;
                     m_wr_addr   <= addr;
                     src_q       <= src;
                     shift_q     <= src == SRC_FRAME ? shift : 3'd0;
                     cqe_q       <= cqe;
-                    rd_left_q   <= src == SRC_FRAME ? span[12:3] : olen[12:3];
-                    rd_any_q    <= 1'b1;
-                    out_left_q  <= olen[12:3];
-                    out_any_q   <= 1'b1;
-                    out_last_q  <= olen[12:3] == 10'd1;
-                    hi_left_q   <= src == SRC_FRAME && span[12:3] != olen[12:3]
-                                 ? olen[12:3] : olen[12:3] - 10'd1;
-                    hi_any_q    <= (src == SRC_FRAME && span[12:3] != olen[12:3])
-                                 || olen[12:3] != 10'd1;
-                    last_keep_q <= tail == 3'd0 ? 8'hFF : 8'((9'd1 << tail) - 9'd1);
+                    len_q       <= len;
                     iss_q       <= '0;
                     have_lo_q   <= 1'b0;
                     beat_q      <= beat;
+                end
+                E_SUM: begin
+                    e_q    <= E_SET;
+                    span_q <= 14'(shift_q) + 14'(len_q) + 14'd7;
+                    olen_q <= 14'(len_q) + 14'd7;
+                end
+                E_SET: begin
+                    e_q         <= E_RUN;
+                    rd_left_q   <= span_b;
+                    rd_any_q    <= 1'b1;
+                    out_left_q  <= olen_b;
+                    out_any_q   <= 1'b1;
+                    out_last_q  <= olen_b == 10'd1;
+                    hi_left_q   <= span_b != olen_b ? olen_b : olen_b - 10'd1;
+                    hi_any_q    <= span_b != olen_b || olen_b != 10'd1;
+                    last_keep_q <= tail == 3'd0 ? 8'hFF : 8'((9'd1 << tail) - 9'd1);
                 end
                 E_RUN: if (m_wr_valid && m_wr_ready && m_wr_last) begin
                     e_q <= E_WAIT;
@@ -198,6 +209,6 @@ module rx_dp_emit #(
         end
     end
 
-    wire unused = ^{s_wr_done_tag, span[13], span[2:0], olen[13], olen[2:0]};
+    wire unused = ^{s_wr_done_tag, span_q[13], span_q[2:0], olen_q[13], olen_q[2:0]};
 
 endmodule
