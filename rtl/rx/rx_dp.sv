@@ -168,7 +168,7 @@ module rx_dp #(
     localparam int SETTLE = 5;
 
     typedef enum logic [4:0] {
-        M_IDLE, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
+        M_IDLE, M_DESC0, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
         M_FETCH, M_FRES, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
         M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
     } mstate_t;
@@ -322,8 +322,9 @@ module rx_dp #(
     logic [37:0] need_q;
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
-    logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q;
+    logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q, dq_ok_q;
     always_ff @(posedge clk) begin
+        dq_ok_q     <= 32'(d_queue) < WQS;
         f_fail_q    <= f_status != ST_SUCCESS;
         f_unread_q  <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP;
         dlen_zero_q <= d_dma_len == 32'd0;
@@ -495,7 +496,7 @@ module rx_dp #(
                         d_hash        <= s_desc_hash;
                         d_hash_type   <= s_desc_hash_type;
                         d_addr        <= s_desc_addr;
-                        m_q           <= M_DESC;
+                        m_q           <= M_DESC0;
                     end else if (start_flush) begin
                         is_flush_q <= 1'b1;
                         flush_req  <= 1'b1;
@@ -504,6 +505,7 @@ module rx_dp #(
                 end
 
                 // ---- the frame's verdict and its QP --------------------------------------
+                M_DESC0: m_q <= M_DESC;   // flags of the descriptor's fields, registered
                 M_DESC: begin
                     imm_q <= d_imm_valid;
                     if (d_discard) begin
@@ -515,7 +517,7 @@ module rx_dp #(
                         plan_q <= P_RAW;
                         ud_q   <= 1'b0;
                         w_q    <= 8'(d_queue);
-                        if (32'(d_queue) >= WQS) begin
+                        if (!dq_ok_q) begin
                             disc_q <= 1'b1;
                             why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
                             m_q    <= M_FIN;
