@@ -448,7 +448,7 @@ impl World {
                         rng.gen()
                     };
                     let len = if rng.gen_bool(0.05) {
-                        (mtu + rng.gen_range(1..64)).min(4096 + 0)
+                        (mtu + rng.gen_range(1..64)).min(4096)
                     } else {
                         rng.gen_range(0..=mtu)
                     };
