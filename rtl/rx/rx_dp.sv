@@ -322,9 +322,12 @@ module rx_dp #(
     logic [37:0] need_q;
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
-    logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q, dq_ok_q;
+    logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q, dq_ok_q, err_seen_q;
     always_ff @(posedge clk) begin
         dq_ok_q     <= 32'(d_queue) < WQS;
+        // The send side shows the slot's ERR (or holds no QP there): a slot's bit picked from
+        // QPS, registered before the state machine looks at it.
+        err_seen_q  <= qp_err[slot_q] || !sq_valid[slot_q];
         f_fail_q    <= f_status != ST_SUCCESS;
         f_unread_q  <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP;
         dlen_zero_q <= d_dma_len == 32'd0;
@@ -859,7 +862,7 @@ module rx_dp #(
                     end
                     m_q <= M_ERRWAIT;
                 end
-                M_ERRWAIT: if (!wait_err_q || qp_err[slot_q] || !sq_valid[slot_q]) begin
+                M_ERRWAIT: if (!wait_err_q || err_seen_q) begin
                     m_q <= M_FIN;
                 end
                 M_FIN: begin

@@ -75,7 +75,7 @@ module rx_dp_fetch #(
     localparam logic [3:0] ACC_LOCAL_WRITE  = 4'd1;
     localparam logic [3:0] ACC_REMOTE_WRITE = 4'd2;
 
-    typedef enum logic [2:0] {F_IDLE, F_HDR, F_ENT, F_CHECKS, F_RKEY} fstate_t;
+    typedef enum logic [2:0] {F_IDLE, F_HDR, F_HCK0, F_HCK, F_ENT, F_CHECKS, F_RKEY} fstate_t;
     fstate_t f_q;
 
     logic [1:0]  op_q;
@@ -111,12 +111,17 @@ module rx_dp_fetch #(
     assign s_rd_rsp_ready = (f_q == F_HDR || f_q == F_ENT) && !m_mr_valid;
 
     wire rsp = s_rd_rsp_valid && s_rd_rsp_ready;
-    // The header's second word: NSGE in its low byte, the reserved bytes above.
-    wire [7:0]  h_nsge  = s_rd_rsp_data[7:0];
-    wire        h_rsvd  = s_rd_rsp_data[63:8] != 56'd0;
-    wire [10:0] h_need  = 11'd16 + {h_nsge[5:0], 4'b0000};
-    wire [10:0] h_slot  = 11'd64 << stride_q;
-    wire        h_bad   = h_rsvd || h_nsge == 8'd0 || h_nsge > 8'd63 || h_need > h_slot;
+    // The header's second word, registered (hdr1_q): NSGE in its low byte, the reserved bytes
+    // above; its checks registered from it (F_HCK0), then acted on (F_HCK).
+    logic [63:0] hdr1_q;
+    logic        h_bad_q;
+    wire  [7:0]  h_nsge  = hdr1_q[7:0];
+    wire         h_rsvd  = hdr1_q[63:8] != 56'd0;
+    wire  [10:0] h_need  = 11'd16 + {h_nsge[5:0], 4'b0000};
+    wire  [10:0] h_slot  = 11'd64 << stride_q;
+    always_ff @(posedge clk) begin
+        h_bad_q <= h_rsvd || h_nsge == 8'd0 || h_nsge > 8'd63 || h_need > h_slot;
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -181,17 +186,22 @@ module rx_dp_fetch #(
                     end else if (op_q == OP_HDR) begin
                         done <= 1'b1;
                         f_q  <= F_IDLE;
-                    end else if (h_bad) begin
-                        status <= ST_LOC_QP_OP;
-                        done   <= 1'b1;
-                        f_q    <= F_IDLE;
                     end else begin
-                        nsge           <= h_nsge[5:0];
-                        f_q            <= F_ENT;
-                        m_rd_req_valid <= 1'b1;
-                        m_rd_req_addr  <= addr_q + 64'd16;
-                        m_rd_req_len   <= {3'b000, h_nsge[5:0], 4'b0000};
+                        hdr1_q <= s_rd_rsp_data;
+                        f_q    <= F_HCK0;
                     end
+                end
+                F_HCK0: f_q <= F_HCK;
+                F_HCK: if (h_bad_q) begin
+                    status <= ST_LOC_QP_OP;
+                    done   <= 1'b1;
+                    f_q    <= F_IDLE;
+                end else begin
+                    nsge           <= h_nsge[5:0];
+                    f_q            <= F_ENT;
+                    m_rd_req_valid <= 1'b1;
+                    m_rd_req_addr  <= addr_q + 64'd16;
+                    m_rd_req_len   <= {3'b000, h_nsge[5:0], 4'b0000};
                 end
                 F_ENT: if (rsp) begin
                     beat_q <= !beat_q;
