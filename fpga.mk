@@ -94,8 +94,10 @@ wqe_ctrl.synth      := -nowidelut
 # The receive path's control plane likewise: the placement leaves its context RAM's read data
 # room to reach the register right after it.
 rx_ctrl.synth       := -nowidelut
-# The whole receive path holds the control plane: the same, for the same reason.
+# The whole receive path holds the control plane: the same, for the same reason. The data path's
+# state machine maps to shallower logic without the PFU muxes too.
 rx_path.synth       := -nowidelut
+rx_dp.synth         := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125
