@@ -22,7 +22,7 @@ module rx_dp_fetch #(
 ) (
     input  wire              clk,
     input  wire              rst,          // synchronous, active high
-    // one operation: start for one cycle while idle
+    // one operation: start for one cycle while idle, its inputs held until done
     input  wire              start,
     input  wire [1:0]        op,           // 0 WQE, 1 HDR, 2 RKEY
     input  wire [63:0]       addr,         // WQE / header: its host address; RKEY: the VA
@@ -123,6 +123,13 @@ module rx_dp_fetch #(
         h_bad_q <= h_rsvd || h_nsge == 8'd0 || h_nsge > 8'd63 || h_need > h_slot;
     end
 
+    // The start, registered here: it loads a few hundred flip-flops, and in the whole path the
+    // data path's state machine lies far from them. The operation's inputs stay put meanwhile.
+    logic start_q;
+    always_ff @(posedge clk) begin
+        start_q <= !rst && start;
+    end
+
     always_ff @(posedge clk) begin
         if (rst) begin
             f_q            <= F_IDLE;
@@ -147,7 +154,7 @@ module rx_dp_fetch #(
                 end
             end
             case (f_q)
-                F_IDLE: if (start) begin
+                F_IDLE: if (start_q) begin
                     op_q     <= op;
                     addr_q   <= addr;
                     stride_q <= stride_log2;
