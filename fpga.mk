@@ -83,7 +83,7 @@ ice40.lint  := $(ice40.defs)
 ## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             rx_check rx_ctrl nic_axil nic_dma
+             rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -105,6 +105,10 @@ wqe_engine.synth    := -nowidelut
 wqe_engine.pnr      := --router router2
 # The modules `make blocks` keeps whole, per top: the engine's five blocks.
 wqe_engine.blocks   := wqe_ctrl wqe_dp wqe_mr wqe_frame wqe_icrc
+# The whole receive path holds the control plane: the same, for the same reason. The data path's
+# state machine maps to shallower logic without the PFU muxes too.
+rx_path.synth       := -nowidelut
+rx_dp.synth         := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
 PIPE_MHZ    := 125

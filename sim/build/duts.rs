@@ -40,6 +40,7 @@ const RX_CHECK: &str = "rtl/rx/rx_check.f";
 const RX_CTRL: &str = "rtl/rx/rx_ctrl.f";
 const NIC_AXIL: &str = "rtl/top/nic_axil.f";
 const NIC_DMA: &str = "rtl/top/nic_dma.f";
+const RX_PATH: &str = "rtl/rx/rx_path.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -166,4 +167,10 @@ pub const DUTS: &[DutSpec] = &[
     dut("nic_axil", "nic_axil", NIC_AXIL),
     // The full core's DMA port: two sources (4-bit read tags, 2-bit write tags) into one.
     dut("nic_dma", "nic_dma", NIC_DMA),
+    // The whole receive path with 8 work queues, 8 QP slots and 8 memory regions, so that
+    // queues fill, slots collide and regions share their lkey slots often.
+    DutSpec {
+        params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8")],
+        ..dut("rx_path_8", "rx_path", RX_PATH)
+    },
 ];

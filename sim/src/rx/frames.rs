@@ -70,29 +70,7 @@ impl Shape {
 /// A RoCEv2 frame of `shape` through the send engine's frame builder (`model::wqe::frame`):
 /// headers, payload, pad, ICRC, zeros up to 60 bytes; every other field random.
 pub fn roce(rng: &mut SmallRng, shape: Shape) -> Vec<u8> {
-    let ip = if shape.v6 {
-        IpPair::V6 {
-            src: Ipv6Address(rng.gen()),
-            dst: Ipv6Address(rng.gen()),
-        }
-    } else {
-        IpPair::V4 {
-            src: Ipv4Address(rng.gen()),
-            dst: Ipv4Address(rng.gen()),
-        }
-    };
-    let route = Route {
-        src_mac: EthernetAddress(rng.gen()),
-        dst_mac: EthernetAddress(rng.gen()),
-        vlan: shape
-            .vlan
-            .then(|| (rng.gen_range(0..4096), rng.gen_range(0..8))),
-        ip,
-        traffic_class: rng.gen(),
-        hop_limit: rng.gen(),
-        flow_label: rng.gen_range(0..1 << 20),
-        udp_sport: rng.gen(),
-    };
+    let route = route(rng, shape.v6, shape.vlan);
     let o = shape.opcode;
     let pad = shape.pad.unwrap_or(((4 - shape.payload % 4) % 4) as u8);
     let t = Transport {
@@ -120,13 +98,45 @@ pub fn roce(rng: &mut SmallRng, shape: Shape) -> Vec<u8> {
         }),
         imm: op::has_immdt(o).then(|| rng.gen()),
     };
-    let mut out = vec![0u8; 128 + shape.payload + 64];
-    let hl = emit_headers(&route, &t, shape.payload, &mut out).expect("headers fit");
-    for b in &mut out[hl..hl + shape.payload] {
-        *b = rng.gen();
+    let payload: Vec<u8> = (0..shape.payload).map(|_| rng.gen()).collect();
+    build(&route, &t, &payload)
+}
+
+/// A random route: addresses, tag (when `vlan`), traffic class, hop limit, flow label and UDP
+/// source port, over IPv6 or IPv4.
+pub fn route(rng: &mut SmallRng, v6: bool, vlan: bool) -> Route {
+    let ip = if v6 {
+        IpPair::V6 {
+            src: Ipv6Address(rng.gen()),
+            dst: Ipv6Address(rng.gen()),
+        }
+    } else {
+        IpPair::V4 {
+            src: Ipv4Address(rng.gen()),
+            dst: Ipv4Address(rng.gen()),
+        }
+    };
+    Route {
+        src_mac: EthernetAddress(rng.gen()),
+        dst_mac: EthernetAddress(rng.gen()),
+        vlan: vlan.then(|| (rng.gen_range(0..4096), rng.gen_range(0..8))),
+        ip,
+        traffic_class: rng.gen(),
+        hop_limit: rng.gen(),
+        flow_label: rng.gen_range(0..1 << 20),
+        udp_sport: rng.gen(),
     }
-    let n = finish(&mut out, hl, shape.payload, pad, route.l3_offset()).expect("frame fits");
-    out.truncate(n);
+}
+
+/// The frame of `t` carrying `payload` over `route` through the send engine's frame builder:
+/// headers, payload, the pad the BTH names, ICRC, zeros up to 60 bytes.
+pub fn build(route: &Route, t: &Transport, payload: &[u8]) -> Vec<u8> {
+    let n = payload.len();
+    let mut out = vec![0u8; 128 + n + 64];
+    let hl = emit_headers(route, t, n, &mut out).expect("headers fit");
+    out[hl..hl + n].copy_from_slice(payload);
+    let len = finish(&mut out, hl, n, t.bth.pad_count, route.l3_offset()).expect("frame fits");
+    out.truncate(len);
     out
 }
 

@@ -1,0 +1,9 @@
+// The receive data path: its packages (the codes from model::rx, rx_ctrl's types), the parts,
+// the top last.
+rtl/rx/rx_pkg.sv
+rtl/rx/rx_ctrl_pkg.sv
+rtl/rx/rx_ram.sv
+rtl/rx/rx_dp_emit.sv
+rtl/rx/rx_dp_fetch.sv
+rtl/rx/rx_dp_scatter.sv
+rtl/rx/rx_dp.sv
