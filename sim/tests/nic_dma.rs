@@ -14,13 +14,13 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::wqe::{Fill, HostMemory, Memory};
 use rocenic_sim::axis::{keep_count, keep_mask};
-use rocenic_sim::duts::NicDma;
+use rocenic_sim::duts::{NicDma, NicDmaPorts};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::stream::{self, Sink, Source};
 use rocenic_sim::wqe::host_memory::*;
 use std::collections::HashMap;
 
-rocenic_sim::dma_port_fns!(NicDma);
+rocenic_sim::dma_port_fns!(NicDmaPorts);
 
 /// Lanes of a beat, and each source's tag bits (nic_dma's defaults).
 const LANES: usize = 8;

@@ -21,7 +21,7 @@ use rocenic_model::wqe::HostMemory;
 use std::collections::VecDeque;
 
 crate::axil_port_fns!(RxPathPorts);
-crate::dma_port_fns!(RxPath8);
+crate::dma_port_fns!(RxPathPorts);
 
 /// Work queues of the DUT.
 pub const WQS: usize = 8;

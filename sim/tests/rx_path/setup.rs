@@ -4,9 +4,9 @@
 
 use rand::rngs::SmallRng;
 use rand::Rng;
-use rocenic_model::entropy::{Profile, QpType};
+use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{
-    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpState, QpTable,
+    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind, QpState, QpTable,
 };
 use rocenic_model::rx::{RecvRing, Target, WqConfig};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address};
@@ -220,7 +220,7 @@ pub fn qp_config(q: &Qp) -> QpConfig {
         EthernetAddress([2, 0, 0, 0, 0, 2]),
     );
     QpConfig {
-        qp_type: if q.ud { QpType::Ud } else { QpType::Rc },
+        qp_type: if q.ud { QpKind::Ud } else { QpKind::Rc },
         pd: q.pd,
         mtu: q.mtu,
         psn: Psn::new(0).unwrap(),
