@@ -19,9 +19,9 @@ mod image {
     use core::panic::PanicInfo;
     use rocenic_firmware::rss::{ContextConfig, SYMMETRIC_KEY};
     use rocenic_firmware::{Bus, EntropySource, Error, Mmio, RssPipeline, RxPath, WqeEngine};
-    use rocenic_model::entropy::{Profile, QpType};
+    use rocenic_model::entropy::Profile;
     use rocenic_model::qp::{
-        Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QPN_MAX,
+        Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind, QPN_MAX,
     };
     use rocenic_model::rss::{Action, Function, HashFields, Rule, SteeringKey};
     use rocenic_model::rx::{RecvRing, Target, WqConfig, WqState};
@@ -114,7 +114,7 @@ mod image {
             EthernetAddress([2, 0, 0, 0, 0, 2]),
         );
         let rc = QpConfig {
-            qp_type: QpType::Rc,
+            qp_type: QpKind::Rc,
             pd: 1,
             mtu: PathMtu::Mtu1024,
             psn: Psn::new(lqpn & QPN_MAX).unwrap_or_default(),
@@ -132,7 +132,7 @@ mod image {
         e.create_qp(lqpn, &rc, &ring, source)?;
         e.bring_up(lqpn)?;
         let ud = QpConfig {
-            qp_type: QpType::Ud,
+            qp_type: QpKind::Ud,
             av: None,
             q_key: 0x1111_1111,
             ..rc
