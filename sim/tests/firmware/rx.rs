@@ -13,12 +13,12 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rocenic_firmware::{Error, RxPath};
 use rocenic_model::entropy::Profile;
-use rocenic_model::qp::{AddressVector, IpPair, PathMtu, Psn, QpConfig, QpKind, QpTable};
+use rocenic_model::qp::{PathMtu, Psn, QpConfig, QpKind, QpTable};
 use rocenic_model::rx::{qp_slot, RecvEngine, RecvRing, RxError, Target, WqConfig, WqState};
-use rocenic_model::wire::{EthernetAddress, Ipv4Address};
 use rocenic_model::wqe::{CompletionRing, Ring};
 use rocenic_sim::duts::RxCtrl8;
 use rocenic_sim::rx::ctrl::{Bench, DataPath, Event};
+use rocenic_sim::rx::qp_config;
 use rocenic_sim::stream;
 use std::collections::BTreeMap;
 
@@ -51,23 +51,8 @@ fn reader() -> DataPath {
 }
 
 fn config(rng: &mut SmallRng, ud: bool) -> QpConfig {
-    let av = AddressVector::new(
-        IpPair::V4 {
-            src: Ipv4Address::new(10, 0, 0, 1),
-            dst: Ipv4Address::new(10, 0, 0, 2),
-        },
-        EthernetAddress([2, 0, 0, 0, 0, 1]),
-        EthernetAddress([2, 0, 0, 0, 0, 2]),
-    );
-    QpConfig {
-        qp_type: if ud { QpKind::Ud } else { QpKind::Rc },
-        pd: rng.gen_range(1..4),
-        mtu: PathMtu::ALL[rng.gen_range(0..5)],
-        psn: Psn::new(0).unwrap(),
-        dest_qpn: rng.gen_range(2..1 << 24),
-        q_key: rng.gen(),
-        av: (!ud).then_some(av),
-    }
+    let (pd, mtu) = (rng.gen_range(1..4), PathMtu::ALL[rng.gen_range(0..5)]);
+    qp_config(ud, pd, mtu, rng.gen())
 }
 
 fn wq_config(rng: &mut SmallRng, n: u64) -> WqConfig {

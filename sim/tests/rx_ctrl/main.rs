@@ -14,15 +14,15 @@
 
 use rand::rngs::SmallRng;
 use rand::Rng;
-use rocenic_model::entropy::{Profile, QpType};
-use rocenic_model::qp::{AddressVector, IpPair, PathMtu, Psn, QpConfig, QpTable, QPN_MAX, QPN_MIN};
+use rocenic_model::entropy::Profile;
+use rocenic_model::qp::{PathMtu, Psn, QpTable, QPN_MAX, QPN_MIN};
 use rocenic_model::rx::regs::{self, command, control, op, qp_flags, qp_target, status, wq_flags};
 use rocenic_model::rx::{qp_slot, RecvEngine, RecvRing, RxError, Target, WqConfig, WqState};
-use rocenic_model::wire::{EthernetAddress, Ipv4Address};
 use rocenic_model::wqe::{CompletionRing, Fault, Memory, Ring};
 use rocenic_sim::axil::Op;
 use rocenic_sim::duts::{RxCtrl, RxCtrl8, RxCtrlPorts};
 use rocenic_sim::rx::ctrl::{Bench, Ctx, DataPath, Event, Rcv, Timed, WqView};
+use rocenic_sim::rx::qp_config;
 use rocenic_sim::stream;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 

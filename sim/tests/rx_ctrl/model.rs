@@ -512,25 +512,3 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
         Ok(())
     }
 }
-
-/// A QP of the send side as attach and flush see it (type, PD, MTU, Q_Key; RC needs an
-/// address vector, which the receive side does not use).
-pub(crate) fn qp_config(ud: bool, pd: u32, mtu: PathMtu, q_key: u32) -> QpConfig {
-    let av = AddressVector::new(
-        IpPair::V4 {
-            src: Ipv4Address::new(10, 0, 0, 1),
-            dst: Ipv4Address::new(10, 0, 0, 2),
-        },
-        EthernetAddress([2, 0, 0, 0, 0, 1]),
-        EthernetAddress([2, 0, 0, 0, 0, 2]),
-    );
-    QpConfig {
-        qp_type: if ud { QpType::Ud } else { QpType::Rc }.into(),
-        pd,
-        mtu,
-        psn: Psn::new(0).unwrap(),
-        dest_qpn: 0,
-        q_key,
-        av: (!ud).then_some(av),
-    }
-}

@@ -5,11 +5,8 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
-use rocenic_model::qp::{
-    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind, QpState, QpTable,
-};
+use rocenic_model::qp::{Access, MemoryRegion, PathMtu, QpConfig, QpState, QpTable};
 use rocenic_model::rx::{RecvRing, Target, WqConfig};
-use rocenic_model::wire::{EthernetAddress, Ipv4Address};
 use rocenic_model::wqe::{CompletionRing, Fill, HostMemory, Ring};
 use rocenic_sim::rx::path::{MRS, MR_IDX_LSB, QPS, WQS};
 
@@ -211,21 +208,5 @@ impl Layout {
 
 /// The send side's configuration of `q` (its receive side's fields match).
 pub fn qp_config(q: &Qp) -> QpConfig {
-    let av = AddressVector::new(
-        IpPair::V4 {
-            src: Ipv4Address::new(10, 0, 0, 1),
-            dst: Ipv4Address::new(10, 0, 0, 2),
-        },
-        EthernetAddress([2, 0, 0, 0, 0, 1]),
-        EthernetAddress([2, 0, 0, 0, 0, 2]),
-    );
-    QpConfig {
-        qp_type: if q.ud { QpKind::Ud } else { QpKind::Rc },
-        pd: q.pd,
-        mtu: q.mtu,
-        psn: Psn::new(0).unwrap(),
-        dest_qpn: 0,
-        q_key: q.qkey,
-        av: (!q.ud).then_some(av),
-    }
+    rocenic_sim::rx::qp_config(q.ud, q.pd, q.mtu, q.qkey)
 }
