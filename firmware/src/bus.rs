@@ -133,3 +133,30 @@ pub(crate) fn command<B: Bus>(
     }
     Ok(())
 }
+
+/// The accessors every block's controller has over its `bus` and `polls` fields.
+macro_rules! block_access {
+    () => {
+        /// Reads of `STATUS` waiting for a command, a commit or idle before it counts as lost
+        /// (default [`DEFAULT_POLLS`](crate::DEFAULT_POLLS)).
+        pub fn set_poll_limit(&mut self, polls: u32) {
+            self.polls = polls.max(1);
+        }
+
+        /// The bus.
+        pub fn bus(&self) -> &B {
+            &self.bus
+        }
+
+        /// The bus, to reach what lies behind it (a test bench).
+        pub fn bus_mut(&mut self) -> &mut B {
+            &mut self.bus
+        }
+
+        /// Gives the bus back.
+        pub fn into_bus(self) -> B {
+            self.bus
+        }
+    };
+}
+pub(crate) use block_access;

@@ -96,25 +96,7 @@ impl<B: Bus, const CONTEXTS: usize> RssPipeline<B, CONTEXTS> {
         self.contexts[..self.contexts()].get(index)
     }
 
-    /// Reads of `STATUS` before a commit counts as lost (default [`DEFAULT_POLLS`]).
-    pub fn set_poll_limit(&mut self, polls: u32) {
-        self.polls = polls.max(1);
-    }
-
-    /// The bus.
-    pub fn bus(&self) -> &B {
-        &self.bus
-    }
-
-    /// The bus, to reach what lies behind it (a test bench).
-    pub fn bus_mut(&mut self) -> &mut B {
-        &mut self.bus
-    }
-
-    /// Gives the bus back.
-    pub fn into_bus(self) -> B {
-        self.bus
-    }
+    crate::bus::block_access!();
 
     /// Packets parsed since reset (wraps).
     pub fn packets(&mut self) -> Result<u32, Error> {

@@ -143,25 +143,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         self.enabled
     }
 
-    /// Reads of `STATUS` before a command or a wait counts as lost (default [`DEFAULT_POLLS`]).
-    pub fn set_poll_limit(&mut self, polls: u32) {
-        self.polls = polls.max(1);
-    }
-
-    /// The bus.
-    pub fn bus(&self) -> &B {
-        &self.bus
-    }
-
-    /// The bus, to reach what lies behind it (a test bench).
-    pub fn bus_mut(&mut self) -> &mut B {
-        &mut self.bus
-    }
-
-    /// Gives the bus back.
-    pub fn into_bus(self) -> B {
-        self.bus
-    }
+    crate::bus::block_access!();
 
     /// Sets the NIC's addresses (the source of UD packets) and the entropy profile; the engine
     /// must be disabled. Writes `NIC_*` and `CONTROL`.
