@@ -7,6 +7,7 @@ mod errors;
 mod rc;
 mod rings;
 mod rss;
+mod rtr;
 mod ud;
 
 use common::Model;
@@ -49,4 +50,14 @@ fn refusals_with_their_errnos() {
 #[test]
 fn receive_rings_and_completion_rings_wrap() {
     rings::receive_rings_wrap(&mut Model::default());
+}
+
+#[test]
+fn rc_receives_in_rtr_and_sends_from_rts() {
+    rtr::receives_in_rtr(&mut Model::default());
+}
+
+#[test]
+fn rc_failing_in_rtr_goes_to_err() {
+    rtr::fails_in_rtr(&mut Model::default());
 }
