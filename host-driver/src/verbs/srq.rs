@@ -28,7 +28,8 @@ pub struct SrqInitAttr {
 }
 
 /// A shared receive queue. It borrows its PD; QPs created on it borrow it, so it outlives
-/// them. Posting borrows it mutably; dropping it destroys it.
+/// them, and posting to it takes it by shared reference (the driver's tables are behind the
+/// context's one borrow). Dropping it destroys it.
 pub struct SharedReceiveQueue<'a, D: Device> {
     pd: &'a ProtectionDomain<'a, D>,
     wq_num: u16,
@@ -73,7 +74,7 @@ impl<'a, D: Device> SharedReceiveQueue<'a, D> {
     }
 
     /// Posts one receive work request (`ibv_post_srq_recv`).
-    pub fn post_recv(&mut self, wr: &RecvWr<'_>) -> Result<(), Error> {
+    pub fn post_recv(&self, wr: &RecvWr<'_>) -> Result<(), Error> {
         self.post_recv_list(std::slice::from_ref(wr))
             .map_err(|e| e.error)
     }
@@ -81,7 +82,7 @@ impl<'a, D: Device> SharedReceiveQueue<'a, D> {
     /// Posts receive work requests in order with one doorbell; a list stops at its first bad
     /// request. `ENOMEM` when the slot the next one lands on still holds a receive not
     /// completed.
-    pub fn post_recv_list(&mut self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
+    pub fn post_recv_list(&self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
         self.pd
             .context()
             .inner

@@ -8,6 +8,7 @@ mod rc;
 mod rings;
 mod rss;
 mod rtr;
+mod srq;
 mod ud;
 
 use common::Model;
@@ -60,4 +61,19 @@ fn rc_receives_in_rtr_and_sends_from_rts() {
 #[test]
 fn rc_failing_in_rtr_goes_to_err() {
     rtr::fails_in_rtr(&mut Model::default());
+}
+
+#[test]
+fn srq_interleaved_messages_complete_once_each() {
+    srq::interleaved(&mut Model::default());
+}
+
+#[test]
+fn srq_slot_of_a_message_in_progress_is_not_reused() {
+    srq::slot_held(&mut Model::default());
+}
+
+#[test]
+fn srq_qp_error_leaves_the_srq_serving_and_limits() {
+    srq::errors_and_limits(&mut Model::default());
 }
