@@ -4,8 +4,8 @@
 //! its PD, path MTU, first send PSN, peer and address vector. Verbs hands those over across
 //! three state changes, the first send PSN last (RTS), so the driver keeps a QP in RESET, INIT
 //! and RTR itself, checking every change against the model's state table, and gives it to the
-//! engine on RTS: the firmware writes the context and moves it RESET→INIT→RTR→RTS there, the
-//! engine fixing an RC QP's entropy at its RTR. ERR is passed on while the engine holds the
+//! engine on RTS (a QP that receives: on RTR, below): the firmware writes the context and
+//! moves it RESET→INIT→RTR→RTS there, the engine fixing an RC QP's entropy at its RTR. ERR is passed on while the engine holds the
 //! QP; RESET takes the QP out of the engine again. Illegal changes are refused with `EINVAL`
 //! before any register is touched.
 //!
@@ -13,10 +13,12 @@
 //! completion: the driver learns it there (or from a modify the engine refuses).
 //!
 //! On a device with a receive path, a QP created with `max_recv_wr` and `max_recv_sge` gets
-//! its own receive work queue (docs/rx.md, "Work queues"). Its receive side is attached when
-//! the engine takes the QP (RTS: the receive path asks the send side's slot whether it holds
-//! the QP), expecting the RTR's `rq_psn`, and its queue made READY; RESET detaches it and
-//! empties the queue; a QP in ERR has its queue flushed by the receive path.
+//! its own receive work queue (docs/rx.md, "Work queues"), or names a shared one (an SRQ).
+//! Verbs receives from RTR, and the receive path asks the send side's slot whether it holds
+//! the QP, so such a QP enters the engine at RTR (with a send PSN it does not use yet) and its
+//! receive side is attached, expecting the RTR's `rq_psn`, its own queue made READY. At RTS the
+//! context is written again with the send PSN while the receive path is stopped. RESET detaches
+//! it and empties its own queue; a QP in ERR has its own queue flushed by the receive path.
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
