@@ -2,6 +2,7 @@
 
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::model_device::{Link, ModelDevice, Side};
+use rocenic_host_driver::verbs::Context;
 
 /// Two NICs on a wire.
 pub trait Backend {
@@ -11,6 +12,8 @@ pub trait Backend {
     fn pair(&mut self) -> (Self::Dev, Self::Dev);
     /// The frames `a` sent so far, in wire order.
     fn sent_by_a(&self) -> Vec<Vec<u8>>;
+    /// Puts `frame` at `to`'s input ahead of the wire (a test reordering a's packets, say).
+    fn inject(&self, to: &Context<Self::Dev>, frame: &[u8]);
 }
 
 /// The model backend: two `ModelDevice`s on a `Link`.
@@ -35,5 +38,9 @@ impl Backend for Model {
             .filter(|f| f.from == Side::A)
             .map(|f| f.data)
             .collect()
+    }
+
+    fn inject(&self, to: &Context<ModelDevice>, frame: &[u8]) {
+        to.with_device(|d| d.inject(frame));
     }
 }

@@ -85,11 +85,12 @@ impl Completion {
         }
     }
 
-    /// A receive completion of work queue `wq`, read at index `index` of its ring; `qp_num`
-    /// is the QP it names (the driver's, for a flushed entry of a queue created on its own).
-    pub(super) fn from_recv(c: &RecvCqe, qp_num: u32, wq: u16, index: u32) -> Self {
+    /// A receive completion of work queue `wq` for the receive posted at `index` with the
+    /// caller's `wr_id`; `qp_num` is the QP it names (the driver's, for a flushed entry of a
+    /// queue created on its own).
+    pub(super) fn from_recv(c: &RecvCqe, wr_id: u64, qp_num: u32, wq: u16, index: u32) -> Self {
         Completion {
-            wr_id: c.wr_id,
+            wr_id,
             qp_num,
             status: c.status,
             opcode: Some(match c.opcode {
@@ -141,9 +142,9 @@ impl Completion {
         self.byte_len
     }
 
-    /// A send: the index it was posted at in its send queue. A receive: its index in its work
-    /// queue's completion ring (which is also the index of the receive it completes, as a
-    /// queue's receives complete in order).
+    /// A send: the index it was posted at in its send queue. A receive: the index it was
+    /// posted at in its work queue (on a shared queue receives may complete out of that
+    /// order).
     pub fn wqe_index(&self) -> u32 {
         self.wqe_index
     }

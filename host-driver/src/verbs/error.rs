@@ -126,6 +126,8 @@ pub enum Feature {
     Tso,
     /// Raw-packet QPs (the RTL engine has none yet).
     RawPacket,
+    /// An SRQ limit (verbs' limit event: the device raises no asynchronous events).
+    SrqLimit,
 }
 
 /// A verbs call that failed. [`Error::errno`] is the value libibverbs would return.

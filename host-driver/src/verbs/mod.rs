@@ -15,6 +15,8 @@
 //! cq.poll(n)                       ibv_poll_cq
 //! ctx.create_wq(&pd, &cq, ..)      ibv_create_wq; wq.modify, wq.post_recv (ibv_post_wq_recv)
 //! ctx.create_rwq_ind_table(&wqs)   ibv_create_rwq_ind_table
+//! pd.create_srq(&attr)             ibv_create_srq; srq.post_recv (ibv_post_srq_recv)
+//! srq.create_qp(&scq, &rcq, &init) ibv_create_qp with srq
 //! pd.create_rss_qp(&table, ..)     ibv_create_qp_ex with rx_hash_conf
 //! rss_qp.create_flow(&attr)        ibv_create_flow
 //! run_together(&[&a, &b], n)       two simulated NICs on a wire share time
@@ -36,6 +38,7 @@ mod pd;
 mod qp;
 mod recv;
 mod rss;
+mod srq;
 mod wr;
 
 pub use attr::{InitAttr, QpAttr, QpInitAttr, QpType, RcPeer, RtrAttr, RtsAttr};
@@ -50,6 +53,7 @@ pub use rss::{
     Flow, FlowAction, FlowAttr, HashFields, HashFunction, RssQueuePair, RwqIndirectionTable,
     RxHashConf, SteeringKey, WorkQueue, WqInitAttr, WqState,
 };
+pub use srq::{SharedReceiveQueue, SrqInitAttr};
 pub use wr::{Data, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, UdDest};
 
 /// The entropy source of an RC QP (its QPNs, or the connection manager's ports).

@@ -6,6 +6,7 @@ use super::context::Context;
 use super::cq::CompletionQueue;
 use super::mr::{AccessFlags, MemoryRegion};
 use super::qp::QueuePair;
+use super::srq::{SharedReceiveQueue, SrqInitAttr};
 use super::{Error, Invalid};
 use crate::device::Device;
 use rocenic_model::qp::{self, IpPair};
@@ -73,6 +74,15 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
         attr: &QpInitAttr,
     ) -> Result<QueuePair<'a, D>, Error> {
         QueuePair::create(self, send_cq, recv_cq, attr)
+    }
+
+    /// A shared receive queue in this PD (`ibv_create_srq`); QPs are created on it with
+    /// [`SharedReceiveQueue::create_qp`].
+    pub fn create_srq<'a>(
+        &'a self,
+        attr: &SrqInitAttr,
+    ) -> Result<SharedReceiveQueue<'a, D>, Error> {
+        SharedReceiveQueue::create(self, attr)
     }
 
     /// An address handle (`ibv_create_ah`): a UD work request's destination.

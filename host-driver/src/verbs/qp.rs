@@ -4,8 +4,8 @@
 //! its PD, path MTU, first send PSN, peer and address vector. Verbs hands those over across
 //! three state changes, the first send PSN last (RTS), so the driver keeps a QP in RESET, INIT
 //! and RTR itself, checking every change against the model's state table, and gives it to the
-//! engine on RTS: the firmware writes the context and moves it RESET→INIT→RTR→RTS there, the
-//! engine fixing an RC QP's entropy at its RTR. ERR is passed on while the engine holds the
+//! engine on RTS (a QP that receives: on RTR, below): the firmware writes the context and
+//! moves it RESET→INIT→RTR→RTS there, the engine fixing an RC QP's entropy at its RTR. ERR is passed on while the engine holds the
 //! QP; RESET takes the QP out of the engine again. Illegal changes are refused with `EINVAL`
 //! before any register is touched.
 //!
@@ -13,10 +13,12 @@
 //! completion: the driver learns it there (or from a modify the engine refuses).
 //!
 //! On a device with a receive path, a QP created with `max_recv_wr` and `max_recv_sge` gets
-//! its own receive work queue (docs/rx.md, "Work queues"). Its receive side is attached when
-//! the engine takes the QP (RTS: the receive path asks the send side's slot whether it holds
-//! the QP), expecting the RTR's `rq_psn`, and its queue made READY; RESET detaches it and
-//! empties the queue; a QP in ERR has its queue flushed by the receive path.
+//! its own receive work queue (docs/rx.md, "Work queues"), or names a shared one (an SRQ).
+//! Verbs receives from RTR, and the receive path asks the send side's slot whether it holds
+//! the QP, so such a QP enters the engine at RTR (with a send PSN it does not use yet) and its
+//! receive side is attached, expecting the RTR's `rq_psn`, its own queue made READY. At RTS the
+//! context is written again with the send PSN while the receive path is stopped. RESET detaches
+//! it and empties its own queue; a QP in ERR has its own queue flushed by the receive path.
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
@@ -53,6 +55,11 @@ pub(super) struct QpEntry {
     fresh_from: Option<u32>,
     /// Its own receive work queue.
     pub(super) recv: Option<u16>,
+    /// The shared receive queue it receives into instead.
+    pub(super) srq: Option<u16>,
+    /// Where its receive completions go (`None`: it receives nothing, or is an RSS QP whose
+    /// queues name their own).
+    pub(super) recv_cq: Option<u32>,
 }
 
 impl QpEntry {
@@ -109,7 +116,36 @@ impl<'a, D: Device> QueuePair<'a, D> {
         if !std::ptr::eq(ctx, send_cq.context()) || !std::ptr::eq(ctx, recv_cq.context()) {
             return Err(Invalid::Attr("a completion queue of another context").into());
         }
-        let qpn = create_entry(ctx, pd.pdn(), send_cq.id(), Some(recv_cq.id()), attr)?;
+        let qpn = create_entry(ctx, pd.pdn(), send_cq.id(), Some(recv_cq.id()), None, attr)?;
+        Ok(QueuePair { ctx, qpn })
+    }
+
+    /// A QP receiving into shared receive queue `srq` (its `max_recv_wr` and `max_recv_sge`
+    /// are ignored, as verbs does), its receive completions to `recv_cq`.
+    pub(super) fn create_with_srq<'c>(
+        pd: &'a ProtectionDomain<'c, D>,
+        send_cq: &'a CompletionQueue<'c, D>,
+        recv_cq: &'a CompletionQueue<'c, D>,
+        srq: u16,
+        attr: &QpInitAttr,
+    ) -> Result<Self, Error> {
+        let ctx = pd.context();
+        if !std::ptr::eq(ctx, send_cq.context()) || !std::ptr::eq(ctx, recv_cq.context()) {
+            return Err(Invalid::Attr("a completion queue of another context").into());
+        }
+        let attr = QpInitAttr {
+            max_recv_wr: 0,
+            max_recv_sge: 0,
+            ..*attr
+        };
+        let qpn = create_entry(
+            ctx,
+            pd.pdn(),
+            send_cq.id(),
+            Some(recv_cq.id()),
+            Some(srq),
+            &attr,
+        )?;
         Ok(QueuePair { ctx, qpn })
     }
 
@@ -218,8 +254,9 @@ impl<'a, D: Device> QueuePair<'a, D> {
 
     /// Posts receive work requests in order and rings the queue's doorbell once for them; a
     /// list stops at its first bad request. Refused in RESET (verbs takes receives from INIT
-    /// on; this driver's QPs receive from RTS, when the engine holds them), `EOPNOTSUPP` on a
-    /// device without a receive path, `EINVAL` for a QP created without a receive queue.
+    /// on; they wait in the queue, and the QP receives from RTR), `EOPNOTSUPP` on a device
+    /// without a receive path, `EINVAL` for a QP created without a receive queue or with a
+    /// shared one (post to the SRQ).
     pub fn post_recv_list(&mut self, wrs: &[RecvWr<'_>]) -> Result<(), PostError> {
         let mut inner = self.ctx.inner.borrow_mut();
         let q = &inner.qps[&self.qpn];
@@ -227,6 +264,11 @@ impl<'a, D: Device> QueuePair<'a, D> {
         let w = match q.recv {
             Some(w) => w,
             None if inner.rx.is_none() => return Err(refuse(Error::Unsupported(Feature::Receive))),
+            None if q.srq.is_some() => {
+                return Err(refuse(
+                    Invalid::Attr("the QP receives into a shared receive queue").into(),
+                ))
+            }
             None => {
                 return Err(refuse(
                     Invalid::Attr("the QP was created without a receive queue").into(),
@@ -276,6 +318,7 @@ pub(super) fn create_entry<D: Device>(
     pdn: u32,
     send_cq: u32,
     recv_cq: Option<u32>,
+    srq: Option<u16>,
     attr: &QpInitAttr,
 ) -> Result<u32, Error> {
     let dev = ctx.query_device();
@@ -341,7 +384,14 @@ pub(super) fn create_entry<D: Device>(
     let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
     let recv = if wants_recv {
         let cq = recv_cq.expect("a QP with receives names its CQ");
-        match inner.create_wq_entry(pdn, cq, attr.max_recv_wr, attr.max_recv_sge, Some(qpn)) {
+        match inner.create_wq_entry(
+            pdn,
+            cq,
+            attr.max_recv_wr,
+            attr.max_recv_sge,
+            Some(qpn),
+            false,
+        ) {
             Ok(w) => Some(w),
             Err(e) => {
                 inner.free(base);
@@ -376,6 +426,10 @@ pub(super) fn create_entry<D: Device>(
             config: None,
             fresh_from: None,
             recv,
+            srq,
+            recv_cq: (recv.is_some() || srq.is_some())
+                .then_some(recv_cq)
+                .flatten(),
         },
     );
     Ok(qpn)
@@ -403,7 +457,13 @@ impl<D: Device> Inner<D> {
             }
             QpAttr::Rtr(a) => {
                 self.check_rtr(qpn, &a)?;
-                self.qps.get_mut(&qpn).expect("a live QP").rtr = Some(a);
+                let q = self.qps.get_mut(&qpn).expect("a live QP");
+                q.rtr = Some(a);
+                // A QP that receives enters the engine now (with a send PSN it will not use
+                // before RTS) so that its receive side is attached: verbs receives from RTR.
+                if q.recv.is_some() || q.srq.is_some() {
+                    self.give_to_engine(qpn, a.rq_psn, QpState::Rtr)?;
+                }
             }
             QpAttr::Rts(a) if from == QpState::Rts => {
                 let psn = self.qps[&qpn].config.map(|(c, _)| c.psn);
@@ -412,7 +472,8 @@ impl<D: Device> Inner<D> {
                 }
                 self.engine_modify(qpn, to)?;
             }
-            QpAttr::Rts(a) => self.give_to_engine(qpn, a.sq_psn)?,
+            QpAttr::Rts(a) if self.qps[&qpn].in_engine => self.rts_in_engine(qpn, a.sq_psn)?,
+            QpAttr::Rts(a) => self.give_to_engine(qpn, a.sq_psn, QpState::Rts)?,
             QpAttr::Err => {
                 if self.qps[&qpn].in_engine {
                     self.engine_modify(qpn, to)?;
@@ -469,9 +530,11 @@ impl<D: Device> Inner<D> {
         }
     }
 
-    /// RTR→RTS: the firmware writes the context and brings the QP up in the engine.
-    fn give_to_engine(&mut self, qpn: u32, psn: Psn) -> Result<(), Error> {
-        let rtr = self.qps[&qpn].rtr.expect("RTS comes from RTR");
+    /// The firmware writes the context with send PSN `psn` and brings the QP up in the engine
+    /// to `to` (RTR or RTS); a QP that receives gets its receive side, expecting the RTR's
+    /// `rq_psn`, unless it has it already.
+    fn give_to_engine(&mut self, qpn: u32, psn: Psn, to: QpState) -> Result<(), Error> {
+        let rtr = self.qps[&qpn].rtr.expect("RTR or RTS comes from RTR");
         let (config, source) = self.engine_config(qpn, &rtr, psn)?;
         let ring = self.qps[&qpn].ring;
         // The firmware stages the address vector's own flow label and plans CM entropy itself.
@@ -480,34 +543,73 @@ impl<D: Device> Inner<D> {
             av.flow_label = peer.ah.flow_label;
         }
         self.fw.create_qp(qpn, &given, &ring, source)?;
-        if let Err(e) = self.fw.bring_up(qpn) {
-            let _ = self.fw.destroy_qp(qpn);
-            return Err(e.into());
+        let steps: &[QpState] = match to {
+            QpState::Rtr => &[QpState::Init, QpState::Rtr],
+            _ => &[QpState::Init, QpState::Rtr, QpState::Rts],
+        };
+        for &s in steps {
+            if let Err(e) = self.fw.modify_qp(qpn, s) {
+                let _ = self.fw.destroy_qp(qpn);
+                return Err(e.into());
+            }
         }
         let q = self.qps.get_mut(&qpn).expect("a live QP");
         q.in_engine = true;
         q.config = Some((config, source));
-        if let Some(w) = q.recv {
-            if let Err(e) = self.start_receiving(qpn, w, &config, rtr.rq_psn) {
-                let _ = self.take_from_engine(qpn);
-                return Err(e);
+        let target = match (q.recv, q.srq) {
+            (Some(w), _) => Some((w, Target::Own(w))),
+            (None, Some(w)) => Some((w, Target::Shared(w))),
+            (None, None) => None,
+        };
+        if let Some((w, target)) = target {
+            if self.rx()?.fw.attached(qpn).is_none() {
+                if let Err(e) = self.start_receiving(qpn, w, target, &config, rtr.rq_psn) {
+                    let _ = self.take_from_engine(qpn);
+                    return Err(e);
+                }
             }
         }
         Ok(())
     }
 
-    /// The engine holds QP `qpn`: its own queue `w` READY, its receive side attached.
+    /// RTR→RTS of a QP the engine took at RTR. The engine sets a QP's first send PSN only
+    /// when the context is written, so the firmware writes it again with the RTS's PSN and
+    /// brings it up to RTS; the receive side stays attached (its expected PSN and any message
+    /// in progress are the receive path's, not the send side's). Meanwhile the receive path is
+    /// stopped, frames waiting at its input, so none finds the QP out of RTR. The modify to RTS
+    /// first finds a QP the receive path moved to ERR.
+    fn rts_in_engine(&mut self, qpn: u32, psn: Psn) -> Result<(), Error> {
+        let rx = self.rx()?;
+        rx.fw.disable()?;
+        rx.fw.wait_idle()?;
+        let r = self.rewrite_at_rts(qpn, psn);
+        self.rx()?.fw.enable()?;
+        r
+    }
+
+    fn rewrite_at_rts(&mut self, qpn: u32, psn: Psn) -> Result<(), Error> {
+        self.engine_modify(qpn, QpState::Rts)?;
+        self.fw.destroy_qp(qpn)?;
+        let q = self.qps.get_mut(&qpn).expect("a live QP");
+        q.in_engine = false;
+        q.config = None;
+        self.give_to_engine(qpn, psn, QpState::Rts)
+    }
+
+    /// The engine holds QP `qpn`: queue `w` READY (a shared queue is from its creation), its
+    /// receive side attached to `target`.
     fn start_receiving(
         &mut self,
         qpn: u32,
         w: u16,
+        target: Target,
         config: &QpConfig,
         epsn: Psn,
     ) -> Result<(), Error> {
         if self.rx()?.wqs[&w].state != WqState::Ready {
             self.modify_wq(w, WqState::Ready)?;
         }
-        self.rx()?.fw.attach(qpn, config, Target::Own(w), epsn)?;
+        self.rx()?.fw.attach(qpn, config, target, epsn)?;
         Ok(())
     }
 
@@ -566,6 +668,13 @@ impl<D: Device> Inner<D> {
         }
         if let Some(c) = self.cqs.get_mut(&cq) {
             c.purge(qpn);
+        }
+        // Its receives completed from a shared queue, as verbs cleans a CQ.
+        let q = &self.qps[&qpn];
+        if let (Some(_), Some(rcq)) = (q.srq, q.recv_cq) {
+            if let Some(c) = self.cqs.get_mut(&rcq) {
+                c.purge(qpn);
+            }
         }
         Ok(())
     }

@@ -4,9 +4,15 @@
 //!
 //! A work queue (docs/rx.md, "Work queues") is a ring of receive WQEs (`model::rx::RecvWqe`,
 //! 2^k slots of the stride its `max_sge` needs) and a completion ring of the same number of
-//! entries, both zeroed at creation. Its receives complete in order, so the driver frees one
-//! ring slot per completion it takes: posting to a queue whose every slot is posted and not
-//! yet completed is `ENOMEM`.
+//! entries, both zeroed at creation.
+//!
+//! Receives need not complete in the order they were posted: on a shared receive queue an RC
+//! SEND takes its WQE at its first packet and completes it at its last, so with messages in
+//! progress on two QPs a later WQE can complete first, while the receive path still reads the
+//! earlier one at each packet (`model::rx::engine`). So the driver writes each WQE's ring
+//! index as the work request id the device sees, keeps the caller's `wr_id` by slot, and frees
+//! a slot only when the completion naming that index comes back: posting when the slot the
+//! next index lands on is still taken is `ENOMEM`, however many others are free.
 
 use super::context::Inner;
 use super::cq::Completion;
@@ -50,6 +56,11 @@ pub(super) struct WqEntry {
     pub(super) state: WqState,
     /// The QP whose own receive queue it is.
     pub(super) owner: Option<u32>,
+    /// A shared receive queue: its completions go to the receive CQ of the QP they name.
+    pub(super) shared: bool,
+    /// By ring slot: the index a receive was posted at and its caller's `wr_id`, until its
+    /// completion is taken.
+    pub(super) slots: Vec<Option<(u32, u64)>>,
     /// The RSS QP spreading over it.
     pub(super) rss_qpn: Option<u32>,
 }
@@ -57,8 +68,27 @@ pub(super) struct WqEntry {
 impl WqEntry {
     /// Receives posted and not completed.
     pub(super) fn used(&self) -> u32 {
-        self.producer.wrapping_sub(self.consumer)
+        self.slots.iter().flatten().count() as u32
     }
+
+    /// The receive a completion names by its work request id (the ring index the driver
+    /// wrote): its slot is freed, and its index and the caller's `wr_id` returned.
+    fn complete(&mut self, hw_wr_id: u64) -> Result<(u32, u64), Error> {
+        let index = u32::try_from(hw_wr_id).map_err(|_| bad_wr_id())?;
+        let slot = self.ring.ring().slot(index) as usize;
+        match self.slots[slot] {
+            Some((i, wr_id)) if i == index => {
+                self.slots[slot] = None;
+                Ok((index, wr_id))
+            }
+            _ => Err(bad_wr_id()),
+        }
+    }
+}
+
+/// A receive completion whose work request id names no receive the driver posted.
+fn bad_wr_id() -> Error {
+    Error::BadCompletion(rocenic_model::wqe::Error::Reserved { field: "WR_ID" })
 }
 
 impl<D: Device> Inner<D> {
@@ -77,6 +107,7 @@ impl<D: Device> Inner<D> {
         max_wr: u32,
         max_sge: u32,
         owner: Option<u32>,
+        shared: bool,
     ) -> Result<u16, Error> {
         let rx = self.rx()?;
         let caps = rx.fw.caps();
@@ -123,6 +154,8 @@ impl<D: Device> Inner<D> {
                 state: WqState::Reset,
                 owner,
                 rss_qpn: None,
+                shared,
+                slots: vec![None; entries as usize],
             },
         );
         Ok(w)
@@ -162,6 +195,7 @@ impl<D: Device> Inner<D> {
         let e = rx.wqs.get_mut(&w).expect("a live WQ");
         e.producer = 0;
         e.consumer = 0;
+        e.slots.fill(None);
         let (cq, base, n) = (e.cq, e.cq_base, e.cq_ring.entries());
         let zeros = vec![0u8; n as usize * CQE_BYTES];
         self.device
@@ -228,23 +262,26 @@ impl<D: Device> Inner<D> {
             .into());
         }
         let entries = e.ring.ring().entries();
-        if e.used() >= entries {
+        let slot = e.ring.ring().slot(e.producer) as usize;
+        if e.slots[slot].is_some() {
             return Err(Exhausted::RecvQueue {
                 wq: w.into(),
                 entries,
             }
             .into());
         }
-        let wqe = RecvWqe::new(wr.wr_id, wr.sgl).map_err(Invalid::Wqe)?;
-        let mut slot = vec![0u8; e.ring.stride_blocks() as usize * BLOCK_BYTES];
-        wqe.encode(&mut slot).map_err(Invalid::Wqe)?;
+        // The device sees the ring index as the work request id (see the module's description).
+        let wqe = RecvWqe::new(u64::from(e.producer), wr.sgl).map_err(Invalid::Wqe)?;
+        let mut bytes = vec![0u8; e.ring.stride_blocks() as usize * BLOCK_BYTES];
+        wqe.encode(&mut bytes).map_err(Invalid::Wqe)?;
         let addr = e.ring.addr(e.producer);
         self.device
             .borrow_mut()
             .memory()
-            .write(addr, &slot)
+            .write(addr, &bytes)
             .expect("a live receive ring is host memory");
         let e = self.rx()?.wqs.get_mut(&w).expect("a live WQ");
+        e.slots[slot] = Some((e.producer, wr.wr_id));
         e.producer = e.producer.wrapping_add(1);
         Ok(())
     }
@@ -252,7 +289,8 @@ impl<D: Device> Inner<D> {
     /// Takes the new entries of every work queue's completion ring into their completion
     /// queues, each ring in order up to the first whose queue is full, and reports each new
     /// consumer index to the block. A failed receive moves the queue to ERR, and the QP too
-    /// when the queue is its own, as the receive path moved them.
+    /// when the queue is its own, as the receive path moved them; on a shared queue it moves
+    /// the QP alone.
     pub(super) fn drain_recv(&mut self) -> Result<(), Error> {
         let Some(rx) = self.rx.as_mut() else {
             return Ok(());
@@ -275,12 +313,25 @@ impl<D: Device> Inner<D> {
                     break;
                 }
                 let cqe = RecvCqe::decode(&b).map_err(Error::BadCompletion)?;
-                let Some(cq) = self.cqs.get_mut(&e.cq) else {
-                    break;
+                // A shared queue's completion goes to the receive CQ of the QP it names; one
+                // of a QP destroyed since is dropped.
+                let cq_id = if e.shared {
+                    self.qps.get(&cqe.qpn).and_then(|q| q.recv_cq)
+                } else {
+                    Some(e.cq)
                 };
-                if !cq.has_room() {
-                    break;
-                }
+                let cq = match cq_id {
+                    Some(id) => match self.cqs.get_mut(&id) {
+                        Some(cq) if cq.has_room() => Some(cq),
+                        _ => break,
+                    },
+                    None => None,
+                };
+                let (index, wr_id) = e.complete(cqe.wr_id)?;
+                e.consumer = i.wrapping_add(1);
+                let Some(cq) = cq else {
+                    continue;
+                };
                 // A flushed entry names the queue's configured QP, which a queue created on
                 // its own does not know: the driver names the RSS QP using it.
                 let qpn = match (cqe.qpn, e.owner, e.rss_qpn) {
@@ -288,13 +339,15 @@ impl<D: Device> Inner<D> {
                     (q, _, _) => q,
                 };
                 if !cqe.status.is_success() {
-                    e.state = WqState::Err;
-                    if let Some(q) = e.owner.and_then(|o| self.qps.get_mut(&o)) {
+                    if !e.shared {
+                        e.state = WqState::Err;
+                    }
+                    let failed = if e.shared { Some(cqe.qpn) } else { e.owner };
+                    if let Some(q) = failed.and_then(|o| self.qps.get_mut(&o)) {
                         q.set_err();
                     }
                 }
-                cq.push(Completion::from_recv(&cqe, qpn, w, i));
-                e.consumer = i.wrapping_add(1);
+                cq.push(Completion::from_recv(&cqe, wr_id, qpn, w, index));
             }
             if e.consumer != start {
                 released.push((w, e.consumer));

@@ -290,6 +290,7 @@ impl<D: Device> Context<D> {
             attr.max_wr,
             attr.max_sge,
             None,
+            false,
         )?;
         Ok(WorkQueue {
             ctx: self,
@@ -357,7 +358,7 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
             max_send_sge: 1,
             ..QpInitAttr::new(QpType::Ud)
         };
-        let qpn = create_entry(ctx, self.pdn(), 0, None, &attr)?;
+        let qpn = create_entry(ctx, self.pdn(), 0, None, None, &attr)?;
         let mut inner = ctx.inner.borrow_mut();
         let up = [
             QpAttr::Init(InitAttr::ud(qkey)),
