@@ -7,9 +7,8 @@
 use rand::Rng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
-    errno, run_together, AccessFlags, Completion, Data, Error, Exhausted, InitAttr,
-    PathMtu, Psn, QpAttr, QpInitAttr, QpType, RecvWr, RtrAttr, RtsAttr, SendOp, SendWr,
-    SrqInitAttr, WcStatus,
+    errno, run_together, AccessFlags, Completion, Data, Error, Exhausted, InitAttr, PathMtu, Psn,
+    QpAttr, QpInitAttr, QpType, RecvWr, RtrAttr, RtsAttr, SendOp, SendWr, SrqInitAttr, WcStatus,
 };
 use rocenic_model::rx::packet::{classify, Incoming};
 use rocenic_tests::{ah_to, connect, on_every_backend, open, seeded, wait, Backend};
