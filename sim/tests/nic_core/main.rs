@@ -1,0 +1,448 @@
+//! Two full cores (`rtl/top/nic_core.sv`) back to back on a `sim::link` wire, against the
+//! model's pair of NICs (`model::nic` behind its registers, `ModelDevice` on a `Link`).
+//!
+//! The same seeded program runs through the host driver's verbs API (the firmware's register
+//! sequences over each core's one AXI4-Lite port) on both pairs: b gets a UD QP with its own
+//! receive queue, an RSS QP over four work queues (Toeplitz over IPv6 addresses and UDP ports)
+//! and an RC QP connected to a's. a sends UD messages of random sizes over IPv4 and IPv6, with
+//! and without immediate data, gathered or inline; UD messages over many flows (a flow label
+//! each, so a UDP source port each) to the RSS QP; an RC SEND of several packets, a SEND with
+//! immediate, an RDMA WRITE and a WRITE with immediate; and b answers with a SEND. Each phase
+//! waits for its completions on both sides. Then every frame a sent, every completion either
+//! side polled, all of both host memories (buffers, rings, completion rings) and the counters
+//! (`FRAMES`, `WQES`, `ACCEPTED`, every `DISCARDS` word, every work queue's `CQ_PRODUCER`)
+//! must be the model's.
+//!
+//! The cores run with an adversarial host (latency, reordering, back-pressure), random
+//! back-pressure on transmit and random gaps on receive. `ROCENIC_SEED=N` replays a run.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rocenic_host_driver::device::{Block, Device};
+use rocenic_host_driver::model_device::{Link, ModelDevice, Side};
+use rocenic_host_driver::verbs::{
+    run_together, AccessFlags, AhAttr, Completion, CompletionQueue, Context, Data, Gid,
+    HashFields, HashFunction, InitAttr, Nic, OpenAttr, PathMtu, Psn, QpInitAttr, QpType,
+    RecvWr, RemoteAddr, RtrAttr, RtsAttr, RxHashConf, SendOp, SendWr, UdDest, WorkQueue,
+    WqInitAttr, WqState,
+};
+use rocenic_model::toeplitz::MICROSOFT_KEY;
+use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+use rocenic_model::wqe::HostMemory;
+use rocenic_model::{rx, wqe};
+use rocenic_sim::link::Config as LinkConfig;
+use rocenic_sim::top::core::Load;
+use rocenic_sim::top::device::{CoreDevice, CoreLink};
+use std::time::Instant;
+
+const QKEY: u32 = 0x1111_2222;
+/// Cycles (model: turns) a phase may take before the run gives up.
+const LIMIT: u64 = 400_000;
+/// The same for a run expected to lose frames.
+const LOSSY_LIMIT: u64 = 40_000;
+
+/// What a run leaves to compare.
+#[derive(Debug, PartialEq)]
+struct Record {
+    /// Frames a sent, in order.
+    wire: Vec<Vec<u8>>,
+    /// Completions polled on a and on b, in the order polled.
+    cqes: [Vec<Completion>; 2],
+    /// Host memory of a and b.
+    memory: [HostMemory; 2],
+    /// Counters of a and b: (register, word, value).
+    counters: [Vec<(&'static str, u32, u32)>; 2],
+}
+
+fn nic(i: u8) -> Nic {
+    let mut v6 = [0u8; 16];
+    v6[0] = 0xfd;
+    v6[15] = i;
+    Nic {
+        mac: EthernetAddress([2, 0, 0, 0, 0, i]),
+        ipv4: Ipv4Address::new(10, 0, 0, i),
+        ipv6: Ipv6Address(v6),
+    }
+}
+
+fn ah(i: u8, v6: bool, flow_label: u32) -> AhAttr {
+    let n = nic(i);
+    let gid = if v6 {
+        Gid::from_ipv6(n.ipv6)
+    } else {
+        Gid::from_ipv4(n.ipv4)
+    };
+    AhAttr {
+        flow_label,
+        ..AhAttr::new(gid, n.mac)
+    }
+}
+
+/// Polls `cq` until `n` completions came, both NICs running in between.
+fn wait<D: Device>(
+    cq: &CompletionQueue<'_, D>,
+    n: usize,
+    nics: [&Context<D>; 2],
+    limit: u64,
+    what: &str,
+) -> Result<Vec<Completion>, String> {
+    let mut got = Vec::new();
+    let start = nics[0].cycle();
+    while got.len() < n {
+        got.extend(cq.poll(n - got.len()).map_err(|e| format!("{what}: poll: {e}"))?);
+        if got.len() >= n {
+            break;
+        }
+        if nics[0].cycle() - start > limit {
+            return Err(format!("{what}: {} of {n} completions in {limit} cycles", got.len()));
+        }
+        run_together(&nics, 16).map_err(|e| format!("{what}: {e}"))?;
+    }
+    Ok(got)
+}
+
+/// Every word of the counters of one NIC.
+fn counters<D: Device>(ctx: &Context<D>) -> Vec<(&'static str, u32, u32)> {
+    let regs: [(Block, &[rocenic_model::regmap::Register], &[&str]); 2] = [
+        (Block::Wqe, wqe::regs::MAP, &["WQES", "FRAMES", "CQ_PRODUCER"]),
+        (Block::Rx, rx::regs::MAP, &["ACCEPTED", "DISCARDS", "CQ_PRODUCER"]),
+    ];
+    let mut out = Vec::new();
+    ctx.with_device(|d| {
+        for (block, map, names) in regs {
+            for r in map.iter().filter(|r| names.contains(&r.name)) {
+                for w in 0..r.words {
+                    let v = d.read(block, r.offset + 4 * w).expect("a counter");
+                    out.push((r.name, w, v));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The program, on a pair `a`, `b`; `sent_by_a` reads the wire.
+fn program<D: Device>(
+    a: D,
+    b: D,
+    seed: u64,
+    limit: u64,
+    sent_by_a: &dyn Fn() -> Vec<Vec<u8>>,
+) -> Result<Record, String> {
+    let mut r = SmallRng::seed_from_u64(seed);
+    let attr = |i| OpenAttr {
+        nic: nic(i),
+        ..OpenAttr::default()
+    };
+    let a = Context::open(a, &attr(1)).map_err(|e| format!("a opens: {e}"))?;
+    let b = Context::open(b, &attr(2)).map_err(|e| format!("b opens: {e}"))?;
+    let both = [&a, &b];
+    let (pda, pdb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let (cqa, cqb) = (a.create_cq(256).unwrap(), b.create_cq(512).unwrap());
+    let src = a.alloc_buffer(64 * 1024).unwrap();
+    let dst = b.alloc_buffer(128 * 1024).unwrap();
+    let remote = AccessFlags::LOCAL_WRITE.union(AccessFlags::REMOTE_WRITE);
+    let mra = pda.reg_mr(&src, AccessFlags::LOCAL_WRITE).unwrap();
+    let mrb = pdb.reg_mr(&dst, remote).unwrap();
+    let data: Vec<u8> = (0..64 * 1024).map(|_| r.gen()).collect();
+    src.write(0, &data).unwrap();
+    let (mut cqes_a, mut cqes_b) = (Vec::new(), Vec::new());
+
+    // UD: a's QP, and b's with 16 receives of the GRH area and 1 KiB each.
+    let ud = |pd, cq, recv, sge| {
+        let attr = QpInitAttr {
+            max_recv_wr: recv,
+            max_recv_sge: sge,
+            max_inline_data: 256,
+            ..QpInitAttr::new(QpType::Ud)
+        };
+        let mut q = rocenic_host_driver::verbs::ProtectionDomain::create_qp(pd, cq, &attr)
+            .expect("a UD QP");
+        q.bring_up(
+            InitAttr::ud(QKEY),
+            RtrAttr::ud(PathMtu::Mtu1024),
+            RtsAttr::new(Psn::new(0).unwrap()),
+        )
+        .expect("UD to RTS");
+        q
+    };
+    let mut qa = ud(&pda, &cqa, 0, 0);
+    let mut qb = ud(&pdb, &cqb, 16, 2);
+    for i in 0..16u64 {
+        let sgl = [
+            mrb.sge(i * 2048, 40).unwrap(),
+            mrb.sge(i * 2048 + 40, 1024).unwrap(),
+        ];
+        qb.post_recv(&RecvWr {
+            wr_id: 100 + i,
+            sgl: &sgl,
+        })
+        .unwrap();
+    }
+    let ahs: Vec<_> = (0..2)
+        .map(|v6| pda.create_ah(&ah(2, v6 == 1, 0)).unwrap())
+        .collect();
+    let n_ud = r.gen_range(8..=16u64);
+    for i in 0..n_ud {
+        let len = r.gen_range(1..=1024usize);
+        let off = r.gen_range(0..60 * 1024 - len) as u64;
+        let v6 = r.gen_bool(0.5);
+        let imm = r.gen_bool(0.3).then(|| r.gen::<u32>());
+        let sge = [mra.sge(off, len as u32).unwrap()];
+        let op = imm.map_or(SendOp::Send, SendOp::SendWithImm);
+        let slice = &data[off as usize..off as usize + len];
+        let payload = if len <= 256 && r.gen_bool(0.3) {
+            Data::Inline(slice)
+        } else {
+            Data::Sgl(&sge)
+        };
+        let wr = SendWr::new(i, op, payload).signaled().to(UdDest {
+            ah: &ahs[usize::from(v6)],
+            remote_qpn: qb.qp_num(),
+            remote_qkey: QKEY,
+        });
+        qa.post_send(&wr).unwrap();
+    }
+    cqes_a.extend(wait(&cqa, n_ud as usize, both, limit, "UD sends")?);
+    cqes_b.extend(wait(&cqb, n_ud as usize, both, limit, "UD receives")?);
+
+    // RSS: four work queues of 32 receives of 128 bytes from 32 KiB, an RSS QP over them.
+    let wq_attr = WqInitAttr {
+        max_wr: 32,
+        max_sge: 1,
+    };
+    let mut wqs: Vec<WorkQueue<'_, _>> = (0..4)
+        .map(|_| b.create_wq(&pdb, &cqb, &wq_attr).unwrap())
+        .collect();
+    for (k, w) in wqs.iter_mut().enumerate() {
+        w.modify(WqState::Ready).unwrap();
+        for i in 0..32u64 {
+            let n = k as u64 * 32 + i;
+            let sgl = [mrb.sge(32 * 1024 + n * 128, 128).unwrap()];
+            w.post_recv(&RecvWr {
+                wr_id: 1000 + n,
+                sgl: &sgl,
+            })
+            .unwrap();
+        }
+    }
+    let refs: Vec<&WorkQueue<'_, _>> = wqs.iter().collect();
+    let table = b.create_rwq_ind_table(&refs).unwrap();
+    let hash = RxHashConf {
+        function: HashFunction::Toeplitz,
+        key: MICROSOFT_KEY.to_vec(),
+        fields: HashFields::SRC_IPV6
+            .union(HashFields::DST_IPV6)
+            .union(HashFields::SRC_PORT_UDP)
+            .union(HashFields::DST_PORT_UDP),
+    };
+    let rss = pdb.create_rss_qp(&table, &hash, QKEY).unwrap();
+    let flows: Vec<_> = (0..24u32)
+        .map(|f| pda.create_ah(&ah(2, true, 1 + f * 40_009 % (1 << 20))).unwrap())
+        .collect();
+    let n_rss = 24;
+    for n in 0..n_rss {
+        let payload = (n as u32).to_le_bytes();
+        let wr = SendWr::new(500 + n as u64, SendOp::Send, Data::Inline(&payload))
+            .signaled()
+            .to(UdDest {
+                ah: &flows[r.gen_range(0..flows.len())],
+                remote_qpn: rss.qp_num(),
+                remote_qkey: QKEY,
+            });
+        qa.post_send(&wr).unwrap();
+    }
+    cqes_a.extend(wait(&cqa, n_rss, both, limit, "RSS sends")?);
+    cqes_b.extend(wait(&cqb, n_rss, both, limit, "RSS receives")?);
+
+    // RC: connected both ways, b's receives of 4 KiB from 64 KiB, WRITEs from 96 KiB.
+    let rc = |pd, cq| {
+        let attr = QpInitAttr {
+            max_recv_wr: 4,
+            max_recv_sge: 2,
+            ..QpInitAttr::new(QpType::Rc)
+        };
+        rocenic_host_driver::verbs::ProtectionDomain::create_qp(pd, cq, &attr).expect("an RC QP")
+    };
+    let mut ra = rc(&pda, &cqa);
+    let mut rb = rc(&pdb, &cqb);
+    let psn = Psn::new(0xFF_FFF0).unwrap();
+    let (na, nb) = (ra.qp_num(), rb.qp_num());
+    for (q, peer, other) in [(&mut ra, nb, 2), (&mut rb, na, 1)] {
+        q.bring_up(
+            InitAttr {
+                access: remote,
+                ..InitAttr::default()
+            },
+            RtrAttr::rc(PathMtu::Mtu1024, peer, psn, ah(other, false, 0)),
+            RtsAttr::new(psn),
+        )
+        .map_err(|e| format!("RC to RTS: {e}"))?;
+    }
+    for i in 0..4u64 {
+        let sgl = [mrb.sge(64 * 1024 + i * 4096, 4096).unwrap()];
+        rb.post_recv(&RecvWr {
+            wr_id: 2000 + i,
+            sgl: &sgl,
+        })
+        .unwrap();
+    }
+    let at = |off: u64| RemoteAddr {
+        addr: mrb.addr() + off,
+        rkey: mrb.rkey(),
+    };
+    let lens: Vec<u32> = (0..4).map(|_| r.gen_range(1..=3500)).collect();
+    let s: Vec<[_; 1]> = (0..4)
+        .map(|i| [mra.sge(i * 8192, lens[i as usize]).unwrap()])
+        .collect();
+    let imm = [r.gen::<u32>(), r.gen::<u32>()];
+    let wrs = [
+        SendWr::new(1, SendOp::Send, Data::Sgl(&s[0])).signaled(),
+        SendWr::new(2, SendOp::SendWithImm(imm[0]), Data::Sgl(&s[1])).signaled(),
+        SendWr::new(3, SendOp::RdmaWrite(at(96 * 1024)), Data::Sgl(&s[2])).signaled(),
+        SendWr::new(4, SendOp::RdmaWriteWithImm(at(112 * 1024), imm[1]), Data::Sgl(&s[3]))
+            .signaled(),
+    ];
+    ra.post_send_list(&wrs).unwrap();
+    cqes_a.extend(wait(&cqa, 4, both, limit, "RC sends")?);
+    cqes_b.extend(wait(&cqb, 3, both, limit, "RC receives")?);
+    // And back: b to a.
+    let sgl = [mra.sge(60 * 1024, 2048).unwrap()];
+    ra.post_recv(&RecvWr {
+        wr_id: 77,
+        sgl: &sgl,
+    })
+    .unwrap();
+    let sb = [mrb.sge(0, r.gen_range(1..=2048)).unwrap()];
+    rb.post_send(&SendWr::new(5, SendOp::Send, Data::Sgl(&sb)).signaled())
+        .unwrap();
+    cqes_a.extend(wait(&cqa, 1, both, limit, "RC receive back")?);
+    cqes_b.extend(wait(&cqb, 1, both, limit, "RC send back")?);
+    // Let both settle (flush steps, last counters), then read what is left to compare.
+    run_together(&both, 2000).map_err(|e| e.to_string())?;
+
+    let wire = sent_by_a();
+    let counters = [counters(&a), counters(&b)];
+    let memory = [
+        a.with_device(|d| d.memory().clone()),
+        b.with_device(|d| d.memory().clone()),
+    ];
+    Ok(Record {
+        wire,
+        cqes: [cqes_a, cqes_b],
+        memory,
+        counters,
+    })
+}
+
+/// The model pair's record of the program.
+fn model(seed: u64) -> Record {
+    let (a, b, link) = Link::pair();
+    let sent = move || {
+        link.frames()
+            .into_iter()
+            .filter(|f| f.from == Side::A)
+            .map(|f| f.data)
+            .collect()
+    };
+    program::<ModelDevice>(a, b, seed, LIMIT, &sent).expect("the model runs the program")
+}
+
+/// The cores' record of the program, on a link configured as `cfg`.
+fn cores(seed: u64, load: &Load, cfg: LinkConfig, limit: u64) -> Result<Record, String> {
+    let (a, b, link): (CoreDevice, CoreDevice, CoreLink) = CoreDevice::pair(load, cfg, seed);
+    let l = link.clone();
+    let sent = move || l.sent(Side::A);
+    let t = Instant::now();
+    let rec = program::<CoreDevice>(a, b, seed, limit, &sent)?;
+    eprintln!(
+        "{} frames a to b, {} back, {:.1} s",
+        link.sent(Side::A).len(),
+        link.sent(Side::B).len(),
+        t.elapsed().as_secs_f64()
+    );
+    Ok(rec)
+}
+
+/// The first difference of two records, named.
+fn diff(got: &Record, want: &Record) -> Option<String> {
+    if got.wire.len() != want.wire.len() {
+        return Some(format!("a sent {} frames, the model {}", got.wire.len(), want.wire.len()));
+    }
+    if let Some(i) = (0..got.wire.len()).find(|&i| got.wire[i] != want.wire[i]) {
+        return Some(format!("frame {i} a sent differs from the model's"));
+    }
+    for s in 0..2 {
+        let side = ["a", "b"][s];
+        if got.cqes[s] != want.cqes[s] {
+            let i = (0..got.cqes[s].len().min(want.cqes[s].len()))
+                .find(|&i| got.cqes[s][i] != want.cqes[s][i]);
+            return Some(format!(
+                "{side}'s completions differ (first at {i:?}): {:?} against {:?}",
+                i.map(|i| &got.cqes[s][i]),
+                i.map(|i| &want.cqes[s][i])
+            ));
+        }
+        if got.counters[s] != want.counters[s] {
+            let d: Vec<_> = got.counters[s]
+                .iter()
+                .zip(&want.counters[s])
+                .filter(|(g, w)| g != w)
+                .collect();
+            return Some(format!("{side}'s counters (core, model): {d:?}"));
+        }
+        if got.memory[s] != want.memory[s] {
+            return Some(format!("{side}'s host memory differs from the model's"));
+        }
+    }
+    None
+}
+
+fn check(test: &str, load: &Load) {
+    let seed = rocenic_sim::stream::seed(test);
+    let want = model(seed);
+    let link = LinkConfig {
+        delay: 20,
+        ..LinkConfig::default()
+    };
+    let got = cores(seed, load, link, LIMIT)
+    .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
+    if let Some(d) = diff(&got, &want) {
+        panic!("{test}: {d}");
+    }
+    eprintln!(
+        "{test}: {} frames a to b, {} completions on a, {} on b, as the model",
+        got.wire.len(),
+        got.cqes[0].len(),
+        got.cqes[1].len()
+    );
+}
+
+#[test]
+fn back_to_back_as_the_model() {
+    check("back_to_back_as_the_model", &Load::random());
+}
+
+#[test]
+fn back_to_back_ideal() {
+    check("back_to_back_ideal", &Load::ideal());
+}
+
+/// A wire that loses frames must fail the comparison (or the run).
+#[test]
+fn a_lossy_wire_fails() {
+    let seed = rocenic_sim::stream::seed("a_lossy_wire_fails");
+    let want = model(seed);
+    let link = LinkConfig {
+        delay: 20,
+        loss: 0.3,
+        ..LinkConfig::default()
+    };
+    match cores(seed, &Load::ideal(), link, LOSSY_LIMIT) {
+        Err(e) => eprintln!("caught: {e}"),
+        Ok(got) => {
+            let d = diff(&got, &want).expect("a lossy wire must differ from the model");
+            eprintln!("caught: {d}");
+        }
+    }
+}
