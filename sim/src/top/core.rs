@@ -176,7 +176,9 @@ impl<D: NicCorePorts> Bench<D> {
                 .ok_or_else(|| format!("cycle {now}: transmit keep {keep:#x} not contiguous"))?;
             let last = d.m_tx_tlast();
             if n < LANES && !last {
-                return Err(format!("cycle {now}: a partial transmit beat before the last"));
+                return Err(format!(
+                    "cycle {now}: a partial transmit beat before the last"
+                ));
             }
             let mut data = d.m_tx_tdata().to_le_bytes().to_vec();
             data[n..].fill(0);

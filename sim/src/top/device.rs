@@ -205,7 +205,12 @@ impl CoreDevice {
         }
     }
 
-    fn register(&mut self, block: Block, op: impl Fn(u32) -> Op, addr: u32) -> Result<u32, BusError> {
+    fn register(
+        &mut self,
+        block: Block,
+        op: impl Fn(u32) -> Op,
+        addr: u32,
+    ) -> Result<u32, BusError> {
         let at = block.address(addr).ok_or(BusError::Decode { addr })?;
         if self.failed.is_some() {
             return Err(BusError::Slave { addr });

@@ -21,9 +21,9 @@ use rand::{Rng, SeedableRng};
 use rocenic_host_driver::device::{Block, Device};
 use rocenic_host_driver::model_device::{Link, ModelDevice, Side};
 use rocenic_host_driver::verbs::{
-    run_together, AccessFlags, AhAttr, Completion, CompletionQueue, Context, Data, Gid,
-    HashFields, HashFunction, InitAttr, Nic, OpenAttr, PathMtu, Psn, QpInitAttr, QpType,
-    RecvWr, RemoteAddr, RtrAttr, RtsAttr, RxHashConf, SendOp, SendWr, UdDest, WorkQueue,
+    run_together, AccessFlags, AhAttr, Completion, CompletionQueue, Context, Data, Gid, HashFields,
+    HashFunction, InitAttr, Nic, OpenAttr, PathMtu, ProtectionDomain, Psn, QpInitAttr, QpType,
+    QueuePair, RecvWr, RemoteAddr, RtrAttr, RtsAttr, RxHashConf, SendOp, SendWr, UdDest, WorkQueue,
     WqInitAttr, WqState,
 };
 use rocenic_model::toeplitz::MICROSOFT_KEY;
@@ -33,6 +33,7 @@ use rocenic_model::{rx, wqe};
 use rocenic_sim::link::Config as LinkConfig;
 use rocenic_sim::top::core::Load;
 use rocenic_sim::top::device::{CoreDevice, CoreLink};
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 const QKEY: u32 = 0x1111_2222;
@@ -46,8 +47,9 @@ const LOSSY_LIMIT: u64 = 40_000;
 struct Record {
     /// Frames a sent, in order.
     wire: Vec<Vec<u8>>,
-    /// Completions polled on a and on b, in the order polled.
-    cqes: [Vec<Completion>; 2],
+    /// Completions polled on a and on b, by queue (send or receive, work queue, QP), each
+    /// queue's in order: a poll's order across queues depends on when each arrived.
+    cqes: [BTreeMap<(bool, Option<u32>, u32), Vec<Completion>>; 2],
     /// Host memory of a and b.
     memory: [HostMemory; 2],
     /// Counters of a and b: (register, word, value).
@@ -89,23 +91,73 @@ fn wait<D: Device>(
     let mut got = Vec::new();
     let start = nics[0].cycle();
     while got.len() < n {
-        got.extend(cq.poll(n - got.len()).map_err(|e| format!("{what}: poll: {e}"))?);
+        got.extend(
+            cq.poll(n - got.len())
+                .map_err(|e| format!("{what}: poll: {e}"))?,
+        );
         if got.len() >= n {
             break;
         }
         if nics[0].cycle() - start > limit {
-            return Err(format!("{what}: {} of {n} completions in {limit} cycles", got.len()));
+            return Err(format!(
+                "{what}: {} of {n} completions in {limit} cycles",
+                got.len()
+            ));
         }
         run_together(&nics, 16).map_err(|e| format!("{what}: {e}"))?;
     }
     Ok(got)
 }
 
+/// A UD QP with `recv` receives of `sge` entries, in RTS.
+fn ud<'a, D: Device>(
+    pd: &'a ProtectionDomain<'_, D>,
+    cq: &'a CompletionQueue<'_, D>,
+    recv: u32,
+    sge: u32,
+) -> QueuePair<'a, D> {
+    let attr = QpInitAttr {
+        max_recv_wr: recv,
+        max_recv_sge: sge,
+        max_inline_data: 256,
+        ..QpInitAttr::new(QpType::Ud)
+    };
+    let mut q = pd.create_qp(cq, &attr).expect("a UD QP");
+    q.bring_up(
+        InitAttr::ud(QKEY),
+        RtrAttr::ud(PathMtu::Mtu1024),
+        RtsAttr::new(Psn::new(0).unwrap()),
+    )
+    .expect("UD to RTS");
+    q
+}
+
+/// An RC QP of 4 receives of 2 entries, in RESET.
+fn rc<'a, D: Device>(
+    pd: &'a ProtectionDomain<'_, D>,
+    cq: &'a CompletionQueue<'_, D>,
+) -> QueuePair<'a, D> {
+    let attr = QpInitAttr {
+        max_recv_wr: 4,
+        max_recv_sge: 2,
+        ..QpInitAttr::new(QpType::Rc)
+    };
+    pd.create_qp(cq, &attr).expect("an RC QP")
+}
+
 /// Every word of the counters of one NIC.
 fn counters<D: Device>(ctx: &Context<D>) -> Vec<(&'static str, u32, u32)> {
     let regs: [(Block, &[rocenic_model::regmap::Register], &[&str]); 2] = [
-        (Block::Wqe, wqe::regs::MAP, &["WQES", "FRAMES", "CQ_PRODUCER"]),
-        (Block::Rx, rx::regs::MAP, &["ACCEPTED", "DISCARDS", "CQ_PRODUCER"]),
+        (
+            Block::Wqe,
+            wqe::regs::MAP,
+            &["WQES", "FRAMES", "CQ_PRODUCER"],
+        ),
+        (
+            Block::Rx,
+            rx::regs::MAP,
+            &["ACCEPTED", "DISCARDS", "CQ_PRODUCER"],
+        ),
     ];
     let mut out = Vec::new();
     ctx.with_device(|d| {
@@ -149,23 +201,6 @@ fn program<D: Device>(
     let (mut cqes_a, mut cqes_b) = (Vec::new(), Vec::new());
 
     // UD: a's QP, and b's with 16 receives of the GRH area and 1 KiB each.
-    let ud = |pd, cq, recv, sge| {
-        let attr = QpInitAttr {
-            max_recv_wr: recv,
-            max_recv_sge: sge,
-            max_inline_data: 256,
-            ..QpInitAttr::new(QpType::Ud)
-        };
-        let mut q = rocenic_host_driver::verbs::ProtectionDomain::create_qp(pd, cq, &attr)
-            .expect("a UD QP");
-        q.bring_up(
-            InitAttr::ud(QKEY),
-            RtrAttr::ud(PathMtu::Mtu1024),
-            RtsAttr::new(Psn::new(0).unwrap()),
-        )
-        .expect("UD to RTS");
-        q
-    };
     let mut qa = ud(&pda, &cqa, 0, 0);
     let mut qb = ud(&pdb, &cqb, 16, 2);
     for i in 0..16u64 {
@@ -238,7 +273,10 @@ fn program<D: Device>(
     };
     let rss = pdb.create_rss_qp(&table, &hash, QKEY).unwrap();
     let flows: Vec<_> = (0..24u32)
-        .map(|f| pda.create_ah(&ah(2, true, 1 + f * 40_009 % (1 << 20))).unwrap())
+        .map(|f| {
+            pda.create_ah(&ah(2, true, 1 + f * 40_009 % (1 << 20)))
+                .unwrap()
+        })
         .collect();
     let n_rss = 24;
     for n in 0..n_rss {
@@ -256,14 +294,6 @@ fn program<D: Device>(
     cqes_b.extend(wait(&cqb, n_rss, both, limit, "RSS receives")?);
 
     // RC: connected both ways, b's receives of 4 KiB from 64 KiB, WRITEs from 96 KiB.
-    let rc = |pd, cq| {
-        let attr = QpInitAttr {
-            max_recv_wr: 4,
-            max_recv_sge: 2,
-            ..QpInitAttr::new(QpType::Rc)
-        };
-        rocenic_host_driver::verbs::ProtectionDomain::create_qp(pd, cq, &attr).expect("an RC QP")
-    };
     let mut ra = rc(&pda, &cqa);
     let mut rb = rc(&pdb, &cqb);
     let psn = Psn::new(0xFF_FFF0).unwrap();
@@ -300,8 +330,12 @@ fn program<D: Device>(
         SendWr::new(1, SendOp::Send, Data::Sgl(&s[0])).signaled(),
         SendWr::new(2, SendOp::SendWithImm(imm[0]), Data::Sgl(&s[1])).signaled(),
         SendWr::new(3, SendOp::RdmaWrite(at(96 * 1024)), Data::Sgl(&s[2])).signaled(),
-        SendWr::new(4, SendOp::RdmaWriteWithImm(at(112 * 1024), imm[1]), Data::Sgl(&s[3]))
-            .signaled(),
+        SendWr::new(
+            4,
+            SendOp::RdmaWriteWithImm(at(112 * 1024), imm[1]),
+            Data::Sgl(&s[3]),
+        )
+        .signaled(),
     ];
     ra.post_send_list(&wrs).unwrap();
     cqes_a.extend(wait(&cqa, 4, both, limit, "RC sends")?);
@@ -327,17 +361,27 @@ fn program<D: Device>(
         a.with_device(|d| d.memory().clone()),
         b.with_device(|d| d.memory().clone()),
     ];
+    let by_queue = |cqes: Vec<Completion>| {
+        let mut m: BTreeMap<_, Vec<_>> = BTreeMap::new();
+        for c in cqes {
+            m.entry((c.is_recv(), c.wq_num(), c.qp_num()))
+                .or_default()
+                .push(c);
+        }
+        m
+    };
     Ok(Record {
         wire,
-        cqes: [cqes_a, cqes_b],
+        cqes: [by_queue(cqes_a), by_queue(cqes_b)],
         memory,
         counters,
     })
 }
 
-/// The model pair's record of the program.
+/// The model pair's record of the program (without TSO, as the cores).
 fn model(seed: u64) -> Record {
     let (a, b, link) = Link::pair();
+    let (a, b) = (a.without_tso(), b.without_tso());
     let sent = move || {
         link.frames()
             .into_iter()
@@ -367,21 +411,33 @@ fn cores(seed: u64, load: &Load, cfg: LinkConfig, limit: u64) -> Result<Record, 
 /// The first difference of two records, named.
 fn diff(got: &Record, want: &Record) -> Option<String> {
     if got.wire.len() != want.wire.len() {
-        return Some(format!("a sent {} frames, the model {}", got.wire.len(), want.wire.len()));
+        return Some(format!(
+            "a sent {} frames, the model {}",
+            got.wire.len(),
+            want.wire.len()
+        ));
     }
     if let Some(i) = (0..got.wire.len()).find(|&i| got.wire[i] != want.wire[i]) {
         return Some(format!("frame {i} a sent differs from the model's"));
     }
     for s in 0..2 {
         let side = ["a", "b"][s];
-        if got.cqes[s] != want.cqes[s] {
-            let i = (0..got.cqes[s].len().min(want.cqes[s].len()))
-                .find(|&i| got.cqes[s][i] != want.cqes[s][i]);
-            return Some(format!(
-                "{side}'s completions differ (first at {i:?}): {:?} against {:?}",
-                i.map(|i| &got.cqes[s][i]),
-                i.map(|i| &want.cqes[s][i])
-            ));
+        for (q, w) in &want.cqes[s] {
+            let g = got.cqes[s].get(q).map_or(&[][..], Vec::as_slice);
+            if g != w.as_slice() {
+                let i = (0..g.len().min(w.len())).find(|&i| g[i] != w[i]);
+                return Some(format!(
+                    "{side}'s completions of {q:?}: {} against {}, first difference at {i:?}: \
+                     {:?} against {:?}",
+                    g.len(),
+                    w.len(),
+                    i.map(|i| &g[i]),
+                    i.map(|i| &w[i])
+                ));
+            }
+        }
+        if got.cqes[s].len() != want.cqes[s].len() {
+            return Some(format!("{side}'s completions went to other queues"));
         }
         if got.counters[s] != want.counters[s] {
             let d: Vec<_> = got.counters[s]
@@ -392,10 +448,41 @@ fn diff(got: &Record, want: &Record) -> Option<String> {
             return Some(format!("{side}'s counters (core, model): {d:?}"));
         }
         if got.memory[s] != want.memory[s] {
-            return Some(format!("{side}'s host memory differs from the model's"));
+            return Some(format!(
+                "{side}'s host memory: {}",
+                memory_diff(&got.memory[s], &want.memory[s])
+            ));
         }
     }
     None
+}
+
+/// Where two host memories differ: the regions, or the first bytes that do.
+fn memory_diff(got: &HostMemory, want: &HostMemory) -> String {
+    let g: Vec<_> = got.regions().collect();
+    let w: Vec<_> = want.regions().collect();
+    let shape = |v: &[(u64, &[u8])]| v.iter().map(|(a, b)| (*a, b.len())).collect::<Vec<_>>();
+    if shape(&g) != shape(&w) {
+        return format!(
+            "regions {:x?} against the model's {:x?}",
+            shape(&g),
+            shape(&w)
+        );
+    }
+    for ((base, gb), (_, wb)) in g.iter().zip(&w) {
+        if let Some(i) = (0..gb.len()).find(|&i| gb[i] != wb[i]) {
+            let n = (0..gb.len()).filter(|&i| gb[i] != wb[i]).count();
+            let at = i & !31;
+            let end = (at + 32).min(gb.len());
+            return format!(
+                "{n} bytes differ, the first at {:#x}: {:02x?} against the model's {:02x?}",
+                base + i as u64,
+                &gb[at..end],
+                &wb[at..end]
+            );
+        }
+    }
+    "the same bytes".into()
 }
 
 fn check(test: &str, load: &Load) {
@@ -406,15 +493,16 @@ fn check(test: &str, load: &Load) {
         ..LinkConfig::default()
     };
     let got = cores(seed, load, link, LIMIT)
-    .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
+        .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
     if let Some(d) = diff(&got, &want) {
         panic!("{test}: {d}");
     }
+    let n = |s: usize| got.cqes[s].values().map(Vec::len).sum::<usize>();
     eprintln!(
         "{test}: {} frames a to b, {} completions on a, {} on b, as the model",
         got.wire.len(),
-        got.cqes[0].len(),
-        got.cqes[1].len()
+        n(0),
+        n(1)
     );
 }
 
