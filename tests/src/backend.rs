@@ -11,6 +11,9 @@ use rocenic_sim::top::device::{CoreDevice, CoreLink};
 pub trait Backend {
     /// The device type.
     type Dev: Device;
+    /// Its send engine segments TSO work requests (the model's does; the full core has no TSO
+    /// segmenter yet, so the driver refuses them there, `Unsupported(Tso)`).
+    const TSO: bool;
     /// Two fresh NICs, `a` and `b`, on one wire.
     fn pair(&mut self) -> (Self::Dev, Self::Dev);
     /// The frames `a` sent so far, in wire order.
@@ -27,6 +30,7 @@ pub struct Model {
 
 impl Backend for Model {
     type Dev = ModelDevice;
+    const TSO: bool = true;
 
     fn pair(&mut self) -> (ModelDevice, ModelDevice) {
         let (a, b, link) = Link::pair();
@@ -59,6 +63,7 @@ pub struct Core {
 
 impl Backend for Core {
     type Dev = CoreDevice;
+    const TSO: bool = false;
 
     fn pair(&mut self) -> (CoreDevice, CoreDevice) {
         let seed = rocenic_sim::stream::seed("core backend");

@@ -28,6 +28,11 @@ struct Shared {
     link: Link,
     /// Transmit beats of side A (index 0) and B not yet in their wire.
     handoff: [VecDeque<Beat>; 2],
+    /// Frames each side sent whole, in order, as its transmit port handed them out (the
+    /// wire's own record has them once they went in, on the receiver's clock), and the one
+    /// coming out.
+    sent: [Vec<Vec<u8>>; 2],
+    frame: [Vec<u8>; 2],
 }
 
 /// The wire between two [`CoreDevice`]s; clones are handles to the same one.
@@ -43,14 +48,10 @@ impl CoreLink {
         s.link.frames().into_iter().cloned().collect()
     }
 
-    /// The frames `from` sent that have gone into the wire, in order.
+    /// The frames `from` sent whole so far, in order (some may not have reached the wire
+    /// yet, which runs on the other side's clock).
     pub fn sent(&self, from: Side) -> Vec<Vec<u8>> {
-        let s = self.shared.borrow();
-        let w = match from {
-            Side::A => &s.link.a_to_b,
-            Side::B => &s.link.b_to_a,
-        };
-        w.frames().iter().map(|f| f.data.clone()).collect()
+        self.shared.borrow().sent[from as usize].clone()
     }
 
     /// Nothing on its way either way.
@@ -99,6 +100,8 @@ impl CoreDevice {
             shared: Rc::new(RefCell::new(Shared {
                 link: Link::new(cfg, seed ^ 0x11AC),
                 handoff: [VecDeque::new(), VecDeque::new()],
+                sent: [Vec::new(), Vec::new()],
+                frame: [Vec::new(), Vec::new()],
             })),
         };
         let mut a = CoreDevice::new(load, seed ^ 0xA);
@@ -150,7 +153,12 @@ impl CoreDevice {
         let r = match &self.link {
             Some((link, side)) => {
                 let mut s = link.shared.borrow_mut();
-                let Shared { link: l, handoff } = &mut *s;
+                let Shared {
+                    link: l,
+                    handoff,
+                    sent,
+                    frame,
+                } = &mut *s;
                 let (wire, mine, theirs) = match side {
                     Side::A => (&mut l.b_to_a, 0, 1),
                     Side::B => (&mut l.a_to_b, 1, 0),
@@ -176,6 +184,10 @@ impl CoreDevice {
                     }
                     if let Some(b) = &c.tx {
                         handoff[mine].push_back(b.clone());
+                        frame[mine].extend_from_slice(b.bytes());
+                        if b.last {
+                            sent[mine].push(std::mem::take(&mut frame[mine]));
+                        }
                     }
                 }
                 r
