@@ -43,8 +43,11 @@ const LIMIT: u64 = 400_000;
 const LOSSY_LIMIT: u64 = 40_000;
 
 /// What a run leaves to compare.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct Record {
+    /// Cycles (model: turns) a and b ran, and a's from posting the RSS batch to b's last
+    /// completion of it; not compared.
+    cycles: [u64; 3],
     /// Frames a sent, in order.
     wire: Vec<Vec<u8>>,
     /// Completions polled on a and on b, by queue (send or receive, work queue, QP), each
@@ -241,9 +244,9 @@ fn program<D: Device>(
     cqes_a.extend(wait(&cqa, n_ud as usize, both, limit, "UD sends")?);
     cqes_b.extend(wait(&cqb, n_ud as usize, both, limit, "UD receives")?);
 
-    // RSS: four work queues of 32 receives of 128 bytes from 32 KiB, an RSS QP over them.
+    // RSS: four work queues of 64 receives of 128 bytes from 32 KiB, an RSS QP over them.
     let wq_attr = WqInitAttr {
-        max_wr: 32,
+        max_wr: 64,
         max_sge: 1,
     };
     let mut wqs: Vec<WorkQueue<'_, _>> = (0..4)
@@ -251,8 +254,8 @@ fn program<D: Device>(
         .collect();
     for (k, w) in wqs.iter_mut().enumerate() {
         w.modify(WqState::Ready).unwrap();
-        for i in 0..32u64 {
-            let n = k as u64 * 32 + i;
+        for i in 0..64u64 {
+            let n = k as u64 * 64 + i;
             let sgl = [mrb.sge(32 * 1024 + n * 128, 128).unwrap()];
             w.post_recv(&RecvWr {
                 wr_id: 1000 + n,
@@ -272,26 +275,31 @@ fn program<D: Device>(
             .union(HashFields::DST_PORT_UDP),
     };
     let rss = pdb.create_rss_qp(&table, &hash, QKEY).unwrap();
-    let flows: Vec<_> = (0..24u32)
+    let flows: Vec<_> = (0..48u32)
         .map(|f| {
             pda.create_ah(&ah(2, true, 1 + f * 40_009 % (1 << 20)))
                 .unwrap()
         })
         .collect();
-    let n_rss = 24;
-    for n in 0..n_rss {
-        let payload = (n as u32).to_le_bytes();
-        let wr = SendWr::new(500 + n as u64, SendOp::Send, Data::Inline(&payload))
-            .signaled()
-            .to(UdDest {
-                ah: &flows[r.gen_range(0..flows.len())],
-                remote_qpn: rss.qp_num(),
-                remote_qkey: QKEY,
-            });
-        qa.post_send(&wr).unwrap();
+    let n_rss = 96;
+    let rss_start = a.cycle();
+    // In batches of 32, the send queue's depth.
+    for batch in 0..n_rss / 32 {
+        for n in 32 * batch..32 * (batch + 1) {
+            let payload = (n as u32).to_le_bytes();
+            let wr = SendWr::new(500 + n as u64, SendOp::Send, Data::Inline(&payload))
+                .signaled()
+                .to(UdDest {
+                    ah: &flows[r.gen_range(0..flows.len())],
+                    remote_qpn: rss.qp_num(),
+                    remote_qkey: QKEY,
+                });
+            qa.post_send(&wr).unwrap();
+        }
+        cqes_a.extend(wait(&cqa, 32, both, limit, "RSS sends")?);
     }
-    cqes_a.extend(wait(&cqa, n_rss, both, limit, "RSS sends")?);
     cqes_b.extend(wait(&cqb, n_rss, both, limit, "RSS receives")?);
+    let rss_cycles = a.cycle() - rss_start;
 
     // RC: connected both ways, b's receives of 4 KiB from 64 KiB, WRITEs from 96 KiB.
     let mut ra = rc(&pda, &cqa);
@@ -371,6 +379,7 @@ fn program<D: Device>(
         m
     };
     Ok(Record {
+        cycles: [a.cycle(), b.cycle(), rss_cycles],
         wire,
         cqes: [by_queue(cqes_a), by_queue(cqes_b)],
         memory,
@@ -399,11 +408,17 @@ fn cores(seed: u64, load: &Load, cfg: LinkConfig, limit: u64) -> Result<Record, 
     let sent = move || l.sent(Side::A);
     let t = Instant::now();
     let rec = program::<CoreDevice>(a, b, seed, limit, &sent)?;
+    let secs = t.elapsed().as_secs_f64();
     eprintln!(
-        "{} frames a to b, {} back, {:.1} s",
+        "{} frames a to b, {} back; cycles a {}, b {}; 96 RSS sends posted to received in {} \
+         cycles; {:.1} s ({:.0} cycles/s per core)",
         link.sent(Side::A).len(),
         link.sent(Side::B).len(),
-        t.elapsed().as_secs_f64()
+        rec.cycles[0],
+        rec.cycles[1],
+        rec.cycles[2],
+        secs,
+        (rec.cycles[0] + rec.cycles[1]) as f64 / 2.0 / secs
     );
     Ok(rec)
 }
