@@ -42,6 +42,9 @@ const LIMIT: u64 = 400_000;
 /// The same for a run expected to lose frames.
 const LOSSY_LIMIT: u64 = 40_000;
 
+/// Completions by queue: (receive, work queue, QP).
+type ByQueue = BTreeMap<(bool, Option<u32>, u32), Vec<Completion>>;
+
 /// What a run leaves to compare.
 #[derive(Debug)]
 struct Record {
@@ -52,7 +55,7 @@ struct Record {
     wire: Vec<Vec<u8>>,
     /// Completions polled on a and on b, by queue (send or receive, work queue, QP), each
     /// queue's in order: a poll's order across queues depends on when each arrived.
-    cqes: [BTreeMap<(bool, Option<u32>, u32), Vec<Completion>>; 2],
+    cqes: [ByQueue; 2],
     /// Host memory of a and b.
     memory: [HostMemory; 2],
     /// Counters of a and b: (register, word, value).
