@@ -111,6 +111,14 @@ rx_path.synth       := -nowidelut
 rx_dp.synth         := -nowidelut
 PIPE_DEVICE := --25k --package CABGA381 --speed 6
 PIPE_PART   := LFE5U-25F-6 (OOC)
+## The full core, out of context on the ECP5-85F (a top's `.device` and `.part` override the
+## 25F's): its rules exist, `make build/fpga/pipe/nic_core/row.json` runs it, but it is not in
+## PIPELINES (so not in `make report`), as its WQE engine does not route (docs/top.md).
+BIG_PIPELINES := nic_core
+nic_core.device := --85k --package CABGA381 --speed 6
+nic_core.part   := LFE5U-85F-6 (OOC)
+nic_core.synth  := -nowidelut
+nic_core.pnr    := --router router2
 PIPE_MHZ    := 125
 
 .PHONY: fpga-deps synth pnr bitstream flash report blocks fpga-ci formal formal-dsp formal-toeplitz formal-lists
@@ -190,15 +198,15 @@ $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call
 	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(call top_rtl,$(call pipe_top,$(1))); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 $($(call pipe_top,$(1)).synth) -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/report.json: $(FPGA)/pipe/$(call pipe_id,$(1))/synth.json
-	$(YW)nextpnr-ecp5 -q $(PIPE_DEVICE) --out-of-context --freq $(PIPE_MHZ) --json $$< \
+	$(YW)nextpnr-ecp5 -q $(or $($(call pipe_top,$(1)).device),$(PIPE_DEVICE)) --out-of-context --freq $(PIPE_MHZ) --json $$< \
 	  $($(call pipe_top,$(1)).pnr) --report $$@.tmp --timing-allow-fail --seed 1 \
 	  -l $(FPGA)/pipe/$(call pipe_id,$(1))/pnr.log
 	@mv $$@.tmp $$@
 
 $(FPGA)/pipe/$(call pipe_id,$(1))/row.json: $(FPGA)/pipe/$(call pipe_id,$(1))/report.json
-	@$(REPORT_PY) row $(FPGA)/pipe/$(call pipe_id,$(1)) "$(subst :, ,$(1))" "$(PIPE_PART)" $(PIPE_MHZ)
+	@$(REPORT_PY) row $(FPGA)/pipe/$(call pipe_id,$(1)) "$(subst :, ,$(1))" "$(or $($(call pipe_top,$(1)).part),$(PIPE_PART))" $(PIPE_MHZ)
 endef
-$(foreach p,$(PIPELINES),$(eval $(call pipe_rules,$(p))))
+$(foreach p,$(PIPELINES) $(BIG_PIPELINES),$(eval $(call pipe_rules,$(p))))
 
 ROWS := $(foreach b,$(BOARDS),$(FPGA)/$(b)) $(foreach p,$(PIPELINES),$(FPGA)/pipe/$(call pipe_id,$(p)))
 

@@ -6,6 +6,7 @@ rtl/wqe/wqe_pkg.sv
 -f rtl/entropy/entropy_unit.f
 rtl/wqe/wqe_regs.sv
 rtl/wqe/wqe_ctx_ram.sv
+rtl/wqe/wqe_err_merge.sv
 rtl/wqe/wqe_qp_table.sv
 rtl/wqe/wqe_mr_keys.sv
 rtl/wqe/wqe_rr.sv

@@ -16,6 +16,7 @@
 //   wqe_qp_table  QP contexts (block RAM), states, next PSNs; QP commands; entropy at RTR
 //   wqe_mr_keys   which lkey each memory-region slot holds; MR commands; the MR write port
 //   wqe_sched     send and completion ring indices, doorbells, round robin, the pick stream
+//   wqe_err_merge the data path's and the receive path's moves to ERR into the table's port
 //
 // Commands: a COMMAND write sets STATUS.BUSY. The command starts once nothing else can touch
 // what it changes: no pick started, being read or offered, none outstanding (every pick has had
@@ -77,6 +78,11 @@ module wqe_ctrl #(
     input  wire [23:0]       psn_take_count,
     output logic [23:0]      psn_take_first,   // ...the first of them, in the next cycle
     output logic [QPS-1:0]   qp_err,           // slots holding a QP in ERR
+    // the receive path's view of the slots (rx_path), and its moves to ERR (wqe_err_merge)
+    output logic [QPS-1:0]   sq_valid,         // slots holding a QP
+    output logic [QPS-1:0]   sq_rcv,           // slots holding a QP in RTR or RTS
+    input  wire              rx_err_set_valid, // move rx_err_set_slot to ERR (any cycle)
+    input  wire  [7:0]       rx_err_set_slot,
     // configuration
     output logic [47:0]      nic_mac,          // first octet in [47:40]
     output logic [31:0]      nic_ipv4,         // first octet in [31:24]
@@ -181,6 +187,22 @@ module wqe_ctrl #(
     // ------------------------------------------------------------------------------------------
     // QP table, memory-region keys, scheduler.
     logic [QPS-1:0] valid, runnable;
+    logic           err_valid;
+    logic [7:0]     err_slot;
+
+    assign sq_valid = valid;
+
+    wqe_err_merge #(
+        .QPS(QPS)
+    ) u_err (
+        .clk, .rst,
+        .dp_valid (err_set_valid),
+        .dp_slot  (err_set_slot),
+        .rx_valid (rx_err_set_valid),
+        .rx_slot  (rx_err_set_slot),
+        .hold     (cmd_pending),
+        .err_valid, .err_slot
+    );
     logic           ring_clr;
     logic [SW-1:0]  ring_clr_slot;
     logic [4:0]     ring_clr_log2;
@@ -201,8 +223,8 @@ module wqe_ctrl #(
         .cmd_error(qp_error),
         .ring_clr, .ring_clr_slot, .ring_clr_log2,
         .rd_en, .rd_slot, .rd_word, .rd_data,
-        .valid, .runnable, .qp_err,
-        .err_set_valid, .err_set_slot,
+        .valid, .runnable, .rcv(sq_rcv), .qp_err,
+        .err_set_valid(err_valid), .err_set_slot(err_slot),
         .psn_take_valid, .psn_take_slot, .psn_take_count, .psn_take_first
     );
 

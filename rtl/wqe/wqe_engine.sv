@@ -20,7 +20,8 @@ module wqe_engine #(
     parameter  int MAX_SGE = 16,   // data segments a WQE may have
     parameter  int TAG_W   = 4,    // DMA read tag width (tag 2^TAG_W - 1 is the WQE fetch's)
     parameter  int BUF_W   = 11,   // log2 of the packet buffer's 64-bit words
-    localparam int AW      = wqe_regs_pkg::WQE_ADDR_W
+    localparam int AW      = wqe_regs_pkg::WQE_ADDR_W,
+    localparam int MW      = $clog2(MRS)
 ) (
     input  wire              clk,
     input  wire              rst,              // synchronous, active high
@@ -72,10 +73,23 @@ module wqe_engine #(
     input  wire              m_axis_tready,
     output logic [63:0]      m_axis_tdata,
     output logic [7:0]       m_axis_tkeep,
-    output logic             m_axis_tlast
+    output logic             m_axis_tlast,
+    // the full core's receive path (rx_path): the QP slots it reads, its moves to ERR, and the
+    // memory-region writes its copy of the table takes (all unused by the engine alone)
+    output logic [QPS-1:0]   sq_valid,         // slots holding a QP
+    output logic [QPS-1:0]   sq_rcv,           // slots holding a QP in RTR or RTS
+    output logic [QPS-1:0]   qp_err,           // slots holding a QP in ERR
+    input  wire              rx_err_set_valid, // move rx_err_set_slot's QP to ERR
+    input  wire  [7:0]       rx_err_set_slot,
+    output logic             mr_wr_valid,      // wqe_mr's write port, as this engine's copy takes it
+    output logic [MW-1:0]    mr_wr_slot,
+    output logic             mr_wr_clear,      // 1: free the slot; 0: write the fields below
+    output logic [31:0]      mr_wr_lkey,
+    output logic [31:0]      mr_wr_pd,
+    output logic [3:0]       mr_wr_access,
+    output logic [63:0]      mr_wr_base,
+    output logic [63:0]      mr_wr_length
 );
-
-    localparam int MW = $clog2(MRS);
 
     // ---- control plane ----------------------------------------------------------------------
     logic                pick_valid, pick_ready;
@@ -88,7 +102,6 @@ module wqe_engine #(
     logic                err_set_valid, psn_take_valid;
     logic [7:0]          err_set_slot, psn_take_slot;
     logic [23:0]         psn_take_first;
-    logic [QPS-1:0]      qp_err;
     logic [47:0]         nic_mac;
     logic [31:0]         nic_ipv4;
     logic [127:0]        nic_ipv6;
@@ -97,11 +110,6 @@ module wqe_engine #(
     logic [63:0]         cq_base;
     logic [4:0]          cq_log2;
     logic [31:0]         cq_producer;
-    logic                mr_wr_valid, mr_wr_clear;
-    logic [MW-1:0]       mr_wr_slot;
-    logic [31:0]         mr_wr_lkey, mr_wr_pd;
-    logic [3:0]          mr_wr_access;
-    logic [63:0]         mr_wr_base, mr_wr_length;
 
     wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8)) u_ctrl (
         .clk, .rst,
@@ -115,6 +123,7 @@ module wqe_engine #(
         .dp_idle, .wqe_retire, .cqe_written, .frame_sent, .cq_fault,
         .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot,
         .psn_take_count(24'd1), .psn_take_first, .qp_err,
+        .sq_valid, .sq_rcv, .rx_err_set_valid, .rx_err_set_slot,
         .nic_mac, .nic_ipv4, .nic_ipv6, .profile, .enable,
         .cq_base, .cq_log2, .cq_producer,
         .mr_wr_valid, .mr_wr_slot, .mr_wr_clear, .mr_wr_lkey, .mr_wr_pd, .mr_wr_access,

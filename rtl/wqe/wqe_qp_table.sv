@@ -63,6 +63,7 @@ module wqe_qp_table #(
     // per slot
     output logic [QPS-1:0]   valid,               // holds a QP
     output logic [QPS-1:0]   runnable,            // valid, in RTS or ERR
+    output logic [QPS-1:0]   rcv,                 // valid, in RTR or RTS (the receive side's)
     output logic [QPS-1:0]   qp_err,              // valid, in ERR
     // data path
     input  wire              err_set_valid,
@@ -110,6 +111,7 @@ module wqe_qp_table #(
     for (genvar s = 0; s < QPS; s++) begin : g_slot
         assign runnable[s] = valid_q[s] && (state_q[s] == ST_RTS || state_q[s] == ST_ERR);
         assign qp_err[s]   = valid_q[s] && state_q[s] == ST_ERR;
+        assign rcv[s]      = valid_q[s] && (state_q[s] == ST_RTR || state_q[s] == ST_RTS);
     end
     assign valid = valid_q;
 

@@ -41,6 +41,7 @@ const RX_CTRL: &str = "rtl/rx/rx_ctrl.f";
 const NIC_AXIL: &str = "rtl/top/nic_axil.f";
 const NIC_DMA: &str = "rtl/top/nic_dma.f";
 const RX_PATH: &str = "rtl/rx/rx_path.f";
+const NIC_CORE: &str = "rtl/top/nic_core.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -173,4 +174,7 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8")],
         ..dut("rx_path_8", "rx_path", RX_PATH)
     },
+    // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
+    // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries).
+    dut("nic_core", "nic_core", NIC_CORE),
 ];

@@ -15,6 +15,7 @@
 //!   benches and the CLI share; [`wqe`] also holds the host memory behind the WQE engine's DMA
 //!   ports;
 //! - [`board`]: the board tops' core behind its UART pins, as a host-driver link;
+//! - [`top`]: the full core with its host memory, and as a host-driver `Device` (two on a link);
 //! - [`link`]: two NICs' frame streams joined back to back, with delay, seeded loss and a pcap.
 
 pub mod axil;
@@ -27,6 +28,7 @@ pub mod rss;
 pub mod rx;
 pub mod scoreboard;
 pub mod stream;
+pub mod top;
 pub mod tso;
 pub mod wqe;
 

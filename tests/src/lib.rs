@@ -2,20 +2,21 @@
 //! at), contexts over them, waiting for completions while both NICs run, QP set-ups, seeds.
 //!
 //! Every test in `tests/tests/` is a function generic over [`Backend`]; [`on_every_backend!`]
-//! instantiates it once per backend. Today that is [`Model`], the reference model's NIC behind
-//! its registers (`rocenic_host_driver::model_device`); the full core's co-simulation joins it
-//! in that macro once it has a receive path, and every test then runs on both unchanged.
+//! instantiates it once per backend: [`Model`], the reference model's NIC behind its registers
+//! (`rocenic_host_driver::model_device`), and [`Core`], the co-simulated full core
+//! (`rocenic_sim::top`), on which every test runs unchanged.
 
 mod backend;
 mod pair;
 mod qps;
 
-pub use backend::{Backend, Model};
+pub use backend::{Backend, Core, Model};
 pub use pair::{ah_to, flushed, nic, open, open_with, quiet, seeded, wait, LIMIT};
 pub use qps::{connect, rc_qp, rc_qp_with, ud_qp, ud_qp_with, PSN};
 
 /// One `#[test]` per backend for each generic test function named: `model::NAME` runs
-/// `NAME(&mut Model::default())`. A backend added here runs every end-to-end test.
+/// `NAME(&mut Model::default())`, `rtl::NAME` runs it on the co-simulated full core
+/// (`Core`). A backend added here runs every end-to-end test.
 #[macro_export]
 macro_rules! on_every_backend {
     ($($test:ident),* $(,)?) => {
@@ -24,6 +25,14 @@ macro_rules! on_every_backend {
                 #[test]
                 fn $test() {
                     super::$test(&mut $crate::Model::default());
+                }
+            )*
+        }
+        mod rtl {
+            $(
+                #[test]
+                fn $test() {
+                    super::$test(&mut $crate::Core::default());
                 }
             )*
         }

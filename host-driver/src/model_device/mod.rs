@@ -109,6 +109,14 @@ impl ModelDevice {
         self
     }
 
+    /// Without TSO, as the co-simulated full core is (its send engine refuses TSO work requests,
+    /// and the driver sizes UD send slots without room for a TSO header), so that the same
+    /// program leaves the same host memory on both.
+    pub fn without_tso(mut self) -> Self {
+        self.nic.send.tso = None;
+        self
+    }
+
     /// The model behind the registers, to inspect.
     pub fn nic(&self) -> &NicModel {
         &self.nic

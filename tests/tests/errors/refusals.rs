@@ -16,7 +16,7 @@ pub fn recv_refusals<B: Backend>(backend: &mut B) {
     let dev = b.query_device();
     assert!(dev.receive, "{}: a receive path", dev.name);
     let rss_caps = dev.rss.expect("RSS");
-    assert!(dev.tso.is_some());
+    assert_eq!(dev.tso.is_some(), B::TSO, "{}: TSO", dev.name);
     let pd = b.alloc_pd().unwrap();
     let cq = b.create_cq(16).unwrap();
     let buf = b.alloc_buffer(4096).unwrap();

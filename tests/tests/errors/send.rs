@@ -10,8 +10,8 @@
 //! host-driver/tests/verbs/errors.rs).
 
 use rocenic_host_driver::verbs::{
-    AccessFlags, Data, InitAttr, PathMtu, Psn, QpAttr, QpState, RecvWr, RemoteAddr, RtrAttr,
-    RtsAttr, SendOp, SendWr, Sge, UdDest, WcStatus,
+    AccessFlags, Data, Error, Feature, InitAttr, PathMtu, Psn, QpAttr, QpState, RecvWr, RemoteAddr,
+    RtrAttr, RtsAttr, SendOp, SendWr, Sge, UdDest, WcStatus,
 };
 use rocenic_tests::{ah_to, connect, flushed, open, quiet, rc_qp, ud_qp, wait, Backend};
 
@@ -131,6 +131,21 @@ fn ud_case<B: Backend>(backend: &mut B, which: Bad) {
     };
     let bad = SendWr::new(2, op, Data::Sgl(&sgl)).signaled().to(dest);
     let unsignaled = SendWr::new(4, SendOp::Send, Data::Sgl(&ok)).to(dest);
+    if matches!(which, Bad::TsoTemplate) && !B::TSO {
+        // No TSO on this device: the driver refuses the request before the device sees it.
+        let e = qa
+            .post_send_list(&[good(1), bad, good(3), unsignaled])
+            .expect_err("a TSO request on a device without TSO");
+        assert_eq!(e.bad_wr, 1, "{what}: the TSO request is the one refused");
+        assert_eq!(e.error, Error::Unsupported(Feature::Tso), "{what}");
+        let c = wait(&cqa, 1, &nics);
+        assert_eq!(
+            (c[0].wr_id(), c[0].status()),
+            (1, WcStatus::Success),
+            "{what}"
+        );
+        return;
+    }
     qa.post_send_list(&[good(1), bad, good(3), unsignaled])
         .unwrap();
     let c = wait(&cqa, 4, &nics);

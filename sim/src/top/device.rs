@@ -1,0 +1,280 @@
+//! The co-simulated full core as a host-driver [`Device`]: its three register blocks at their
+//! windows of the core's one AXI4-Lite port ([`Block::address`]), [`DmaHost`]'s memory as the
+//! host memory it DMAs, every register access and every cycle run stepping the [`Bench`].
+//!
+//! [`CoreDevice::pair`] joins two cores by a [`crate::link::Link`], as the model's
+//! `Link::pair` joins two model NICs. Each core keeps its own clock, as two NICs do, and runs
+//! when its driver lets it; each direction's [`Wire`](crate::link::Wire) runs on the
+//! receiver's clock: the sender's transmit beats wait in a hand-off queue (the clock crossing;
+//! a wire never pushes back) and go into the wire one per receiver cycle, which delivers each
+//! frame whole, `delay` receiver cycles after its last beat went in. Alone
+//! ([`CoreDevice::new`]), a core keeps what it sends ([`CoreDevice::take_frames`]). A frame put
+//! at its input ([`CoreDevice::inject`]) goes in ahead of the wire's, between two of them.
+
+use super::core::{Bench, Counts, Load, LANES};
+use crate::axil::Op;
+use crate::axis::{beats, Beat};
+use crate::link::{Config as LinkConfig, Frame, Link};
+use rocenic_firmware::BusError;
+use rocenic_host_driver::device::{Block, Device, DeviceError, DeviceInfo};
+use rocenic_host_driver::model_device::Side;
+use rocenic_model::wqe::HostMemory;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// What two cores share: the wires and the beats on their way into them.
+struct Shared {
+    link: Link,
+    /// Transmit beats of side A (index 0) and B not yet in their wire.
+    handoff: [VecDeque<Beat>; 2],
+    /// Frames each side sent whole, in order, as its transmit port handed them out (the
+    /// wire's own record has them once they went in, on the receiver's clock), and the one
+    /// coming out.
+    sent: [Vec<Vec<u8>>; 2],
+    frame: [Vec<u8>; 2],
+}
+
+/// The wire between two [`CoreDevice`]s; clones are handles to the same one.
+#[derive(Clone)]
+pub struct CoreLink {
+    shared: Rc<RefCell<Shared>>,
+}
+
+impl CoreLink {
+    /// Every frame so far, both directions, each stamped with its receiver's cycles.
+    pub fn frames(&self) -> Vec<Frame> {
+        let s = self.shared.borrow();
+        s.link.frames().into_iter().cloned().collect()
+    }
+
+    /// The frames `from` sent whole so far, in order (some may not have reached the wire
+    /// yet, which runs on the other side's clock).
+    pub fn sent(&self, from: Side) -> Vec<Vec<u8>> {
+        self.shared.borrow().sent[from as usize].clone()
+    }
+
+    /// Nothing on its way either way.
+    pub fn idle(&self) -> bool {
+        let s = self.shared.borrow();
+        s.link.idle() && s.handoff.iter().all(VecDeque::is_empty)
+    }
+}
+
+/// The full core behind the driver.
+pub struct CoreDevice {
+    name: String,
+    bench: Bench,
+    link: Option<(CoreLink, Side)>,
+    /// Beats put at the input; whether the frame going in now is the wire's (one of the
+    /// inbox's does not cut into it).
+    inbox: VecDeque<Beat>,
+    from_wire: bool,
+    /// Alone: the frames sent (the one coming out last).
+    sent: Vec<Vec<u8>>,
+    frame: Vec<u8>,
+    /// The first rule the core broke: every later access fails.
+    failed: Option<String>,
+}
+
+impl CoreDevice {
+    /// A core out of reset with empty host memory, alone, its surroundings behaving as `load`
+    /// says, seeded by `seed`.
+    pub fn new(load: &Load, seed: u64) -> CoreDevice {
+        CoreDevice {
+            name: "co-simulated full core (rtl/top/nic_core.sv)".into(),
+            bench: Bench::new("nic_core", HostMemory::new(), load, seed),
+            link: None,
+            inbox: VecDeque::new(),
+            from_wire: false,
+            sent: Vec::new(),
+            frame: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// Two cores, `a` and `b`, on a link configured as `cfg` (delay, loss), their
+    /// surroundings behaving as `load` says, all seeded from `seed`.
+    pub fn pair(load: &Load, cfg: LinkConfig, seed: u64) -> (CoreDevice, CoreDevice, CoreLink) {
+        let link = CoreLink {
+            shared: Rc::new(RefCell::new(Shared {
+                link: Link::new(cfg, seed ^ 0x11AC),
+                handoff: [VecDeque::new(), VecDeque::new()],
+                sent: [Vec::new(), Vec::new()],
+                frame: [Vec::new(), Vec::new()],
+            })),
+        };
+        let mut a = CoreDevice::new(load, seed ^ 0xA);
+        let mut b = CoreDevice::new(load, seed ^ 0xB);
+        a.name.push_str(" a");
+        b.name.push_str(" b");
+        a.link = Some((link.clone(), Side::A));
+        b.link = Some((link.clone(), Side::B));
+        (a, b, link)
+    }
+
+    /// The bench.
+    pub fn bench(&self) -> &Bench {
+        &self.bench
+    }
+
+    /// The bench, to inspect or step.
+    pub fn bench_mut(&mut self) -> &mut Bench {
+        &mut self.bench
+    }
+
+    /// What the core did so far.
+    pub fn counts(&self) -> Counts {
+        self.bench.counts()
+    }
+
+    /// Puts `frame` at the receive input, after those already put there and ahead of the
+    /// wire's frames not yet started.
+    pub fn inject(&mut self, frame: &[u8]) {
+        self.inbox.extend(beats(frame, LANES, false));
+    }
+
+    /// Alone: takes the frames sent so far, in order.
+    pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.sent)
+    }
+
+    /// The rule the core broke, if it broke one.
+    pub fn failure(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+
+    /// One clock cycle of this core (and of the wire toward it); the register operation that
+    /// finished in it.
+    fn step(&mut self) -> Result<Option<crate::axil::Done>, String> {
+        if let Some(f) = &self.failed {
+            return Err(f.clone());
+        }
+        let r = match &self.link {
+            Some((link, side)) => {
+                let mut s = link.shared.borrow_mut();
+                let Shared {
+                    link: l,
+                    handoff,
+                    sent,
+                    frame,
+                } = &mut *s;
+                let (wire, mine, theirs) = match side {
+                    Side::A => (&mut l.b_to_a, 0, 1),
+                    Side::B => (&mut l.a_to_b, 1, 0),
+                };
+                let wired = wire.offer().rx;
+                let inbox = !self.from_wire && !self.inbox.is_empty();
+                let rx = if inbox {
+                    self.inbox.front().cloned()
+                } else {
+                    wired
+                };
+                let r = self.bench.step(rx.as_ref());
+                if let Ok(c) = &r {
+                    let tx = handoff[theirs].pop_front();
+                    wire.accepted(tx.as_ref(), c.rx_taken && !inbox);
+                    if c.rx_taken {
+                        let last = rx.as_ref().is_some_and(|b| b.last);
+                        if inbox {
+                            self.inbox.pop_front();
+                        } else {
+                            self.from_wire = !last;
+                        }
+                    }
+                    if let Some(b) = &c.tx {
+                        handoff[mine].push_back(b.clone());
+                        frame[mine].extend_from_slice(b.bytes());
+                        if b.last {
+                            sent[mine].push(std::mem::take(&mut frame[mine]));
+                        }
+                    }
+                }
+                r
+            }
+            None => {
+                let r = self.bench.step(self.inbox.front());
+                if let Ok(c) = &r {
+                    if c.rx_taken {
+                        self.inbox.pop_front();
+                    }
+                    if let Some(b) = &c.tx {
+                        self.frame.extend_from_slice(b.bytes());
+                        if b.last {
+                            self.sent.push(std::mem::take(&mut self.frame));
+                        }
+                    }
+                }
+                r
+            }
+        };
+        match r {
+            Ok(c) => Ok(c.done),
+            Err(e) => {
+                self.failed = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+
+    fn register(
+        &mut self,
+        block: Block,
+        op: impl Fn(u32) -> Op,
+        addr: u32,
+    ) -> Result<u32, BusError> {
+        let at = block.address(addr).ok_or(BusError::Decode { addr })?;
+        if self.failed.is_some() {
+            return Err(BusError::Slave { addr });
+        }
+        let tag = self.bench.next_tag();
+        self.bench.push(op(at), tag);
+        let start = self.bench.cycle();
+        while self.bench.cycle() - start < super::core::ACCESS_LIMIT {
+            match self.step() {
+                Ok(Some(d)) if d.tag == tag => {
+                    return BusError::check(d.resp, addr).map(|()| d.data)
+                }
+                Ok(_) => {}
+                Err(_) => return Err(BusError::Slave { addr }),
+            }
+        }
+        Err(BusError::Timeout { addr })
+    }
+}
+
+impl Device for CoreDevice {
+    fn info(&self) -> DeviceInfo {
+        DeviceInfo {
+            name: self.name.clone(),
+            blocks: Block::ALL.to_vec(),
+            // No TSO segmenter in the core yet, and no raw QPs (the engine refuses them).
+            tso: None,
+            raw: false,
+        }
+    }
+
+    fn read(&mut self, block: Block, addr: u32) -> Result<u32, BusError> {
+        self.register(block, |addr| Op::Read { addr }, addr)
+    }
+
+    fn write(&mut self, block: Block, addr: u32, value: u32) -> Result<(), BusError> {
+        self.register(block, |a| Op::write(a, value), addr)
+            .map(|_| ())
+    }
+
+    fn memory(&mut self) -> &mut HostMemory {
+        self.bench.memory_mut()
+    }
+
+    fn run(&mut self, cycles: u64) -> Result<(), DeviceError> {
+        for _ in 0..cycles {
+            self.step().map_err(DeviceError::Failed)?;
+        }
+        Ok(())
+    }
+
+    fn cycle(&self) -> u64 {
+        self.bench.cycle()
+    }
+}
