@@ -154,32 +154,37 @@ module rx_dp_fetch #(
                 end
             end
             case (f_q)
-                F_IDLE: if (start_q) begin
-                    op_q     <= op;
-                    addr_q   <= addr;
-                    stride_q <= stride_log2;
-                    pd_q     <= pd;
-                    beat_q   <= 1'b0;
-                    got_q    <= '0;
-                    asked_q  <= '0;
-                    fail_q   <= 1'b0;
-                    status   <= ST_SUCCESS;
-                    wr_id    <= '0;
-                    nsge     <= '0;
-                    capacity <= '0;
-                    if (op == OP_RKEY) begin
-                        f_q         <= F_RKEY;
-                        m_mr_valid  <= 1'b1;
-                        m_mr_lkey   <= rkey;
-                        m_mr_pd     <= pd;
-                        m_mr_addr   <= addr;
-                        m_mr_len    <= rlen;
-                        m_mr_access <= ACC_REMOTE_WRITE;
-                    end else begin
-                        f_q            <= F_HDR;
-                        m_rd_req_valid <= 1'b1;
-                        m_rd_req_addr  <= addr;
-                        m_rd_req_len   <= 13'd16;
+                F_IDLE: begin
+                    // The operation's inputs are taken every idle cycle (they are held from the
+                    // start on, and no request is out while idle), so only the few registers that
+                    // must keep their values until the next start wait for start_q.
+                    op_q          <= op;
+                    addr_q        <= addr;
+                    stride_q      <= stride_log2;
+                    pd_q          <= pd;
+                    beat_q        <= 1'b0;
+                    got_q         <= '0;
+                    asked_q       <= '0;
+                    fail_q        <= 1'b0;
+                    m_mr_lkey     <= rkey;
+                    m_mr_pd       <= pd;
+                    m_mr_addr     <= addr;
+                    m_mr_len      <= rlen;
+                    m_mr_access   <= ACC_REMOTE_WRITE;
+                    m_rd_req_addr <= addr;
+                    m_rd_req_len  <= 13'd16;
+                    if (start_q) begin
+                        status   <= ST_SUCCESS;
+                        wr_id    <= '0;
+                        nsge     <= '0;
+                        capacity <= '0;
+                        if (op == OP_RKEY) begin
+                            f_q        <= F_RKEY;
+                            m_mr_valid <= 1'b1;
+                        end else begin
+                            f_q            <= F_HDR;
+                            m_rd_req_valid <= 1'b1;
+                        end
                     end
                 end
                 F_HDR: if (rsp) begin
