@@ -351,11 +351,16 @@ module rx_dp #(
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
     logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q, dq_ok_q, err_seen_q;
+    logic        sqv_q, sqr_q;
     always_ff @(posedge clk) begin
         dq_ok_q     <= 32'(d_queue) < WQS;
         // The send side shows the slot's ERR (or holds no QP there): a slot's bit picked from
         // QPS, registered before the state machine looks at it.
         err_seen_q  <= qp_err[slot_q] || !sq_valid[slot_q];
+        // The slot's other two bits likewise, for the checks (slot_q is set long before them):
+        // in the whole path the send side's bits come from the ports, across the chip.
+        sqv_q       <= sq_valid[slot_q];
+        sqr_q       <= sq_rcv[slot_q];
         f_fail_q    <= f_status != ST_SUCCESS;
         f_unread_q  <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP;
         dlen_zero_q <= d_dma_len == 32'd0;
@@ -372,8 +377,8 @@ module rx_dp #(
     logic chk_fail_q;
     logic [3:0] chk_code_q;
     always_ff @(posedge clk) begin
-        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sq_valid[slot_q];
-        f_qpst    <= !sq_rcv[slot_q];
+        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sqv_q;
+        f_qpst    <= !sqr_q;
         f_trans   <= ud_q != ctx_q.ud;
         f_qkey    <= d_qkey != ctx_q.qkey;
         f_long    <= d_payload_len > mtu_q;
