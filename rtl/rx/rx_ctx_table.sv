@@ -137,6 +137,7 @@ module rx_ctx_table #(
     logic [WR-1:0]      a_row_wqv_q;
     logic               a_valid_q, a_sq_q, a_wqv_q;
     logic               a_qpn_ok_q, a_shape_ok_q, a_rss_bad_q, a_wq_ok_q;
+    logic               a_attach_ok_q;      // QP_ATTACH's checks, folded in A_WAIT
     logic [1:0]         a_word_q;
     rx_ctrl_pkg::ctx_static_t a_stored_q;   // the slot's word 0, for QP_DETACH
     logic               vw_q, vv_q;         // write the slot's flip-flops
@@ -178,6 +179,8 @@ module rx_ctx_table #(
                 A_WAIT: begin
                     a_q        <= A_CHECK;
                     a_stored_q <= ram_rdata;
+                    a_attach_ok_q <= a_qpn_ok_q && a_sq_q && a_shape_ok_q && !a_rss_bad_q
+                                  && (st_kind == K_RSS || (a_wq_ok_q && a_wqv_q)) && !a_valid_q;
                 end
                 A_CHECK: begin
                     a_q       <= A_IDLE;
@@ -185,8 +188,7 @@ module rx_ctx_table #(
                     cmd_error <= 1'b1;
                     case (a_op_q)
                         rx_regs_pkg::RX_OP_QP_ATTACH: begin
-                            if (a_qpn_ok_q && a_sq_q && a_shape_ok_q && !a_rss_bad_q
-                                && (st_kind == K_RSS || (a_wq_ok_q && a_wqv_q)) && !a_valid_q) begin
+                            if (a_attach_ok_q) begin
                                 a_q      <= A_WRITE;
                                 cmd_done <= 1'b0;
                             end
@@ -195,10 +197,7 @@ module rx_ctx_table #(
                             if (a_valid_q && a_stored_q.qpn == st_qpn[23:0]
                                 && st_qpn[31:24] == '0) begin
                                 vw_q      <= 1'b1;
-                                vv_q      <= 1'b0;
                                 ref_valid <= a_stored_q.kind != K_RSS;
-                                ref_inc   <= 1'b0;
-                                ref_wq    <= a_stored_q.wq[WW-1:0];
                                 cmd_error <= 1'b0;
                             end
                         end
@@ -210,10 +209,7 @@ module rx_ctx_table #(
                     if (a_word_q == 2'd2) begin
                         a_q       <= A_IDLE;
                         vw_q      <= 1'b1;
-                        vv_q      <= 1'b1;
                         ref_valid <= st_kind != K_RSS;
-                        ref_inc   <= 1'b1;
-                        ref_wq    <= st_wq[WW-1:0];
                         cmd_done  <= 1'b1;
                         cmd_error <= 1'b0;
                     end
@@ -221,6 +217,14 @@ module rx_ctx_table #(
                 default: a_q <= A_IDLE;
             endcase
         end
+    end
+
+    // What a write of the slot (vw_q) and a named count's change (ref_valid) carry, set every
+    // cycle: A_WRITE's last cycle stores an attach, A_CHECK's a detach, and the strobes say when.
+    always_ff @(posedge clk) begin
+        vv_q    <= a_q == A_WRITE;
+        ref_inc <= a_q == A_WRITE;
+        ref_wq  <= a_q == A_WRITE ? st_wq[WW-1:0] : a_stored_q.wq[WW-1:0];
     end
 
     always_ff @(posedge clk) begin

@@ -172,7 +172,9 @@ module rx_dp #(
         M_FETCH, M_FRES, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
         M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
     } mstate_t;
-    mstate_t m_q;
+    // One-hot: Yosys keeps 32 states packed in five bits, and every state's decode then takes
+    // two levels of LUT4 in front of each register it loads.
+    (* fsm_encoding = "one-hot" *) mstate_t m_q;
 
     // Why a queue is read.
     typedef enum logic [1:0] {QW_TAKE, QW_MID, QW_WIMM, QW_FLUSH} qwhy_t;
@@ -182,7 +184,10 @@ module rx_dp #(
     typedef enum logic [1:0] {P_UD4, P_UD6, P_PAY, P_RAW} plan_t;
     plan_t plan_q;
 
-    // ---- the descriptor, registered as it is taken ----------------------------------------
+    // ---- the descriptor, taken into these registers whenever they are free -------------------
+    // They are free from the frame's end (M_FIN) until the next descriptor comes, so rx_check's
+    // ready is a flip-flop, and the choice in M_IDLE (a frame or a flush step) reads a register
+    // instead of the far side's valid.
     logic               d_discard, d_roce, d_csum_ok, d_imm_valid, d_ipv6;
     logic [3:0]         d_reason;
     logic [7:0]         d_opcode;
@@ -194,10 +199,14 @@ module rx_dp #(
     logic [QUEUE_W-1:0] d_queue;
     logic [ADDR_W-1:0]  d_addr;
 
-    assign s_desc_ready = m_q == M_IDLE && enable && !cmd_pending;
-    wire take_desc = s_desc_valid && s_desc_ready;
-    // A flush step when enabled and nothing waits: no command, no descriptor.
-    wire start_flush = enable && !cmd_pending && !s_desc_valid;
+    logic d_full_q;               // the registers hold a descriptor not finished yet
+    assign s_desc_ready = !d_full_q;
+    wire load_desc = s_desc_valid && !d_full_q;
+    // Work starts only while enabled and no command waits: a frame when a descriptor is held, a
+    // flush step when none is.
+    wire go          = m_q == M_IDLE && enable && !cmd_pending;
+    wire take_desc   = go && d_full_q;
+    wire start_flush = go && !d_full_q;
 
     // ---- working state ------------------------------------------------------------------------
     rx_ctrl_pkg::ctx_t        ctx_q;
@@ -312,6 +321,25 @@ module rx_dp #(
     wire          d_starts  = d_first || rc_k >= 4'd4;          // FIRST or ONLY
     wire [12:0]   mtu_bytes = 13'd256 << (ctx_rd.mtu - 3'd1);
 
+    // rx_ctrl's answers, a clock late: in the whole path its tables lie across the chip from
+    // here. The answers themselves are held until the next request, so only the strobes are
+    // registered, and the queue's checks are flags registered from the held view.
+    logic ctx_done_q, q_done_q, fl_done_q, fl_found_q;
+    logic [7:0] fl_wq_q;
+    logic qf_mid_bad_q, qf_no_wq_q, qf_state_q, qf_no_wqe_q, qf_full_q;
+    always_ff @(posedge clk) begin
+        ctx_done_q   <= !rst && ctx_rd_done;
+        q_done_q     <= !rst && q_rd_done;
+        fl_done_q    <= !rst && flush_done;
+        fl_found_q   <= flush_found;
+        fl_wq_q      <= flush_wq;
+        qf_mid_bad_q <= !(q_rd.valid && q_rd.room);
+        qf_no_wq_q   <= !q_rd.valid || (plan_q == P_RAW && !q_rd.raw);
+        qf_state_q   <= q_rd.state != rx_ctrl_pkg::WQ_READY;
+        qf_no_wqe_q  <= !q_rd.pending;
+        qf_full_q    <= !q_rd.room;
+    end
+
     // The queue a frame's WQE comes from: its own or shared one, or for RSS the verdict's.
     wire [QUEUE_W-1:0] want_q = ctx_q.kind == 2'd2 ? d_queue : QUEUE_W'(ctx_q.wq);
     wire               want_ok = 32'(want_q) < WQS;
@@ -323,11 +351,16 @@ module rx_dp #(
     wire  [31:0] wend = wend_q[31:0];
     wire         wlen_bad = wend_q[32] || wend > wlen_q || (last_q && wend != wlen_q);
     logic        wbad_q, short_q, dlen_zero_q, f_fail_q, f_unread_q, dq_ok_q, err_seen_q;
+    logic        sqv_q, sqr_q;
     always_ff @(posedge clk) begin
         dq_ok_q     <= 32'(d_queue) < WQS;
         // The send side shows the slot's ERR (or holds no QP there): a slot's bit picked from
         // QPS, registered before the state machine looks at it.
         err_seen_q  <= qp_err[slot_q] || !sq_valid[slot_q];
+        // The slot's other two bits likewise, for the checks (slot_q is set long before them):
+        // in the whole path the send side's bits come from the ports, across the chip.
+        sqv_q       <= sq_valid[slot_q];
+        sqr_q       <= sq_rcv[slot_q];
         f_fail_q    <= f_status != ST_SUCCESS;
         f_unread_q  <= f_status == ST_GENERAL || f_status == ST_LOC_QP_OP;
         dlen_zero_q <= d_dma_len == 32'd0;
@@ -344,8 +377,8 @@ module rx_dp #(
     logic chk_fail_q;
     logic [3:0] chk_code_q;
     always_ff @(posedge clk) begin
-        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sq_valid[slot_q];
-        f_qpst    <= !sq_rcv[slot_q];
+        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sqv_q;
+        f_qpst    <= !sqr_q;
         f_trans   <= ud_q != ctx_q.ud;
         f_qkey    <= d_qkey != ctx_q.qkey;
         f_long    <= d_payload_len > mtu_q;
@@ -425,6 +458,41 @@ module rx_dp #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
+            d_full_q <= 1'b0;
+        end else if (load_desc) begin
+            d_full_q <= 1'b1;
+        end else if (m_q == M_FIN && !is_flush_q) begin
+            d_full_q <= 1'b0;
+        end
+        if (load_desc) begin
+            d_discard     <= s_desc_discard;
+            d_reason      <= s_desc_reason;
+            d_roce        <= s_desc_roce;
+            d_csum_ok     <= s_desc_csum_ok;
+            d_opcode      <= s_desc_opcode;
+            d_dest_qpn    <= s_desc_dest_qpn;
+            d_psn         <= s_desc_psn;
+            d_qkey        <= s_desc_qkey;
+            d_src_qp      <= s_desc_src_qp;
+            d_va          <= s_desc_va;
+            d_rkey        <= s_desc_rkey;
+            d_dma_len     <= s_desc_dma_len;
+            d_imm_valid   <= s_desc_imm_valid;
+            d_imm         <= s_desc_imm;
+            d_payload_off <= 13'(s_desc_payload_off);
+            d_payload_len <= 13'(s_desc_payload_len);
+            d_ipv6        <= s_desc_ipv6;
+            d_l3_off      <= s_desc_l3_off;
+            d_frame_len   <= 13'(s_desc_frame_len);
+            d_queue       <= s_desc_queue;
+            d_hash        <= s_desc_hash;
+            d_hash_type   <= s_desc_hash_type;
+            d_addr        <= s_desc_addr;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
             m_q           <= M_IDLE;
             ctx_rd_valid  <= 1'b0;
             ctx_wr_valid  <= 1'b0;
@@ -461,7 +529,7 @@ module rx_dp #(
             flush_step    <= 1'b0;
             f_start       <= 1'b0;
             sc_start      <= 1'b0;
-            dp_idle       <= m_q == M_IDLE && !take_desc && !start_flush;
+            dp_idle       <= m_q == M_IDLE && !go;
             case (m_q)
                 M_IDLE: begin
                     disc_q     <= 1'b0;
@@ -476,29 +544,6 @@ module rx_dp #(
                     wdone_q    <= '0;
                     is_flush_q <= 1'b0;
                     if (take_desc) begin
-                        d_discard     <= s_desc_discard;
-                        d_reason      <= s_desc_reason;
-                        d_roce        <= s_desc_roce;
-                        d_csum_ok     <= s_desc_csum_ok;
-                        d_opcode      <= s_desc_opcode;
-                        d_dest_qpn    <= s_desc_dest_qpn;
-                        d_psn         <= s_desc_psn;
-                        d_qkey        <= s_desc_qkey;
-                        d_src_qp      <= s_desc_src_qp;
-                        d_va          <= s_desc_va;
-                        d_rkey        <= s_desc_rkey;
-                        d_dma_len     <= s_desc_dma_len;
-                        d_imm_valid   <= s_desc_imm_valid;
-                        d_imm         <= s_desc_imm;
-                        d_payload_off <= 13'(s_desc_payload_off);
-                        d_payload_len <= 13'(s_desc_payload_len);
-                        d_ipv6        <= s_desc_ipv6;
-                        d_l3_off      <= s_desc_l3_off;
-                        d_frame_len   <= 13'(s_desc_frame_len);
-                        d_queue       <= s_desc_queue;
-                        d_hash        <= s_desc_hash;
-                        d_hash_type   <= s_desc_hash_type;
-                        d_addr        <= s_desc_addr;
                         m_q           <= M_DESC0;
                     end else if (start_flush) begin
                         is_flush_q <= 1'b1;
@@ -537,7 +582,7 @@ module rx_dp #(
                         m_q          <= M_CTX;
                     end
                 end
-                M_CTX: if (ctx_rd_done) begin
+                M_CTX: if (ctx_done_q) begin
                     ctx_q   <= ctx_rd;
                     mtu_q   <= mtu_bytes;
                     ud_q    <= d_ud;
@@ -682,11 +727,11 @@ module rx_dp #(
                 end
 
                 // ---- the queue -------------------------------------------------------------
-                M_Q: if (q_rd_done) begin
+                M_Q: if (q_done_q) begin
                     qv_q <= q_rd;
                     case (qwhy_q)
                         QW_MID: begin
-                            if (last_q && !(q_rd.valid && q_rd.room)) begin
+                            if (last_q && qf_mid_bad_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_CQ_FULL;
                                 m_q    <= M_FIN;
@@ -699,19 +744,19 @@ module rx_dp #(
                         end
                         QW_FLUSH: m_q <= M_TAKE;
                         default: begin
-                            if (!q_rd.valid || (plan_q == P_RAW && !q_rd.raw)) begin
+                            if (qf_no_wq_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_NO_WQ;
                                 m_q    <= M_FIN;
-                            end else if (q_rd.state != rx_ctrl_pkg::WQ_READY) begin
+                            end else if (qf_state_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_WQ_STATE;
                                 m_q    <= M_FIN;
-                            end else if (!q_rd.pending) begin
+                            end else if (qf_no_wqe_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_NO_WQE;
                                 m_q    <= M_FIN;
-                            end else if (!q_rd.room) begin
+                            end else if (qf_full_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_CQ_FULL;
                                 m_q    <= M_FIN;
@@ -887,11 +932,11 @@ module rx_dp #(
                 end
 
                 // ---- flush steps --------------------------------------------------------------
-                M_FL_WAIT: if (flush_done) begin
-                    if (flush_found) begin
-                        w_q        <= flush_wq;
+                M_FL_WAIT: if (fl_done_q) begin
+                    if (fl_found_q) begin
+                        w_q        <= fl_wq_q;
                         q_rd_valid <= 1'b1;
-                        q_rd_wq    <= flush_wq;
+                        q_rd_wq    <= fl_wq_q;
                         qwhy_q     <= QW_FLUSH;
                         m_q        <= M_Q;
                     end else begin

@@ -76,7 +76,7 @@ module rx_dp_fetch #(
     localparam logic [3:0] ACC_REMOTE_WRITE = 4'd2;
 
     typedef enum logic [2:0] {F_IDLE, F_HDR, F_HCK0, F_HCK, F_ENT, F_CHECKS, F_RKEY} fstate_t;
-    fstate_t f_q;
+    (* fsm_encoding = "one-hot" *) fstate_t f_q;
 
     logic [1:0]  op_q;
     logic [63:0] addr_q;
@@ -86,6 +86,7 @@ module rx_dp_fetch #(
     logic [5:0]  got_q;           // entries received
     logic [5:0]  asked_q;         // region checks answered
     logic        fail_q;          // a region check failed already
+    logic        wid_ld_q;        // the header's first beat came: WR_ID from m_mr_addr
 
     // The entries: address and length, written as they arrive. rx_ram reads through two
     // registers (on ECP5 the block RAM's own output register: its read data comes too late in
@@ -138,8 +139,32 @@ module rx_dp_fetch #(
             m_mr_valid     <= 1'b0;
             ent_we         <= 1'b0;
         end else begin
-            done   <= 1'b0;
-            ent_we <= 1'b0;
+            done     <= 1'b0;
+            ent_we   <= 1'b0;
+            wid_ld_q <= 1'b0;
+            // Every response beat is taken by the registers that read one, whatever state it
+            // comes in: each is used only after its own beat, which is the last to load it. So
+            // their enables are the handshake alone, not the state's decisions.
+            if (rsp) begin
+                hdr1_q    <= s_rd_rsp_data;
+                m_mr_len  <= s_rd_rsp_data[31:0];
+                m_mr_lkey <= s_rd_rsp_data[63:32];
+                ent_wa    <= got_q;
+                ent_wd    <= {s_rd_rsp_data[31:0], m_mr_addr};
+                if (!beat_q) begin
+                    m_mr_addr <= s_rd_rsp_data;
+                end
+            end
+            // WR_ID a clock after its beat (the header's first), from m_mr_addr: done comes no
+            // earlier than the beat after it.
+            if (wid_ld_q) begin
+                wr_id <= m_mr_addr;
+            end
+            // The bytes the entries hold, a clock after each entry is stored (done comes after
+            // its region check, later still).
+            if (ent_we) begin
+                capacity <= capacity + 38'(ent_wd[95:64]);
+            end
             if (m_rd_req_valid && m_rd_req_ready) begin
                 m_rd_req_valid <= 1'b0;
             end
@@ -154,32 +179,36 @@ module rx_dp_fetch #(
                 end
             end
             case (f_q)
-                F_IDLE: if (start_q) begin
-                    op_q     <= op;
-                    addr_q   <= addr;
-                    stride_q <= stride_log2;
-                    pd_q     <= pd;
-                    beat_q   <= 1'b0;
-                    got_q    <= '0;
-                    asked_q  <= '0;
-                    fail_q   <= 1'b0;
-                    status   <= ST_SUCCESS;
-                    wr_id    <= '0;
-                    nsge     <= '0;
-                    capacity <= '0;
-                    if (op == OP_RKEY) begin
-                        f_q         <= F_RKEY;
-                        m_mr_valid  <= 1'b1;
-                        m_mr_lkey   <= rkey;
-                        m_mr_pd     <= pd;
-                        m_mr_addr   <= addr;
-                        m_mr_len    <= rlen;
-                        m_mr_access <= ACC_REMOTE_WRITE;
-                    end else begin
-                        f_q            <= F_HDR;
-                        m_rd_req_valid <= 1'b1;
-                        m_rd_req_addr  <= addr;
-                        m_rd_req_len   <= 13'd16;
+                F_IDLE: begin
+                    // The operation's inputs are taken every idle cycle (they are held from the
+                    // start on, and no request is out while idle), so only the few registers that
+                    // must keep their values until the next start wait for start_q.
+                    op_q          <= op;
+                    addr_q        <= addr;
+                    stride_q      <= stride_log2;
+                    pd_q          <= pd;
+                    beat_q        <= 1'b0;
+                    got_q         <= '0;
+                    asked_q       <= '0;
+                    fail_q        <= 1'b0;
+                    m_mr_lkey     <= rkey;
+                    m_mr_pd       <= pd;
+                    m_mr_addr     <= addr;
+                    m_mr_len      <= rlen;
+                    m_mr_access   <= ACC_REMOTE_WRITE;
+                    m_rd_req_addr <= addr;
+                    m_rd_req_len  <= 13'd16;
+                    if (start_q) begin
+                        status   <= ST_SUCCESS;
+                        wr_id    <= '0;
+                        capacity <= '0;
+                        if (op == OP_RKEY) begin
+                            f_q        <= F_RKEY;
+                            m_mr_valid <= 1'b1;
+                        end else begin
+                            f_q            <= F_HDR;
+                            m_rd_req_valid <= 1'b1;
+                        end
                     end
                 end
                 F_HDR: if (rsp) begin
@@ -189,13 +218,12 @@ module rx_dp_fetch #(
                         done   <= 1'b1;
                         f_q    <= F_IDLE;
                     end else if (!beat_q) begin
-                        wr_id <= s_rd_rsp_data;
+                        wid_ld_q <= 1'b1;
                     end else if (op_q == OP_HDR) begin
                         done <= 1'b1;
                         f_q  <= F_IDLE;
                     end else begin
-                        hdr1_q <= s_rd_rsp_data;
-                        f_q    <= F_HCK0;
+                        f_q <= F_HCK0;
                     end
                 end
                 F_HCK0: f_q <= F_HCK;
@@ -205,6 +233,8 @@ module rx_dp_fetch #(
                     f_q    <= F_IDLE;
                 end else begin
                     nsge           <= h_nsge[5:0];
+                    m_mr_pd        <= pd_q;
+                    m_mr_access    <= ACC_LOCAL_WRITE;
                     f_q            <= F_ENT;
                     m_rd_req_valid <= 1'b1;
                     m_rd_req_addr  <= addr_q + 64'd16;
@@ -216,20 +246,11 @@ module rx_dp_fetch #(
                         status <= ST_GENERAL_ERR;
                         done   <= 1'b1;
                         f_q    <= F_IDLE;
-                    end else if (!beat_q) begin
-                        m_mr_addr <= s_rd_rsp_data;
-                    end else begin
-                        // DataSegment: LENGTH in bytes 8..11, LKEY in 12..15.
-                        m_mr_valid  <= 1'b1;
-                        m_mr_len    <= s_rd_rsp_data[31:0];
-                        m_mr_lkey   <= s_rd_rsp_data[63:32];
-                        m_mr_pd     <= pd_q;
-                        m_mr_access <= ACC_LOCAL_WRITE;
-                        ent_we      <= 1'b1;
-                        ent_wa      <= got_q;
-                        ent_wd      <= {s_rd_rsp_data[31:0], m_mr_addr};
-                        capacity    <= capacity + 38'(s_rd_rsp_data[31:0]);
-                        got_q       <= got_q + 6'd1;
+                    end else if (beat_q) begin
+                        // DataSegment: LENGTH in bytes 8..11, LKEY in 12..15 (taken above).
+                        m_mr_valid <= 1'b1;
+                        ent_we     <= 1'b1;
+                        got_q      <= got_q + 6'd1;
                         if (s_rd_rsp_last) begin
                             f_q <= F_CHECKS;
                         end

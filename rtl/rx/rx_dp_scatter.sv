@@ -45,7 +45,7 @@ module rx_dp_scatter #(
     input  wire               w_err
 );
 
-    typedef enum logic [2:0] {S_IDLE, S_RD, S_RD2, S_LOOK, S_CMP, S_ADDR, S_GO, S_WAIT} sstate_t;
+    typedef enum logic [3:0] {S_IDLE, S_RD, S_RD2, S_LOOK, S_CMP0, S_CMP, S_ADDR, S_GO, S_WAIT} sstate_t;
     sstate_t s_q;
 
     logic              walk_q;
@@ -63,10 +63,14 @@ module rx_dp_scatter #(
     assign w_src  = src_q;
     assign w_len  = k_q;
 
-    // This write's bytes: what is left, at most 4096, and within the entry when walking.
-    wire [37:0] avail   = eend_q - m_q;
-    wire [12:0] cap_rem = rem_q > 13'd4096 ? 13'd4096 : rem_q;
-    wire [12:0] k_next  = walk_q && avail < 38'(cap_rem) ? avail[12:0] : cap_rem;
+    // This write's bytes: what is left, at most 4096, and within the entry when walking. The
+    // entry's room and whether the piece starts past the entry are registered first (S_CMP0):
+    // two 38-bit carry chains in a row were the data path's worst path.
+    logic        past_q;        // WALK: the next byte lies past entry ent_rd_idx
+    logic [37:0] avail_q;       // WALK: bytes from it to the entry's end
+    logic [12:0] cap_q;         // bytes left, at most 4096
+    wire  [12:0] k_next = walk_q && avail_q[37:13] == 25'd0 && avail_q[12:0] < cap_q
+                        ? avail_q[12:0] : cap_q;
     wire [ADDR_W-1:0] off_beat = ADDR_W'(off_q[12:3]);
 
     always_ff @(posedge clk) begin
@@ -90,16 +94,22 @@ module rx_dp_scatter #(
                     w_cqe      <= cqe;
                     estart_q   <= '0;
                     ent_rd_idx <= '0;
-                    s_q        <= walk ? S_RD : S_CMP;
+                    s_q        <= walk ? S_RD : S_CMP0;
                 end
                 S_RD:   s_q <= S_RD2;
                 S_RD2:  s_q <= S_LOOK;
                 S_LOOK: begin
                     eend_q <= estart_q + 38'(ent_rd_len);
-                    s_q    <= S_CMP;
+                    s_q    <= S_CMP0;
+                end
+                S_CMP0: begin
+                    past_q  <= walk_q && m_q >= eend_q;
+                    avail_q <= eend_q - m_q;
+                    cap_q   <= rem_q > 13'd4096 ? 13'd4096 : rem_q;
+                    s_q     <= S_CMP;
                 end
                 S_CMP: begin
-                    if (walk_q && m_q >= eend_q) begin
+                    if (past_q) begin
                         estart_q   <= eend_q;
                         ent_rd_idx <= ent_rd_idx + 6'd1;
                         s_q        <= S_RD;
@@ -129,7 +139,7 @@ module rx_dp_scatter #(
                         err  <= w_err;
                         s_q  <= S_IDLE;
                     end else begin
-                        s_q <= S_CMP;
+                        s_q <= S_CMP0;
                     end
                 end
                 default: s_q <= S_IDLE;

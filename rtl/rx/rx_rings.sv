@@ -93,8 +93,12 @@ module rx_rings #(
     logic [16:0]   p_used_q, p_full_q;
     logic [4:0]    p_log2_q;
 
-    wire take_busy = k1_q || k2_q || k3_q;
-    wire push_busy = p1_q || p2_q || p3_q;
+    // A take (push) in K1..K3 (P1..P3), registered: the same bits a clock ahead.
+    logic take_busy, push_busy;
+    always_ff @(posedge clk) begin
+        take_busy <= !rst && (take_valid || k1_q || k2_q);
+        push_busy <= !rst && (push_valid || p1_q || p2_q);
+    end
     assign busy = take_busy || push_busy;
 
     // ------------------------------------------------------------------------------------------
@@ -109,8 +113,10 @@ module rx_rings #(
     logic [31:0]    r_have_q;           // D: producer - consumer; C: producer - consumer (used)
     logic [31:0]    r_past_q;           // C: value - producer
     logic [16:0]    r_lim_q;            // D: 2^RING_LOG2
-    logic           r_stale_q, r_far_q; // D3: Ring::advance's two tests
-    logic           r_move_q, r_err_q;  // C3: write_consumer's
+    // D3: Ring::advance's two tests, C3: write_consumer's, each folded with the queue's
+    // existence into what D4 (C4) does: store, or answer an error. The stores write the LUT
+    // RAMs, whose write enables reach every bank: they are one gate from flip-flops.
+    logic           r_move_q, r_err_q;
     logic [WQS-1:0] r_hot_q;
 
     // A take (push) in flight sends a doorbell (consumer write) back to its first step.
@@ -118,12 +124,11 @@ module rx_rings #(
     wire c_hold = push_busy;
     wire d_store = r_q == R_D4 && !d_hold;
     wire c_store = r_q == R_C4 && !c_hold;
-    wire d_move  = d_store && r_valid_q && !r_stale_q && !r_far_q;
-    wire c_move  = c_store && r_valid_q && r_move_q;
+    wire d_move  = d_store && r_move_q;
+    wire c_move  = c_store && r_move_q;
 
     assign ring_req_done  = d_store || c_store;
-    assign ring_req_error = (d_store && r_valid_q && !r_stale_q && r_far_q)
-                         || (c_store && r_valid_q && r_err_q);
+    assign ring_req_error = (d_store || c_store) && r_err_q;
 
     // ------------------------------------------------------------------------------------------
     // LUT RAM ports: the receive ring's indices are read by a take or a doorbell (never both in
@@ -255,8 +260,11 @@ module rx_rings #(
                 R_D3: begin
                     r_q       <= d_hold ? R_D1 : R_D4;
                     r_hot_q   <= {{(WQS-1){1'b0}}, 1'b1} << req_wq;
-                    r_stale_q <= r_ahead_q[31] || r_ahead_q <= r_have_q;
-                    r_far_q   <= r_ahead_q > 32'(r_lim_q);
+                    // stale: at or behind what the queue has; far: past the ring's size.
+                    r_move_q  <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
+                              && !(r_ahead_q > 32'(r_lim_q));
+                    r_err_q   <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
+                              && r_ahead_q > 32'(r_lim_q);
                 end
                 R_D4: r_q <= d_hold ? R_D1 : R_IDLE;
                 R_C1: begin
@@ -278,8 +286,8 @@ module rx_rings #(
                     r_hot_q <= {{(WQS-1){1'b0}}, 1'b1} << req_wq;
                     // write_consumer: up to 2^31 - 1 past the producer is an error; else a new
                     // consumer in consumer..=producer moves.
-                    r_err_q  <= r_past_q != '0 && !r_past_q[31];
-                    r_move_q <= !(r_past_q != '0 && !r_past_q[31])
+                    r_err_q  <= r_valid_q && r_past_q != '0 && !r_past_q[31];
+                    r_move_q <= r_valid_q && !(r_past_q != '0 && !r_past_q[31])
                              && r_ahead_q != '0 && r_ahead_q <= r_have_q;
                 end
                 R_C4: r_q <= c_hold ? R_C1 : R_IDLE;

@@ -55,6 +55,10 @@ struct Cover {
     flushed: u64,
     wqes: BTreeMap<&'static str, u64>,
     frames: BTreeMap<&'static str, u64>,
+    /// Cycles from each batch's ENABLE write to its last frame done, and the frames in them:
+    /// the path's pace on this mix (most frames are discarded after the checks).
+    batch_cycles: u64,
+    batch_frames: u64,
 }
 
 struct World {
@@ -372,6 +376,8 @@ impl World {
             }
             self.step()?;
         }
+        self.cover.batch_cycles += self.bench.cycle() - start;
+        self.cover.batch_frames += n as u64;
         let extra = self.rng.gen_range(0..1500);
         for _ in 0..extra {
             self.step()?;
@@ -594,6 +600,12 @@ fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig, err_lag: u6
     println!("  WQEs posted: {:?}", c.wqes);
     println!("  frames: {:?}", c.frames);
     println!("  DMA: {:?}", w.bench.dma_counters());
+    println!(
+        "  batches: {} cycles for {} frames, {:.1} a frame",
+        c.batch_cycles,
+        c.batch_frames,
+        c.batch_cycles as f64 / c.batch_frames.max(1) as f64
+    );
     if let Err(e) = result {
         panic!("{name} (seed {seed}, ROCENIC_SEED={seed} replays): {e}");
     }
