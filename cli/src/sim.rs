@@ -23,12 +23,12 @@ pub use host::Host;
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
 use crate::send;
+use crate::send::scenario::ScenarioError;
 use crate::{Failure, Outcome};
 use check::{ContextPlan, Receiver};
 use rocenic_model::rss::Rule;
 use rocenic_model::rx::{Counts, WqConfig};
 use rocenic_model::wire::{LinkType, PcapWriter};
-use crate::send::scenario::ScenarioError;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

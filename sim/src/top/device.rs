@@ -63,7 +63,10 @@ impl CoreLink {
     /// The frames `from` sent whole after its first `start`, in order.
     pub fn sent_since(&self, from: Side, start: usize) -> Vec<Vec<u8>> {
         let s = self.shared.borrow();
-        s.sent[from as usize].get(start..).unwrap_or_default().to_vec()
+        s.sent[from as usize]
+            .get(start..)
+            .unwrap_or_default()
+            .to_vec()
     }
 
     /// Nothing on its way either way.

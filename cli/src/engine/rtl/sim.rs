@@ -62,13 +62,18 @@ fn fw<T>(what: &str, r: Result<T, rocenic_firmware::Error>) -> Result<T, Failure
 }
 
 /// Programs `dev` as `side` says over `memory`; every doorbell rung, the engine not enabled.
-fn program(dev: Rc<RefCell<CoreDevice>>, side: &SideJob, memory: HostMemory) -> Result<Core, Failure> {
+fn program(
+    dev: Rc<RefCell<CoreDevice>>,
+    side: &SideJob,
+    memory: HostMemory,
+) -> Result<Core, Failure> {
     *dev.borrow_mut().memory() = memory;
     let bus = |b| BlockBus::new(dev.clone(), b);
     let job = &side.send;
     let mut wqe = fw("open the WQE engine", WqeEngine::open(bus(Block::Wqe)))?;
     let mut rx = fw("open the receive path", RxPath::open(bus(Block::Rx)))?;
-    let mut rss: RssPipeline<Bus> = fw("open the RSS pipeline", RssPipeline::open(bus(Block::Rss)))?;
+    let mut rss: RssPipeline<Bus> =
+        fw("open the RSS pipeline", RssPipeline::open(bus(Block::Rss)))?;
     fw("enable the receive path", rx.enable())?;
     fw("configure", wqe.configure(&job.nic, job.profile))?;
     fw(
@@ -80,7 +85,10 @@ fn program(dev: Rc<RefCell<CoreDevice>>, side: &SideJob, memory: HostMemory) -> 
     }
     for q in &job.queues {
         let what = format!("QP 0x{:x}", q.qpn);
-        fw(&what, wqe.create_qp(q.qpn, &q.config, &q.ring, EntropySource::Qpn))?;
+        fw(
+            &what,
+            wqe.create_qp(q.qpn, &q.config, &q.ring, EntropySource::Qpn),
+        )?;
         fw(&what, wqe.bring_up(q.qpn))?;
     }
     for q in &side.wqs {
