@@ -128,17 +128,16 @@ impl Engine {
         }
     }
 
-    /// The unit behind `rocenic sim`: the model's two NICs; the co-simulated full core comes
-    /// with the RTL receive path.
+    /// The unit behind `rocenic sim`: the model's two NICs, or two co-simulated full cores;
+    /// a board is one NIC.
     pub fn sim(&self) -> Result<Box<dyn sim::Unit>, Failure> {
         match self {
             Engine::Model => Ok(Box::new(model::Model::default())),
-            Engine::Rtl => Err(Failure(
-                "`rocenic sim` runs on --engine model; the co-simulated full core (--engine rtl) \
-                 is not built yet"
-                    .into(),
-            )),
-            Engine::Serial(_) => Err(self.refuse("sim", "model")),
+            #[cfg(feature = "rtl")]
+            Engine::Rtl => Ok(Box::new(rtl::Rtl::default())),
+            #[cfg(not(feature = "rtl"))]
+            Engine::Rtl => Err(no_rtl()),
+            Engine::Serial(_) => Err(self.refuse("sim", "model or rtl")),
         }
     }
 

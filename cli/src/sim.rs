@@ -7,9 +7,10 @@
 //!
 //! The file is read (`sim/scenario.rs`, the send scenario's tables under each NIC), checked
 //! (`sim/check.rs`, each NIC's send tables by `send/check.rs`) and laid out in host memory
-//! (`sim/layout.rs`) before any output is created. The engine ([`Unit`]: the model today, the
-//! co-simulated core later) programs both NICs and runs them, calling the host
-//! (`sim/host.rs`), which is the same for every engine; `sim/summary.rs` writes the results.
+//! (`sim/layout.rs`) before any output is created, and the engine says whether it runs it
+//! ([`Unit::accepts`]). The engine ([`Unit`]: the model, or two co-simulated full cores)
+//! programs both NICs and runs them, calling the host (`sim/host.rs`), which is the same for
+//! every engine; `sim/summary.rs` writes the results.
 
 mod check;
 mod host;
@@ -22,12 +23,13 @@ pub use host::Host;
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
 use crate::send;
+use crate::send::scenario::ScenarioError;
 use crate::{Failure, Outcome};
 use check::{ContextPlan, Receiver};
 use rocenic_model::rss::Rule;
 use rocenic_model::rx::{Counts, WqConfig};
 use rocenic_model::wire::{LinkType, PcapWriter};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The built-in scenario: the text of docs/examples/sim.toml (a test holds them equal).
@@ -47,9 +49,13 @@ pub struct Args {
     /// it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Implementation to run: model (the co-simulated core is not built yet).
+    /// Implementation to run: model, or rtl (two co-simulated full cores; no TSO and no raw
+    /// QPs yet).
     #[arg(long, default_value = "model", value_parser = parse_engine)]
     engine: Engine,
+    /// With --engine rtl: a VCD waveform of NIC a's core (every signal of nic_core).
+    #[arg(long)]
+    vcd: Option<PathBuf>,
 }
 
 /// A receive work queue and the buffers the host keeps posted to it.
@@ -108,16 +114,28 @@ pub struct Report {
 
 /// Runs a [`Job`]; the engines implement it.
 pub trait Unit {
+    /// Whether the engine runs `scenario` (checked, before any output is created): the error
+    /// names the first table it cannot run.
+    fn accepts(&self, _scenario: &scenario::Scenario) -> Result<(), ScenarioError> {
+        Ok(())
+    }
+
     /// Programs both NICs as `job` says, rings every send doorbell and the first receive
     /// doorbells, and runs them joined by a wire (frames in order each way) until both are
     /// idle: every frame to `host.frame` as it enters the wire, `host.ran` for every work
     /// request served, `host.poll` when `host.poll_due` says or when the NICs wait on the host,
-    /// its doorbells rung. Fails when the run has not settled within `job.limit` turns.
-    fn run(&mut self, job: Job, host: &mut Host) -> Result<Report, Failure>;
+    /// its doorbells rung. Fails when the run has not settled within `job.limit` turns (the
+    /// RTL: a bound in cycles derived from it). `vcd` asks for a waveform (the RTL only).
+    fn run(&mut self, job: Job, vcd: Option<&Path>, host: &mut Host) -> Result<Report, Failure>;
 }
 
 pub fn run(args: Args) -> Outcome {
     let mut unit = args.engine.sim()?;
+    if args.vcd.is_some() && args.engine != Engine::Rtl {
+        return Err(Failure(
+            "--vcd traces the RTL's signals; it needs --engine rtl".into(),
+        ));
+    }
     let started = Instant::now();
     let (name, text) = match &args.scenario {
         Some(path) => {
@@ -133,6 +151,8 @@ pub fn run(args: Args) -> Outcome {
     };
     let scenario = scenario::parse(&text).map_err(|e| Failure(e.render(&name)))?;
     let plans = check::check(&scenario).map_err(|e| Failure(e.render(&name)))?;
+    unit.accepts(&scenario)
+        .map_err(|e| Failure(e.render(&name)))?;
     let limit = plans
         .iter()
         .map(|p| {
@@ -159,7 +179,7 @@ pub fn run(args: Args) -> Outcome {
             pcap.write_record(ts, f)
         };
         let mut host = Host::new(&job, args.seed, &mut tap);
-        let report = unit.run(job, &mut host);
+        let report = unit.run(job, args.vcd.as_deref(), &mut host);
         host.finish();
         let report = report?;
         let (wire, rows) = (host.wire.clone(), std::mem::take(&mut host.rows));
@@ -210,7 +230,7 @@ mod tests {
         let job = layout::lay_out(plans, 3);
         let mut tap = |_: usize, _: &[u8]| Ok(());
         let mut host = Host::new(&job, 1, &mut tap);
-        let Err(Failure(why)) = Engine::Model.sim().unwrap().run(job, &mut host) else {
+        let Err(Failure(why)) = Engine::Model.sim().unwrap().run(job, None, &mut host) else {
             panic!("three turns cannot run the default mix");
         };
         assert!(

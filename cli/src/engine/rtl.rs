@@ -1,5 +1,7 @@
 //! `--engine rtl`: the commands' RTL units, co-simulated cycle by cycle (the `rtl` feature).
 
+mod sim;
+
 use super::Width;
 use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, tso, Failure};

@@ -16,5 +16,7 @@ mod icrc;
 mod rss;
 mod send;
 mod sim;
+#[cfg(feature = "rtl")]
+mod sim_rtl;
 mod toeplitz;
 mod tso;

@@ -14,6 +14,7 @@ use crate::wqe::host_memory::{Config as DmaConfig, Counters as DmaCounters, DmaH
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::wqe::HostMemory;
+use std::path::Path;
 
 crate::axil_port_fns!(NicCorePorts);
 crate::dma_port_fns!(NicCorePorts);
@@ -115,7 +116,20 @@ impl<D: NicCorePorts> Bench<D> {
     /// The core out of reset over `memory`, its surroundings behaving as `load` says, seeded by
     /// `seed`; `run` names its VCD when `ROCENIC_VCD` is set.
     pub fn new(run: &str, memory: HostMemory, load: &Load, seed: u64) -> Bench<D> {
-        let mut sim: Sim<D> = Sim::new(run);
+        Self::with_sim(Sim::new(run), memory, load, seed)
+    }
+
+    /// [`Bench::new`] traced to the VCD file `vcd` (a command's `--vcd FILE`).
+    pub fn traced(
+        vcd: &Path,
+        memory: HostMemory,
+        load: &Load,
+        seed: u64,
+    ) -> std::io::Result<Bench<D>> {
+        Ok(Self::with_sim(Sim::with_trace_at(vcd)?, memory, load, seed))
+    }
+
+    fn with_sim(mut sim: Sim<D>, memory: HostMemory, load: &Load, seed: u64) -> Bench<D> {
         sim.reset(4);
         Bench {
             sim,

@@ -21,6 +21,7 @@ use rocenic_host_driver::model_device::Side;
 use rocenic_model::wqe::HostMemory;
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::path::Path;
 use std::rc::Rc;
 
 /// What two cores share: the wires and the beats on their way into them.
@@ -54,6 +55,20 @@ impl CoreLink {
         self.shared.borrow().sent[from as usize].clone()
     }
 
+    /// How many frames `from` sent whole so far.
+    pub fn sent_count(&self, from: Side) -> usize {
+        self.shared.borrow().sent[from as usize].len()
+    }
+
+    /// The frames `from` sent whole after its first `start`, in order.
+    pub fn sent_since(&self, from: Side, start: usize) -> Vec<Vec<u8>> {
+        let s = self.shared.borrow();
+        s.sent[from as usize]
+            .get(start..)
+            .unwrap_or_default()
+            .to_vec()
+    }
+
     /// Nothing on its way either way.
     pub fn idle(&self) -> bool {
         let s = self.shared.borrow();
@@ -81,9 +96,13 @@ impl CoreDevice {
     /// A core out of reset with empty host memory, alone, its surroundings behaving as `load`
     /// says, seeded by `seed`.
     pub fn new(load: &Load, seed: u64) -> CoreDevice {
+        Self::on(Bench::new("nic_core", HostMemory::new(), load, seed))
+    }
+
+    fn on(bench: Bench) -> CoreDevice {
         CoreDevice {
             name: "co-simulated full core (rtl/top/nic_core.sv)".into(),
-            bench: Bench::new("nic_core", HostMemory::new(), load, seed),
+            bench,
             link: None,
             inbox: VecDeque::new(),
             from_wire: false,
@@ -96,6 +115,17 @@ impl CoreDevice {
     /// Two cores, `a` and `b`, on a link configured as `cfg` (delay, loss), their
     /// surroundings behaving as `load` says, all seeded from `seed`.
     pub fn pair(load: &Load, cfg: LinkConfig, seed: u64) -> (CoreDevice, CoreDevice, CoreLink) {
+        Self::pair_traced(load, cfg, seed, None).expect("no VCD to open")
+    }
+
+    /// [`CoreDevice::pair`] with core `a` traced to the VCD file `vcd` when given (`rocenic
+    /// sim --vcd FILE`; b is not traced: one model writes one file).
+    pub fn pair_traced(
+        load: &Load,
+        cfg: LinkConfig,
+        seed: u64,
+        vcd: Option<&Path>,
+    ) -> std::io::Result<(CoreDevice, CoreDevice, CoreLink)> {
         let link = CoreLink {
             shared: Rc::new(RefCell::new(Shared {
                 link: Link::new(cfg, seed ^ 0x11AC),
@@ -104,13 +134,16 @@ impl CoreDevice {
                 frame: [Vec::new(), Vec::new()],
             })),
         };
-        let mut a = CoreDevice::new(load, seed ^ 0xA);
+        let mut a = match vcd {
+            Some(p) => CoreDevice::on(Bench::traced(p, HostMemory::new(), load, seed ^ 0xA)?),
+            None => CoreDevice::new(load, seed ^ 0xA),
+        };
         let mut b = CoreDevice::new(load, seed ^ 0xB);
         a.name.push_str(" a");
         b.name.push_str(" b");
         a.link = Some((link.clone(), Side::A));
         b.link = Some((link.clone(), Side::B));
-        (a, b, link)
+        Ok((a, b, link))
     }
 
     /// The bench.

@@ -62,7 +62,12 @@ fn ring(nic: &mut NicModel, bell: Doorbell) -> Result<(), Failure> {
 }
 
 impl sim::Unit for Model {
-    fn run(&mut self, job: sim::Job, host: &mut Host) -> Result<Report, Failure> {
+    fn run(
+        &mut self,
+        job: sim::Job,
+        _vcd: Option<&std::path::Path>,
+        host: &mut Host,
+    ) -> Result<Report, Failure> {
         let mut nics = [nic(&job.sides[0])?, nic(&job.sides[1])?];
         let qpns: [Vec<u32>; 2] = job
             .sides
