@@ -62,18 +62,8 @@ module wqe_cq
         end
     end
 
-    // The next completion's slot and phase, from registers a cycle or two behind cq_producer
-    // and cq_log2 (in the whole engine they come from the control plane, across the chip): the
-    // producer moves only with this block's own cqe_written, at least three cycles before it
-    // can take the next completion (busy_q holds for four beats), and CQ_LOG2 is written with
-    // the engine stopped.
-    logic [31:0] mask_q, slot_q;
-    logic        phase_next_q;
-    always_ff @(posedge clk) begin
-        mask_q       <= (32'd1 << cq_log2) - 32'd1;
-        slot_q       <= cq_producer & mask_q;
-        phase_next_q <= !cq_producer[cq_log2];
-    end
+    wire [31:0] slot  = cq_producer & ((32'd1 << cq_log2) - 32'd1);
+    wire        phase = !cq_producer[cq_log2];
 
     assign s_cqe_ready  = !busy_q && room;
     assign m_wr_valid   = busy_q;
@@ -114,8 +104,8 @@ module wqe_cq
             if (!busy_q) begin
                 tag_q   <= free_tag;
                 c_q     <= s_cqe;
-                addr_q  <= cq_base + {27'b0, slot_q, 5'b0};
-                phase_q <= phase_next_q;
+                addr_q  <= cq_base + {27'b0, slot, 5'b0};
+                phase_q <= phase;
                 beat_q  <= '0;
             end
             if (s_cqe_valid && s_cqe_ready) begin
