@@ -163,16 +163,14 @@ module wqe_qp_table #(
                                    && staged.mtu >= 3'd1 && staged.mtu <= 3'd5;
     wire                last_word   = 32'(c_word_q) == WORDS - 1;
 
-    // QP_WRITE's words: the staged context, loaded when a command starts and shifted down a
-    // word per write, so that the RAM's write data is always the low word (a shift register
-    // along the context rather than a multiplexer of all its words onto the RAM's port).
+    // QP_WRITE's words: the staged context, followed outside C_WRITE and shifted down a word
+    // per write in it, so that the RAM's write data is always the low word (a shift register
+    // along the context rather than a multiplexer of all its words onto the RAM's port). The
+    // staging registers hold still from the command's start, two cycles before C_WRITE; the
+    // choice is the state register's alone (it reaches every bit).
     logic [CW*WORDS-1:0] c_shift_q;
     always_ff @(posedge clk) begin
-        if (c_q == C_IDLE && cmd_start) begin
-            c_shift_q <= staged;
-        end else if (c_q == C_WRITE) begin
-            c_shift_q <= c_shift_q >> CW;
-        end
+        c_shift_q <= c_q == C_WRITE ? c_shift_q >> CW : staged;
     end
 
     always_comb begin
