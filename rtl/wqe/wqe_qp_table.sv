@@ -161,15 +161,24 @@ module wqe_qp_table #(
     logic [19:0]         ent_res_fl;
     logic [15:0]         ent_res_sport;
 
-    wire [CW*WORDS-1:0] staged_bits = staged;
     wire                shape_ok    = staged.stride_log2 <= 3'd4 && staged.ring_log2 <= 5'd16
                                    && staged.mtu >= 3'd1 && staged.mtu <= 3'd5;
     wire                last_word   = 32'(c_word_q) == WORDS - 1;
 
+    // QP_WRITE's words: the staged context, followed outside C_WRITE and shifted down a word
+    // per write in it, so that the RAM's write data is always the low word (a shift register
+    // along the context rather than a multiplexer of all its words onto the RAM's port). The
+    // staging registers hold still from the command's start, two cycles before C_WRITE; the
+    // choice is the state register's alone (it reaches every bit).
+    logic [CW*WORDS-1:0] c_shift_q;
+    always_ff @(posedge clk) begin
+        c_shift_q <= c_q == C_WRITE ? c_shift_q >> CW : staged;
+    end
+
     always_comb begin
         ram_we        = '0;
         ram_waddr     = {c_slot_q, c_word_q};
-        ram_wdata     = staged_bits[CW * c_word_q +: CW];
+        ram_wdata     = c_shift_q[CW-1:0];
         psn_cmd_we    = 1'b0;
         psn_cmd_value = staged.first_psn;
         case (c_q)

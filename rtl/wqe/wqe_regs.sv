@@ -21,9 +21,17 @@
 //
 // AXI4-Lite as rss_regs: AW and W are taken into holding registers independently
 // (awready/wready are flip-flops), the write is carried out when both are held, then B is
-// answered. Reads answer one cycle after AR. Every response is OKAY; unmapped addresses and
-// write-only registers read 0, and unmapped writes are ignored (a doorbell of a slot >= QPS
-// too). STATUS.DB_ERROR and STATUS.CQ_FAULT clear when written with 1.
+// answered. Reads answer two cycles after AR, with the state of the cycle AR was taken in: the
+// registers are read into one register per group in that cycle, and the groups are combined in
+// the next. Every response is OKAY; unmapped addresses and write-only registers read 0, and
+// unmapped writes are ignored (a doorbell of a slot >= QPS too). STATUS.DB_ERROR and
+// STATUS.CQ_FAULT clear when written with 1.
+//
+// The plain words (written and read back as they are: the NIC's addresses, the completion
+// ring's base, the staged region and QP) are in groups of eight, each with its own copy of the
+// write data, its write decodes registered with the address, and its own read multiplexer: the
+// whole engine does not route on ECP5 when one write-data net and one read multiplexer reach
+// every register (docs/wqe.md, "Size, and the ECP5-25F build").
 module wqe_regs #(
     parameter  int QPS        = 64,  // QP slots (CAPS.QPS; 256 reads as 0)
     parameter  int MRS        = 64,  // memory-region table entries (CAPS.MRS; 256 reads as 0)
@@ -114,6 +122,45 @@ module wqe_regs #(
     localparam int Q_DST    = (32'(wqe_regs_pkg::WQE_QP_DST_IP) - QP_BASE) / 4;
     localparam int Q_SQ     = (32'(wqe_regs_pkg::WQE_QP_SQ_BASE) - QP_BASE) / 4;
 
+    // The plain words, in this order; a group is eight consecutive ones.
+    localparam int P_NIC_MAC   = 0;
+    localparam int P_NIC_IPV6  = P_NIC_MAC + wqe_regs_pkg::WQE_NIC_MAC_WORDS;
+    localparam int P_CQ_BASE   = P_NIC_IPV6 + wqe_regs_pkg::WQE_NIC_IPV6_WORDS;
+    localparam int P_MR_LKEY   = P_CQ_BASE + wqe_regs_pkg::WQE_CQ_BASE_WORDS;
+    localparam int P_MR_PD     = P_MR_LKEY + 1;
+    localparam int P_MR_ACCESS = P_MR_PD + 1;
+    localparam int P_MR_BASE   = P_MR_ACCESS + 1;
+    localparam int P_MR_LENGTH = P_MR_BASE + wqe_regs_pkg::WQE_MR_BASE_WORDS;
+    localparam int P_NIC_IPV4  = P_MR_LENGTH + wqe_regs_pkg::WQE_MR_LENGTH_WORDS;
+    localparam int P_QP        = P_NIC_IPV4 + 1;
+    localparam int PN          = P_QP + QP_WORDS;  // plain words
+    localparam int PG          = (PN + 7) / 8;     // groups
+
+    // The address of plain word k.
+    function automatic logic [AW-1:0] plain_addr(input int k);
+        if (k < P_NIC_IPV6) begin
+            plain_addr = wqe_regs_pkg::WQE_NIC_MAC + AW'(4 * (k - P_NIC_MAC));
+        end else if (k < P_CQ_BASE) begin
+            plain_addr = wqe_regs_pkg::WQE_NIC_IPV6 + AW'(4 * (k - P_NIC_IPV6));
+        end else if (k < P_MR_LKEY) begin
+            plain_addr = wqe_regs_pkg::WQE_CQ_BASE + AW'(4 * (k - P_CQ_BASE));
+        end else if (k == P_MR_LKEY) begin
+            plain_addr = wqe_regs_pkg::WQE_MR_LKEY;
+        end else if (k == P_MR_PD) begin
+            plain_addr = wqe_regs_pkg::WQE_MR_PD;
+        end else if (k == P_MR_ACCESS) begin
+            plain_addr = wqe_regs_pkg::WQE_MR_ACCESS;
+        end else if (k < P_MR_LENGTH) begin
+            plain_addr = wqe_regs_pkg::WQE_MR_BASE + AW'(4 * (k - P_MR_BASE));
+        end else if (k < P_NIC_IPV4) begin
+            plain_addr = wqe_regs_pkg::WQE_MR_LENGTH + AW'(4 * (k - P_MR_LENGTH));
+        end else if (k == P_NIC_IPV4) begin
+            plain_addr = wqe_regs_pkg::WQE_NIC_IPV4;
+        end else begin
+            plain_addr = wqe_regs_pkg::WQE_QP_QPN + AW'(4 * (k - P_QP));
+        end
+    endfunction
+
     function automatic logic [31:0] merge(input logic [31:0] old, input logic [31:0] data,
                                           input logic [3:0] strb);
         for (int b = 0; b < 4; b++) begin
@@ -123,31 +170,27 @@ module wqe_regs #(
 
     // ------------------------------------------------------------------------------------------
     // Registers as software wrote them.
-    logic [31:0] control_q;
-    logic [31:0] nic_ipv4_q;
-    logic [31:0] nic_mac_q [2];
-    logic [31:0] nic_ipv6_q [4];
-    logic [31:0] cq_base_q [2];
-    logic [31:0] qp_q [QP_WORDS];
-    logic [31:0] mr_lkey_q, mr_pd_q, mr_access_q;
-    logic [31:0] mr_base_q [2];
-    logic [31:0] mr_length_q [2];
-    logic        cmd_error_q, db_error_q;
-    logic [31:0] wqes_q, frames_q;
+    logic [31:0]          control_q;
+    logic [PN-1:0][31:0]  plain_q;
+    logic                 cmd_error_q, db_error_q;
+    logic [31:0]          wqes_q, frames_q;
 
     assign enable    = control_q[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB];
     assign profile   = control_q[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2];
-    assign nic_ipv4  = nic_ipv4_q;
-    assign nic_mac   = {nic_mac_q[0], nic_mac_q[1][31:16]};
-    assign nic_ipv6  = {nic_ipv6_q[0], nic_ipv6_q[1], nic_ipv6_q[2], nic_ipv6_q[3]};
-    assign cq_base   = {cq_base_q[1], cq_base_q[0]};
-    assign mr_lkey   = mr_lkey_q;
-    assign mr_pd     = mr_pd_q;
-    assign mr_access = mr_access_q[3:0];
-    assign mr_base   = {mr_base_q[1], mr_base_q[0]};
-    assign mr_length = {mr_length_q[1], mr_length_q[0]};
+    assign nic_ipv4  = plain_q[P_NIC_IPV4];
+    assign nic_mac   = {plain_q[P_NIC_MAC], plain_q[P_NIC_MAC + 1][31:16]};
+    assign nic_ipv6  = {plain_q[P_NIC_IPV6], plain_q[P_NIC_IPV6 + 1], plain_q[P_NIC_IPV6 + 2],
+                        plain_q[P_NIC_IPV6 + 3]};
+    assign cq_base   = {plain_q[P_CQ_BASE + 1], plain_q[P_CQ_BASE]};
+    assign mr_lkey   = plain_q[P_MR_LKEY];
+    assign mr_pd     = plain_q[P_MR_PD];
+    assign mr_access = plain_q[P_MR_ACCESS][3:0];
+    assign mr_base   = {plain_q[P_MR_BASE + 1], plain_q[P_MR_BASE]};
+    assign mr_length = {plain_q[P_MR_LENGTH + 1], plain_q[P_MR_LENGTH]};
 
     // The staged QP in the form the table stores.
+    logic [QP_WORDS-1:0][31:0] qp_q;
+    assign qp_q = plain_q[P_QP +: QP_WORDS];
     always_comb begin
         qp_staged             = '0;
         qp_staged.qpn         = qp_q[Q_QPN][23:0];
@@ -179,6 +222,9 @@ module wqe_regs #(
     logic [AW-1:0] aw_addr_q;
     logic [31:0]   w_data_q;
     logic [3:0]    w_strb_q;
+    logic [PN-1:0] aw_plain_q;               // which plain word the held address is
+    logic [PG-1:0][31:0] g_data_q;           // each group's copy of the held write data
+    logic [PG-1:0][3:0]  g_strb_q;
 
     assign s_axil_awready = !aw_held_q;
     assign s_axil_wready  = !w_held_q;
@@ -187,10 +233,39 @@ module wqe_regs #(
     wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !cmd_pending && !ring_req_valid;
 
     // Where a held address points.
+    wire [AW-1:0] aw_word = {s_axil_awaddr[AW-1:2], 2'b00};
     wire [AW-1:0] db_off  = aw_addr_q - wqe_regs_pkg::WQE_SQ_DOORBELL;
     wire          in_db   = aw_addr_q >= wqe_regs_pkg::WQE_SQ_DOORBELL
                          && 32'(db_off) < 4 * wqe_regs_pkg::WQE_SQ_DOORBELL_WORDS;
     wire [7:0]    db_slot = db_off[9:2];
+
+    always_ff @(posedge clk) begin
+        if (s_axil_awvalid && s_axil_awready) begin
+            for (int k = 0; k < PN; k++) begin
+                aw_plain_q[k] <= aw_word == plain_addr(k);
+            end
+        end
+    end
+
+    for (genvar g = 0; g < PG; g++) begin : g_wdata
+        // keep: the copies are alike, and Yosys would merge them back into one.
+        (* keep *) always_ff @(posedge clk) begin
+            if (s_axil_wvalid && s_axil_wready) begin
+                g_data_q[g] <= s_axil_wdata;
+                g_strb_q[g] <= s_axil_wstrb;
+            end
+        end
+    end
+
+    for (genvar k = 0; k < PN; k++) begin : g_plain
+        always_ff @(posedge clk) begin
+            if (rst) begin
+                plain_q[k] <= '0;
+            end else if (do_write && aw_plain_q[k]) begin
+                plain_q[k] <= merge(plain_q[k], g_data_q[k / 8], g_strb_q[k / 8]);
+            end
+        end
+    end
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -204,24 +279,12 @@ module wqe_regs #(
             ring_req_valid <= 1'b0;
             cq_restart     <= 1'b0;
             control_q      <= '0;
-            nic_ipv4_q     <= '0;
             cq_log2        <= '0;
-            mr_lkey_q      <= '0;
-            mr_pd_q        <= '0;
-            mr_access_q    <= '0;
-            for (int i = 0; i < 2; i++) begin
-                nic_mac_q[i]   <= '0;
-                cq_base_q[i]   <= '0;
-                mr_base_q[i]   <= '0;
-                mr_length_q[i] <= '0;
-            end
-            for (int i = 0; i < 4; i++) nic_ipv6_q[i] <= '0;
-            for (int i = 0; i < QP_WORDS; i++) qp_q[i] <= '0;
         end else begin
             cq_restart <= 1'b0;
             if (s_axil_awvalid && s_axil_awready) begin
                 aw_held_q <= 1'b1;
-                aw_addr_q <= {s_axil_awaddr[AW-1:2], 2'b00};
+                aw_addr_q <= aw_word;
             end
             if (s_axil_wvalid && s_axil_wready) begin
                 w_held_q <= 1'b1;
@@ -251,16 +314,13 @@ module wqe_regs #(
                 s_axil_bvalid <= 1'b1;
                 ring_req_slot  <= db_slot;
                 ring_req_value <= w_data_q;
+                // The plain words are written above.
                 case (aw_addr_q)
                     wqe_regs_pkg::WQE_CONTROL:   control_q  <= merge(control_q, w_data_q, w_strb_q);
-                    wqe_regs_pkg::WQE_NIC_IPV4:  nic_ipv4_q <= merge(nic_ipv4_q, w_data_q, w_strb_q);
                     wqe_regs_pkg::WQE_CQ_LOG2: begin
                         cq_log2    <= w_strb_q[0] ? w_data_q[4:0] : cq_log2;
                         cq_restart <= 1'b1;
                     end
-                    wqe_regs_pkg::WQE_MR_LKEY:   mr_lkey_q   <= merge(mr_lkey_q, w_data_q, w_strb_q);
-                    wqe_regs_pkg::WQE_MR_PD:     mr_pd_q     <= merge(mr_pd_q, w_data_q, w_strb_q);
-                    wqe_regs_pkg::WQE_MR_ACCESS: mr_access_q <= merge(mr_access_q, w_data_q, w_strb_q);
                     wqe_regs_pkg::WQE_STATUS: begin
                         // Write 1 to clear; a fault reported in this cycle stays set.
                         if (w_strb_q[0] && w_data_q[wqe_regs_pkg::WQE_STATUS_DB_ERROR_LSB]) begin
@@ -282,30 +342,6 @@ module wqe_regs #(
                         s_axil_bvalid  <= 1'b0;
                     end
                     default: begin
-                        for (int i = 0; i < 2; i++) begin
-                            if (aw_addr_q == wqe_regs_pkg::WQE_NIC_MAC + AW'(4 * i)) begin
-                                nic_mac_q[i] <= merge(nic_mac_q[i], w_data_q, w_strb_q);
-                            end
-                            if (aw_addr_q == wqe_regs_pkg::WQE_CQ_BASE + AW'(4 * i)) begin
-                                cq_base_q[i] <= merge(cq_base_q[i], w_data_q, w_strb_q);
-                            end
-                            if (aw_addr_q == wqe_regs_pkg::WQE_MR_BASE + AW'(4 * i)) begin
-                                mr_base_q[i] <= merge(mr_base_q[i], w_data_q, w_strb_q);
-                            end
-                            if (aw_addr_q == wqe_regs_pkg::WQE_MR_LENGTH + AW'(4 * i)) begin
-                                mr_length_q[i] <= merge(mr_length_q[i], w_data_q, w_strb_q);
-                            end
-                        end
-                        for (int i = 0; i < 4; i++) begin
-                            if (aw_addr_q == wqe_regs_pkg::WQE_NIC_IPV6 + AW'(4 * i)) begin
-                                nic_ipv6_q[i] <= merge(nic_ipv6_q[i], w_data_q, w_strb_q);
-                            end
-                        end
-                        for (int i = 0; i < QP_WORDS; i++) begin
-                            if (aw_addr_q == wqe_regs_pkg::WQE_QP_QPN + AW'(4 * i)) begin
-                                qp_q[i] <= merge(qp_q[i], w_data_q, w_strb_q);
-                            end
-                        end
                         // A doorbell of a slot the block does not have is ignored.
                         if (in_db && 32'(db_slot) < QPS) begin
                             ring_req_valid <= 1'b1;
@@ -329,71 +365,99 @@ module wqe_regs #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // AXI4-Lite read channel.
-    assign s_axil_arready = !s_axil_rvalid;
+    // AXI4-Lite read channel: in the cycle AR is taken, each group of plain words, and the
+    // other registers, into a register of their own (zero unless the address is theirs); in
+    // the next, their OR into the read data.
+    logic                rd_pend_q;
+    logic [31:0]         rd_misc_q;
+    logic [PG-1:0][31:0] rd_group_q;
+
+    wire          ar_take = s_axil_arvalid && s_axil_arready;
+    wire [AW-1:0] ar_word = {s_axil_araddr[AW-1:2], 2'b00};
+
+    assign s_axil_arready = !rd_pend_q && !s_axil_rvalid;
     assign s_axil_rresp   = 2'b00;
 
-    function automatic logic [31:0] read_word(input logic [AW-1:0] addr);
-        read_word = '0;
+    function automatic logic [31:0] read_misc(input logic [AW-1:0] addr);
+        read_misc = '0;
         case (addr)
-            wqe_regs_pkg::WQE_ID:          read_word = wqe_regs_pkg::WQE_ID_VALUE;
+            wqe_regs_pkg::WQE_ID:          read_misc = wqe_regs_pkg::WQE_ID_VALUE;
             wqe_regs_pkg::WQE_CAPS: begin
-                read_word[wqe_regs_pkg::WQE_CAPS_QPS_LSB +: 8]        = 8'(QPS);
-                read_word[wqe_regs_pkg::WQE_CAPS_MRS_LSB +: 8]        = 8'(MRS);
-                read_word[wqe_regs_pkg::WQE_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
-                read_word[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
+                read_misc[wqe_regs_pkg::WQE_CAPS_QPS_LSB +: 8]        = 8'(QPS);
+                read_misc[wqe_regs_pkg::WQE_CAPS_MRS_LSB +: 8]        = 8'(MRS);
+                read_misc[wqe_regs_pkg::WQE_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
+                read_misc[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
             end
             wqe_regs_pkg::WQE_CONTROL: begin
-                read_word[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB]      = enable;
-                read_word[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2] = profile;
+                read_misc[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB]      = enable;
+                read_misc[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2] = profile;
             end
             wqe_regs_pkg::WQE_STATUS: begin
-                read_word[wqe_regs_pkg::WQE_STATUS_BUSY_LSB]      = cmd_pending;
-                read_word[wqe_regs_pkg::WQE_STATUS_CMD_ERROR_LSB] = cmd_error_q;
-                read_word[wqe_regs_pkg::WQE_STATUS_DB_ERROR_LSB]  = db_error_q;
-                read_word[wqe_regs_pkg::WQE_STATUS_CQ_FAULT_LSB]  = cq_fault;
-                read_word[wqe_regs_pkg::WQE_STATUS_IDLE_LSB]      = idle;
+                read_misc[wqe_regs_pkg::WQE_STATUS_BUSY_LSB]      = cmd_pending;
+                read_misc[wqe_regs_pkg::WQE_STATUS_CMD_ERROR_LSB] = cmd_error_q;
+                read_misc[wqe_regs_pkg::WQE_STATUS_DB_ERROR_LSB]  = db_error_q;
+                read_misc[wqe_regs_pkg::WQE_STATUS_CQ_FAULT_LSB]  = cq_fault;
+                read_misc[wqe_regs_pkg::WQE_STATUS_IDLE_LSB]      = idle;
             end
-            wqe_regs_pkg::WQE_NIC_IPV4:    read_word = nic_ipv4_q;
-            wqe_regs_pkg::WQE_CQ_LOG2:     read_word = 32'(cq_log2);
-            wqe_regs_pkg::WQE_CQ_CONSUMER: read_word = cq_consumer;
-            wqe_regs_pkg::WQE_CQ_PRODUCER: read_word = cq_producer;
-            wqe_regs_pkg::WQE_WQES:        read_word = wqes_q;
-            wqe_regs_pkg::WQE_FRAMES:      read_word = frames_q;
-            wqe_regs_pkg::WQE_MR_LKEY:     read_word = mr_lkey_q;
-            wqe_regs_pkg::WQE_MR_PD:       read_word = mr_pd_q;
-            wqe_regs_pkg::WQE_MR_ACCESS:   read_word = mr_access_q;
-            default: begin
-                for (int i = 0; i < 2; i++) begin
-                    if (addr == wqe_regs_pkg::WQE_NIC_MAC + AW'(4 * i))   read_word = nic_mac_q[i];
-                    if (addr == wqe_regs_pkg::WQE_CQ_BASE + AW'(4 * i))   read_word = cq_base_q[i];
-                    if (addr == wqe_regs_pkg::WQE_MR_BASE + AW'(4 * i))   read_word = mr_base_q[i];
-                    if (addr == wqe_regs_pkg::WQE_MR_LENGTH + AW'(4 * i)) read_word = mr_length_q[i];
-                end
-                for (int i = 0; i < 4; i++) begin
-                    if (addr == wqe_regs_pkg::WQE_NIC_IPV6 + AW'(4 * i)) read_word = nic_ipv6_q[i];
-                end
-                for (int i = 0; i < QP_WORDS; i++) begin
-                    if (addr == wqe_regs_pkg::WQE_QP_QPN + AW'(4 * i)) read_word = qp_q[i];
-                end
-            end
+            wqe_regs_pkg::WQE_CQ_LOG2:     read_misc = 32'(cq_log2);
+            wqe_regs_pkg::WQE_CQ_CONSUMER: read_misc = cq_consumer;
+            wqe_regs_pkg::WQE_CQ_PRODUCER: read_misc = cq_producer;
+            wqe_regs_pkg::WQE_WQES:        read_misc = wqes_q;
+            wqe_regs_pkg::WQE_FRAMES:      read_misc = frames_q;
+            default: ;
         endcase
     endfunction
 
     always_ff @(posedge clk) begin
+        if (ar_take) begin
+            rd_misc_q <= read_misc(ar_word);
+        end
+    end
+
+    // The plain words padded to whole groups (the padding reads 0).
+    logic [8*PG-1:0][31:0] plain_pad;
+    assign plain_pad = (32 * 8 * PG)'(plain_q);
+
+    for (genvar g = 0; g < PG; g++) begin : g_rd
+        always_ff @(posedge clk) begin
+            if (ar_take) begin
+                rd_group_q[g] <= '0;
+                for (int j = 0; j < 8; j++) begin
+                    if (8 * g + j < PN && ar_word == plain_addr(8 * g + j)) begin
+                        rd_group_q[g] <= plain_pad[8 * g + j];
+                    end
+                end
+            end
+        end
+    end
+
+    logic [31:0] rd_or;
+    always_comb begin
+        rd_or = rd_misc_q;
+        for (int g = 0; g < PG; g++) begin
+            rd_or = rd_or | rd_group_q[g];
+        end
+    end
+
+    always_ff @(posedge clk) begin
         if (rst) begin
+            rd_pend_q     <= 1'b0;
             s_axil_rvalid <= 1'b0;
-        end else if (s_axil_arvalid && s_axil_arready) begin
-            s_axil_rvalid <= 1'b1;
-            s_axil_rdata  <= read_word({s_axil_araddr[AW-1:2], 2'b00});
-        end else if (s_axil_rready) begin
-            s_axil_rvalid <= 1'b0;
+        end else begin
+            rd_pend_q <= ar_take;
+            if (rd_pend_q) begin
+                s_axil_rvalid <= 1'b1;
+                s_axil_rdata  <= rd_or;
+            end else if (s_axil_rready) begin
+                s_axil_rvalid <= 1'b0;
+            end
         end
     end
 
     // CONTROL's bits outside its fields, the MR access word's upper bits (both read back as
     // written, or not at all), and the byte-in-word address bits (accesses are whole words).
-    wire unused_bits = ^{control_q, mr_access_q[31:4], s_axil_awaddr[1:0], s_axil_araddr[1:0]};
+    wire unused_bits = ^{control_q, plain_q[P_MR_ACCESS][31:4], s_axil_awaddr[1:0],
+                         s_axil_araddr[1:0]};
 
 endmodule
 

@@ -125,7 +125,7 @@ module wqe_sched #(
     logic           busy_q;             // a pick is being read
     logic [2:0]     t_q;                // its cycle, from 0 (d + 2)
     logic [SW-1:0]  slot_q;
-    logic [CW-1:0]  img_q [wqe_pkg::CTX_WORDS];
+    logic [wqe_pkg::CTX_WORDS-1:0][CW-1:0] img_q;
     logic [19:0]    off_q;              // (index mod ring) << stride, in blocks
 
     wire commit = cand_ok && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
@@ -349,15 +349,22 @@ module wqe_sched #(
     // ------------------------------------------------------------------------------------------
     // Pick sequence: t_q = 0..4 read words 0..4 (each arrives two cycles after); t_q = 3 masks
     // and shifts the index (taken by R_TAKE2 in t_q = 1), t_q = 4 adds the ring's base, t_q = 6
-    // registers word 4 and offers the pick.
+    // registers word 4 and offers the pick. The words shift in from the top (img_q[4]) and
+    // down a place per word, so each bit of the RAM's read data goes to one flip-flop; word 0
+    // is in img_q[4] in t_q = 3, word 1 in t_q = 4, all five in place from t_q = 7.
     wqe_pkg::qp_image_t img;
-    assign img = {img_q[4], img_q[3], img_q[2], img_q[1], img_q[0]};
+    // img_q[4] read as word 0 and as word 1: only their ring fields and ring base are used.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wqe_pkg::qp_image_t top_as_w0, top_as_w1;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign img       = {img_q[4], img_q[3], img_q[2], img_q[1], img_q[0]};
+    assign top_as_w0 = wqe_pkg::qp_image_t'(img_q[4]);
+    assign top_as_w1 = wqe_pkg::qp_image_t'({img_q[4], {CW{1'b0}}});
 
     assign rd_en   = busy_q && t_q <= 3'd4;
     assign rd_slot = slot_q;
     assign rd_word = t_q;
 
-    logic [2:0] cap_word_q, cap2_word_q;
     logic       cap_q, cap2_q;
 
     always_ff @(posedge clk) begin
@@ -368,9 +375,7 @@ module wqe_sched #(
             m_pick_valid <= 1'b0;
         end else begin
             cap_q       <= rd_en;
-            cap_word_q  <= rd_word;
             cap2_q      <= cap_q;
-            cap2_word_q <= cap_word_q;
             if (commit) begin
                 busy_q <= 1'b1;
                 t_q    <= '0;
@@ -391,19 +396,22 @@ module wqe_sched #(
     // The RAM's read data straight into flip-flops (it comes late in the clock).
     always_ff @(posedge clk) begin
         if (cap2_q) begin
-            img_q[cap2_word_q] <= rd_data;
+            img_q[4] <= rd_data;
+            for (int w = 0; w < 4; w++) begin
+                img_q[w] <= img_q[w + 1];
+            end
         end
     end
 
     // The index's slot in its ring (RING_LOG2 is at most 16).
-    wire [15:0] index_in_ring = m_pick_index[15:0] & ~(16'hFFFF << img.ring_log2);
+    wire [15:0] index_in_ring = m_pick_index[15:0] & ~(16'hFFFF << top_as_w0.ring_log2);
 
     always_ff @(posedge clk) begin
         if (busy_q && t_q == 3'd3) begin
-            off_q <= 20'(index_in_ring) << img.stride_log2;
+            off_q <= 20'(index_in_ring) << top_as_w0.stride_log2;
         end
         if (busy_q && t_q == 3'd4) begin
-            m_pick_addr <= {img.sq_base + 58'(off_q), 6'd0};
+            m_pick_addr <= {top_as_w1.sq_base + 58'(off_q), 6'd0};
         end
     end
 
@@ -431,10 +439,11 @@ module wqe_sched #(
         m_pick_ctx.dst_ip     = img.dst_ip;
     end
 
-    // Context fields only commands use, spare bits, and the index's bits above a ring.
+    // Context fields only commands use, spare bits, the ring fields (read from img_q[4] as
+    // they arrive), and the index's bits above a ring.
     // The request slot's bits above a slot index (wqe_regs sends slots below QPS only).
-    wire unused_img = ^{img.spare0, img.spare1, img.first_psn, img.app_fl, m_pick_index[31:16],
-                        ring_req_slot};
+    wire unused_img = ^{img.spare0, img.spare1, img.first_psn, img.app_fl, img.ring_log2,
+                        img.sq_base, m_pick_index[31:16], ring_req_slot};
 
 endmodule
 
