@@ -45,7 +45,7 @@ impl<'a, D: Device> SharedReceiveQueue<'a, D> {
         }
         let mut inner = pd.context().inner.borrow_mut();
         // Completions go to each QP's receive CQ, so the queue names none (0).
-        let w = inner.create_wq_entry(pd.pdn(), 0, attr.max_wr, attr.max_sge, None, true)?;
+        let w = inner.create_wq_entry(pd.pdn(), 0, attr.max_wr, attr.max_sge, None, true, false)?;
         if let Err(e) = inner.modify_wq(w, WqState::Ready) {
             let _ = inner.destroy_wq_entry(w);
             return Err(e);
