@@ -19,6 +19,9 @@
 //! receive side is attached, expecting the RTR's `rq_psn`, its own queue made READY. At RTS the
 //! context is written again with the send PSN while the receive path is stopped. RESET detaches
 //! it and empties its own queue; a QP in ERR has its own queue flushed by the receive path.
+//! A raw packet QP's own queue is a raw work queue that only its flows
+//! ([`QueuePair::create_flow`]) fill: it is made READY with no receive context attached, fails
+//! alone, and is not flushed by the QP's ERR (docs/host-driver.md, "Raw packet QPs").
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
