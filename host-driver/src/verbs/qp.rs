@@ -27,6 +27,7 @@ use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
+use super::recv::WqKind;
 use super::rss::{Flow, FlowAction, FlowAttr};
 use super::wr::{slot_blocks, RecvWr, SendWr, SqShape};
 use super::{Error, Exhausted, Feature, Invalid, PostError};
@@ -444,9 +445,12 @@ pub(super) fn create_entry<D: Device>(
     let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
     let recv = if wants_recv {
         let cq = recv_cq.expect("a QP with receives names its CQ");
-        let raw = attr.qp_type == QpType::RawPacket;
+        let kind = match attr.qp_type {
+            QpType::RawPacket => WqKind::Raw,
+            _ => WqKind::Plain,
+        };
         let (wr, sge) = (attr.max_recv_wr, attr.max_recv_sge);
-        match inner.create_wq_entry(pdn, cq, wr, sge, Some(qpn), false, raw) {
+        match inner.create_wq_entry(pdn, cq, wr, sge, Some(qpn), kind) {
             Ok(w) => Some(w),
             Err(e) => {
                 inner.free(base);

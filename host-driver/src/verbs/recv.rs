@@ -45,6 +45,17 @@ pub(super) struct RxSide<D: Device> {
     pub(super) next_flow: u64,
 }
 
+/// What a work queue is for, beyond its owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WqKind {
+    /// A QP's own queue, or one an RSS QP's table names.
+    Plain,
+    /// A shared receive queue.
+    Shared,
+    /// A raw-packet queue: frames that are not RoCEv2 land in it whole.
+    Raw,
+}
+
 /// What the driver keeps of a work queue.
 pub(super) struct WqEntry {
     /// The completion queue its completions go to.
@@ -107,7 +118,7 @@ impl<D: Device> Inner<D> {
 
     /// A new work queue in RESET: `max_wr` receives of `max_sge` entries in PD `pd`,
     /// completing to CQ `cq`, naming `qpn` in its completions (0 until an RSS QP uses it);
-    /// `raw`: a raw-packet queue (frames that are not RoCEv2 land in it whole).
+    /// `kind`: a QP's or RSS QP's queue, a shared one, or a raw-packet one.
     pub(super) fn create_wq_entry(
         &mut self,
         pd: u32,
@@ -115,9 +126,9 @@ impl<D: Device> Inner<D> {
         max_wr: u32,
         max_sge: u32,
         owner: Option<u32>,
-        shared: bool,
-        raw: bool,
+        kind: WqKind,
     ) -> Result<u16, Error> {
+        let (shared, raw) = (kind == WqKind::Shared, kind == WqKind::Raw);
         let rx = self.rx()?;
         let caps = rx.fw.caps();
         let most = (caps.max_sge as usize).min(MAX_SGE) as u32;

@@ -22,6 +22,7 @@ use super::context::Context;
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
 use super::qp::create_entry;
+use super::recv::WqKind;
 use super::wr::RecvWr;
 use super::{
     Error, Exhausted, Feature, InitAttr, Invalid, PostError, QpAttr, QpInitAttr, RtrAttr, RtsAttr,
@@ -309,8 +310,7 @@ impl<D: Device> Context<D> {
             attr.max_wr,
             attr.max_sge,
             None,
-            false,
-            false,
+            WqKind::Plain,
         )?;
         Ok(WorkQueue {
             ctx: self,
