@@ -1,4 +1,4 @@
-//! QP set-ups the tests share: UD QPs in RTS, RC QPs connected across the pair.
+//! QP set-ups the tests share: UD and raw packet QPs in RTS, RC QPs connected across the pair.
 
 use crate::ah_to;
 use rocenic_host_driver::device::Device;
@@ -41,6 +41,29 @@ pub fn ud_qp_with<'a, D: Device>(
         RtsAttr::new(Psn::new(0).unwrap()),
     )
     .expect("UD to RTS");
+    qp
+}
+
+/// A raw packet QP with `recv` receives of one entry (its own raw work queue; none for 0) and
+/// 128 inline bytes, in RTS.
+pub fn raw_qp<'a, D: Device>(
+    pd: &'a ProtectionDomain<'_, D>,
+    cq: &'a CompletionQueue<'_, D>,
+    recv: u32,
+) -> QueuePair<'a, D> {
+    let attr = QpInitAttr {
+        max_recv_wr: recv,
+        max_recv_sge: u32::from(recv > 0),
+        max_inline_data: 128,
+        ..QpInitAttr::new(QpType::RawPacket)
+    };
+    let mut qp = pd.create_qp(cq, &attr).expect("a raw packet QP");
+    qp.bring_up(
+        InitAttr::default(),
+        RtrAttr::raw(),
+        RtsAttr::new(Psn::new(0).unwrap()),
+    )
+    .expect("raw to RTS");
     qp
 }
 

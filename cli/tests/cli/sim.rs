@@ -1,10 +1,12 @@
 //! `rocenic sim`: the main job's default run and its outputs (frames each way as the scenario
-//! implies them, every completion a success, every message landing with the bytes sent, the
-//! pcap through `rocenic icrc` and `rocenic golden check-pcap`), the documented example, the
-//! seed, an error path that completes and flushes, and every class of new scenario error.
+//! implies them, every completion a success, every message landing with the bytes sent, the raw
+//! QP's TSO stream segment by segment, the RoCEv2 frames of the pcap through `rocenic icrc` and
+//! `rocenic golden check-pcap`), the documented example, the seed, an error path that completes
+//! and flushes, and every class of new scenario error.
 
 use crate::common::{fails_with, rocenic, stderr, stdout};
-use rocenic_model::wire::{PcapReader, RoceFrame};
+use rocenic_model::tso::verify_segment;
+use rocenic_model::wire::{LinkType, PcapReader, PcapWriter, RoceFrame};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -26,9 +28,11 @@ fn sim(scenario: Option<&Path>, out: &Path, extra: &[&str]) -> Output {
     rocenic(&args, "")
 }
 
-/// Every frame of a pcap, checked as `rocenic send`'s are (frame n stamped n microseconds, a
-/// RoCEv2 frame with a valid ICRC, at least 60 bytes), with the NIC it left (by source MAC).
-fn frames(pcap: &Path) -> Vec<(usize, Vec<u8>)> {
+/// Every frame of a pcap, checked as `rocenic send`'s are (frame n stamped n microseconds, at
+/// least 60 bytes, a RoCEv2 frame with a valid ICRC, or a raw QP's TCP segment whose lengths
+/// and checksums `tso::verify_segment` finds good), with the NIC it left (by source MAC) and
+/// whether it is RoCEv2.
+fn frames(pcap: &Path) -> Vec<(usize, Vec<u8>, bool)> {
     let bytes = std::fs::read(pcap).unwrap();
     let reader = PcapReader::new(&bytes).unwrap();
     assert_eq!(reader.link_type(), 1, "Ethernet");
@@ -42,14 +46,24 @@ fn frames(pcap: &Path) -> Vec<(usize, Vec<u8>)> {
             "frame {n}'s time"
         );
         assert!(r.data.len() >= 60);
-        let f = RoceFrame::parse(r.data).unwrap_or_else(|e| panic!("frame {n}: {e}"));
-        assert!(f.is_valid(), "frame {n}: bad ICRC");
+        let roce = match RoceFrame::parse(r.data) {
+            Ok(f) => {
+                assert!(f.is_valid(), "frame {n}: bad ICRC");
+                true
+            }
+            Err(e) => {
+                let s = verify_segment(LinkType::Ethernet, r.data)
+                    .unwrap_or_else(|why| panic!("frame {n}: neither RoCEv2 ({e}) nor TCP: {why}"));
+                assert!(!s.payload.is_empty(), "frame {n}");
+                false
+            }
+        };
         let side = match r.data[11] {
             0x0a => 0,
             0x0b => 1,
             other => panic!("frame {n}: source MAC ending {other:#x}"),
         };
-        out.push((side, r.data.to_vec()));
+        out.push((side, r.data.to_vec(), roce));
     }
     out
 }
@@ -85,7 +99,7 @@ fn num(s: &str) -> u64 {
 
 /// The frames the default scenario implies, each way: (requests, bytes each, bytes per packet:
 /// the path MTU, or the MSS for TSO), from docs/examples/sim.toml.
-const A_TO_B: [(u64, u64, u64); 15] = [
+const A_TO_B: [(u64, u64, u64); 16] = [
     (120, 3000, 1024), // 0x11 SEND
     (60, 500, 1024),   // 0x11 SEND with immediate
     (20, 8192, 1024),  // 0x11 RDMA WRITE
@@ -101,6 +115,7 @@ const A_TO_B: [(u64, u64, u64); 15] = [
     (150, 1000, 1024), // 0x26
     (150, 700, 1024),  // 0x26
     (12, 64000, 1460), // 0x18 TSO
+    (4, 64000, 1440),  // 0x1a raw TSO
 ];
 const B_TO_A: [(u64, u64, u64); 8] = [
     (100, 2000, 1024), // 0x21 SEND
@@ -131,7 +146,7 @@ fn the_default_run() {
     let wire = frames(&pcap);
     let (ab, ab_requests) = implied(&A_TO_B);
     let (ba, ba_requests) = implied(&B_TO_A);
-    let each = |s| wire.iter().filter(|(side, _)| *side == s).count() as u64;
+    let each = |s| wire.iter().filter(|(side, _, _)| *side == s).count() as u64;
     assert_eq!((each(0), each(1)), (ab, ba));
     let summary = stdout(&o);
     assert!(
@@ -161,7 +176,7 @@ fn the_default_run() {
         .collect();
     let mut landed: Vec<(String, u64, String)> = rows
         .iter()
-        .filter(|r| r["opcode"] == "recv" && r["qpn"] != "0x31")
+        .filter(|r| r["opcode"] == "recv" && r["qpn"] != "0x31" && r["qpn"] != "0x2a")
         .map(|r| {
             let grh = if r["flags"].contains("grh") { 40 } else { 0 };
             (
@@ -196,6 +211,34 @@ fn the_default_run() {
     assert!(tso.iter().all(|r| r["cq"] == "wq8" && r["hash"].is_empty()));
     let pieces: u64 = tso.iter().map(|r| num(&r["byte_len"]) - 40 - 44).sum();
     assert_eq!(pieces, 12 * 64000);
+    // The raw QP's TSO stream: 4 × 45 TCP segments over Ethernet and IPv6 on the wire, in
+    // order, the sequence numbers running on from send to send (the templates continue the
+    // stream), each landed whole on b's raw work queue 9 with good checksums, unhashed.
+    let raw: Vec<&Vec<u8>> = wire.iter().filter(|w| !w.2).map(|w| &w.1).collect();
+    assert_eq!(raw.len(), 4 * 45);
+    let mut seq = 0x1000_0000u32;
+    for (i, f) in raw.iter().enumerate() {
+        let s = verify_segment(LinkType::Ethernet, f).unwrap();
+        assert_eq!((s.seq, s.ipv4_ident), (seq, None), "raw segment {i}");
+        let last = i % 45 == 44;
+        assert_eq!(s.payload.len(), if last { 640 } else { 1440 });
+        assert_eq!(
+            s.flags & 0x09 != 0,
+            last,
+            "raw segment {i}: PSH and FIN on the last"
+        );
+        seq = seq.wrapping_add(s.payload.len() as u32);
+    }
+    let landed: Vec<&HashMap<String, String>> =
+        rows.iter().filter(|r| r["qpn"] == "0x2a").collect();
+    assert_eq!(landed.len(), 4 * 45);
+    assert!(landed
+        .iter()
+        .all(|r| r["cq"] == "wq9" && r["flags"] == "csum_ok" && r["hash"].is_empty()));
+    let bytes: u64 = landed.iter().map(|r| num(&r["byte_len"])).sum();
+    assert_eq!(bytes, raw.iter().map(|f| f.len() as u64).sum::<u64>());
+    assert_eq!(bytes, 4 * (44 * 1514 + 714));
+    assert!(summary.contains("  b wq9  raw    qp 0x2a              180      269320"));
     // The RSS QP's flows spread over its four queues, each completion with its hash.
     let rss: Vec<&HashMap<String, String>> = rows.iter().filter(|r| r["qpn"] == "0x30").collect();
     assert_eq!(rss.len(), 8 * 150);
@@ -205,8 +248,18 @@ fn the_default_run() {
     assert!(rss
         .iter()
         .all(|r| r["flags"].contains("hashed") && !r["hash"].is_empty()));
-    // The pcap passes the ICRC check and the entropy check of every flow.
+    // The RoCEv2 frames pass the ICRC check (which refuses any other frame) and the entropy
+    // check of every flow (which skips the others).
+    let roce = out.join("roce.pcap");
+    let mut w = PcapWriter::new(std::fs::File::create(&roce).unwrap(), LinkType::Ethernet).unwrap();
+    for (n, (_, f, _)) in wire.iter().filter(|w| w.2).enumerate() {
+        w.write_record(((n / 1_000_000) as u32, (n % 1_000_000) as u32), f)
+            .unwrap();
+    }
+    w.finish().unwrap();
     let o = rocenic(&["icrc", pcap.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2), "the raw frames are not RoCEv2");
+    let o = rocenic(&["icrc", roce.to_str().unwrap()], "");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let map = out.join("qp-map.csv");
     let args = ["golden", "check-pcap", pcap.to_str().unwrap()];

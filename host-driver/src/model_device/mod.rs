@@ -77,7 +77,7 @@ impl Default for ModelDevice {
 
 impl ModelDevice {
     /// A NIC out of reset (every block as its reset leaves it: disabled, no QP, region, queue,
-    /// context or rule set), with empty host memory and TSO.
+    /// context or rule set), with empty host memory, TSO and raw-packet QPs.
     pub fn new() -> Self {
         let nic0 = mwqe::Nic {
             mac: EthernetAddress([0; 6]),
@@ -86,6 +86,7 @@ impl ModelDevice {
         };
         let mut send = SendEngine::new(nic0, Profile::Linux);
         send.tso = Some(TsoLimits::default());
+        send.qps.set_raw(true);
         let cq = CompletionRing::new(Ring::new(0).expect("one entry"), 0).expect("index 0");
         let mut nic = Box::new(NicModel::new(send, Queues::new(cq, 0)));
         let rss = rss::RssBlock::new(&mut nic);
@@ -114,6 +115,13 @@ impl ModelDevice {
     /// program leaves the same host memory on both.
     pub fn without_tso(mut self) -> Self {
         self.nic.send.tso = None;
+        self
+    }
+
+    /// Without raw-packet QPs, as the RTL engine is today: a raw QP's `QP_WRITE` (MTU code
+    /// 0) is refused with `CMD_ERROR`, and [`DeviceInfo::raw`] says false.
+    pub fn without_raw(mut self) -> Self {
+        self.nic.send.qps.set_raw(false);
         self
     }
 
@@ -207,8 +215,7 @@ impl Device for ModelDevice {
             name: self.name.clone(),
             blocks: vec![Block::Wqe, Block::Rss, Block::Rx],
             tso: self.nic.send.tso,
-            // As the RTL engine: a raw QP's QP_WRITE (MTU code 0) is refused.
-            raw: false,
+            raw: self.nic.send.qps.raw(),
         }
     }
 

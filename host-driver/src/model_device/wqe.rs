@@ -20,6 +20,10 @@ pub const QPS: usize = rocenic_model::qp::DEFAULT_QPS;
 pub const MRS: usize = rocenic_model::wqe::engine::DEFAULT_MRS;
 /// Bytes per beat the RTL's frame output has (reported only).
 const DATA_BYTES: u32 = 8;
+/// The path MTU a raw QP's context holds: it has none (its frames are 14..=4,218 bytes
+/// whatever this says), but the model's context has the field. The CLI's and the driver's
+/// raw QPs hold the same.
+pub const RAW_MTU: PathMtu = PathMtu::Mtu1024;
 
 /// A QP slot's occupant: its QPN and send ring (kept for RESET, which restarts the ring).
 #[derive(Clone, Copy, Debug)]
@@ -262,7 +266,16 @@ impl WqeBlock {
             r.get64(regs::QP_SQ_BASE),
         )?;
         let ud = qp_flags::UD.get(flags) != 0;
-        let av = (!ud).then(|| {
+        let raw = qp_flags::RAW.get(flags) != 0;
+        // A raw QP is written with MTU 0 (it has no path MTU) and no address vector; RAW with
+        // UD, or with an MTU code, is no QP the register map describes.
+        let (kind, mtu) = match (raw, ud, qp_flags::MTU.get(flags) as u8) {
+            (true, false, 0) => (QpKind::Raw, RAW_MTU),
+            (true, _, _) => return None,
+            (false, true, code) => (QpKind::Ud, PathMtu::from_code(code)?),
+            (false, false, code) => (QpKind::Rc, PathMtu::from_code(code)?),
+        };
+        let av = (kind == QpKind::Rc).then(|| {
             let ip = if qp_flags::IPV6.get(flags) != 0 {
                 IpPair::V6 {
                     src: Ipv6Address(r.bytes::<16>(regs::QP_SRC_IP)),
@@ -289,9 +302,9 @@ impl WqeBlock {
             }
         });
         let config = QpConfig {
-            qp_type: if ud { QpKind::Ud } else { QpKind::Rc },
+            qp_type: kind,
             pd: r.get(regs::QP_PD),
-            mtu: PathMtu::from_code(qp_flags::MTU.get(flags) as u8)?,
+            mtu,
             psn: Psn::from_bits_truncate(r.get(regs::QP_PSN)),
             dest_qpn: r.get(regs::QP_DEST_QPN),
             q_key: r.get(regs::QP_QKEY),

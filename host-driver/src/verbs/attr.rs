@@ -143,6 +143,13 @@ impl RtrAttr {
             peer: None,
         }
     }
+
+    /// A raw packet QP's: it has no path MTU (its frames are 14 to 4,218 bytes, whatever the
+    /// field says; the context holds 1024, as the model's register decoding gives it), no PSN
+    /// and no peer.
+    pub fn raw() -> Self {
+        Self::ud(PathMtu::Mtu1024)
+    }
 }
 
 /// RTR → RTS (and RTS → RTS).

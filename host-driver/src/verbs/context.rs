@@ -198,6 +198,8 @@ impl<D: Device> Context<D> {
                 wqs: Default::default(),
                 contexts: vec![false; contexts],
                 rules: vec![false; rules],
+                raw_flows: Default::default(),
+                next_flow: 0,
             })
         } else {
             None

@@ -19,6 +19,7 @@
 //! srq.create_qp(&scq, &rcq, &init) ibv_create_qp with srq
 //! pd.create_rss_qp(&table, ..)     ibv_create_qp_ex with rx_hash_conf
 //! rss_qp.create_flow(&attr)        ibv_create_flow
+//! raw_qp.create_flow(&attr)        ibv_create_flow on a raw packet QP (its own raw queue)
 //! run_together(&[&a, &b], n)       two simulated NICs on a wire share time
 //! ```
 //!

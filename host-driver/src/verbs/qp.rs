@@ -19,17 +19,23 @@
 //! receive side is attached, expecting the RTR's `rq_psn`, its own queue made READY. At RTS the
 //! context is written again with the send PSN while the receive path is stopped. RESET detaches
 //! it and empties its own queue; a QP in ERR has its own queue flushed by the receive path.
+//! A raw packet QP's own queue is a raw work queue that only its flows
+//! ([`QueuePair::create_flow`]) fill: it is made READY with no receive context attached, fails
+//! alone, and is not flushed by the QP's ERR (docs/host-driver.md, "Raw packet QPs").
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
+use super::recv::WqKind;
+use super::rss::{Flow, FlowAction, FlowAttr};
 use super::wr::{slot_blocks, RecvWr, SendWr, SqShape};
 use super::{Error, Exhausted, Feature, Invalid, PostError};
 use crate::device::Device;
 use rocenic_firmware::{entropy, EntropySource};
 use rocenic_model::entropy::Entropy;
-use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpState, QPN_MAX};
+use rocenic_model::qp::{IllegalTransition, Psn, QpConfig, QpContext, QpKind, QpState, QPN_MAX};
+use rocenic_model::rss::{Action, Rule};
 use rocenic_model::rx::qp_slot;
 use rocenic_model::rx::{Target, WqState};
 use rocenic_model::wqe::{Cqe, Memory, Ring, SendRing, BLOCK_BYTES, MAX_WQE_BYTES};
@@ -154,7 +160,7 @@ impl<'a, D: Device> QueuePair<'a, D> {
         self.qpn
     }
 
-    /// RC or UD.
+    /// RC, UD or raw packet.
     pub fn qp_type(&self) -> QpType {
         self.with(|q| q.qp_type)
     }
@@ -287,6 +293,61 @@ impl<'a, D: Device> QueuePair<'a, D> {
         inner.post_recv_list(w, wrs)
     }
 
+    /// Steers the frames matching `attr` to its own receive queue (`ibv_create_flow` on a raw
+    /// packet QP): a steering rule of the RSS pipeline, the lowest one free, whose match is
+    /// `attr`'s key under its mask (no QPN: a raw frame has no BTH) and whose action is the
+    /// QP's raw work queue, unhashed. `attr.action` is [`FlowAction::Qp`] or
+    /// [`FlowAction::Wq`] of that queue. Dropping the flow removes the rule, and so does
+    /// destroying the QP (the flow borrows the context, so that the QP can be posted to).
+    /// `EINVAL` on a QP of another type or one without a receive queue, `EOPNOTSUPP` without
+    /// an RSS pipeline, `ENOMEM` when every rule is taken.
+    pub fn create_flow(&self, attr: &FlowAttr) -> Result<Flow<'a, D>, Error> {
+        let mut inner = self.ctx.inner.borrow_mut();
+        let q = &inner.qps[&self.qpn];
+        if q.qp_type != QpType::RawPacket {
+            return Err(
+                Invalid::Attr("a QP's flows are a raw packet QP's; RSS QPs have theirs").into(),
+            );
+        }
+        let w = q
+            .recv
+            .ok_or(Invalid::Attr("the QP was created without a receive queue"))?;
+        match attr.action {
+            FlowAction::Qp => {}
+            FlowAction::Wq(x) if x == u32::from(w) => {}
+            _ => {
+                return Err(
+                    Invalid::Attr("a raw packet QP's flow goes to its own receive queue").into(),
+                )
+            }
+        }
+        let rx = inner.rx()?;
+        let rule = rx
+            .rules
+            .iter()
+            .position(|u| !u)
+            .ok_or(Exhausted::SteeringRules)?;
+        let r = Rule {
+            enabled: true,
+            value: attr.value,
+            mask: attr.mask,
+            action: Action::Queue(w),
+        };
+        rx.rss
+            .as_mut()
+            .ok_or(Error::Unsupported(Feature::Rss))?
+            .set_rule(rule, &r)?;
+        rx.rules[rule] = true;
+        let serial = rx.next_flow;
+        rx.next_flow += 1;
+        rx.raw_flows.insert(rule, (serial, self.qpn));
+        Ok(Flow {
+            ctx: self.ctx,
+            rule,
+            serial: Some(serial),
+        })
+    }
+
     /// Its own receive work queue's number, if it has one.
     pub fn recv_wq_num(&self) -> Option<u32> {
         self.with(|q| q.recv.map(u32::from))
@@ -384,14 +445,12 @@ pub(super) fn create_entry<D: Device>(
     let ring = SendRing::new(ring, stride_log2, base).expect("page aligned, inside 2^64");
     let recv = if wants_recv {
         let cq = recv_cq.expect("a QP with receives names its CQ");
-        match inner.create_wq_entry(
-            pdn,
-            cq,
-            attr.max_recv_wr,
-            attr.max_recv_sge,
-            Some(qpn),
-            false,
-        ) {
+        let kind = match attr.qp_type {
+            QpType::RawPacket => WqKind::Raw,
+            _ => WqKind::Plain,
+        };
+        let (wr, sge) = (attr.max_recv_wr, attr.max_recv_sge);
+        match inner.create_wq_entry(pdn, cq, wr, sge, Some(qpn), kind) {
             Ok(w) => Some(w),
             Err(e) => {
                 inner.free(base);
@@ -597,7 +656,8 @@ impl<D: Device> Inner<D> {
     }
 
     /// The engine holds QP `qpn`: queue `w` READY (a shared queue is from its creation), its
-    /// receive side attached to `target`.
+    /// receive side attached to `target`. A raw QP's queue only becomes READY: raw frames reach
+    /// it by the steering verdict (its flows), not through a receive context.
     fn start_receiving(
         &mut self,
         qpn: u32,
@@ -609,13 +669,30 @@ impl<D: Device> Inner<D> {
         if self.rx()?.wqs[&w].state != WqState::Ready {
             self.modify_wq(w, WqState::Ready)?;
         }
-        self.rx()?.fw.attach(qpn, config, target, epsn)?;
+        if config.qp_type != QpKind::Raw {
+            self.rx()?.fw.attach(qpn, config, target, epsn)?;
+        }
         Ok(())
     }
 
     /// Destroys QP `qpn`: out of the engine, its receive queue and rings freed. A failing
     /// device cannot be reported from a drop; the QP is gone from the driver.
     pub(super) fn destroy_qp_entry(&mut self, qpn: u32) {
+        if let Some(rx) = self.rx.as_mut() {
+            let flows: Vec<usize> = rx
+                .raw_flows
+                .iter()
+                .filter(|(_, f)| f.1 == qpn)
+                .map(|(&r, _)| r)
+                .collect();
+            for r in flows {
+                if let Some(rss) = rx.rss.as_mut() {
+                    let _ = rss.disable_rule(r);
+                }
+                rx.rules[r] = false;
+                rx.raw_flows.remove(&r);
+            }
+        }
         let _ = self.take_from_engine(qpn);
         if let Some(q) = self.qps.remove(&qpn) {
             if let Some(w) = q.recv {

@@ -38,6 +38,22 @@ pub(super) struct RxSide<D: Device> {
     pub(super) contexts: Vec<bool>,
     /// Steering rules in use.
     pub(super) rules: Vec<bool>,
+    /// Raw packet QPs' flows by rule: the flow's serial number and its QP. A QP's destroy
+    /// removes its flows, so a flow dropped after its QP finds its rule gone (or another's).
+    pub(super) raw_flows: BTreeMap<usize, (u64, u32)>,
+    /// The serial number of the next raw packet QP's flow.
+    pub(super) next_flow: u64,
+}
+
+/// What a work queue is for, beyond its owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WqKind {
+    /// A QP's own queue, or one an RSS QP's table names.
+    Plain,
+    /// A shared receive queue.
+    Shared,
+    /// A raw-packet queue: frames that are not RoCEv2 land in it whole.
+    Raw,
 }
 
 /// What the driver keeps of a work queue.
@@ -63,6 +79,8 @@ pub(super) struct WqEntry {
     pub(super) slots: Vec<Option<(u32, u64)>>,
     /// The RSS QP spreading over it.
     pub(super) rss_qpn: Option<u32>,
+    /// A raw-packet queue: a failed receive moves it to ERR alone, never its QP.
+    pub(super) raw: bool,
 }
 
 impl WqEntry {
@@ -99,7 +117,8 @@ impl<D: Device> Inner<D> {
     }
 
     /// A new work queue in RESET: `max_wr` receives of `max_sge` entries in PD `pd`,
-    /// completing to CQ `cq`, naming `qpn` in its completions (0 until an RSS QP uses it).
+    /// completing to CQ `cq`, naming `qpn` in its completions (0 until an RSS QP uses it);
+    /// `kind`: a QP's or RSS QP's queue, a shared one, or a raw-packet one.
     pub(super) fn create_wq_entry(
         &mut self,
         pd: u32,
@@ -107,8 +126,9 @@ impl<D: Device> Inner<D> {
         max_wr: u32,
         max_sge: u32,
         owner: Option<u32>,
-        shared: bool,
+        kind: WqKind,
     ) -> Result<u16, Error> {
+        let (shared, raw) = (kind == WqKind::Shared, kind == WqKind::Raw);
         let rx = self.rx()?;
         let caps = rx.fw.caps();
         let most = (caps.max_sge as usize).min(MAX_SGE) as u32;
@@ -134,7 +154,7 @@ impl<D: Device> Inner<D> {
             ring: RecvRing::new(ring, stride_log2, ring_base).expect("page aligned"),
             cq: CompletionRing::new(ring, 0).expect("index 0"),
             cq_base,
-            raw: false,
+            raw,
         };
         if let Err(e) = self.rx()?.fw.create_wq(w, &config) {
             self.free(ring_base);
@@ -156,6 +176,7 @@ impl<D: Device> Inner<D> {
                 rss_qpn: None,
                 shared,
                 slots: vec![None; entries as usize],
+                raw,
             },
         );
         Ok(w)
@@ -342,7 +363,13 @@ impl<D: Device> Inner<D> {
                     if !e.shared {
                         e.state = WqState::Err;
                     }
-                    let failed = if e.shared { Some(cqe.qpn) } else { e.owner };
+                    // A raw frame's failure moves its queue alone (docs/rx.md): the receive
+                    // path holds no receive context for a raw QP.
+                    let failed = if e.shared {
+                        Some(cqe.qpn)
+                    } else {
+                        e.owner.filter(|_| !e.raw)
+                    };
                     if let Some(q) = failed.and_then(|o| self.qps.get_mut(&o)) {
                         q.set_err();
                     }

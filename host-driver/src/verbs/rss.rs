@@ -14,12 +14,15 @@
 //!   go to the QP's context (hashed) or to one of its work queues (not hashed). Flows take the
 //!   lowest free rules, RSS QPs' own rules the highest, and rules are tried in order, so a flow
 //!   comes before the rule of its QP.
+//! - A raw packet QP's flow (`QueuePair::create_flow`) is a steering rule too: frames matching
+//!   its key (no QPN: a raw frame has no BTH) land whole in the QP's own raw work queue.
 
 use super::attr::QpType;
 use super::context::Context;
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
 use super::qp::create_entry;
+use super::recv::WqKind;
 use super::wr::RecvWr;
 use super::{
     Error, Exhausted, Feature, InitAttr, Invalid, PostError, QpAttr, QpInitAttr, RtrAttr, RtsAttr,
@@ -144,8 +147,10 @@ pub struct RxHashConf {
 pub enum FlowAction {
     /// Hashed over the RSS QP's indirection table, as its other frames.
     Rss,
-    /// To this work queue of the QP's table, unhashed.
+    /// To this work queue of the QP's table (or a raw packet QP's own queue), unhashed.
     Wq(u32),
+    /// To the raw packet QP's own receive queue, unhashed (`ibv_create_flow` on a QP).
+    Qp,
 }
 
 /// A steering rule (`ibv_flow_attr`): frames for the QP whose fields match `value` under
@@ -197,6 +202,9 @@ impl<D: Device> RssQueuePair<'_, D> {
             FlowAction::Wq(_) => {
                 return Err(Invalid::Attr("a flow's work queue must be in the QP's table").into())
             }
+            FlowAction::Qp => {
+                return Err(Invalid::Attr("an RSS QP has no receive queue of its own").into())
+            }
         };
         let mut inner = self.ctx.inner.borrow_mut();
         let rx = inner.rx()?;
@@ -224,6 +232,7 @@ impl<D: Device> RssQueuePair<'_, D> {
         Ok(Flow {
             ctx: self.ctx,
             rule,
+            serial: None,
         })
     }
 }
@@ -248,10 +257,14 @@ impl<D: Device> Drop for RssQueuePair<'_, D> {
     }
 }
 
-/// An installed steering rule (`ibv_flow`); dropping it removes it.
+/// An installed steering rule (`ibv_flow`); dropping it removes it. An RSS QP's flow borrows
+/// the QP; a raw packet QP's borrows the context only (the QP is posted to by `&mut` while
+/// its flows stand), and destroying the QP removes its flows.
 pub struct Flow<'q, D: Device> {
-    ctx: &'q Context<D>,
-    rule: usize,
+    pub(super) ctx: &'q Context<D>,
+    pub(super) rule: usize,
+    /// A raw packet QP's flow: its serial number.
+    pub(super) serial: Option<u64>,
 }
 
 impl<D: Device> Flow<'_, D> {
@@ -265,6 +278,13 @@ impl<D: Device> Drop for Flow<'_, D> {
     fn drop(&mut self) {
         let mut inner = self.ctx.inner.borrow_mut();
         if let Ok(rx) = inner.rx() {
+            if let Some(serial) = self.serial {
+                // Its QP's destroy may have removed it already.
+                if rx.raw_flows.get(&self.rule).map(|f| f.0) != Some(serial) {
+                    return;
+                }
+                rx.raw_flows.remove(&self.rule);
+            }
             if let Some(rss) = rx.rss.as_mut() {
                 let _ = rss.disable_rule(self.rule);
             }
@@ -290,7 +310,7 @@ impl<D: Device> Context<D> {
             attr.max_wr,
             attr.max_sge,
             None,
-            false,
+            WqKind::Plain,
         )?;
         Ok(WorkQueue {
             ctx: self,

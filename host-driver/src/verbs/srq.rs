@@ -10,6 +10,7 @@
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;
 use super::qp::QueuePair;
+use super::recv::WqKind;
 use super::wr::RecvWr;
 use super::{Error, Feature, PostError, QpInitAttr};
 use crate::device::Device;
@@ -45,7 +46,8 @@ impl<'a, D: Device> SharedReceiveQueue<'a, D> {
         }
         let mut inner = pd.context().inner.borrow_mut();
         // Completions go to each QP's receive CQ, so the queue names none (0).
-        let w = inner.create_wq_entry(pd.pdn(), 0, attr.max_wr, attr.max_sge, None, true)?;
+        let w =
+            inner.create_wq_entry(pd.pdn(), 0, attr.max_wr, attr.max_sge, None, WqKind::Shared)?;
         if let Err(e) = inner.modify_wq(w, WqState::Ready) {
             let _ = inner.destroy_wq_entry(w);
             return Err(e);

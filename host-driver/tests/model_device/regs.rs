@@ -374,3 +374,52 @@ fn ud_frame() -> Vec<u8> {
         .unwrap();
     out.pop().unwrap()
 }
+
+/// A raw packet QP's `QP_WRITE` (`RAW`, MTU code 0): taken by the model backend, a raw QP in
+/// the slot; refused with `CMD_ERROR` by `without_raw()` (as the RTL engine refuses MTU code 0),
+/// and by any device for `RAW` with `UD` or with an MTU code, which no QP is written with.
+#[test]
+fn raw_qps_at_the_registers() {
+    let ring = SendRing::new(Ring::new(2).unwrap(), 0, 0x10_0000).unwrap();
+    let raw = QpConfig {
+        qp_type: QpKind::Raw,
+        pd: 1,
+        mtu: PathMtu::Mtu1024,
+        psn: Psn::new(0).unwrap(),
+        dest_qpn: 0,
+        q_key: 0,
+        av: None,
+    };
+    let stage = |d: &mut ModelDevice, flags: Option<u32>| {
+        for (a, v) in wqe::qp_writes(0x105, &raw, &ring, ring.addr(0)) {
+            let v = match (a, flags) {
+                (wqe::QP_FLAGS, Some(f)) => f,
+                _ => v,
+            };
+            write(d, Block::Wqe, a, v);
+        }
+    };
+    let mut d = ModelDevice::new();
+    assert!(d.info().raw);
+    stage(&mut d, None);
+    command(&mut d, Block::Wqe, wqe::qp_write(5), false);
+    let q = d.nic().send.qps.get(0x105).expect("the raw QP");
+    assert_eq!(q.config().qp_type, QpKind::Raw);
+    let flags = wqe::qp_writes(0x105, &raw, &ring, ring.addr(0))
+        .into_iter()
+        .find(|(a, _)| *a == wqe::QP_FLAGS)
+        .unwrap()
+        .1;
+    for bad in [
+        flags | wqe::qp_flags::UD.put(1),
+        flags | wqe::qp_flags::MTU.put(3),
+    ] {
+        stage(&mut d, Some(bad));
+        command(&mut d, Block::Wqe, wqe::qp_write(6), true);
+    }
+    let mut d = ModelDevice::new().without_raw();
+    assert!(!d.info().raw);
+    stage(&mut d, None);
+    command(&mut d, Block::Wqe, wqe::qp_write(5), true);
+    assert!(d.nic().send.qps.get(0x105).is_none());
+}
