@@ -141,24 +141,28 @@ module wqe_tso_tx
     typedef enum logic [1:0] {O_NEXT, O_PASS, O_SEG} ostate_t;
     ostate_t     os_q;
     logic        sts_have_q;      // the send's status is in
-    logic [31:0] sts_segs_q;      // segments it counts
     logic [31:0] segs_q;          // segments taken so far
+    logic [31:0] left_q;          // segments still to take, once the status is in
+    logic        left_zero_q;     // left_q == 0
 
     logic out_ready;              // the output skid buffer's s_ready (a flip-flop)
     // The send's segments are all out: the segmenter may already offer the next send's (the
-    // input side runs ahead), which must wait for their own turn. The status of a send leaves
-    // the segmenter before the next send's data goes in, so it is in (or on offer) by the time
-    // the next send's first segment is.
-    wire  seg_done    = sts_have_q ? segs_q == sts_segs_q : sts_valid && segs_q == sts_segments;
-    wire  seg_beat_ok = os_q == O_SEG && !seg_done && seg_valid && keep_valid;
+    // input side runs ahead), which must wait for their own turn. The segmenter offers a send's
+    // status before it takes the next send's descriptor, and that send's first segment follows
+    // its template's checks and the write pipeline, many clocks later; the status is taken
+    // here as soon as it is offered (no segment moves in that clock), so by then the count is
+    // in. Everything that stops the segments is a flip-flop.
+    wire  seg_done = sts_have_q && left_zero_q;
+    wire  seg_go   = os_q == O_SEG && !seg_done && !(sts_valid && !sts_have_q);
     assign ord_m_ready = os_q == O_NEXT;
     assign pass_ready  = os_q == O_PASS && out_ready;
-    assign seg_ready   = os_q == O_SEG && !seg_done && keep_valid && (!keep_head || out_ready);
+    assign seg_ready   = seg_go && keep_valid && (!keep_head || out_ready);
     assign sts_ready   = os_q == O_SEG && !sts_have_q;
     wire   seg_end     = seg_valid && seg_ready && seg_last;
     assign keep_ready  = seg_end;
 
-    wire        o_valid = (os_q == O_PASS && pass_valid) || (seg_beat_ok && keep_head);
+    wire        o_valid = (os_q == O_PASS && pass_valid)
+                       || (seg_go && seg_valid && keep_valid && keep_head);
     wire [72:0] o_data  = os_q == O_PASS ? {pass_data, pass_keep, pass_last}
                                          : {seg_data, seg_keep, seg_last};
 
@@ -178,7 +182,6 @@ module wqe_tso_tx
                 O_SEG: begin
                     if (sts_valid && sts_ready) begin
                         sts_have_q <= 1'b1;
-                        sts_segs_q <= sts_segments;
                     end
                     if (seg_end) begin
                         segs_q <= segs_q + 32'd1;
@@ -189,6 +192,15 @@ module wqe_tso_tx
                 end
                 default: os_q <= O_NEXT;
             endcase
+        end
+        // No segment moves in the clock the status is taken (seg_go), so the count left is
+        // the status's less those taken.
+        if (sts_valid && sts_ready) begin
+            left_q      <= sts_segments - segs_q;
+            left_zero_q <= sts_segments == segs_q;
+        end else if (seg_end) begin
+            left_q      <= left_q - 32'd1;
+            left_zero_q <= left_q == 32'd1;
         end
     end
 
