@@ -113,6 +113,19 @@ module wqe_tso_tx
     logic [3:0]  sts_error;
     logic [31:0] sts_segments;
 
+    // The segmenter's data input through a register slice: its own input skid buffer's data
+    // enables are its worst path (docs/tso.md), so its valid comes from a flip-flop here rather
+    // than through this side's routing.
+    logic        sd_valid, sd_ready, sd_last;
+    logic [63:0] sd_data;
+    logic [7:0]  sd_keep;
+    skid_buffer #(.WIDTH(64 + 8 + 1)) u_seg_in (
+        .clk, .rst,
+        .s_valid(in_data && tso_q && s_axis_tvalid), .s_ready(data_ready),
+        .s_data({s_axis_tdata, s_axis_tkeep, s_axis_tlast}),
+        .m_valid(sd_valid), .m_ready(sd_ready), .m_data({sd_data, sd_keep, sd_last})
+    );
+
     tso_segmenter #(
         .DATA_W(64), .MAX_HDR(MAX_HDR), .MAX_TSO(MAX_TSO), .MAX_MSS(MAX_MSS)
     ) u_seg (
@@ -120,8 +133,8 @@ module wqe_tso_tx
         .s_desc_valid(rs_q == R_DESC), .s_desc_ready(desc_ready),
         .s_desc_hdr_len(hdr_len_q), .s_desc_mss(mss_q), .s_desc_len(len_q),
         .s_desc_ipoib(ipoib_q),
-        .s_data_valid(in_data && tso_q && s_axis_tvalid), .s_data_ready(data_ready),
-        .s_data_tdata(s_axis_tdata), .s_data_tkeep(s_axis_tkeep), .s_data_tlast(s_axis_tlast),
+        .s_data_valid(sd_valid), .s_data_ready(sd_ready),
+        .s_data_tdata(sd_data), .s_data_tkeep(sd_keep), .s_data_tlast(sd_last),
         .m_seg_valid(seg_valid), .m_seg_ready(seg_ready), .m_seg_tdata(seg_data),
         .m_seg_tkeep(seg_keep), .m_seg_tlast(seg_last),
         .m_sts_valid(sts_valid), .m_sts_ready(sts_ready), .m_sts_error(sts_error),
