@@ -32,6 +32,7 @@ const TSO: &str = "rtl/tso/tso_segmenter.f";
 const WQE_ICRC: &str = "rtl/wqe/wqe_icrc.f";
 const CORE: &str = "rtl/top/rocenic_core.f";
 const WQE_DP: &str = "rtl/wqe/wqe_dp.f";
+const WQE_TSO_TX: &str = "rtl/wqe/wqe_tso_tx.f";
 const WQE_FRAME: &str = "rtl/wqe/wqe_frame.f";
 const WQE_MR: &str = "rtl/wqe/wqe_mr.f";
 const WQE_CTRL: &str = "rtl/wqe/wqe_ctrl.f";
@@ -137,6 +138,7 @@ pub const DUTS: &[DutSpec] = &[
     },
     // The WQE engine's data path, its neighbours played by the bench.
     dut("wqe_dp", "wqe_dp", WQE_DP),
+    dut("wqe_tso_tx", "wqe_tso_tx", WQE_TSO_TX),
     // The WQE engine's control plane at its defaults (64 QPs, 64 memory regions), and with 8 of
     // each so that the round robin and memory-region slot collisions are dense.
     dut("wqe_ctrl", "wqe_ctrl", WQE_CTRL),

@@ -1,5 +1,5 @@
 //! The WQE engine's data path against the model's send engine: random WQE streams (every
-//! opcode and two unknown ones, inline and gathered, RC and UD, IPv4 and IPv6, VLAN, entries
+//! opcode, TSO ones the data path refuses for now, and unknown ones, inline and gathered, RC and UD, IPv4 and IPv6, VLAN, entries
 //! that miss their region, cross PDs, have length 0 or run into bytes the host does not back,
 //! address vectors where they do not belong, too many entries, reserved bits set) on four QPs,
 //! with host memory that answers out of order and late, a slow region check and random
@@ -182,5 +182,79 @@ fn partly_backed_rings() {
             &load,
             r.gen(),
         );
+    }
+}
+
+/// TSO work requests on the UD QP (IPoIB templates over IPv4 and IPv6, good and bad, MSS 0 to
+/// 9,001, gathered and inline), each followed by a valid SEND: the data path has no TSO yet, so
+/// each must be refused and the SEND flushed exactly as the model's engine without TSO does
+/// (`loc_qp_op_err`, `OPCODE` 0xFF).
+#[test]
+fn tso_work_requests() {
+    use rocenic_model::wqe::{
+        AddressVector, DataSegment, Flags, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
+        MAX_WQE_BYTES,
+    };
+    use rocenic_sim::wqe::scenario::{tso_template, MRS};
+    let s = seed("wqe_dp::tso_work_requests");
+    let load = Load {
+        dma: DmaConfig::adversarial(8, 4),
+        out_ready: 0.8,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    for i in 0..24 {
+        let header = tso_template(&mut r, i % 4 == 3);
+        let mss = [0u16, 1, 300, 1448, 9001][r.gen_range(0..5)];
+        let (lkey, base_addr, ..) = MRS[0];
+        let sges = [DataSegment {
+            addr: base_addr + 0x80,
+            length: r.gen_range(1..3000),
+            lkey,
+        }];
+        let inline: Vec<u8> = (0..r.gen_range(0..200)).map(|_| r.gen()).collect();
+        let wr = WorkRequest {
+            opcode: Opcode::Tso,
+            flags: Flags::SIGNALED,
+            index: 0,
+            imm: 0,
+            wr_id: r.gen(),
+            av: Some(AddressVector {
+                dqpn: 0x101,
+                qkey: 0x2222,
+                dgid: if r.gen() {
+                    [0xfe; 16]
+                } else {
+                    AddressVector::mapped([10, 0, 0, 9])
+                },
+                dmac: [2, 0, 0, 0, 0, 9],
+                vlan: None,
+                flow_label: 0,
+                tclass: 0,
+                hop_limit: 64,
+            }),
+            raddr: None,
+            tso: Some(Tso {
+                mss,
+                header: &header,
+            }),
+            payload: if r.gen() {
+                Payload::Inline(&inline)
+            } else {
+                Payload::Gather(&sges)
+            },
+        };
+        let mut bytes = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
+        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        let mut run = base(Profile::Linux);
+        post(&mut run, 2, &bytes);
+        post(&mut run, 2, &wqe_bytes(2, 1, Opcode::Send));
+        let want = run.model();
+        assert!(
+            want.frames.is_empty(),
+            "the model without TSO sends nothing"
+        );
+        compare(&format!("TSO WQE {i} (seed {s})"), &run, &load, r.gen());
     }
 }

@@ -61,10 +61,22 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
     let f = |p: f64| (p * faults).min(1.0);
     let (_, qt, ..) = QPS[k];
     let ud = qt == QpType::Ud;
-    let opcode = if ud && !r.gen_bool(f(0.05)) {
+    // A UD QP's TSO work requests (IPoIB templates). The engines have no TSO yet and refuse
+    // them (`loc_qp_op_err`, the QP to ERR), so they come at the rate of the other faults.
+    let tso = ud && r.gen_bool(f(0.3));
+    let opcode = if tso {
+        Opcode::Tso
+    } else if ud && !r.gen_bool(f(0.05)) {
         [Opcode::Send, Opcode::SendImm][r.gen_range(0..2)]
     } else {
         Opcode::ALL[r.gen_range(0..4)]
+    };
+    let bad_template = r.gen_bool(f(0.1));
+    let header = tso_template(r, bad_template);
+    let mss: u16 = if r.gen_bool(f(0.03)) {
+        [0, 9001][r.gen_range(0..2)]
+    } else {
+        r.gen_range(1..=450)
     };
     let nsge = if r.gen_bool(f(0.03)) {
         r.gen_range(17..20)
@@ -140,7 +152,10 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
             addr: r.gen(),
             rkey: r.gen(),
         }),
-        tso: None,
+        tso: tso.then_some(wqe::Tso {
+            mss,
+            header: &header,
+        }),
         payload: if use_inline {
             Payload::Inline(&inline)
         } else {
@@ -171,6 +186,45 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
         _ => {}
     }
     out
+}
+
+/// A TSO header template: the IPoIB encapsulation header, IPv4 (with options) or IPv6, TCP
+/// (with options); lengths and checksums hold junk, as hosts leave them. `bad`: one of the
+/// ways a template is refused (not TCP, a wrong version or EtherType, cut short, too long).
+pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
+    let ipv4 = r.gen_bool(0.5);
+    let mut h = Vec::new();
+    h.extend_from_slice(if ipv4 { &[0x08, 0x00] } else { &[0x86, 0xDD] });
+    h.extend_from_slice(&[0, 0]);
+    if ipv4 {
+        let opts = r.gen_range(0..=3) * 4;
+        h.push(0x45 + (opts / 4) as u8);
+        h.push(r.gen());
+        h.extend((0..4).map(|_| r.gen::<u8>())); // total length (junk), identification
+        h.extend_from_slice(&[0x40, 0, 64, 6]);
+        h.extend((0..10 + opts).map(|_| r.gen::<u8>())); // checksum (junk), addresses, options
+    } else {
+        h.extend_from_slice(&[0x60, 0, 0, 0]);
+        h.extend((0..2).map(|_| r.gen::<u8>())); // payload length (junk)
+        h.extend_from_slice(&[6, 64]);
+        h.extend((0..32).map(|_| r.gen::<u8>()));
+    }
+    let topts = r.gen_range(0..=3) * 4;
+    let tcp = h.len();
+    h.extend((0..12).map(|_| r.gen::<u8>())); // ports, sequence, acknowledgment
+    h.push(((5 + topts / 4) as u8) << 4);
+    h.push(r.gen()); // flags: the segmenter sets CWR, FIN and PSH per segment
+    h.extend((0..6 + topts).map(|_| r.gen::<u8>()));
+    if bad {
+        match r.gen_range(0..5) {
+            0 => h[if ipv4 { 13 } else { 10 }] = 17, // UDP, not TCP
+            1 => h[4] ^= 0x30,                       // IP version
+            2 => h[0] = 0x88,                        // EtherType
+            3 => h.truncate(tcp + 10),               // cut inside TCP
+            _ => h.resize(130, 0),                   // over the 128-byte limit
+        }
+    }
+    h
 }
 
 /// The engine, memory and queues every run starts from, no WQE posted.
