@@ -134,19 +134,30 @@ pub struct Accepted {
     pub completion: Option<(u32, RecvCqe)>,
 }
 
-/// A message in progress on an RC QP.
+/// A message in progress on an RC QP (what the hardware keeps in the QP's receive context).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Message {
+pub enum Message {
     /// A SEND filling the WQE at host address `addr` of queue `wq`; `done` bytes so far. The
     /// WQE is read again for each packet, as the hardware keeps no copy of its entries.
     Send {
+        /// The queue its first packet took the WQE from.
         wq: u16,
+        /// The WQE's host address.
         addr: u64,
+        /// The WQE's work request id.
         wr_id: u64,
+        /// Bytes received so far.
         done: u32,
     },
     /// An RDMA WRITE of `len` bytes at `va`; `done` so far.
-    Write { va: u64, len: u32, done: u32 },
+    Write {
+        /// The RETH's virtual address.
+        va: u64,
+        /// The RETH's DMA length.
+        len: u32,
+        /// Bytes received so far.
+        done: u32,
+    },
 }
 
 /// A QP's receive side.
@@ -337,6 +348,24 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
     /// The PSN QP `qpn` expects next.
     pub fn expected_psn(&self, qpn: u32) -> Option<Psn> {
         self.slot_of(qpn).and_then(|s| self.qps[s]).map(|q| q.epsn)
+    }
+
+    /// QP `qpn`'s message in progress (`None` also when it has no receive side).
+    pub fn message(&self, qpn: u32) -> Option<Message> {
+        self.slot_of(qpn)
+            .and_then(|s| self.qps[s])
+            .and_then(|q| q.msg)
+    }
+
+    /// Sets QP `qpn`'s expected PSN and message in progress: how a bench mirrors the receive
+    /// context that the receive path's hardware writes back after an RC packet, in the engine
+    /// it checks the hardware's control plane against (as [`Self::wq_mut`] does for queues).
+    pub fn write_back(&mut self, qpn: u32, epsn: Psn, msg: Option<Message>) -> Result<(), RxError> {
+        let s = self.slot_of(qpn).ok_or(RxError::NotAttached(qpn))?;
+        let q = self.qps[s].as_mut().expect("slot_of found it");
+        q.epsn = epsn;
+        q.msg = msg;
+        Ok(())
     }
 
     /// One frame: taken, or discarded with the reason (and counted either way).
