@@ -292,7 +292,7 @@ module rx_ctx_table #(
     // (x & -x): its number, then its words 0..2 read as a data-path read reads them (the QPN;
     // the SEND's queue and WR_ID), then whether that queue exists and has room.
     typedef enum logic [3:0] {
-        I_IDLE,    // waiting for ip_start
+        I_IDLE,    // waiting for ip_start (registered: ip_go_q)
         I_LOW,     // the lowest candidate, taken off the set
         I_ENC,     // its number, into ra_q
         I_R1,      // reads word 0...
@@ -305,6 +305,8 @@ module rx_ctx_table #(
     istate_t        i_q;
     logic [QPS-1:0] ip_q, ip_hot_q;
     logic           ip_clr_q, ip_ok_q;
+    logic           ip_go_q;            // ip_start, a cycle later
+    logic           ip_empty_q;         // no candidate left (ip_q == 0, registered)
     logic [7:0]     ip_wq_q;
     wire            ip_rd = i_q == I_R1 || i_q == I_R2 || i_q == I_R3;
     // The read data as word 0, as word 1 of the dynamic part, as its word 2.
@@ -318,6 +320,7 @@ module rx_ctx_table #(
     for (genvar s = 0; s < QPS; s++) begin : g_send
         assign send_now[s] = msg_q[s] == rx_ctrl_pkg::MSG_SEND;
     end
+    wire [QPS-1:0] ip_cand = qp_err & valid_q & send_now;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -326,16 +329,22 @@ module rx_ctx_table #(
             ip_done  <= 1'b0;
             ip_clr_q <= 1'b0;
             ip_hold  <= 1'b0;
+            ip_go_q  <= 1'b0;
         end else begin
             ip_done  <= 1'b0;
             ip_clr_q <= 1'b0;
+            ip_go_q  <= ip_start;
+            // ip_start comes a cycle or more after sweep_start: ip_empty_q is ip_q's by then.
             if (sweep_start) begin
-                ip_q    <= qp_err & valid_q & send_now;
-                ip_hold <= (qp_err & valid_q & send_now) != '0;
+                ip_q    <= ip_cand;
+                ip_hold <= ip_cand != '0;
+            end
+            if (i_q == I_IDLE) begin
+                ip_empty_q <= ip_q == '0;
             end
             case (i_q)
-                I_IDLE: if (ip_start) begin
-                    if (ip_q == '0) begin
+                I_IDLE: if (ip_go_q) begin
+                    if (ip_empty_q) begin
                         ip_done  <= 1'b1;
                         ip_found <= 1'b0;
                     end else begin
@@ -343,9 +352,10 @@ module rx_ctx_table #(
                     end
                 end
                 I_LOW: begin
-                    ip_hot_q <= ip_q & (~ip_q + QPS'(1));
-                    ip_q     <= ip_q & (ip_q - QPS'(1));
-                    i_q      <= I_ENC;
+                    ip_hot_q   <= ip_q & (~ip_q + QPS'(1));
+                    ip_q       <= ip_q & (ip_q - QPS'(1));
+                    ip_empty_q <= (ip_q & (ip_q - QPS'(1))) == '0;
+                    i_q        <= I_ENC;
                 end
                 I_ENC:  i_q <= I_R1;
                 I_R1:   i_q <= I_R2;
@@ -366,7 +376,7 @@ module rx_ctx_table #(
                     i_q     <= I_DECIDE;
                 end
                 I_DECIDE: begin
-                    if (ip_ok_q || ip_q == '0) begin
+                    if (ip_ok_q || ip_empty_q) begin
                         i_q      <= I_IDLE;
                         ip_done  <= 1'b1;
                         ip_found <= ip_ok_q;
