@@ -305,10 +305,14 @@ module rx_regs #(
     // AXI4-Lite read channel: the address is registered with what it points at (a DISCARDS
     // word, on a 64-byte boundary, or a CQ_PRODUCER word, on a 1 KiB one); in the next cycle
     // the plain registers' word, the DISCARDS word and the CQ_PRODUCER word are registered, and
-    // in the one after, one of them is answered.
+    // in the one after, one of them is answered. Whether a CQ_PRODUCER word's queue exists is
+    // picked in two steps, its row of valid bits then the bit (a pick of WQS bits spread over
+    // the tables took a clock by itself).
+    localparam int VB = WW > 3 ? 3 : WW - 1;   // a row of 2^VB valid bits
+    localparam int VR = 2 ** VB;
     logic          ar_q, ar2_q;
     logic [31:0]   rd_plain_q, rd_dis_q, rd_cqp_q;
-    logic          rd_cqp_ok_q;
+    logic [VR-1:0] rd_cqp_row_q;
     logic [AW-1:0] ar_addr_q;
     logic          ar_dis_q, ar_cqp_q;
     wire  [AW-1:0] araddr  = {s_axil_araddr[AW-1:2], 2'b00};
@@ -359,7 +363,8 @@ module rx_regs #(
             if (ar2_q) begin
                 s_axil_rvalid <= 1'b1;
                 s_axil_rdata  <= ar_dis_q ? rd_dis_q
-                               : ar_cqp_q ? (rd_cqp_ok_q ? rd_cqp_q : '0) : rd_plain_q;
+                               : ar_cqp_q ? (rd_cqp_row_q[ar_word[VB-1:0]] ? rd_cqp_q : '0)
+                               : rd_plain_q;
             end else if (s_axil_rready) begin
                 s_axil_rvalid <= 1'b0;
             end
@@ -368,7 +373,7 @@ module rx_regs #(
             rd_plain_q  <= read_word(ar_addr_q);
             rd_dis_q    <= fresh_q[ar_word[3:0]] ? '0 : discards_mem[ar_word[3:0]];
             rd_cqp_q    <= cq_rd_producer;
-            rd_cqp_ok_q <= wq_valid[ar_word[WW-1:0]];
+            rd_cqp_row_q <= wq_valid[VR * ar_word[WW-1:VB] +: VR];
         end
         if (s_axil_arvalid && s_axil_arready) begin
             ar_addr_q <= araddr;
