@@ -255,6 +255,7 @@ module rx_ctx_table #(
     // them is x & -x), then its number, then its queue.
     logic [QPS-1:0] due_q, w1_hot_q;
     logic           w1_q, w2_q;
+    logic           sw0_q;          // the cycle after sweep_start
     logic [SW-1:0]  w2_slot_q;
 
     function automatic logic [SW-1:0] encode(input logic [QPS-1:0] hot);
@@ -267,6 +268,7 @@ module rx_ctx_table #(
     always_ff @(posedge clk) begin
         if (rst) begin
             due_q       <= '0;
+            sw0_q       <= 1'b0;
             w1_q        <= 1'b0;
             w2_q        <= 1'b0;
             sweep_valid <= 1'b0;
@@ -276,6 +278,7 @@ module rx_ctx_table #(
             end else begin
                 due_q <= due_q & (due_q - QPS'(1));
             end
+            sw0_q       <= sweep_start;
             w1_q        <= due_q != '0 && !sweep_start;
             w2_q        <= w1_q;
             sweep_valid <= w2_q;
@@ -284,7 +287,7 @@ module rx_ctx_table #(
         w2_slot_q <= encode(w1_hot_q);
         sweep_wq  <= own_wq_mem[w2_slot_q];
     end
-    assign sweep_busy = due_q != '0 || w1_q || w2_q || sweep_valid;
+    assign sweep_busy = sw0_q || due_q != '0 || w1_q || w2_q || sweep_valid;
 
     // ------------------------------------------------------------------------------------------
     // The pick of a SEND in progress (RecvEngine::flush's first pick). The candidates, QPs in ERR
@@ -335,9 +338,13 @@ module rx_ctx_table #(
             ip_clr_q <= 1'b0;
             ip_go_q  <= ip_start;
             // ip_start comes a cycle or more after sweep_start: ip_empty_q is ip_q's by then.
+            // The hold from the cycle after, from ip_q: sweep_busy covers that cycle, so it is
+            // on before the picks start.
             if (sweep_start) begin
-                ip_q    <= ip_cand;
-                ip_hold <= ip_cand != '0;
+                ip_q <= ip_cand;
+            end
+            if (sw0_q) begin
+                ip_hold <= ip_q != '0;
             end
             if (i_q == I_IDLE) begin
                 ip_empty_q <= ip_q == '0;
