@@ -22,7 +22,6 @@ use rocenic_model::rx::regs::{self, control, status};
 use rocenic_model::rx::{
     classify, Accepted, Discard, Incoming, Message, RecvEngine, RecvOpcode, Target, WqState,
 };
-use rocenic_model::wire::ib::opcode as op;
 use rocenic_model::wqe::{HostMemory, Memory};
 use rocenic_sim::axil::{Done, Op};
 use rocenic_sim::rx::check::Rss;
@@ -311,7 +310,7 @@ impl World {
                 }
                 let epsn = self.rng.gen_range(0..1 << 24);
                 self.attach(&q, epsn)?;
-            } else if !err && q.up && self.rng.gen_bool(if sending { 0.5 } else { 0.02 }) {
+            } else if !err && q.up && self.rng.gen_bool(if sending { 0.9 } else { 0.02 }) {
                 self.model.qps.get_mut(q.qpn).unwrap().set_error();
                 self.bench.qp_err |= 1 << q.slot;
                 self.bench.sq_rcv &= !(1 << q.slot);
@@ -377,28 +376,36 @@ impl World {
         self.finish(n)?;
         self.cover.batch_cycles += self.bench.cycle() - start;
         self.cover.batch_frames += n as u64;
-        // Half the batches end with an RC QP in the middle of a SEND: its packets from the PSN
-        // it expects up to its next SEND FIRST. Software may move it to ERR there.
-        let rc: Vec<Qp> = (self.layout.qps.iter())
-            .filter(|q| !q.ud && q.up && state(&self.model.qps, q.qpn) != QpState::Err)
-            .copied()
-            .collect();
-        if !rc.is_empty() && self.rng.gen_bool(0.5) {
-            let q = rc[self.rng.gen_range(0..rc.len())];
-            if let Some(e) = self.model.rx.expected_psn(q.qpn) {
-                self.senders[q.slot].resync(e.get());
-                for _ in 0..8 {
-                    let p = self.senders[q.slot].next(&mut self.rng, &q, &self.layout);
-                    let f = rc_frame(&mut self.rng, q.qpn, &p);
-                    let verdict = rss(&mut self.rng, WQS as u16);
-                    self.feed(f, verdict, "rc");
-                    if p.opcode == op::RC_SEND_FIRST {
-                        break;
-                    }
-                }
-                self.finish(8)?;
+        // Batches end with RC QPs in the middle of a SEND: the first packet of one to most QPs
+        // between messages whose queue can take it. Software mostly moves them to ERR there.
+        let m = &self.model;
+        let ready = |q: &&Qp| {
+            let (Target::Own(w) | Target::Shared(w)) = q.target else {
+                return false;
+            };
+            let wq = m.rx.wq(w).expect("every queue exists");
+            !q.ud
+                && q.up
+                && state(&m.qps, q.qpn) != QpState::Err
+                && m.rx.expected_psn(q.qpn).is_some()
+                && m.rx.message(q.qpn).is_none()
+                && wq.state == WqState::Ready
+                && wq.doorbell.pending() > 0
+                && wq.cq_room()
+        };
+        let rc: Vec<Qp> = self.layout.qps.iter().filter(ready).copied().collect();
+        for q in rc {
+            if self.rng.gen_bool(0.9) {
+                let e = self.model.rx.expected_psn(q.qpn).expect("attached").get();
+                let s = &mut self.senders[q.slot];
+                s.send_next(&mut self.rng, &q, &self.layout, e);
+                let p = s.next(&mut self.rng, &q, &self.layout);
+                let f = rc_frame(&mut self.rng, q.qpn, &p);
+                let verdict = rss(&mut self.rng, WQS as u16);
+                self.feed(f, verdict, "rc");
             }
         }
+        self.finish(QPS)?;
         let extra = self.rng.gen_range(0..1500);
         for _ in 0..extra {
             self.step()?;
