@@ -361,10 +361,12 @@ module rx_ctx_table #(
                 I_LOW: begin
                     ip_hot_q   <= ip_q & (~ip_q + QPS'(1));
                     ip_q       <= ip_q & (ip_q - QPS'(1));
-                    ip_empty_q <= (ip_q & (ip_q - QPS'(1))) == '0;
                     i_q        <= I_ENC;
                 end
-                I_ENC:  i_q <= I_R1;
+                I_ENC: begin
+                    ip_empty_q <= ip_q == '0;   // the rest, a cycle after the carry chain
+                    i_q        <= I_R1;
+                end
                 I_R1:   i_q <= I_R2;
                 I_R2:   i_q <= I_R3;
                 I_R3: begin
