@@ -665,6 +665,57 @@ fn errors_complete_and_flush() {
     assert_eq!(b.e.qps.get(0x21).unwrap().state(), QpState::Rts);
 }
 
+/// A QP moved to ERR in the middle of a SEND: the WQE its first packet took completes
+/// `WR_FLUSH_ERR` at the first flush step, before its queue's posted WQEs (it was taken first),
+/// on its own queue and on a shared one (which stays READY and would otherwise never see it
+/// again). Each WQE completes exactly once.
+#[test]
+fn err_mid_message_flushes_the_wqe_in_progress() {
+    let mut a = sender();
+    let mut b = receiver();
+    // Own queue: one of three packets in, then software moves the QP to ERR.
+    b.post(0, 40, &[600], B_LKEY);
+    b.post(0, 41, &[64], B_LKEY);
+    let frames = frames_of(&mut a, 0, Opcode::Send, 600);
+    assert_eq!(frames.len(), 3);
+    assert!(b
+        .take(&frames[0], &Meta::default())
+        .unwrap()
+        .completion
+        .is_none());
+    b.e.qps.modify(0x21, QpState::Err).unwrap();
+    assert_eq!(b.take(&frames[1], &Meta::default()), Err(Discard::QpState));
+    for wr_id in [40, 41] {
+        let (w, _, c) = b.rx.flush(&b.e.qps, &mut b.mem).unwrap().unwrap();
+        assert_eq!(
+            (w, c.wr_id, c.qpn, c.status, c.byte_len),
+            (0, wr_id, 0x21, Status::WrFlushErr, 0)
+        );
+    }
+    assert_eq!(b.rx.flush(&b.e.qps, &mut b.mem), Ok(None));
+
+    // Shared queue: the message's WQE completes flushed, naming the QP; the queue's other
+    // WQE stays posted for the queue's other QPs, and the queue READY.
+    b.post(1, 50, &[2000], B_LKEY);
+    b.post(1, 51, &[64], B_LKEY);
+    let frames = frames_of(&mut a, 1, Opcode::Send, 2000);
+    assert_eq!(frames.len(), 2);
+    assert!(b
+        .take(&frames[0], &Meta::default())
+        .unwrap()
+        .completion
+        .is_none());
+    b.e.qps.modify(0x22, QpState::Err).unwrap();
+    let (w, _, c) = b.rx.flush(&b.e.qps, &mut b.mem).unwrap().unwrap();
+    assert_eq!(
+        (w, c.wr_id, c.qpn, c.status),
+        (1, 50, 0x22, Status::WrFlushErr)
+    );
+    assert_eq!(b.rx.flush(&b.e.qps, &mut b.mem), Ok(None));
+    assert_eq!(b.rx.wq(1).unwrap().state, WqState::Ready);
+    assert_eq!(b.rx.wq(1).unwrap().doorbell.pending(), 1);
+}
+
 /// An RSS QP spreads UD traffic over four work queues by the RSS pipeline's verdict; a
 /// steering rule sends frames that are not RoCEv2 whole to a raw queue.
 #[test]

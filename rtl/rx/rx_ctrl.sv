@@ -17,7 +17,7 @@
 //   rx_rings      each queue's receive and completion ring indices (LUT RAM), pending and room
 //                 bits; doorbells, completion consumer writes, takes, pushes
 //   rx_ctx_table  receive contexts (block RAM), valid bits and message kinds; QP commands;
-//                 context reads and write-backs; the flush rule
+//                 context reads and write-backs; the flush rule; the pick of a SEND in progress
 //
 // Commands: a COMMAND write sets STATUS.BUSY (cmd_pending). The command starts once the data
 // path is idle (dp_idle) and nothing it gave is still being stored; the data path starts no frame
@@ -30,6 +30,11 @@
 // one write-back every two cycles; take (push) only from a queue it read with a WQE pending
 // (room), and not twice within three cycles. A flush step: flush_req, then nothing until
 // flush_done (and no flush_req within three cycles of an earlier take, push, ERR or write-back).
+// Its answer: a QP in ERR whose SEND in progress holds a WQE (flush_ip: the lowest such slot
+// whose queue has room; its queue, QP and WR_ID; rx_ctrl forgets the message), else the lowest
+// queue in ERR with a WQE posted and room (flush_wq), else nothing. It reflects the state of
+// PICK_LAG cycles before flush_done: while SENDs in progress are looked at, doorbells and
+// completion consumer writes wait before they store, so that nothing it reads moves meanwhile.
 module rx_ctrl #(
     parameter  int WQS        = 64,  // work queues, a power of two, 4..256 (CAPS.WQS)
     parameter  int QPS        = 64,  // receive-context slots, the send side's QPS (CAPS.QPS)
@@ -88,8 +93,11 @@ module rx_ctrl #(
     // flush steps
     input  wire              flush_req,        // one cycle
     output logic             flush_done,       // one cycle...
-    output logic             flush_found,      // ...whether a queue has a WQE to flush...
-    output logic [7:0]       flush_wq,         // ...and the lowest such
+    output logic             flush_found,      // ...whether there is a WQE to flush...
+    output logic [7:0]       flush_wq,         // ...its queue...
+    output logic             flush_ip,         // ...a SEND's in progress (else a posted one)...
+    output logic [23:0]      flush_qpn,        // ...whose QP...
+    output logic [63:0]      flush_wr_id,      // ...and WR_ID are these (all held)
     // counters and faults
     input  wire              accepted,         // a frame was taken (ACCEPTED)
     input  wire              discard_valid,    // a frame was discarded...
@@ -175,25 +183,54 @@ module rx_ctrl #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // Flush steps: the rule first (the contexts' sweep, and its ERRs stored), then the pick.
-    logic pick_start, sweep_valid;
+    // Flush steps: the rule first (the contexts' sweep, and its ERRs stored), then both picks,
+    // a SEND in progress (rx_ctx_table) before a posted WQE (rx_wq_table); the answer once both
+    // are in.
+    logic pick_start, sweep_valid, pick_done, pick_found;
+    logic [7:0] pick_wq;
+    logic ip_done, ip_found, ip_hold;
+    logic [7:0] ip_wq;
+    logic [23:0] ip_qpn;
+    logic [63:0] ip_wr_id;
+    logic pk_in_q, ip_in_q;
     logic [WW-1:0] sweep_wq;
     typedef enum logic [1:0] {F_IDLE, F_SWEEP, F_PICK} fstate_t;
     fstate_t f_q;
 
     assign pick_start = f_q == F_SWEEP && !sweep_busy && !err_busy;
     assign flush_busy = f_q != F_IDLE;
+    wire picked = (pick_done || pk_in_q) && (ip_done || ip_in_q);
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            f_q <= F_IDLE;
+            f_q        <= F_IDLE;
+            pk_in_q    <= 1'b0;
+            ip_in_q    <= 1'b0;
+            flush_done <= 1'b0;
         end else begin
+            flush_done <= 1'b0;
             case (f_q)
                 F_IDLE:  if (flush_req) f_q <= F_SWEEP;
                 F_SWEEP: if (pick_start) f_q <= F_PICK;
-                F_PICK:  if (flush_done) f_q <= F_IDLE;
+                F_PICK: begin
+                    pk_in_q <= pk_in_q || pick_done;
+                    ip_in_q <= ip_in_q || ip_done;
+                    if (picked) begin
+                        f_q        <= F_IDLE;
+                        pk_in_q    <= 1'b0;
+                        ip_in_q    <= 1'b0;
+                        flush_done <= 1'b1;
+                    end
+                end
                 default: f_q <= F_IDLE;
             endcase
+        end
+        if (f_q == F_PICK && picked) begin
+            flush_found <= ip_found || pick_found;
+            flush_wq    <= ip_found ? ip_wq : pick_wq;
+            flush_ip    <= ip_found;
+            flush_qpn   <= ip_qpn;
+            flush_wr_id <= ip_wr_id;
         end
     end
 
@@ -232,10 +269,7 @@ module rx_ctrl #(
         .q_rd_wq      (q_rd_wq[WW-1:0]),
         .q_rd_done, .q_rd,
         .view_wq, .view_consumer, .view_cq_producer, .view_ring_log2, .view_cq_log2,
-        .pick_start,
-        .pick_done    (flush_done),
-        .pick_found   (flush_found),
-        .pick_wq      (flush_wq)
+        .pick_start, .pick_done, .pick_found, .pick_wq
     );
 
     rx_rings #(
@@ -251,6 +285,7 @@ module rx_ctrl #(
         .push_valid,
         .push_wq      (push_wq[WW-1:0]),
         .pending, .room,
+        .hold         (ip_hold),
         .view_wq, .view_consumer, .view_cq_producer, .view_ring_log2, .view_cq_log2,
         .axil_wq          (cq_rd_wq),
         .axil_cq_producer (cq_rd_producer),
@@ -282,7 +317,10 @@ module rx_ctrl #(
         .ctx_wr,
         .wr_busy,
         .sweep_start(flush_req),
-        .qp_err, .sweep_valid, .sweep_wq, .sweep_busy
+        .qp_err, .sweep_valid, .sweep_wq, .sweep_busy,
+        .room,
+        .ip_start (pick_start),
+        .ip_done, .ip_found, .ip_wq, .ip_qpn, .ip_wr_id, .ip_hold
     );
 
     // The slot and queue bits above an index (the data path gives indices below QPS and WQS).

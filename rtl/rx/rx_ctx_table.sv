@@ -11,8 +11,8 @@
 // rx_ctrl_pkg::ctx_static_t, 1 and 2 ctx_dynamic_t) what QP_ATTACH staged, the PSN expected
 // next and the message in progress; in flip-flops its valid bit, whether it targets its own
 // queue, and its message's kind; in LUT RAM the queue it names. The QP commands; the data path's
-// reads and write-backs; the flush rule. model::rx::RecvEngine (attach, detach, flush) is the
-// reference; docs/rx.md, "rx_ctrl (RTL)".
+// reads and write-backs; the flush rule and the pick of a SEND in progress. model::rx::RecvEngine
+// (attach, detach, flush) is the reference; docs/rx.md, "rx_ctrl (RTL)".
 //
 // Commands (cmd_start; rx_ctrl starts one only while the data path is idle):
 //   QP_ATTACH   the staged context into the slot of QP_QPN, its message none, and the queue it
@@ -29,8 +29,14 @@
 // Data path: ctx_rd (one read at a time) answers C_LAG cycles after with the context as of the
 // cycle after the request; a write-back (ctx_wr) of the PSN and message is seen by reads issued
 // from the next cycle on. sweep_start (a flush step) applies the flush rule to the QPs in ERR
-// (qp_err, as of that cycle): their messages are forgotten at once, and each that targets its
-// own queue sends that queue to ERR (sweep_*), one a cycle; sweep_busy falls after the last.
+// (qp_err, as of that cycle): their RDMA WRITEs in progress are forgotten at once, and each that
+// targets its own queue sends that queue to ERR (sweep_*), one a cycle; sweep_busy falls after
+// the last. Their SENDs in progress wait for ip_start (the flush step's pick, after the rule):
+// the lowest of those slots whose SEND's queue exists and has room for a completion (room, as
+// of the cycles it is looked at: ip_hold keeps rx_rings from changing it) is the pick, its
+// message forgotten; ip_done says so (or that there is none) with the queue, the QP and the
+// WQE's WR_ID, which it reads from the context, as the data path's reads do. One slot is
+// looked at every IP_STEP cycles, lowest first; with none, ip_done is the cycle after ip_start.
 module rx_ctx_table #(
     parameter  int QPS = 64,                 // receive-context slots, a power of two, 4..256
     parameter  int WQS = 64,                 // work queues, a power of two, 4..256
@@ -71,7 +77,16 @@ module rx_ctx_table #(
     input  wire [QPS-1:0]    qp_err,         // the send side's slots in ERR
     output logic             sweep_valid,    // a queue to ERR
     output logic [WW-1:0]    sweep_wq,
-    output logic             sweep_busy
+    output logic             sweep_busy,
+    // the pick of a SEND in progress
+    input  wire [WQS-1:0]    room,           // queues with room for a completion (rx_rings)
+    input  wire              ip_start,       // one cycle, after the rule is done
+    output logic             ip_done,        // one cycle...
+    output logic             ip_found,       // ...whether a QP in ERR holds a SEND's WQE...
+    output logic [7:0]       ip_wq,          // ...its queue...
+    output logic [23:0]      ip_qpn,         // ...the QP...
+    output logic [63:0]      ip_wr_id,       // ...and the WQE's WR_ID, held until the next
+    output logic             ip_hold         // from sweep_start to ip_done while there are any
 );
 
     if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
@@ -82,6 +97,8 @@ module rx_ctx_table #(
     // it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
     localparam int C_LAG /*verilator public*/ = 6;
+    // Cycles per slot the pick of a SEND in progress looks at (the I_* sequence below).
+    localparam int IP_STEP /*verilator public*/ = 8;
     /* verilator lint_on UNUSEDPARAM */
 
     localparam logic [1:0] K_OWN = rx_regs_pkg::RX_TARGET_OWN;
@@ -238,6 +255,7 @@ module rx_ctx_table #(
     // them is x & -x), then its number, then its queue.
     logic [QPS-1:0] due_q, w1_hot_q;
     logic           w1_q, w2_q;
+    logic           sw0_q;          // the cycle after sweep_start
     logic [SW-1:0]  w2_slot_q;
 
     function automatic logic [SW-1:0] encode(input logic [QPS-1:0] hot);
@@ -250,6 +268,7 @@ module rx_ctx_table #(
     always_ff @(posedge clk) begin
         if (rst) begin
             due_q       <= '0;
+            sw0_q       <= 1'b0;
             w1_q        <= 1'b0;
             w2_q        <= 1'b0;
             sweep_valid <= 1'b0;
@@ -259,6 +278,7 @@ module rx_ctx_table #(
             end else begin
                 due_q <= due_q & (due_q - QPS'(1));
             end
+            sw0_q       <= sweep_start;
             w1_q        <= due_q != '0 && !sweep_start;
             w2_q        <= w1_q;
             sweep_valid <= w2_q;
@@ -267,12 +287,124 @@ module rx_ctx_table #(
         w2_slot_q <= encode(w1_hot_q);
         sweep_wq  <= own_wq_mem[w2_slot_q];
     end
-    assign sweep_busy = due_q != '0 || w1_q || w2_q || sweep_valid;
+    assign sweep_busy = sw0_q || due_q != '0 || w1_q || w2_q || sweep_valid;
+
+    // ------------------------------------------------------------------------------------------
+    // The pick of a SEND in progress (RecvEngine::flush's first pick). The candidates, QPs in ERR
+    // with a SEND in progress, are taken with the rule; after it, one at a time from the lowest
+    // (x & -x): its number, then its words 0..2 read as a data-path read reads them (the QPN;
+    // the SEND's queue and WR_ID), then whether that queue exists and has room.
+    typedef enum logic [3:0] {
+        I_IDLE,    // waiting for ip_start (registered: ip_go_q)
+        I_LOW,     // the lowest candidate, taken off the set
+        I_ENC,     // its number, into ra_q
+        I_R1,      // reads word 0...
+        I_R2,      // ...word 1...
+        I_R3,      // ...word 2; word 0 arrives
+        I_W1,      // word 1 arrives: the queue
+        I_W2,      // word 2 arrives; the queue's bits
+        I_DECIDE   // the pick, the next candidate, or none
+    } istate_t;
+    istate_t        i_q;
+    logic [QPS-1:0] ip_q, ip_hot_q;
+    logic           ip_clr_q, ip_ok_q;
+    logic           ip_go_q;            // ip_start, a cycle later
+    logic           ip_empty_q;         // no candidate left (ip_q == 0, registered)
+    logic [7:0]     ip_wq_q;
+    wire            ip_rd = i_q == I_R1 || i_q == I_R2 || i_q == I_R3;
+    // The read data as word 0, as word 1 of the dynamic part, as its word 2.
+    rx_ctrl_pkg::ctx_static_t  ip_w0;
+    rx_ctrl_pkg::ctx_dynamic_t ip_w1, ip_w2;
+    assign ip_w0 = ram_rdata;
+    assign ip_w1 = {{CW{1'b0}}, ram_rdata};
+    assign ip_w2 = {ram_rdata, {CW{1'b0}}};
+
+    wire [QPS-1:0] send_now;
+    for (genvar s = 0; s < QPS; s++) begin : g_send
+        assign send_now[s] = msg_q[s] == rx_ctrl_pkg::MSG_SEND;
+    end
+    wire [QPS-1:0] ip_cand = qp_err & valid_q & send_now;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            i_q      <= I_IDLE;
+            ip_q     <= '0;
+            ip_done  <= 1'b0;
+            ip_clr_q <= 1'b0;
+            ip_hold  <= 1'b0;
+            ip_go_q  <= 1'b0;
+        end else begin
+            ip_done  <= 1'b0;
+            ip_clr_q <= 1'b0;
+            ip_go_q  <= ip_start;
+            // ip_start comes a cycle or more after sweep_start: ip_empty_q is ip_q's by then.
+            // The hold from the cycle after, from ip_q: sweep_busy covers that cycle, so it is
+            // on before the picks start.
+            if (sweep_start) begin
+                ip_q <= ip_cand;
+            end
+            if (sw0_q) begin
+                ip_hold <= ip_q != '0;
+            end
+            if (i_q == I_IDLE) begin
+                ip_empty_q <= ip_q == '0;
+            end
+            case (i_q)
+                I_IDLE: if (ip_go_q) begin
+                    if (ip_empty_q) begin
+                        ip_done  <= 1'b1;
+                        ip_found <= 1'b0;
+                    end else begin
+                        i_q <= I_LOW;
+                    end
+                end
+                I_LOW: begin
+                    ip_hot_q   <= ip_q & (~ip_q + QPS'(1));
+                    ip_q       <= ip_q & (ip_q - QPS'(1));
+                    i_q        <= I_ENC;
+                end
+                I_ENC: begin
+                    ip_empty_q <= ip_q == '0;   // the rest, a cycle after the carry chain
+                    i_q        <= I_R1;
+                end
+                I_R1:   i_q <= I_R2;
+                I_R2:   i_q <= I_R3;
+                I_R3: begin
+                    ip_qpn <= ip_w0.qpn;
+                    i_q    <= I_W1;
+                end
+                I_W1: begin
+                    ip_wq_q        <= ip_w1.msg_wq;
+                    ip_wr_id[11:0] <= ip_w1.msg_arg[11:0];
+                    i_q            <= I_W2;
+                end
+                I_W2: begin
+                    ip_wr_id[63:12] <= ip_w2.msg_arg[63:12];
+                    ip_ok_q <= 32'(ip_wq_q) < WQS && wq_valid[ip_wq_q[WW-1:0]]
+                            && room[ip_wq_q[WW-1:0]];
+                    i_q     <= I_DECIDE;
+                end
+                I_DECIDE: begin
+                    if (ip_ok_q || ip_empty_q) begin
+                        i_q      <= I_IDLE;
+                        ip_done  <= 1'b1;
+                        ip_found <= ip_ok_q;
+                        ip_wq    <= ip_wq_q;
+                        ip_clr_q <= ip_ok_q;
+                        ip_hold  <= 1'b0;
+                    end else begin
+                        i_q <= I_LOW;
+                    end
+                end
+                default: i_q <= I_IDLE;
+            endcase
+        end
+    end
 
     // ------------------------------------------------------------------------------------------
     // The slots' flip-flops: a command's write the cycle after it is decided (with its cmd_done),
-    // a flush step's clearing of the messages of QPs in ERR, or a write-back's message kind,
-    // decoded into wr_hot_q the cycle before.
+    // a flush step's clearing of the RDMA WRITEs of QPs in ERR, the SEND it picks, or a
+    // write-back's message kind, decoded into wr_hot_q the cycle before.
     logic             wv1_q, wv2_q;
     logic [SW-1:0]    wslot_q;
     logic [QPS-1:0]   wr_hot_q;
@@ -288,7 +420,9 @@ module rx_ctx_table #(
                 valid_q[s] <= vv_q;
                 own_q[s]   <= vv_q && st_kind == K_OWN;
                 msg_q[s]   <= rx_ctrl_pkg::MSG_NONE;
-            end else if (sweep_start && qp_err[s]) begin
+            end else if (sweep_start && qp_err[s] && msg_q[s] == rx_ctrl_pkg::MSG_WRITE) begin
+                msg_q[s]   <= rx_ctrl_pkg::MSG_NONE;
+            end else if (ip_clr_q && ip_hot_q[s]) begin
                 msg_q[s]   <= rx_ctrl_pkg::MSG_NONE;
             end else if (wv1_q && wr_hot_q[s]) begin
                 msg_q[s]   <= wdata_q.msg;
@@ -319,9 +453,9 @@ module rx_ctx_table #(
         end else if (wv1_q || wv2_q) begin
             ram_we = '1;
         end
-        ram_re    = (a_q == A_IDLE && cmd_start) || s1_q || s2_q || s3_q;
+        ram_re    = (a_q == A_IDLE && cmd_start) || s1_q || s2_q || s3_q || ip_rd;
         ram_raddr = a_q == A_IDLE && cmd_start ? {st_slot, 2'd0}
-                                               : {ra_q, s3_q ? 2'd2 : s2_q ? 2'd1 : 2'd0};
+                  : {ra_q, s3_q || i_q == I_R3 ? 2'd2 : s2_q || i_q == I_R2 ? 2'd1 : 2'd0};
     end
 
     rx_ram #(
@@ -379,6 +513,8 @@ module rx_ctx_table #(
         end
         if (ctx_rd_valid) begin
             ra_q <= ctx_rd_slot;
+        end else if (i_q == I_ENC) begin
+            ra_q <= encode(ip_hot_q);
         end
         if (s1_q) begin
             r_valid_q <= valid_q[ra_q];
@@ -409,6 +545,8 @@ module rx_ctx_table #(
     wire unused_bits = ^{r_static_q.spare, dyn.spare, a_stored_q.spare, a_stored_q.ud,
                          a_stored_q.mtu, a_stored_q.pd, a_stored_q.qkey, st_epsn[31:24],
                          a_stored_q.wq, st_wq, st_target};
+    // The pick reads whole words for a few fields of each.
+    wire unused_ip = ^{ip_w0, ip_w1, ip_w2};
 
 endmodule
 

@@ -96,6 +96,9 @@ module rx_dp #(
     input  wire                flush_done,
     input  wire                flush_found,
     input  wire [7:0]          flush_wq,
+    input  wire                flush_ip,         // the WQE is a SEND's in progress...
+    input  wire [23:0]         flush_qpn,        // ...of this QP...
+    input  wire [63:0]         flush_wr_id,      // ...and work request
     output logic               accepted,
     output logic               discard_valid,
     output logic [3:0]         discard_reason,
@@ -230,6 +233,8 @@ module rx_dp #(
     logic        wait_err_q;      // wait for the send side's ERR of slot_q
     logic [2:0]  settle_q;
     logic        is_flush_q;
+    logic        fl_ip_q;         // the flush step completes a SEND's WQE in progress...
+    logic [23:0] fl_qpn_q;        // ...of this QP (its completion names it)
     logic        lost_q;          // the completion write was refused
 
     // ---- the parts ------------------------------------------------------------------------------
@@ -295,7 +300,7 @@ module rx_dp #(
     logic [31:0] c_imm, c_hash;
     logic [3:0]  c_flags;
     always_comb begin
-        c_qpn    = is_flush_q || !d_roce ? qv_q.qpn : d_dest_qpn;
+        c_qpn    = fl_ip_q ? fl_qpn_q : is_flush_q || !d_roce ? qv_q.qpn : d_dest_qpn;
         c_imm    = !is_flush_q && d_imm_valid ? d_imm : 32'd0;
         c_hash   = !is_flush_q && d_hash_type != 5'd0 ? d_hash : 32'd0;
         c_src_qp = !is_flush_q && d_roce && ud_q ? d_src_qp : 24'd0;
@@ -543,6 +548,7 @@ module rx_dp #(
                     pc_q       <= '0;
                     wdone_q    <= '0;
                     is_flush_q <= 1'b0;
+                    fl_ip_q    <= 1'b0;
                     if (take_desc) begin
                         m_q           <= M_DESC0;
                     end else if (start_flush) begin
@@ -742,7 +748,17 @@ module rx_dp #(
                                 m_q     <= M_FETCH;
                             end
                         end
-                        QW_FLUSH: m_q <= M_TAKE;
+                        QW_FLUSH: begin
+                            if (fl_ip_q) begin
+                                // A SEND's WQE in progress: taken long ago, its WR_ID known.
+                                has_cqe_q <= 1'b1;
+                                st_q      <= ST_FLUSH;
+                                blen_q    <= '0;
+                                m_q       <= M_CQE;
+                            end else begin
+                                m_q <= M_TAKE;
+                            end
+                        end
                         default: begin
                             if (qf_no_wq_q) begin
                                 disc_q <= 1'b1;
@@ -935,6 +951,9 @@ module rx_dp #(
                 M_FL_WAIT: if (fl_done_q) begin
                     if (fl_found_q) begin
                         w_q        <= fl_wq_q;
+                        fl_ip_q    <= flush_ip;
+                        fl_qpn_q   <= flush_qpn;
+                        wrid_q     <= flush_wr_id;
                         q_rd_valid <= 1'b1;
                         q_rd_wq    <= fl_wq_q;
                         qwhy_q     <= QW_FLUSH;

@@ -149,6 +149,9 @@ module rx_path #(
     logic                  take_valid, push_valid, wq_err_valid, flush_req, flush_done;
     logic                  flush_found, accepted, discard_valid, cq_fault;
     logic [7:0]            take_wq, push_wq, wq_err_wq, flush_wq;
+    logic                  flush_ip;
+    logic [23:0]           flush_qpn;
+    logic [63:0]           flush_wr_id;
     logic [3:0]            discard_reason;
     logic                  mr_req_valid, mr_req_ready, mr_res_valid, mr_res_ready;
     logic [31:0]           mr_req_lkey, mr_req_pd, mr_req_len;
@@ -176,6 +179,7 @@ module rx_path #(
         .ctx_rd_valid, .ctx_rd_slot, .ctx_rd_done, .ctx_rd, .ctx_wr_valid, .ctx_wr_slot, .ctx_wr,
         .q_rd_valid, .q_rd_wq, .q_rd_done, .q_rd, .take_valid, .take_wq, .push_valid, .push_wq,
         .wq_err_valid, .wq_err_wq, .flush_req, .flush_done, .flush_found, .flush_wq,
+        .flush_ip, .flush_qpn, .flush_wr_id,
         .accepted, .discard_valid, .discard_reason, .cq_fault,
         .sq_valid, .sq_rcv, .qp_err, .err_set_valid, .err_set_slot,
         .m_mr_valid(mr_req_valid), .m_mr_ready(mr_req_ready), .m_mr_lkey(mr_req_lkey),
@@ -201,6 +205,7 @@ module rx_path #(
         .ctx_rd_valid, .ctx_rd_slot, .ctx_rd_done, .ctx_rd, .ctx_wr_valid, .ctx_wr_slot, .ctx_wr,
         .q_rd_valid, .q_rd_wq, .q_rd_done, .q_rd, .take_valid, .take_wq, .push_valid, .push_wq,
         .wq_err_valid, .wq_err_wq, .flush_req, .flush_done, .flush_found, .flush_wq,
+        .flush_ip, .flush_qpn, .flush_wr_id,
         .accepted, .discard_valid, .discard_reason, .cq_fault
     );
 

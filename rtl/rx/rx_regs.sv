@@ -305,10 +305,14 @@ module rx_regs #(
     // AXI4-Lite read channel: the address is registered with what it points at (a DISCARDS
     // word, on a 64-byte boundary, or a CQ_PRODUCER word, on a 1 KiB one); in the next cycle
     // the plain registers' word, the DISCARDS word and the CQ_PRODUCER word are registered, and
-    // in the one after, one of them is answered.
+    // in the one after, one of them is answered. Whether a CQ_PRODUCER word's queue exists is
+    // picked in two steps, its row of valid bits then the bit (a pick of WQS bits spread over
+    // the tables took a clock by itself).
+    localparam int VB = WW > 3 ? 3 : WW - 1;   // a row of 2^VB valid bits
+    localparam int VR = 2 ** VB;
     logic          ar_q, ar2_q;
     logic [31:0]   rd_plain_q, rd_dis_q, rd_cqp_q;
-    logic          rd_cqp_ok_q;
+    logic [VR-1:0] rd_cqp_row_q;
     logic [AW-1:0] ar_addr_q;
     logic          ar_dis_q, ar_cqp_q;
     wire  [AW-1:0] araddr  = {s_axil_araddr[AW-1:2], 2'b00};
@@ -318,34 +322,51 @@ module rx_regs #(
     assign s_axil_rresp   = 2'b00;
     assign cq_rd_wq       = ar_word[WW-1:0];
 
-    function automatic logic [31:0] read_word(input logic [AW-1:0] addr);
-        read_word = '0;
-        case (addr)
-            rx_regs_pkg::RX_ID:       read_word = rx_regs_pkg::RX_ID_VALUE;
-            rx_regs_pkg::RX_CAPS: begin
-                read_word[rx_regs_pkg::RX_CAPS_WQS_LSB +: 8]        = 8'(WQS);
-                read_word[rx_regs_pkg::RX_CAPS_QPS_LSB +: 8]        = 8'(QPS);
-                read_word[rx_regs_pkg::RX_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
-                read_word[rx_regs_pkg::RX_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
-            end
-            rx_regs_pkg::RX_CONTROL: read_word[rx_regs_pkg::RX_CONTROL_ENABLE_LSB] = enable;
-            rx_regs_pkg::RX_STATUS: begin
-                read_word[rx_regs_pkg::RX_STATUS_BUSY_LSB]      = cmd_pending;
-                read_word[rx_regs_pkg::RX_STATUS_CMD_ERROR_LSB] = cmd_error_q;
-                read_word[rx_regs_pkg::RX_STATUS_DB_ERROR_LSB]  = db_error_q;
-                read_word[rx_regs_pkg::RX_STATUS_CQ_FAULT_LSB]  = cq_fault_q;
-                read_word[rx_regs_pkg::RX_STATUS_IDLE_LSB]      = idle;
-            end
-            rx_regs_pkg::RX_ACCEPTED: read_word = accepted_q;
-            default: begin
-                for (int i = 0; i < WQ_WORDS; i++) begin
-                    if (addr == rx_regs_pkg::RX_WQ_QPN + AW'(4 * i)) read_word = wq_q[i];
-                end
-                for (int i = 0; i < QP_WORDS; i++) begin
-                    if (addr == rx_regs_pkg::RX_QP_QPN + AW'(4 * i)) read_word = qp_q[i];
-                end
-            end
-        endcase
+    // The plain registers' word in two steps: which one the address names, registered with
+    // the address (a one-hot of NSEL), then an AND-OR of the words (a decode of the address
+    // into a multiplexer took a clock by itself).
+    localparam int NSEL = 5 + WQ_WORDS + QP_WORDS;
+    logic [NSEL-1:0] ar_sel_q;
+
+    function automatic logic [NSEL-1:0] select(input logic [AW-1:0] addr);
+        select    = '0;
+        select[0] = addr == rx_regs_pkg::RX_ID;
+        select[1] = addr == rx_regs_pkg::RX_CAPS;
+        select[2] = addr == rx_regs_pkg::RX_CONTROL;
+        select[3] = addr == rx_regs_pkg::RX_STATUS;
+        select[4] = addr == rx_regs_pkg::RX_ACCEPTED;
+        for (int i = 0; i < WQ_WORDS; i++) begin
+            select[5 + i] = addr == rx_regs_pkg::RX_WQ_QPN + AW'(4 * i);
+        end
+        for (int i = 0; i < QP_WORDS; i++) begin
+            select[5 + WQ_WORDS + i] = addr == rx_regs_pkg::RX_QP_QPN + AW'(4 * i);
+        end
+    endfunction
+
+    function automatic logic [31:0] read_word(input logic [NSEL-1:0] sel);
+        logic [31:0] caps, status;
+        caps   = '0;
+        status = '0;
+        caps[rx_regs_pkg::RX_CAPS_WQS_LSB +: 8]        = 8'(WQS);
+        caps[rx_regs_pkg::RX_CAPS_QPS_LSB +: 8]        = 8'(QPS);
+        caps[rx_regs_pkg::RX_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
+        caps[rx_regs_pkg::RX_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
+        status[rx_regs_pkg::RX_STATUS_BUSY_LSB]      = cmd_pending;
+        status[rx_regs_pkg::RX_STATUS_CMD_ERROR_LSB] = cmd_error_q;
+        status[rx_regs_pkg::RX_STATUS_DB_ERROR_LSB]  = db_error_q;
+        status[rx_regs_pkg::RX_STATUS_CQ_FAULT_LSB]  = cq_fault_q;
+        status[rx_regs_pkg::RX_STATUS_IDLE_LSB]      = idle;
+        read_word = (sel[0] ? rx_regs_pkg::RX_ID_VALUE : '0)
+                  | (sel[1] ? caps : '0)
+                  | (sel[2] ? 32'(enable) << rx_regs_pkg::RX_CONTROL_ENABLE_LSB : '0)
+                  | (sel[3] ? status : '0)
+                  | (sel[4] ? accepted_q : '0);
+        for (int i = 0; i < WQ_WORDS; i++) begin
+            if (sel[5 + i]) read_word = read_word | wq_q[i];
+        end
+        for (int i = 0; i < QP_WORDS; i++) begin
+            if (sel[5 + WQ_WORDS + i]) read_word = read_word | qp_q[i];
+        end
     endfunction
 
     always_ff @(posedge clk) begin
@@ -359,19 +380,21 @@ module rx_regs #(
             if (ar2_q) begin
                 s_axil_rvalid <= 1'b1;
                 s_axil_rdata  <= ar_dis_q ? rd_dis_q
-                               : ar_cqp_q ? (rd_cqp_ok_q ? rd_cqp_q : '0) : rd_plain_q;
+                               : ar_cqp_q ? (rd_cqp_row_q[ar_word[VB-1:0]] ? rd_cqp_q : '0)
+                               : rd_plain_q;
             end else if (s_axil_rready) begin
                 s_axil_rvalid <= 1'b0;
             end
         end
         if (ar_q) begin
-            rd_plain_q  <= read_word(ar_addr_q);
+            rd_plain_q  <= read_word(ar_sel_q);
             rd_dis_q    <= fresh_q[ar_word[3:0]] ? '0 : discards_mem[ar_word[3:0]];
             rd_cqp_q    <= cq_rd_producer;
-            rd_cqp_ok_q <= wq_valid[ar_word[WW-1:0]];
+            rd_cqp_row_q <= wq_valid[VR * ar_word[WW-1:VB] +: VR];
         end
         if (s_axil_arvalid && s_axil_arready) begin
             ar_addr_q <= araddr;
+            ar_sel_q  <= select(araddr);
             ar_dis_q  <= araddr[AW-1:6] == rx_regs_pkg::RX_DISCARDS[AW-1:6];
             ar_cqp_q  <= araddr[AW-1:10] == rx_regs_pkg::RX_CQ_PRODUCER[AW-1:10]
                       && 32'(araddr[9:2]) < WQS;
@@ -380,7 +403,7 @@ module rx_regs #(
 
     // CONTROL's bits outside ENABLE (read back as 0), the byte-in-word address bits (accesses
     // are whole words), and a word index's bits above a queue number (checked when registered).
-    wire unused_bits = ^{control_q, s_axil_awaddr[1:0], s_axil_araddr[1:0], ar_word};
+    wire unused_bits = ^{control_q, s_axil_awaddr[1:0], s_axil_araddr[1:0], ar_word, ar_addr_q};
 
 endmodule
 

@@ -28,7 +28,9 @@
 // Either changes nothing for a queue that does not exist. A take in flight (K1..K3) sends a
 // doorbell back to D1, a push in flight a consumer write back to C1, so that each is measured
 // against indices nothing changes before it stores: its result is that of Doorbell::write or
-// write_consumer applied in the cycle after D4 or C4, when ring_req_done is high.
+// write_consumer applied in the cycle after D4 or C4, when ring_req_done is high. While `hold`
+// is high (a flush pick reads pending and room over several cycles) either waits in D4 or C4;
+// nothing else moves the indices then.
 //
 // A command's clear (clr_valid, while nothing else runs) restarts a queue's four indices at 0,
 // as Wq::new after WQ_WRITE or a modify to RESET, and with clr_shape sets its ring sizes.
@@ -60,6 +62,7 @@ module rx_rings #(
     // per queue
     output logic [WQS-1:0]  pending,
     output logic [WQS-1:0]  room,
+    input  wire             hold,         // register operations do not store
     // read ports (asynchronous: the caller registers)
     input  wire [WW-1:0]    view_wq,      // the data path's queue read
     output logic [31:0]     view_consumer,
@@ -122,8 +125,8 @@ module rx_rings #(
     // A take (push) in flight sends a doorbell (consumer write) back to its first step.
     wire d_hold = take_busy;
     wire c_hold = push_busy;
-    wire d_store = r_q == R_D4 && !d_hold;
-    wire c_store = r_q == R_C4 && !c_hold;
+    wire d_store = r_q == R_D4 && !d_hold && !hold;
+    wire c_store = r_q == R_C4 && !c_hold && !hold;
     wire d_move  = d_store && r_move_q;
     wire c_move  = c_store && r_move_q;
 
@@ -266,7 +269,7 @@ module rx_rings #(
                     r_err_q   <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
                               && r_ahead_q > 32'(r_lim_q);
                 end
-                R_D4: r_q <= d_hold ? R_D1 : R_IDLE;
+                R_D4: r_q <= d_hold ? R_D1 : hold ? R_D4 : R_IDLE;
                 R_C1: begin
                     if (!c_hold) begin
                         r_q       <= R_C2;
@@ -290,7 +293,7 @@ module rx_rings #(
                     r_move_q <= r_valid_q && !(r_past_q != '0 && !r_past_q[31])
                              && r_ahead_q != '0 && r_ahead_q <= r_have_q;
                 end
-                R_C4: r_q <= c_hold ? R_C1 : R_IDLE;
+                R_C4: r_q <= c_hold ? R_C1 : hold ? R_C4 : R_IDLE;
                 default: r_q <= R_IDLE;
             endcase
         end

@@ -13,7 +13,7 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::rx::packet::{classify, Incoming};
 use rocenic_tests::{ah_to, connect, on_every_backend, open, seeded, wait, Backend};
 
-on_every_backend!(interleaved, slot_held, errors_and_limits);
+on_every_backend!(interleaved, slot_held, err_mid_message, errors_and_limits);
 
 /// a's frames by destination QP, in the order sent.
 fn frames_to<B: Backend>(backend: &B, qpn: u32) -> Vec<Vec<u8>> {
@@ -231,6 +231,88 @@ fn slot_held<B: Backend>(backend: &mut B) {
     post(12, 8192).unwrap();
     post(13, 12288).unwrap();
     assert_eq!(post(14, 0).unwrap_err().errno(), errno::ENOMEM);
+}
+
+/// A QP moved to ERR in the middle of a message: the SRQ receive that message took completes
+/// `WR_FLUSH_ERR` on that QP (verbs completes work in progress in error), its slot is free
+/// again, and the SRQ goes on serving the other QP.
+fn err_mid_message<B: Backend>(backend: &mut B) {
+    let (a, b) = open(backend);
+    let (pda, pdb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let (cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
+    let src = a.alloc_buffer(8192).unwrap();
+    let dst = b.alloc_buffer(16 * 1024).unwrap();
+    let mra = pda.reg_mr(&src, AccessFlags::LOCAL_WRITE).unwrap();
+    let mrb = pdb.reg_mr(&dst, AccessFlags::LOCAL_WRITE).unwrap();
+    let data: Vec<u8> = (0..8192u32).map(|i| (i % 251) as u8).collect();
+    src.write(0, &data).unwrap();
+    let srq = pdb
+        .create_srq(&SrqInitAttr {
+            max_wr: 2,
+            max_sge: 1,
+            srq_limit: 0,
+        })
+        .unwrap();
+    let mut qb1 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
+    let mut qb2 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
+    let attr = QpInitAttr::new(QpType::Rc);
+    let mut qa1 = pda.create_qp(&cqa, &attr).unwrap();
+    let mut qa2 = pda.create_qp(&cqa, &attr).unwrap();
+    connect(&mut qa1, qb1.qp_num(), 2);
+    connect(&mut qa2, qb2.qp_num(), 2);
+    let (s1, s2) = ([mra.sge(0, 2500).unwrap()], [mra.sge(4096, 2100).unwrap()]);
+    qa1.post_send(&SendWr::new(1, SendOp::Send, Data::Sgl(&s1)).signaled())
+        .unwrap();
+    qa2.post_send(&SendWr::new(2, SendOp::Send, Data::Sgl(&s2)).signaled())
+        .unwrap();
+    qa2.post_send(&SendWr::new(3, SendOp::Send, Data::Sgl(&s2)).signaled())
+        .unwrap();
+    assert_eq!(wait(&cqa, 3, &[&a, &b]).len(), 3);
+    run_together(&[&a, &b], 64).unwrap();
+    up(&mut qb1, qa1.qp_num());
+    up(&mut qb2, qa2.qp_num());
+    let post = |wr_id: u64, at: u64| {
+        let sgl = [mrb.sge(at, 4096).unwrap()];
+        srq.post_recv(&RecvWr { wr_id, sgl: &sgl })
+    };
+    post(10, 0).unwrap();
+    post(11, 4096).unwrap();
+    let (m1, m2) = (
+        frames_to(backend, qb1.qp_num()),
+        frames_to(backend, qb2.qp_num()),
+    );
+    assert_eq!((m1.len(), m2.len()), (3, 6));
+    // m1's FIRST takes WQE 10; qb2's first message takes 11 and completes.
+    for f in [&m1[0], &m2[0], &m2[1], &m2[2]] {
+        backend.inject(&b, f);
+    }
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!((c[0].wr_id(), c[0].status()), (11, WcStatus::Success));
+    assert_eq!(srq.used(), 1);
+    // qb1 to ERR with its message half in: WQE 10 completes flushed, on qb1.
+    qb1.modify(QpAttr::Err).unwrap();
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!(
+        (c[0].wr_id(), c[0].qp_num(), c[0].status()),
+        (10, qb1.qp_num(), WcStatus::WrFlushErr)
+    );
+    assert_eq!(srq.used(), 0);
+    // Both slots serve again: qb2's second message lands in one of them.
+    post(12, 8192).unwrap();
+    post(13, 12288).unwrap();
+    backend.inject(&b, &m1[1]);
+    for f in &m2[3..] {
+        backend.inject(&b, f);
+    }
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!(
+        (c[0].wr_id(), c[0].qp_num(), c[0].status(), c[0].byte_len()),
+        (12, qb2.qp_num(), WcStatus::Success, 2100)
+    );
+    let mut v = vec![0; 2100];
+    dst.read(8192, &mut v).unwrap();
+    assert_eq!(v, data[4096..6196]);
+    assert_eq!(srq.used(), 1);
 }
 
 /// A bad receive on the SRQ fails the QP it was taken for (LOC_PROT_ERR, that QP to ERR); the

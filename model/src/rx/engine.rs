@@ -134,19 +134,30 @@ pub struct Accepted {
     pub completion: Option<(u32, RecvCqe)>,
 }
 
-/// A message in progress on an RC QP.
+/// A message in progress on an RC QP (what the hardware keeps in the QP's receive context).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Message {
+pub enum Message {
     /// A SEND filling the WQE at host address `addr` of queue `wq`; `done` bytes so far. The
     /// WQE is read again for each packet, as the hardware keeps no copy of its entries.
     Send {
+        /// The queue its first packet took the WQE from.
         wq: u16,
+        /// The WQE's host address.
         addr: u64,
+        /// The WQE's work request id.
         wr_id: u64,
+        /// Bytes received so far.
         done: u32,
     },
     /// An RDMA WRITE of `len` bytes at `va`; `done` so far.
-    Write { va: u64, len: u32, done: u32 },
+    Write {
+        /// The RETH's virtual address.
+        va: u64,
+        /// The RETH's DMA length.
+        len: u32,
+        /// Bytes received so far.
+        done: u32,
+    },
 }
 
 /// A QP's receive side.
@@ -337,6 +348,24 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
     /// The PSN QP `qpn` expects next.
     pub fn expected_psn(&self, qpn: u32) -> Option<Psn> {
         self.slot_of(qpn).and_then(|s| self.qps[s]).map(|q| q.epsn)
+    }
+
+    /// QP `qpn`'s message in progress (`None` also when it has no receive side).
+    pub fn message(&self, qpn: u32) -> Option<Message> {
+        self.slot_of(qpn)
+            .and_then(|s| self.qps[s])
+            .and_then(|q| q.msg)
+    }
+
+    /// Sets QP `qpn`'s expected PSN and message in progress: how a bench mirrors the receive
+    /// context that the receive path's hardware writes back after an RC packet, in the engine
+    /// it checks the hardware's control plane against (as [`Self::wq_mut`] does for queues).
+    pub fn write_back(&mut self, qpn: u32, epsn: Psn, msg: Option<Message>) -> Result<(), RxError> {
+        let s = self.slot_of(qpn).ok_or(RxError::NotAttached(qpn))?;
+        let q = self.qps[s].as_mut().expect("slot_of found it");
+        q.epsn = epsn;
+        q.msg = msg;
+        Ok(())
     }
 
     /// One frame: taken, or discarded with the reason (and counted either way).
@@ -781,9 +810,13 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         Ok((i, cqe))
     }
 
-    /// One flush step: queues of QPs in ERR go to ERR, then the lowest-numbered queue in ERR
-    /// with a posted WQE and completion room completes it as flushed. `None` when there is
-    /// nothing to flush (or no room).
+    /// One flush step: queues of QPs in ERR go to ERR, and their RDMA WRITEs in progress are
+    /// forgotten; then, first, the lowest-numbered slot whose QP is in ERR with a SEND in
+    /// progress and completion room in that SEND's queue completes its WQE `WR_FLUSH_ERR`
+    /// (that WQE was taken from its ring at the message's first packet, so no ring step would
+    /// ever complete it: on a shared queue, which stays READY, it would be lost); else the
+    /// lowest-numbered queue in ERR with a posted WQE and completion room completes that WQE as
+    /// flushed. `None` when there is nothing to flush (or no room).
     pub fn flush<const QT: usize>(
         &mut self,
         qps: &QpTable<QT>,
@@ -791,13 +824,18 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
     ) -> Result<Option<(u16, u32, RecvCqe)>, Discard> {
         for q in self.qps.iter_mut().flatten() {
             if qps.get(q.qpn).is_some_and(|c| c.state() == QpState::Err) {
-                q.msg = None;
+                if matches!(q.msg, Some(Message::Write { .. })) {
+                    q.msg = None;
+                }
                 if let Target::Own(w) = q.target {
                     if let Some(Some(wq)) = self.wqs.get_mut(usize::from(w)) {
                         wq.state = WqState::Err;
                     }
                 }
             }
+        }
+        if let Some(step) = self.flush_in_progress(qps, mem) {
+            return step.map(Some);
         }
         let Some(w) = (0..W).find(|&w| {
             self.wqs[w]
@@ -827,6 +865,39 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         let w = w as u16;
         let (i, c) = self.complete(w, mem, cqe)?;
         Ok(Some((w, i, c)))
+    }
+}
+
+impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
+    /// The first flush step's pick: a QP in ERR holding a SEND's WQE whose queue has room.
+    fn flush_in_progress<const QT: usize>(
+        &mut self,
+        qps: &QpTable<QT>,
+        mem: &mut impl Memory,
+    ) -> Option<Result<(u16, u32, RecvCqe), Discard>> {
+        let (slot, w, wr_id) = self.qps.iter().enumerate().find_map(|(s, q)| {
+            let q = q.as_ref()?;
+            let Some(Message::Send { wq, wr_id, .. }) = q.msg else {
+                return None;
+            };
+            let err = qps.get(q.qpn).is_some_and(|c| c.state() == QpState::Err);
+            (err && self.wq(wq).is_some_and(Wq::cq_room)).then_some((s, wq, wr_id))
+        })?;
+        let q = self.qps[slot].as_mut().expect("found above");
+        q.msg = None;
+        let cqe = RecvCqe {
+            wr_id,
+            qpn: q.qpn,
+            byte_len: 0,
+            imm: 0,
+            hash: 0,
+            src_qp: 0,
+            opcode: RecvOpcode::Recv,
+            status: Status::WrFlushErr,
+            flags: RecvFlags::default(),
+            phase: false,
+        };
+        Some(self.complete(w, mem, cqe).map(|(i, c)| (w, i, c)))
     }
 }
 

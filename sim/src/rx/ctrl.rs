@@ -19,7 +19,9 @@ pub const C_LAG: u64 = 6;
 /// Cycles from a queue read to its answer (rx_wq_table.sv, `Q_LAG`).
 pub const Q_LAG: u64 = 5;
 /// Cycles from the state a flush pick reflects to `flush_done`.
-pub const PICK_LAG: u64 = 3;
+pub const PICK_LAG: u64 = 4;
+/// Cycles per slot the pick of a SEND in progress looks at (rx_ctx_table.sv, `IP_STEP`).
+pub const IP_STEP: u64 = 8;
 /// Cycles from a take or a push to the first cycle it is visible.
 pub const INDEX_LAG: u64 = 4;
 /// Cycles from an ERR set to the first cycle it is visible.
@@ -219,10 +221,12 @@ pub enum Event {
     FlushRule(u64),
     /// A flush step's pick: the state of `at`.
     FlushPick {
-        /// Whether a queue was found.
+        /// Whether a WQE to flush was found.
         found: bool,
-        /// Which.
+        /// Its queue.
         wq: u8,
+        /// A SEND's WQE in progress: its QP and WR_ID (else a posted WQE of `wq`).
+        ip: Option<(u32, u64)>,
     },
     /// `accepted` counted from `at`.
     Accepted,
@@ -317,6 +321,8 @@ struct Work {
     wait: u32,
     /// A flush step waits for its answer.
     flush_sent: bool,
+    /// The flush step completes a SEND's WQE in progress: no take.
+    flush_ip: bool,
 }
 
 /// The bench.
@@ -482,6 +488,7 @@ impl<D: RxCtrlPorts> Bench<D> {
                 plan,
                 wait: 0,
                 flush_sent: false,
+                flush_ip: false,
             });
         }
 
@@ -735,7 +742,8 @@ impl<D: RxCtrlPorts> Bench<D> {
             if view.valid && r >= self.fresh_from[usize::from(w)] {
                 let mut ops = Vec::new();
                 let flushing = self.work.as_ref().is_some_and(|x| x.flush);
-                if view.pending && (flushing || self.rng.gen_bool(self.dp.take)) {
+                let in_progress = self.work.as_ref().is_some_and(|x| x.flush_ip);
+                if view.pending && !in_progress && (flushing || self.rng.gen_bool(self.dp.take)) {
                     ops.push(DpOp::Take(w));
                 }
                 if view.room && (flushing || self.rng.gen_bool(self.dp.push)) {
@@ -760,17 +768,20 @@ impl<D: RxCtrlPorts> Bench<D> {
                 return Err(format!("cycle {cycle}: flush_done too early (request {r})"));
             }
             let (found, wq) = (d.flush_found(), d.flush_wq());
+            let ip = (found && d.flush_ip()).then(|| (d.flush_qpn(), d.flush_wr_id()));
             out.push(Timed {
                 at: cycle - PICK_LAG,
-                event: Event::FlushPick { found, wq },
+                event: Event::FlushPick { found, wq, ip },
             });
             if found {
                 if let Some(x) = self.work.as_mut() {
                     x.plan.push_back((0, DpOp::ReadQ(wq)));
+                    x.flush_ip = ip.is_some();
                 }
             }
         } else if let Some(r) = self.flush_rd {
-            if cycle > r + 2 * u64::from(self.qps) + 16 {
+            // The rule moves at most every slot's queue; the pick looks at every slot at most.
+            if cycle > r + (IP_STEP + 2) * u64::from(self.qps) + 16 {
                 return Err(format!("cycle {cycle}: the flush step of {r} never ended"));
             }
         }

@@ -15,9 +15,11 @@
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
-use rocenic_model::qp::{PathMtu, Psn, QpTable, QPN_MAX, QPN_MIN};
+use rocenic_model::qp::{PathMtu, Psn, QpTable, Status, QPN_MAX, QPN_MIN};
 use rocenic_model::rx::regs::{self, command, control, op, qp_flags, qp_target, status, wq_flags};
-use rocenic_model::rx::{qp_slot, RecvEngine, RecvRing, RxError, Target, WqConfig, WqState};
+use rocenic_model::rx::{
+    qp_slot, Message, RecvEngine, RecvRing, RxError, Target, WqConfig, WqState,
+};
 use rocenic_model::wqe::{CompletionRing, Fault, Memory, Ring};
 use rocenic_sim::axil::Op;
 use rocenic_sim::duts::{RxCtrl, RxCtrl8, RxCtrlPorts};
@@ -128,6 +130,7 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
         && s.ctx_writes > 0
         && s.q_full > 0
         && s.flush_found > 0
+        && s.flush_ip > 0
         && s.rule_moves > 0;
     assert!(
         covered,

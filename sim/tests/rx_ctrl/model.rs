@@ -43,6 +43,8 @@ pub(crate) struct Stats {
     pub(crate) q_full: u64,
     pub(crate) flushes: u64,
     pub(crate) flush_found: u64,
+    /// Flush picks of a SEND's WQE in progress.
+    pub(crate) flush_ip: u64,
     pub(crate) rule_moves: u64,
     pub(crate) reads: u64,
 }
@@ -58,6 +60,24 @@ impl Memory for Sink {
 
     fn write(&mut self, _addr: u64, _data: &[u8]) -> Result<(), Fault> {
         Ok(())
+    }
+}
+
+/// A written-back message as the engine keeps it.
+fn message(rcv: &Rcv) -> Option<Message> {
+    match rcv.msg {
+        1 => Some(Message::Send {
+            wq: rcv.msg_wq.into(),
+            addr: rcv.msg_addr,
+            wr_id: rcv.msg_arg,
+            done: rcv.msg_done,
+        }),
+        2 => Some(Message::Write {
+            va: rcv.msg_addr,
+            len: rcv.msg_arg as u32,
+            done: rcv.msg_done,
+        }),
+        _ => None,
     }
 }
 
@@ -370,7 +390,14 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
             if qp_err >> s & 1 == 0 {
                 continue;
             }
-            c.rcv.msg = 0;
+            // An RDMA WRITE in progress is forgotten; a SEND waits for its pick.
+            if c.rcv.msg == 2 {
+                c.rcv.msg = 0;
+                let epsn = Psn::new(c.rcv.epsn).expect("24 bits");
+                self.engine
+                    .write_back(c.qpn, epsn, None)
+                    .map_err(|e| format!("slot {s}: {e}"))?;
+            }
             if c.kind == 0 {
                 let q = self
                     .engine
@@ -384,8 +411,14 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
     }
 
     /// The flush pick of the state of `at`: checked against RecvEngine::flush on a copy of the
-    /// engine, with the QPs of the step's `qp_err` in ERR.
-    fn flush_pick(&mut self, at: u64, found: bool, wq: u8) -> Result<(), String> {
+    /// engine, with the QPs of the step's `qp_err` in ERR; a SEND's WQE picked is forgotten.
+    fn flush_pick(
+        &mut self,
+        at: u64,
+        found: bool,
+        wq: u8,
+        ip: Option<(u32, u64)>,
+    ) -> Result<(), String> {
         let mut table = QpTable::<Q>::new(Profile::Linux);
         for (s, c) in self.ctxs.iter().enumerate() {
             if let Some(c) = c {
@@ -399,28 +432,68 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
             }
         }
         let mut copy = self.engine.clone();
-        let want = copy
+        let step = copy
             .flush(&table, &mut Sink)
-            .map_err(|d| format!("cycle {at}: the model's flush discarded ({d})"))?
-            .map(|(w, _, _)| w);
-        // The same as the rule above left the engine in: the lowest queue in ERR with a WQE
-        // posted and room for its completion.
-        let lowest = (0..W as u16).find(|&w| {
-            self.engine
-                .wq(w)
-                .is_some_and(|q| q.state == WqState::Err && q.doorbell.pending() > 0 && q.cq_room())
+            .map_err(|d| format!("cycle {at}: the model's flush discarded ({d})"))?;
+        // Which SEND in progress, if any, the model completed: the one it forgot.
+        let ip_slot = self.ctxs.iter().position(|c| {
+            c.is_some_and(|c| {
+                matches!(self.engine.message(c.qpn), Some(Message::Send { .. }))
+                    && copy.message(c.qpn).is_none()
+            })
         });
-        if want != lowest {
+        let want = step.map(|(w, _, cqe)| {
+            let ip = ip_slot.map(|s| (self.ctxs[s].unwrap().qpn, cqe.wr_id));
+            (w, ip, cqe)
+        });
+        // The rule restated: the lowest slot in ERR with a SEND whose queue has room, else the
+        // lowest queue in ERR with a WQE posted and room for its completion.
+        let in_progress = (0..Q).find_map(|s| {
+            let c = self.ctxs[s]?;
+            let room = self
+                .engine
+                .wq(c.rcv.msg_wq.into())
+                .is_some_and(|q| q.cq_room());
+            (self.rule_qp_err >> s & 1 != 0 && c.rcv.msg == 1 && room)
+                .then_some((u16::from(c.rcv.msg_wq), Some((c.qpn, c.rcv.msg_arg))))
+        });
+        let lowest = in_progress.or_else(|| {
+            (0..W as u16)
+                .find(|&w| {
+                    self.engine.wq(w).is_some_and(|q| {
+                        q.state == WqState::Err && q.doorbell.pending() > 0 && q.cq_room()
+                    })
+                })
+                .map(|w| (w, None))
+        });
+        if want.map(|(w, ip, _)| (w, ip)) != lowest {
             return Err(format!(
                 "cycle {at}: the model's flush picks {want:?}, its rule {lowest:?}"
             ));
         }
+        if let Some((_, Some((qpn, wr_id)), cqe)) = want {
+            if (cqe.qpn, cqe.wr_id, cqe.status, cqe.byte_len) != (qpn, wr_id, Status::WrFlushErr, 0)
+            {
+                return Err(format!("cycle {at}: the model's flush completes {cqe:?}"));
+            }
+        }
         self.stats.flush_found += u64::from(want.is_some());
-        if (found, found.then_some(u16::from(wq))) != (want.is_some(), want) {
+        let got = found.then_some((u16::from(wq), ip));
+        if got != lowest {
             return Err(format!(
-                "cycle {at}: flush pick {:?}, the model {want:?}",
-                found.then_some(wq)
+                "cycle {at}: flush pick {got:?}, the model {:?}",
+                want.map(|(w, ip, _)| (w, ip))
             ));
+        }
+        if let Some(s) = ip_slot {
+            // The pick forgets the message, as the model's flush does.
+            self.stats.flush_ip += 1;
+            let c = self.ctxs[s].as_mut().expect("found above");
+            c.rcv.msg = 0;
+            let epsn = Psn::new(c.rcv.epsn).expect("24 bits");
+            self.engine
+                .write_back(c.qpn, epsn, None)
+                .map_err(|e| format!("slot {s}: {e}"))?;
         }
         Ok(())
     }
@@ -483,6 +556,10 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
                         .as_mut()
                         .ok_or(format!("cycle {t}: a write-back of empty slot {s}"))?;
                     c.rcv = rcv;
+                    let epsn = Psn::new(rcv.epsn).expect("24 bits");
+                    self.engine
+                        .write_back(c.qpn, epsn, message(&rcv))
+                        .map_err(|e| format!("cycle {t}: write-back of slot {s}: {e}"))?;
                 }
                 Event::FlushRule(qp_err) => self.flush_rule(qp_err)?,
                 Event::Accepted => self.accepted = self.accepted.wrapping_add(1),
@@ -505,8 +582,8 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
             }
         }
         for e in &events {
-            if let Event::FlushPick { found, wq } = *e {
-                self.flush_pick(t, found, wq)?;
+            if let Event::FlushPick { found, wq, ip } = *e {
+                self.flush_pick(t, found, wq, ip)?;
             }
         }
         Ok(())

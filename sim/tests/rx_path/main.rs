@@ -20,7 +20,7 @@ use rocenic_model::rss::steer::Meta;
 use rocenic_model::rss::HashType;
 use rocenic_model::rx::regs::{self, control, status};
 use rocenic_model::rx::{
-    classify, Accepted, Discard, Incoming, RecvEngine, RecvOpcode, Target, WqState,
+    classify, Accepted, Discard, Incoming, Message, RecvEngine, RecvOpcode, Target, WqState,
 };
 use rocenic_model::wqe::{HostMemory, Memory};
 use rocenic_sim::axil::{Done, Op};
@@ -53,6 +53,8 @@ struct Cover {
     accepted: u64,
     taken: BTreeMap<&'static str, u64>,
     flushed: u64,
+    /// Flush steps that completed the WQE of a SEND in progress on a QP in ERR.
+    in_progress: u64,
     wqes: BTreeMap<&'static str, u64>,
     frames: BTreeMap<&'static str, u64>,
     /// Cycles from each batch's ENABLE write to its last frame done, and the frames in them:
@@ -146,7 +148,18 @@ impl World {
                 }
             }
             Event::Flush { hit } => {
+                let sending = |rx: &RecvEngine<WQS, QPS>| -> Vec<bool> {
+                    self.layout
+                        .qps
+                        .iter()
+                        .map(|q| matches!(rx.message(q.qpn), Some(Message::Send { .. })))
+                        .collect()
+                };
+                let before = sending(&m.rx);
                 let r = m.rx.flush(&m.qps, &mut m.mem);
+                if before != sending(&m.rx) {
+                    self.cover.in_progress += 1;
+                }
                 let model_hit = !matches!(r, Ok(None));
                 if hit != model_hit {
                     return Err(format!(
@@ -279,6 +292,8 @@ impl World {
         // ERR.
         for q in self.layout.qps.clone() {
             let err = state(&self.model.qps, q.qpn) == QpState::Err;
+            // Often in the middle of a SEND: the flush completes its WQE.
+            let sending = matches!(self.model.rx.message(q.qpn), Some(Message::Send { .. }));
             if err && q.attached && self.rng.gen_bool(0.8) {
                 self.write((regs::QP_QPN, q.qpn));
                 if !self.command(regs::qp_detach())? {
@@ -295,7 +310,7 @@ impl World {
                 }
                 let epsn = self.rng.gen_range(0..1 << 24);
                 self.attach(&q, epsn)?;
-            } else if !err && q.up && self.rng.gen_bool(0.02) {
+            } else if !err && q.up && self.rng.gen_bool(if sending { 0.9 } else { 0.02 }) {
                 self.model.qps.get_mut(q.qpn).unwrap().set_error();
                 self.bench.qp_err |= 1 << q.slot;
                 self.bench.sq_rcv &= !(1 << q.slot);
@@ -354,30 +369,43 @@ impl World {
         }
         for _ in 0..n {
             let (frame, rss, what) = self.frame();
-            *self.cover.frames.entry(what).or_default() += 1;
-            self.bench.feed(&frame, rss);
-            let meta = Meta {
-                hash: rss.hash,
-                hash_type: HashType(rss.hash_type),
-                queue: rss.queue,
-                ..Meta::default()
-            };
-            self.inflight.push_back((frame, meta));
+            self.feed(frame, rss, what);
         }
         self.write((regs::CONTROL, control::ENABLE.put(1)));
         let start = self.bench.cycle();
-        while !self.inflight.is_empty() {
-            if self.bench.cycle() - start > 20_000 * n as u64 + 100_000 {
-                let left = self.inflight.len();
-                return Err(format!(
-                    "{}: {left} frames not finished",
-                    self.bench.hang("rx_path")
-                ));
-            }
-            self.step()?;
-        }
+        self.finish(n)?;
         self.cover.batch_cycles += self.bench.cycle() - start;
         self.cover.batch_frames += n as u64;
+        // Batches end with RC QPs in the middle of a SEND: the first packet of one to most QPs
+        // between messages whose queue can take it. Software mostly moves them to ERR there.
+        let m = &self.model;
+        let ready = |q: &&Qp| {
+            let (Target::Own(w) | Target::Shared(w)) = q.target else {
+                return false;
+            };
+            let wq = m.rx.wq(w).expect("every queue exists");
+            !q.ud
+                && q.up
+                && state(&m.qps, q.qpn) != QpState::Err
+                && m.rx.expected_psn(q.qpn).is_some()
+                && m.rx.message(q.qpn).is_none()
+                && wq.state == WqState::Ready
+                && wq.doorbell.pending() > 0
+                && wq.cq_room()
+        };
+        let rc: Vec<Qp> = self.layout.qps.iter().filter(ready).copied().collect();
+        for q in rc {
+            if self.rng.gen_bool(0.9) {
+                let e = self.model.rx.expected_psn(q.qpn).expect("attached").get();
+                let s = &mut self.senders[q.slot];
+                s.send_next(&mut self.rng, &q, &self.layout, e);
+                let p = s.next(&mut self.rng, &q, &self.layout);
+                let f = rc_frame(&mut self.rng, q.qpn, &p);
+                let verdict = rss(&mut self.rng, WQS as u16);
+                self.feed(f, verdict, "rc");
+            }
+        }
+        self.finish(QPS)?;
         let extra = self.rng.gen_range(0..1500);
         for _ in 0..extra {
             self.step()?;
@@ -390,6 +418,35 @@ impl World {
             }
         }
         self.drain(1 << 20)
+    }
+
+    /// Runs until the `n` frames fed are finished.
+    fn finish(&mut self, n: usize) -> Result<(), String> {
+        let start = self.bench.cycle();
+        while !self.inflight.is_empty() {
+            if self.bench.cycle() - start > 20_000 * n as u64 + 100_000 {
+                let left = self.inflight.len();
+                return Err(format!(
+                    "{}: {left} frames not finished",
+                    self.bench.hang("rx_path")
+                ));
+            }
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// A frame to the path's input, and to the frames the replay expects.
+    fn feed(&mut self, frame: Vec<u8>, rss: Rss, what: &'static str) {
+        *self.cover.frames.entry(what).or_default() += 1;
+        self.bench.feed(&frame, rss);
+        let meta = Meta {
+            hash: rss.hash,
+            hash_type: HashType(rss.hash_type),
+            queue: rss.queue,
+            ..Meta::default()
+        };
+        self.inflight.push_back((frame, meta));
     }
 
     /// One frame for the batch, its RSS verdict, and what it is.
@@ -589,10 +646,11 @@ fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig, err_lag: u6
     })();
     let c = &w.cover;
     println!(
-        "{name}: seed {seed}, {} cycles, {} frames taken, {} flushed",
+        "{name}: seed {seed}, {} cycles, {} frames taken, {} flushed ({} SENDs in progress)",
         w.bench.cycle(),
         c.accepted,
-        c.flushed
+        c.flushed,
+        c.in_progress
     );
     println!("  taken: {:?}", c.taken);
     println!("  discards: {:?}", c.discards);
@@ -643,6 +701,10 @@ fn run(name: &str, rounds: usize, frames_per: usize, dma: DmaConfig, err_lag: u6
         missing.is_empty() && missing_st.is_empty() && missing_kind.is_empty(),
         "{name} (seed {seed}): never seen: discards {missing:?}, completions {missing_st:?}, \
          frames taken {missing_kind:?}"
+    );
+    assert!(
+        c.in_progress > 0,
+        "{name} (seed {seed}): no flush step completed a SEND in progress"
     );
 }
 

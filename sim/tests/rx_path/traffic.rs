@@ -82,6 +82,19 @@ impl Sender {
         self.queue[self.cursor - 1].clone()
     }
 
+    /// Forgets what is planned from `epsn` (the PSN the receiver expects) on, and plans a SEND
+    /// of two or three packets there: a message the receiver can be left in the middle of.
+    pub fn send_next(&mut self, rng: &mut SmallRng, qp: &Qp, l: &Layout, epsn: u32) {
+        self.queue.clear();
+        self.cursor = 0;
+        self.tries = 0;
+        self.next_psn = epsn;
+        let mtu = qp.mtu.bytes() as usize;
+        let imm = rng.gen_bool(0.35).then(|| rng.gen());
+        let len = rng.gen_range(mtu + 1..=3 * mtu);
+        self.message(rng, qp, l, false, imm, len);
+    }
+
     fn plan(&mut self, rng: &mut SmallRng, qp: &Qp, l: &Layout) {
         let mtu = qp.mtu.bytes() as usize;
         let write = rng.gen_bool(0.35);
@@ -92,6 +105,20 @@ impl Sender {
             2..=5 => rng.gen_range(1..=mtu),
             _ => rng.gen_range(1..=3 * mtu),
         };
+        self.message(rng, qp, l, write, imm, len);
+    }
+
+    /// A message of `len` bytes, its packets queued from `next_psn`.
+    fn message(
+        &mut self,
+        rng: &mut SmallRng,
+        qp: &Qp,
+        l: &Layout,
+        write: bool,
+        imm: Option<u32>,
+        len: usize,
+    ) {
+        let mtu = qp.mtu.bytes() as usize;
         let reth = write.then(|| {
             // Mostly a region of the QP's PD with remote write, the range inside; now and then
             // the one over unbacked memory, one without the right, a range past the end, or a
