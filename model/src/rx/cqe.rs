@@ -89,6 +89,23 @@ pub struct RecvCqe {
 }
 
 impl RecvCqe {
+    /// A flushed WQE's completion (`WR_FLUSH_ERR`, nothing received): its work request id and
+    /// the QP it is reported for; the phase is set when it is pushed.
+    pub const fn flushed(wr_id: u64, qpn: u32) -> RecvCqe {
+        RecvCqe {
+            wr_id,
+            qpn,
+            byte_len: 0,
+            imm: 0,
+            hash: 0,
+            src_qp: 0,
+            opcode: RecvOpcode::Recv,
+            status: Status::WrFlushErr,
+            flags: RecvFlags(0),
+            phase: false,
+        }
+    }
+
     /// Writes the entry; `TooWide` when a QPN is past 24 bits or a flag is undefined.
     pub fn encode(&self, out: &mut [u8; CQE_BYTES]) -> Result<(), Error> {
         for (field, v) in [

@@ -850,25 +850,12 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             Ok(()) => crate::wqe::get_u64(&h, super::layout::header::WR_ID.offset),
             Err(_) => 0,
         };
-        let cqe = RecvCqe {
-            wr_id,
-            qpn: wq.config.qpn,
-            byte_len: 0,
-            imm: 0,
-            hash: 0,
-            src_qp: 0,
-            opcode: RecvOpcode::Recv,
-            status: Status::WrFlushErr,
-            flags: RecvFlags::default(),
-            phase: false,
-        };
+        let cqe = RecvCqe::flushed(wr_id, wq.config.qpn);
         let w = w as u16;
         let (i, c) = self.complete(w, mem, cqe)?;
         Ok(Some((w, i, c)))
     }
-}
 
-impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
     /// The first flush step's pick: a QP in ERR holding a SEND's WQE whose queue has room.
     fn flush_in_progress<const QT: usize>(
         &mut self,
@@ -885,18 +872,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         })?;
         let q = self.qps[slot].as_mut().expect("found above");
         q.msg = None;
-        let cqe = RecvCqe {
-            wr_id,
-            qpn: q.qpn,
-            byte_len: 0,
-            imm: 0,
-            hash: 0,
-            src_qp: 0,
-            opcode: RecvOpcode::Recv,
-            status: Status::WrFlushErr,
-            flags: RecvFlags::default(),
-            phase: false,
-        };
+        let cqe = RecvCqe::flushed(wr_id, q.qpn);
         Some(self.complete(w, mem, cqe).map(|(i, c)| (w, i, c)))
     }
 }
