@@ -7,8 +7,9 @@
 use rand::Rng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
-    errno, run_together, AccessFlags, Completion, Data, Error, Exhausted, InitAttr, PathMtu, Psn,
-    QpAttr, QpInitAttr, QpType, RecvWr, RtrAttr, RtsAttr, SendOp, SendWr, SrqInitAttr, WcStatus,
+    errno, run_together, AccessFlags, Completion, CompletionQueue, Data, Error, Exhausted,
+    InitAttr, PathMtu, ProtectionDomain, Psn, QpAttr, QpInitAttr, QpType, QueuePair, RecvWr,
+    RtrAttr, RtsAttr, SendOp, SendWr, SharedReceiveQueue, SrqInitAttr, WcStatus,
 };
 use rocenic_model::rx::packet::{classify, Incoming};
 use rocenic_tests::{ah_to, connect, on_every_backend, open, seeded, wait, Backend};
@@ -29,8 +30,26 @@ fn rc_attr() -> QpInitAttr {
     QpInitAttr::new(QpType::Rc)
 }
 
+/// Two RC QPs of a (completing into `cqa`), each connected to one of two RC QPs of b on `srq`
+/// (sending into `scq`, receiving into `rcqs`), which stay in RESET: `([qa1, qa2], [qb1, qb2])`.
+fn two_pairs<'q, D: Device>(
+    pda: &'q ProtectionDomain<'q, D>,
+    cqa: &'q CompletionQueue<'q, D>,
+    srq: &'q SharedReceiveQueue<'q, D>,
+    scq: &'q CompletionQueue<'q, D>,
+    rcqs: [&'q CompletionQueue<'q, D>; 2],
+) -> ([QueuePair<'q, D>; 2], [QueuePair<'q, D>; 2]) {
+    let qb = rcqs.map(|rcq| srq.create_qp(scq, rcq, &rc_attr()).unwrap());
+    let qa = [0, 1].map(|i| {
+        let mut q = pda.create_qp(cqa, &QpInitAttr::new(QpType::Rc)).unwrap();
+        connect(&mut q, qb[i].qp_num(), 2);
+        q
+    });
+    (qa, qb)
+}
+
 /// b's QP `q` to RTS, connected to a's `peer`.
-fn up<D: Device>(q: &mut rocenic_host_driver::verbs::QueuePair<'_, D>, peer: u32) {
+fn up<D: Device>(q: &mut QueuePair<'_, D>, peer: u32) {
     q.bring_up(
         InitAttr {
             access: AccessFlags::LOCAL_WRITE,
@@ -72,13 +91,8 @@ fn interleaved<B: Backend>(backend: &mut B) {
             srq_limit: 0,
         })
         .unwrap();
-    let mut qb1 = srq.create_qp(&scq, &rcq1, &rc_attr()).unwrap();
-    let mut qb2 = srq.create_qp(&scq, &rcq2, &rc_attr()).unwrap();
-    let attr = QpInitAttr::new(QpType::Rc);
-    let mut qa1 = pda.create_qp(&cqa, &attr).unwrap();
-    let mut qa2 = pda.create_qp(&cqa, &attr).unwrap();
-    connect(&mut qa1, qb1.qp_num(), 2);
-    connect(&mut qa2, qb2.qp_num(), 2);
+    let ([mut qa1, mut qa2], [mut qb1, mut qb2]) =
+        two_pairs(&pda, &cqa, &srq, &scq, [&rcq1, &rcq2]);
     // a sends while b's QPs are not up: b drops every frame, the test delivers them again.
     let lens: Vec<u32> = (0..8).map(|_| r.gen_range(1..=3000)).collect();
     let sgls: Vec<_> = (0..8u64)
@@ -170,13 +184,7 @@ fn slot_held<B: Backend>(backend: &mut B) {
         })
         .unwrap();
     assert_eq!(srq.entries(), 2);
-    let mut qb1 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let mut qb2 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let attr = QpInitAttr::new(QpType::Rc);
-    let mut qa1 = pda.create_qp(&cqa, &attr).unwrap();
-    let mut qa2 = pda.create_qp(&cqa, &attr).unwrap();
-    connect(&mut qa1, qb1.qp_num(), 2);
-    connect(&mut qa2, qb2.qp_num(), 2);
+    let ([mut qa1, mut qa2], [mut qb1, mut qb2]) = two_pairs(&pda, &cqa, &srq, &cqb, [&cqb, &cqb]);
     let (s1, s2) = ([mra.sge(0, 2500).unwrap()], [mra.sge(4096, 2100).unwrap()]);
     qa1.post_send(&SendWr::new(1, SendOp::Send, Data::Sgl(&s1)).signaled())
         .unwrap();
@@ -253,13 +261,7 @@ fn err_mid_message<B: Backend>(backend: &mut B) {
             srq_limit: 0,
         })
         .unwrap();
-    let mut qb1 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let mut qb2 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let attr = QpInitAttr::new(QpType::Rc);
-    let mut qa1 = pda.create_qp(&cqa, &attr).unwrap();
-    let mut qa2 = pda.create_qp(&cqa, &attr).unwrap();
-    connect(&mut qa1, qb1.qp_num(), 2);
-    connect(&mut qa2, qb2.qp_num(), 2);
+    let ([mut qa1, mut qa2], [mut qb1, mut qb2]) = two_pairs(&pda, &cqa, &srq, &cqb, [&cqb, &cqb]);
     let (s1, s2) = ([mra.sge(0, 2500).unwrap()], [mra.sge(4096, 2100).unwrap()]);
     qa1.post_send(&SendWr::new(1, SendOp::Send, Data::Sgl(&s1)).signaled())
         .unwrap();
@@ -332,13 +334,7 @@ fn errors_and_limits<B: Backend>(backend: &mut B) {
             srq_limit: 0,
         })
         .unwrap();
-    let mut qb1 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let mut qb2 = srq.create_qp(&cqb, &cqb, &rc_attr()).unwrap();
-    let attr = QpInitAttr::new(QpType::Rc);
-    let mut qa1 = pda.create_qp(&cqa, &attr).unwrap();
-    let mut qa2 = pda.create_qp(&cqa, &attr).unwrap();
-    connect(&mut qa1, qb1.qp_num(), 2);
-    connect(&mut qa2, qb2.qp_num(), 2);
+    let ([mut qa1, mut qa2], [mut qb1, mut qb2]) = two_pairs(&pda, &cqa, &srq, &cqb, [&cqb, &cqb]);
     up(&mut qb1, qa1.qp_num());
     up(&mut qb2, qa2.qp_num());
     // The first receive has an lkey no region has.
