@@ -21,6 +21,32 @@ fn write(d: &mut ModelDevice, b: Block, a: u32, v: u32) {
     d.write(b, a, v).expect("the model answers every access");
 }
 
+/// A UD QP's configuration: PD 1, path MTU 1024, Q_Key 0x11, first PSN `psn`.
+fn ud(psn: u32) -> QpConfig {
+    QpConfig {
+        qp_type: QpKind::Ud,
+        pd: 1,
+        mtu: PathMtu::Mtu1024,
+        psn: Psn::new(psn).unwrap(),
+        dest_qpn: 0,
+        q_key: 0x11,
+        av: None,
+    }
+}
+
+/// The send ring the QPs staged here name: four entries at 0x10_0000.
+fn ring() -> SendRing {
+    SendRing::new(Ring::new(2).unwrap(), 0, 0x10_0000).unwrap()
+}
+
+/// Stages QP `qpn` of `cfg` on [`ring`] in the WQE engine's registers, for a `QP_WRITE`.
+fn stage_qp(d: &mut ModelDevice, qpn: u32, cfg: &QpConfig) {
+    let ring = ring();
+    for (a, v) in wqe::qp_writes(qpn, cfg, &ring, ring.addr(0)) {
+        write(d, Block::Wqe, a, v);
+    }
+}
+
 /// Writes `cmd` and checks `STATUS`: BUSY for the reads within COMMAND_CYCLES, then clear,
 /// with CMD_ERROR as `refused`.
 fn command(d: &mut ModelDevice, b: Block, (addr, cmd): (u32, u32), refused: bool) {
@@ -132,19 +158,8 @@ fn commands_busy_refused_and_held() {
         wqe::qp_modify(3, rocenic_model::qp::QpState::Init),
         true,
     );
-    let ring = SendRing::new(Ring::new(2).unwrap(), 0, 0x10_0000).unwrap();
-    let ud = QpConfig {
-        qp_type: QpKind::Ud,
-        pd: 1,
-        mtu: PathMtu::Mtu1024,
-        psn: Psn::new(5).unwrap(),
-        dest_qpn: 0,
-        q_key: 0x11,
-        av: None,
-    };
-    for (a, v) in wqe::qp_writes(0x103, &ud, &ring, ring.addr(0)) {
-        write(&mut d, Block::Wqe, a, v);
-    }
+    let qp = ud(5);
+    stage_qp(&mut d, 0x103, &qp);
     command(&mut d, Block::Wqe, wqe::qp_write(3), false);
     // Slot 64 is past the table; an OP that is none is refused.
     command(&mut d, Block::Wqe, wqe::qp_write(64), true);
@@ -213,7 +228,7 @@ fn commands_busy_refused_and_held() {
     );
     // Attach: QPN 0x104's slot holds no QP; 0x103's does; again is refused.
     for (qpn, refused) in [(0x104, true), (0x103, false), (0x103, true)] {
-        for (a, v) in rx::qp_writes(qpn, &ud, Target::Own(0), Psn::new(0).unwrap()) {
+        for (a, v) in rx::qp_writes(qpn, &qp, Target::Own(0), Psn::new(0).unwrap()) {
             write(&mut d, Block::Rx, a, v);
         }
         command(&mut d, Block::Rx, rx::qp_attach(), refused);
@@ -231,19 +246,7 @@ fn commands_busy_refused_and_held() {
 #[test]
 fn doorbells_and_counters() {
     let mut d = ModelDevice::new();
-    let ring = SendRing::new(Ring::new(2).unwrap(), 0, 0x10_0000).unwrap();
-    let ud = QpConfig {
-        qp_type: QpKind::Ud,
-        pd: 1,
-        mtu: PathMtu::Mtu1024,
-        psn: Psn::new(5).unwrap(),
-        dest_qpn: 0,
-        q_key: 0x11,
-        av: None,
-    };
-    for (a, v) in wqe::qp_writes(0x105, &ud, &ring, ring.addr(0)) {
-        write(&mut d, Block::Wqe, a, v);
-    }
+    stage_qp(&mut d, 0x105, &ud(5));
     command(&mut d, Block::Wqe, wqe::qp_write(5), false);
     // Four entries: 4 ahead is taken, 5 is too far (DB_ERROR, sticky), a slot with no QP is
     // ignored; writing 1 clears it.
@@ -324,16 +327,7 @@ fn ud_frame() -> Vec<u8> {
         ipv6: Ipv6Address([0; 16]),
     };
     let mut e: SendEngine = SendEngine::new(nic, Default::default());
-    let ud = QpConfig {
-        qp_type: QpKind::Ud,
-        pd: 1,
-        mtu: PathMtu::Mtu1024,
-        psn: Psn::new(0).unwrap(),
-        dest_qpn: 0,
-        q_key: 0x11,
-        av: None,
-    };
-    e.qps.create(0x10, ud).unwrap();
+    e.qps.create(0x10, ud(0)).unwrap();
     e.qps.bring_up(0x10).unwrap();
     let ring = SendRing::new(Ring::new(0).unwrap(), 1, 0x1000).unwrap();
     let mut q: Queues = Queues::new(
@@ -380,7 +374,7 @@ fn ud_frame() -> Vec<u8> {
 /// and by any device for `RAW` with `UD` or with an MTU code, which no QP is written with.
 #[test]
 fn raw_qps_at_the_registers() {
-    let ring = SendRing::new(Ring::new(2).unwrap(), 0, 0x10_0000).unwrap();
+    let ring = ring();
     let raw = QpConfig {
         qp_type: QpKind::Raw,
         pd: 1,
