@@ -3,8 +3,8 @@
 use crate::ah_to;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
-    AccessFlags, CompletionQueue, InitAttr, PathMtu, ProtectionDomain, Psn, QpInitAttr, QpType,
-    QueuePair, RtrAttr, RtsAttr,
+    AccessFlags, CompletionQueue, InitAttr, MemoryRegion, PathMtu, ProtectionDomain, Psn,
+    QpInitAttr, QpType, QueuePair, RecvWr, RtrAttr, RtsAttr,
 };
 
 /// The first PSN each RC side sends (and the other expects): 16 before the 2^24 wrap.
@@ -103,4 +103,25 @@ pub fn connect<D: Device>(q: &mut QueuePair<'_, D>, peer: u32, other: u8) {
         RtsAttr::new(psn),
     )
     .expect("RC to RTS");
+}
+
+/// Posts `n` receives to `qp`, receive i one entry of `size` bytes at `i × size` in `mr`, with
+/// work request id `first + i`.
+pub fn post_slots<D: Device>(
+    qp: &mut QueuePair<'_, D>,
+    mr: &MemoryRegion<'_, D>,
+    n: u64,
+    size: u32,
+    first: u64,
+) {
+    for i in 0..n {
+        let sgl = [mr
+            .sge(i * u64::from(size), size)
+            .expect("the slot is in the region")];
+        qp.post_recv(&RecvWr {
+            wr_id: first + i,
+            sgl: &sgl,
+        })
+        .expect("a receive posted");
+    }
 }

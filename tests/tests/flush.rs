@@ -13,7 +13,8 @@ use rocenic_host_driver::verbs::{
     QpType, RecvWr, RtrAttr, RtsAttr, SendOp, SendWr, UdDest, WcStatus, WqInitAttr, WqState,
 };
 use rocenic_tests::{
-    ah_to, connect, flushed, on_every_backend, open, quiet, rc_qp, ud_qp, ud_qp_with, wait, Backend,
+    ah_to, connect, flushed, on_every_backend, open, post_slots, quiet, rc_qp, ud_qp, ud_qp_with,
+    wait, Backend,
 };
 
 on_every_backend!(recv_flush_on_err, send_flush_on_err);
@@ -32,14 +33,7 @@ fn recv_flush_on_err<B: Backend>(backend: &mut B) {
     let (na, nb) = (qa.qp_num(), qb.qp_num());
     connect(&mut qa, nb, 2);
     connect(&mut qb, na, 1);
-    for i in 0..5u64 {
-        let sgl = [mr.sge(i * 1024, 1024).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mr, 5, 1024, 0);
     qb.modify(QpAttr::Err).unwrap();
     assert_eq!(flushed(&cqb, 5, &[&a, &b]), [0, 1, 2, 3, 4]);
     quiet(&cqb, 300, &[&a, &b]);
@@ -105,14 +99,7 @@ fn send_flush_on_err<B: Backend>(backend: &mut B) {
     };
     let mut qa = ud_qp_with(&pda, &cqa, &attr, QKEY);
     let mut qb = ud_qp(&pdb, &cqb, 32, 1, QKEY);
-    for i in 0..32u64 {
-        let sgl = [mrb.sge(i * 128, 128).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 32, 128, 0);
     let ah = pda.create_ah(&ah_to(2, true)).unwrap();
     let dest = UdDest {
         ah: &ah,

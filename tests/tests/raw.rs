@@ -22,8 +22,8 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::tso::{verify_segment, Limits, Segmenter};
 use rocenic_model::wire::{LinkType, TcpFlags};
 use rocenic_tests::{
-    ah_to, nic, on_every_backend, open, padded, quiet, raw_qp, seeded, ud_qp, wait, Backend,
-    TcpFlow,
+    ah_to, nic, on_every_backend, open, padded, post_slots, quiet, raw_qp, seeded, ud_qp, wait,
+    Backend, TcpFlow,
 };
 
 on_every_backend!(raw_tso_lands_whole, raw_send_lands_whole, raw_refusals);
@@ -128,14 +128,7 @@ fn raw_tso_lands_whole<B: Backend>(backend: &mut B) {
     let mut qa = raw_qp(&pda, &cqa, 0);
     let mut qb = raw_qp(&pdb, &cqb, 256);
     let _flow = qb.create_flow(&tcp_flow()).unwrap();
-    for i in 0..256u64 {
-        let sgl = [mrb.sge(i * SLOT, SLOT as u32).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 256, SLOT as u32, 0);
 
     // Every link and IP form; sequence numbers and identifications about to wrap; an empty
     // payload (one segment of headers), a payload of exactly two MSS, a short last segment.
@@ -288,14 +281,7 @@ fn raw_send_lands_whole<B: Backend>(backend: &mut B) {
     let mut qb = raw_qp(&pdb, &cqb, 16);
     assert_ne!(qb.recv_wq_num(), Some(0));
     assert_eq!(ud.recv_wq_num(), Some(0));
-    for i in 0..16u64 {
-        let sgl = [mrb.sge(i * 8192, 8192).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 16, 8192, 0);
     let tcp = qb.create_flow(&tcp_flow()).unwrap();
     let w = qb.recv_wq_num().unwrap();
     let other = qb.create_flow(&ethertype_flow(FlowAction::Wq(w))).unwrap();

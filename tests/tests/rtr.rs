@@ -6,7 +6,7 @@ use rocenic_host_driver::verbs::{
     errno, run_together, AccessFlags, Data, InitAttr, PathMtu, Psn, QpAttr, QpState, RecvWr,
     RtrAttr, RtsAttr, SendOp, SendWr, WcStatus,
 };
-use rocenic_tests::{ah_to, connect, on_every_backend, open, rc_qp, wait, Backend};
+use rocenic_tests::{ah_to, connect, on_every_backend, open, post_slots, rc_qp, wait, Backend};
 
 on_every_backend!(receives_in_rtr, fails_in_rtr);
 
@@ -45,14 +45,7 @@ fn receives_in_rtr<B: Backend>(backend: &mut B) {
         ..InitAttr::default()
     }))
     .unwrap();
-    for i in 0..24u64 {
-        let sgl = [mrb.sge(i * 2048, 2048).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: 100 + i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 24, 2048, 100);
     qb.modify(QpAttr::Rtr(RtrAttr::rc(
         PathMtu::Mtu1024,
         na,

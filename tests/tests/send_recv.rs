@@ -12,7 +12,7 @@ use rocenic_host_driver::verbs::{
     AccessFlags, Data, RecvWr, RemoteAddr, SendOp, SendWr, UdDest, WcOpcode, WcStatus,
 };
 use rocenic_tests::{
-    ah_to, connect, nic, on_every_backend, open, rc_qp, seeded, ud_qp, wait, Backend,
+    ah_to, connect, nic, on_every_backend, open, post_slots, rc_qp, seeded, ud_qp, wait, Backend,
 };
 
 on_every_backend!(ud_send_across, rc_send_and_write);
@@ -124,14 +124,7 @@ fn rc_send_and_write<B: Backend>(backend: &mut B) {
     let data: Vec<u8> = (0..16 * 1024).map(|_| r.gen()).collect();
     src.write(0, &data).unwrap();
     // b's receives: 4 KiB each from 0, the WRITEs land from 20 KiB.
-    for i in 0..4u64 {
-        let sgl = [mrb.sge(i * 4096, 4096).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: 10 + i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 4, 4096, 10);
     let imm = [r.gen::<u32>(), r.gen::<u32>()];
     let at = |off: u64| RemoteAddr {
         addr: mrb.addr() + off,

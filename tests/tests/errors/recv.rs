@@ -12,7 +12,9 @@ use rocenic_host_driver::verbs::{
     UdDest, WcStatus, WqInitAttr, WqState,
 };
 use rocenic_model::toeplitz::MICROSOFT_KEY;
-use rocenic_tests::{ah_to, connect, flushed, open, quiet, rc_qp, ud_qp, wait, Backend};
+use rocenic_tests::{
+    ah_to, connect, flushed, open, post_slots, quiet, rc_qp, ud_qp, wait, Backend,
+};
 
 pub const QKEY: u32 = 0x4242;
 
@@ -206,14 +208,7 @@ pub fn recv_dropped_frames_change_nothing<B: Backend>(backend: &mut B) {
     let mrb = pdb.reg_mr_range(&dst, 0, 8192, remote).unwrap();
     let mut qa = ud_qp(&pda, &cqa, 0, 0, QKEY);
     let mut qb = ud_qp(&pdb, &cqb, 4, 1, QKEY);
-    for i in 0..2u64 {
-        let sgl = [mrb.sge(i * 2048, 2048).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 2, 2048, 0);
     let rc_pair = || {
         let mut ra = rc_qp(&pda, &cqa, 1);
         let mut rb = rc_qp(&pdb, &cqb, 1);

@@ -10,10 +10,12 @@
 //! host-driver/tests/verbs/errors.rs).
 
 use rocenic_host_driver::verbs::{
-    AccessFlags, Data, Error, Feature, InitAttr, PathMtu, Psn, QpAttr, QpState, RecvWr, RemoteAddr,
+    AccessFlags, Data, Error, Feature, InitAttr, PathMtu, Psn, QpAttr, QpState, RemoteAddr,
     RtrAttr, RtsAttr, SendOp, SendWr, Sge, UdDest, WcStatus,
 };
-use rocenic_tests::{ah_to, connect, flushed, open, quiet, rc_qp, ud_qp, wait, Backend};
+use rocenic_tests::{
+    ah_to, connect, flushed, open, post_slots, quiet, rc_qp, ud_qp, wait, Backend,
+};
 
 const QKEY: u32 = 0x5151;
 
@@ -86,14 +88,7 @@ fn ud_case<B: Backend>(backend: &mut B, which: Bad) {
     let mrb = pdb.reg_mr(&dst, AccessFlags::LOCAL_WRITE).unwrap();
     let mut qa = ud_qp(&pda, &cqa, 0, 0, QKEY);
     let mut qb = ud_qp(&pdb, &cqb, 4, 1, QKEY);
-    for i in 0..4u64 {
-        let sgl = [mrb.sge(i * 2048, 2048).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 4, 2048, 0);
     let ah = pda.create_ah(&ah_to(2, false)).unwrap();
     let dest = UdDest {
         ah: &ah,
@@ -225,14 +220,7 @@ pub fn send_error_on_rc_reaches_no_peer<B: Backend>(backend: &mut B) {
     let (na, nb) = (qa.qp_num(), qb.qp_num());
     connect(&mut qa, nb, 2);
     connect(&mut qb, na, 1);
-    for i in 0..2u64 {
-        let sgl = [mrb.sge(i * 1024, 1024).unwrap()];
-        qb.post_recv(&RecvWr {
-            wr_id: i,
-            sgl: &sgl,
-        })
-        .unwrap();
-    }
+    post_slots(&mut qb, &mrb, 2, 1024, 0);
     let ok = [mra.sge(0, 100).unwrap()];
     let bad = [Sge {
         lkey: mra.lkey() ^ 0x80,
