@@ -90,6 +90,15 @@ pub(crate) fn poll<B: Bus>(
     Err(Error::Timeout { addr, polls, last })
 }
 
+/// An 8-bit count field of a `CAPS` word: a block holds 1 to 256 of the thing, and 256 reads as 0.
+pub(crate) const fn caps_count(v: u32) -> u32 {
+    if v == 0 {
+        256
+    } else {
+        v
+    }
+}
+
 /// Reads a block's `ID` at `id_addr`: [`Error::NotThisBlock`] unless it is `id`.
 pub(crate) fn identify<B: Bus>(bus: &mut B, id_addr: u32, id: u32) -> Result<(), Error> {
     let found = bus.read(id_addr)?;

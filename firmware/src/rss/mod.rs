@@ -17,7 +17,7 @@ mod rule;
 
 pub use context::{key_min_len, ContextConfig, HASH_FIELDS, SYMMETRIC_KEY};
 
-use crate::bus::{identify, poll};
+use crate::bus::{caps_count, identify, poll};
 use crate::{Bus, Error, DEFAULT_POLLS};
 use rocenic_model::rss::regs::{self, caps, status, ContextRegs, Write32, KEY_BYTES};
 use rocenic_model::rss::{Function, HashFields};
@@ -36,12 +36,11 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// The fields of a `CAPS` word (a block has 1 to 256 contexts; 256 reads as 0).
+    /// The fields of a `CAPS` word.
     pub const fn from_word(w: u32) -> Caps {
-        let contexts = caps::CONTEXTS.get(w);
         Caps {
             rules: caps::RULES.get(w),
-            contexts: if contexts == 0 { 256 } else { contexts },
+            contexts: caps_count(caps::CONTEXTS.get(w)),
             table_log2: caps::TABLE_LOG2.get(w),
             queue_w: caps::QUEUE_W.get(w),
         }

@@ -20,7 +20,7 @@ mod wq;
 pub use qp::AttachedQp;
 pub use wq::WqInfo;
 
-use crate::bus::{command, fits, identify, poll};
+use crate::bus::{caps_count, command, fits, identify, poll};
 use crate::wqe::Status;
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Context;
@@ -42,18 +42,11 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// The fields of a `CAPS` word (an 8-bit count of 0 is 256).
+    /// The fields of a `CAPS` word.
     pub const fn from_word(w: u32) -> Caps {
-        const fn count(v: u32) -> u32 {
-            if v == 0 {
-                256
-            } else {
-                v
-            }
-        }
         Caps {
-            wqs: count(caps::WQS.get(w)),
-            qps: count(caps::QPS.get(w)),
+            wqs: caps_count(caps::WQS.get(w)),
+            qps: caps_count(caps::QPS.get(w)),
             max_sge: caps::MAX_SGE.get(w),
             data_bytes: caps::DATA_BYTES.get(w),
         }

@@ -18,7 +18,7 @@ mod qp;
 
 pub use qp::QpInfo;
 
-use crate::bus::{command, fits, identify, poll};
+use crate::bus::{caps_count, command, fits, identify, poll};
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Slot;
 use rocenic_model::entropy::Profile;
@@ -39,18 +39,11 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// The fields of a `CAPS` word (an 8-bit count of 0 is 256).
+    /// The fields of a `CAPS` word.
     pub const fn from_word(w: u32) -> Caps {
-        const fn count(v: u32) -> u32 {
-            if v == 0 {
-                256
-            } else {
-                v
-            }
-        }
         Caps {
-            qps: count(caps::QPS.get(w)),
-            mrs: count(caps::MRS.get(w)),
+            qps: caps_count(caps::QPS.get(w)),
+            mrs: caps_count(caps::MRS.get(w)),
             max_sge: caps::MAX_SGE.get(w),
             data_bytes: caps::DATA_BYTES.get(w),
         }
