@@ -52,7 +52,7 @@ impl CoreLink {
     /// The frames `from` sent whole so far, in order (some may not have reached the wire
     /// yet, which runs on the other side's clock).
     pub fn sent(&self, from: Side) -> Vec<Vec<u8>> {
-        self.shared.borrow().sent[from as usize].clone()
+        self.sent_since(from, 0)
     }
 
     /// How many frames `from` sent whole so far.
@@ -217,10 +217,7 @@ impl CoreDevice {
                     }
                     if let Some(b) = &c.tx {
                         handoff[mine].push_back(b.clone());
-                        frame[mine].extend_from_slice(b.bytes());
-                        if b.last {
-                            sent[mine].push(std::mem::take(&mut frame[mine]));
-                        }
+                        record(b, &mut frame[mine], &mut sent[mine]);
                     }
                 }
                 r
@@ -232,10 +229,7 @@ impl CoreDevice {
                         self.inbox.pop_front();
                     }
                     if let Some(b) = &c.tx {
-                        self.frame.extend_from_slice(b.bytes());
-                        if b.last {
-                            self.sent.push(std::mem::take(&mut self.frame));
-                        }
+                        record(b, &mut self.frame, &mut self.sent);
                     }
                 }
                 r
@@ -273,6 +267,14 @@ impl CoreDevice {
             }
         }
         Err(BusError::Timeout { addr })
+    }
+}
+
+/// A transmit beat into the frame coming out, which joins `sent` whole at its last beat.
+fn record(b: &Beat, frame: &mut Vec<u8>, sent: &mut Vec<Vec<u8>>) {
+    frame.extend_from_slice(b.bytes());
+    if b.last {
+        sent.push(std::mem::take(frame));
     }
 }
 
