@@ -5,7 +5,9 @@ mod sim;
 use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, send, toeplitz, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
+use rocenic_model::qp::DEFAULT_QPS;
 use rocenic_model::rss::{classify, distribute, ContextView, Meta};
+use rocenic_model::rx::qp_slot;
 use rocenic_model::toeplitz::ToeplitzTable;
 use rocenic_model::tso::{Limits, Segmenter};
 use rocenic_model::wqe::{CompletionRing, Cqe, Queues, SendEngine, Step};
@@ -104,7 +106,7 @@ impl send::Unit for Model {
             .queues
             .iter()
             .any(|q| q.config.qp_type == rocenic_model::qp::QpKind::Raw);
-        let (mut engine, mut queues) = send_side(&job, raw)?;
+        let (mut engine, mut queues) = send_side(&job, raw, Order::Listed)?;
         for q in &job.queues {
             queues.doorbell(q.qpn, q.producer)?;
         }
@@ -135,11 +137,21 @@ impl send::Unit for Model {
     }
 }
 
+/// Which send queue the engine serves first, and next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// The job's order: `rocenic send`'s, whose RTL run writes the QPs into slots 0, 1, ...
+    Listed,
+    /// The QPs' slots, their QPN's low bits: the NIC's (`rocenic sim`), where the firmware
+    /// writes each QP into the slot its QPN names and the engine's round robin follows them.
+    Slots,
+}
+
 /// The send side of a send job: the engine with every region registered and every QP created,
-/// brought to RTS and given its send ring (in the job's order, the order of service); `tso`
-/// gives the engine the segmenter. It has raw-packet QPs (the RTL engine's lack of them is
-/// `--engine rtl`'s refusal of such a job). No doorbell is rung yet.
-fn send_side(job: &send::Job, tso: bool) -> Result<(SendEngine, Queues), Failure> {
+/// brought to RTS and given its send ring, in `order` (the order of service); `tso` gives the
+/// engine the segmenter. It has raw-packet QPs (the RTL engine's lack of them is `--engine
+/// rtl`'s refusal of such a job). No doorbell is rung yet.
+fn send_side(job: &send::Job, tso: bool, order: Order) -> Result<(SendEngine, Queues), Failure> {
     // The scenario was checked against these tables' limits; a refusal here is a bug.
     let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
     let mut engine: SendEngine = SendEngine::new(job.nic, job.profile);
@@ -161,7 +173,13 @@ fn send_side(job: &send::Job, tso: bool) -> Result<(SendEngine, Queues), Failure
             .qps
             .bring_up(q.qpn)
             .map_err(|e| bug("bring up", &e))?;
-        queues.attach(q.qpn, q.ring, 0)?;
+        match order {
+            Order::Listed => {
+                queues.attach(q.qpn, q.ring, 0)?;
+            }
+            // The scenario's check gave each QP a slot of its own.
+            Order::Slots => queues.attach_at(qp_slot(q.qpn, DEFAULT_QPS), q.qpn, q.ring, 0)?,
+        }
     }
     Ok((engine, queues))
 }

@@ -7,7 +7,8 @@
 //! mean what it says (an RC QP with no peer, a table naming no queue); what the NICs judge at
 //! run time (a buffer too short, a region that does not cover a buffer) runs and completes with
 //! its status. The first error is reported: both NICs' send tables (a, then b), then each NIC's
-//! receive tables (`[[wq]]`, the QPs' receive keys, `[[rss]]`, `[[rule]]`), then the peers.
+//! QP slots, then each NIC's receive tables (`[[wq]]`, the QPs' receive keys, `[[rss]]`,
+//! `[[rule]]`), then the peers.
 
 use super::scenario::{self, Scenario, Side, SIDES};
 use crate::rss::{check_cover, choose_key};
@@ -99,6 +100,9 @@ pub fn check(s: &Scenario) -> Result<[SidePlan; 2], ScenarioError> {
         send_check::plan(&s.sides[0].send, Flavor::Sim)?,
         send_check::plan(&s.sides[1].send, Flavor::Sim)?,
     ];
+    for side in &s.sides {
+        qp_slots(side)?;
+    }
     let mut receive: Vec<Receive> = Vec::new();
     for side in &s.sides {
         receive.push(receive_side(side)?);
@@ -130,13 +134,33 @@ pub fn check(s: &Scenario) -> Result<[SidePlan; 2], ScenarioError> {
 
 type Receive = (Vec<WqPlan>, Vec<Receiver>, Vec<ContextPlan>, Vec<Rule>);
 
+/// Each QP of a NIC in a slot of its own: the NIC keeps a QP, send and receive side, in the
+/// slot its QPN's low bits name, and serves the send queues in slot order.
+fn qp_slots(side: &Side) -> Result<(), ScenarioError> {
+    let mut slots: Vec<(usize, u32)> = Vec::new(); // (slot, qpn)
+    for at in &side.send.qp {
+        let qpn = at.item.qpn;
+        let slot = qp_slot(qpn, DEFAULT_QPS);
+        if let Some((_, holder)) = slots.iter().find(|(s, _)| *s == slot) {
+            return fail(
+                at,
+                format!(
+                    "key \"qpn\": 0x{qpn:x} and 0x{holder:x} share QP slot {slot} (QPN bits \
+                     5:0); the NIC keeps each QP in the slot those bits name"
+                ),
+            );
+        }
+        slots.push((slot, qpn));
+    }
+    Ok(())
+}
+
 /// One NIC's receive tables, in the order `[[wq]]`, the QPs' keys, `[[rss]]`, `[[rule]]`.
 fn receive_side(side: &Side) -> Result<Receive, ScenarioError> {
     let wqs = work_queues(&side.wq)?;
     let mut uses = vec![Use::Free; wqs.len()];
     let find = |w: u16| wqs.iter().position(|p| p.wq == w);
     let mut receivers: Vec<Receiver> = Vec::new();
-    let mut slots: Vec<(usize, u32)> = Vec::new(); // (slot, qpn)
     for (i, at) in side.send.qp.iter().enumerate() {
         let q = &at.item;
         let given: Vec<&str> = [
@@ -222,18 +246,6 @@ fn receive_side(side: &Side) -> Result<Receive, ScenarioError> {
             }
             (None, None, false) => continue,
         };
-        let slot = qp_slot(q.qpn, DEFAULT_QPS);
-        if let Some((_, holder)) = slots.iter().find(|(s, _)| *s == slot) {
-            return fail(
-                at,
-                format!(
-                    "key \"qpn\": 0x{:x} and 0x{holder:x} both receive and share receive slot \
-                     {slot} (QPN bits 5:0); the NIC finds a frame's QP by those bits",
-                    q.qpn
-                ),
-            );
-        }
-        slots.push((slot, q.qpn));
         receivers.push(Receiver {
             qpn: q.qpn,
             target,

@@ -519,7 +519,7 @@ fn scenario_errors_name_the_file_the_line_the_table_and_the_key() {
         (
             rss_qp,
             "rss = true\n\n[[nic.b.qp]]\nqpn = 0x70\ntype = \"ud\"\npd = 1\nrss = true\n",
-            "[[nic.b.qp]] #3: key \"qpn\": 0x70 and 0x30 both receive and share receive slot 48",
+            "[[nic.b.qp]] #3: key \"qpn\": 0x70 and 0x30 share QP slot 48",
         ),
         (
             rss_qp,

@@ -1,7 +1,8 @@
 //! `rocenic sim --engine rtl`: two co-simulated full cores run docs/examples/sim-core.toml and
 //! write what the model writes (the summary but its cycles, every completion, every frame each
-//! way); the comparison catches a deliberate difference; `--vcd` writes a VCD of core a; a
-//! scenario the core cannot run yet (a raw QP's request) is refused before any output.
+//! way); the comparison catches a deliberate difference; the model serves send queues in slot
+//! order, as the core does, whatever order the QPs are listed in; `--vcd` writes a VCD of core
+//! a; a scenario the core cannot run yet (a raw QP's request) is refused before any output.
 
 use crate::common::{fails_with, rocenic, stderr, stdout};
 use rocenic_model::wire::PcapReader;
@@ -102,6 +103,44 @@ fn the_cores_write_what_the_model_writes() {
     assert_ne!(model, rtl);
     std::fs::remove_dir_all(m).unwrap();
     std::fs::remove_dir_all(r).unwrap();
+}
+
+/// `text` with its first `[[nic.a.qp]]` table moved after the last (a table runs to the
+/// next line that opens one).
+fn first_qp_last(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let opens = |l: &&str| l.starts_with('[');
+    let qps: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with("[[nic.a.qp]]"))
+        .collect();
+    let end = |i: usize| (i + 1..lines.len()).find(|&j| opens(&lines[j])).unwrap();
+    let (first, last) = (qps[0], *qps.last().unwrap());
+    let moved = &lines[first..end(first)];
+    let mut out: Vec<&str> = lines[..first].to_vec();
+    out.extend(&lines[end(first)..end(last)]);
+    out.extend(moved);
+    out.extend(&lines[end(last)..]);
+    out.join("\n") + "\n"
+}
+
+/// The order of service is the QP slots', whatever order the tables list the QPs in: the
+/// model writes the same files with a's first QP listed last (the core, whose firmware writes
+/// each QP into its QPN's slot, cannot see the listing order in its service at all).
+#[test]
+fn the_model_serves_in_slot_order() {
+    let scenario = here("../docs/examples/sim-core.toml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    let moved = first_qp_last(&text);
+    assert_ne!(moved, text);
+    let reordered = temp("reordered.toml");
+    std::fs::write(&reordered, &moved).unwrap();
+    let (m, r) = (temp("listed"), temp("moved"));
+    let (listed, moved) = (run(&scenario, &m, &[]), run(&reordered, &r, &[]));
+    assert_eq!(outputs(&listed, &m), outputs(&moved, &r));
+    for p in [m, r] {
+        std::fs::remove_dir_all(p).unwrap();
+    }
+    std::fs::remove_file(reordered).unwrap();
 }
 
 #[test]

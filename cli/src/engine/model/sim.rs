@@ -8,7 +8,7 @@
 //! idle, the wire empty, nothing to flush and nothing for the host, or fails when it has not
 //! within the job's bound.
 
-use super::{send_side, Model};
+use super::{send_side, Model, Order};
 use crate::sim::{self, Doorbell, Host, Report, SideJob};
 use crate::Failure;
 use rocenic_model::nic::NicModel;
@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 /// A NIC of the model, programmed as a side of the job says.
 fn nic(side: &SideJob) -> Result<NicModel, Failure> {
     let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
-    let (send, queues) = send_side(&side.send, true)?;
+    let (send, queues) = send_side(&side.send, true, Order::Slots)?;
     let mut nic: NicModel = NicModel::new(send, queues);
     for q in &side.wqs {
         nic.rx
