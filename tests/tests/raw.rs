@@ -9,7 +9,8 @@
 //! on the wire unchanged (padded to 60 bytes). Then the refusals: before the device (opcodes,
 //! destinations, flows of the wrong QP or action), by the sender's engine (MSS 0, a template
 //! that is not TCP, a frame too long or too short: the QP to ERR, nothing on the wire) and by
-//! the receiver (a buffer too short: the raw queue to ERR alone). On a device without raw
+//! the receiver (a buffer too short: the raw queue to ERR alone). A raw QP in ERR, moved by
+//! software or by a failed request, has its posted receives flushed. On a device without raw
 //! packet QPs each test checks the typed refusal instead.
 
 use rand::{Rng, RngCore};
@@ -26,7 +27,12 @@ use rocenic_tests::{
     Backend, TcpFlow,
 };
 
-on_every_backend!(raw_tso_lands_whole, raw_send_lands_whole, raw_refusals);
+on_every_backend!(
+    raw_tso_lands_whole,
+    raw_send_lands_whole,
+    raw_refusals,
+    raw_err_flushes_its_queue
+);
 
 /// The TCP port b's flow steers to its raw QP.
 const PORT: u16 = 5001;
@@ -547,6 +553,53 @@ fn raw_refusals<B: Backend>(backend: &mut B) {
     assert_eq!(qb.state(), QpState::Rts, "a raw queue fails alone");
     let mut frames = backend.sent_by_a();
     assert_eq!(frames.pop(), Some(frame));
+}
+
+/// A raw QP's own queue follows the QP into ERR, as verbs flushes a QP's receive queue: moved
+/// there by software, and by a request that failed (once its completion is polled: the
+/// receive path holds no receive context for a raw QP, so the driver moves the queue).
+fn raw_err_flushes_its_queue<B: Backend>(backend: &mut B) {
+    let (a, b) = open(backend);
+    if !has_raw(&a) {
+        return;
+    }
+    let pd = a.alloc_pd().unwrap();
+    let cq = a.create_cq(16).unwrap();
+    let buf = a.alloc_buffer(8 * 256).unwrap();
+    let mr = pd.reg_mr(&buf, AccessFlags::LOCAL_WRITE).unwrap();
+    let recv_ids = |c: &[rocenic_host_driver::verbs::Completion]| -> Vec<(u64, WcStatus)> {
+        c.iter().map(|c| (c.wr_id(), c.status())).collect()
+    };
+
+    // By software: RTS to ERR flushes the three posted receives, in order.
+    let mut q = raw_qp(&pd, &cq, 4);
+    post_slots(&mut q, &mr, 3, 256, 10);
+    quiet(&cq, 64, &[&a, &b]);
+    q.modify(QpAttr::Err).unwrap();
+    assert_eq!(
+        recv_ids(&wait(&cq, 3, &[&a, &b])),
+        [10, 11, 12].map(|i| (i, WcStatus::WrFlushErr))
+    );
+    drop(q);
+
+    // By a failed request: an Ethernet header's frame from a region it lies outside of.
+    let mut q = raw_qp(&pd, &cq, 4);
+    post_slots(&mut q, &mr, 2, 256, 20);
+    let outside = rocenic_host_driver::verbs::Sge {
+        addr: mr.sge(0, 1).unwrap().addr + 8 * 256,
+        length: 64,
+        lkey: mr.lkey(),
+    };
+    q.post_send(&SendWr::new(7, SendOp::Send, Data::Sgl(&[outside])).signaled())
+        .unwrap();
+    let got = wait(&cq, 1, &[&a, &b]);
+    assert_eq!(recv_ids(&got), [(7, WcStatus::LocProtErr)]);
+    assert_eq!(q.state(), QpState::Err);
+    assert_eq!(
+        recv_ids(&wait(&cq, 2, &[&a, &b])),
+        [(20, WcStatus::WrFlushErr), (21, WcStatus::WrFlushErr)]
+    );
+    assert!(backend.sent_by_a().is_empty(), "nothing sent");
 }
 
 /// The model backend without raw packet QPs, as the RTL engine is today: `query_device` says

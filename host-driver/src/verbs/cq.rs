@@ -243,6 +243,8 @@ impl<D: Device> Inner<D> {
     /// to the first whose queue is full, and reports the new consumer index to the engine.
     pub(super) fn drain(&mut self) -> Result<(), Error> {
         let start = self.hw_cq.consumer;
+        // QPs a failed request moved to ERR, whose raw queue follows them there.
+        let mut failed: Vec<u32> = Vec::new();
         loop {
             let i = self.hw_cq.consumer;
             let at = self.hw_cq.base + u64::from(self.hw_cq.ring.slot(i)) * CQE_BYTES as u64;
@@ -268,6 +270,9 @@ impl<D: Device> Inner<D> {
                         break;
                     }
                     qp.completed(&cqe);
+                    if !cqe.status.is_success() {
+                        failed.push(cqe.qpn);
+                    }
                     cq.entries.push_back(Completion::from_cqe(&cqe));
                 }
             }
@@ -275,6 +280,9 @@ impl<D: Device> Inner<D> {
         }
         if self.hw_cq.consumer != start {
             self.fw.release_completions(self.hw_cq.consumer)?;
+        }
+        for qpn in failed {
+            self.flush_raw_queue(qpn)?;
         }
         self.drain_recv()
     }

@@ -21,7 +21,8 @@
 //! it and empties its own queue; a QP in ERR has its own queue flushed by the receive path.
 //! A raw packet QP's own queue is a raw work queue that only its flows
 //! ([`QueuePair::create_flow`]) fill: it is made READY with no receive context attached, fails
-//! alone, and is not flushed by the QP's ERR (docs/host-driver.md, "Raw packet QPs").
+//! alone; the driver moves it to ERR with the QP (a modify, or a failed request's completion),
+//! so that the receive path flushes it (docs/host-driver.md, "Raw packet QPs").
 
 use super::attr::{InitAttr, QpAttr, QpInitAttr, QpType, RtrAttr};
 use super::context::{Context, Inner};
@@ -537,9 +538,24 @@ impl<D: Device> Inner<D> {
                 if self.qps[&qpn].in_engine {
                     self.engine_modify(qpn, to)?;
                 }
+                self.flush_raw_queue(qpn)?;
             }
         }
         self.qps.get_mut(&qpn).expect("a live QP").state = to;
+        Ok(())
+    }
+
+    /// A raw packet QP in ERR: its own queue to ERR too, so the receive path flushes its
+    /// posted receives (`WR_FLUSH_ERR`) as verbs flushes a QP's receive queue. The receive
+    /// path holds no receive context for a raw QP, so it cannot see the QP's state itself.
+    pub(super) fn flush_raw_queue(&mut self, qpn: u32) -> Result<(), Error> {
+        let q = &self.qps[&qpn];
+        let Some(w) = q.recv.filter(|_| q.qp_type == QpType::RawPacket) else {
+            return Ok(());
+        };
+        if self.rx()?.wqs[&w].state == WqState::Ready {
+            self.modify_wq(w, WqState::Err)?;
+        }
         Ok(())
     }
 
