@@ -1,0 +1,8 @@
+//! The reliable connection transport's rules (docs/rc.md; facts in docs/reference.md §7): the
+//! Acknowledge frame, the responder's per-QP state and the requester's per-QP state. Each is a
+//! pure state machine over fixed tables: packets and clock readings in, what to send and what
+//! completes out. The send and receive engines hold one per RC QP.
+
+pub mod ack;
+
+pub use ack::{emit_ack, parse_ack, Ack};
