@@ -4,5 +4,7 @@
 //! completes out. The send and receive engines hold one per RC QP.
 
 pub mod ack;
+pub mod responder;
 
 pub use ack::{emit_ack, parse_ack, Ack};
+pub use responder::{Executed, PsnClass, Reply, Request, Responder, ResponderConfig, Verdict};
