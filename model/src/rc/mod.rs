@@ -4,7 +4,14 @@
 //! completes out. The send and receive engines hold one per RC QP.
 
 pub mod ack;
+pub mod requester;
 pub mod responder;
+pub mod timer;
 
 pub use ack::{emit_ack, parse_ack, Ack};
+pub use requester::{
+    AckOutcome, Completion, Counters, Packet, PostError, Requester, RequesterConfig, TickOutcome,
+    DEFAULT_WRS, RNR_RETRY_FOREVER,
+};
 pub use responder::{Executed, PsnClass, Reply, Request, Responder, ResponderConfig, Verdict};
+pub use timer::{Scale, RNR_DELAY_US};
