@@ -322,6 +322,10 @@ mod tests {
         assert_eq!(sent(&v), Some((10, ACK, 1)));
         let v = r.request(req(11, false, false), || Executed::Done);
         assert_eq!(sent(&v), None);
+        // 0 would never acknowledge: taken as 1, every packet.
+        let mut r = responder(0, 0);
+        let v = r.request(req(0, false, false), || Executed::Done);
+        assert_eq!(sent(&v), Some((0, ACK, 0)));
     }
 
     #[test]
