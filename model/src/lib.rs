@@ -17,6 +17,7 @@ pub mod entropy;
 pub mod golden;
 pub mod nic;
 pub mod qp;
+pub mod rc;
 pub mod regmap;
 pub mod rss;
 pub mod rx;

@@ -404,6 +404,12 @@ fn bad_values_of_the_other_segments() {
             (2, "loc_qp_op_err"),
             (4, "loc_prot_err"),
             (5, "wr_flush_err"),
+            (7, "bad_resp_err"),
+            (9, "rem_inv_req_err"),
+            (10, "rem_access_err"),
+            (11, "rem_op_err"),
+            (12, "retry_exc_err"),
+            (13, "rnr_retry_exc_err"),
             (21, "general_err")
         ]
     );

@@ -253,6 +253,12 @@ package wqe_fmt_pkg;
     localparam logic [4:0] STATUS_LOC_QP_OP_ERR = 5'h02;
     localparam logic [4:0] STATUS_LOC_PROT_ERR = 5'h04;
     localparam logic [4:0] STATUS_WR_FLUSH_ERR = 5'h05;
+    localparam logic [4:0] STATUS_BAD_RESP_ERR = 5'h07;
+    localparam logic [4:0] STATUS_REM_INV_REQ_ERR = 5'h09;
+    localparam logic [4:0] STATUS_REM_ACCESS_ERR = 5'h0a;
+    localparam logic [4:0] STATUS_REM_OP_ERR = 5'h0b;
+    localparam logic [4:0] STATUS_RETRY_EXC_ERR = 5'h0c;
+    localparam logic [4:0] STATUS_RNR_RETRY_EXC_ERR = 5'h0d;
     localparam logic [4:0] STATUS_GENERAL_ERR = 5'h15;
 
     // QP states (ibv_qp_state).

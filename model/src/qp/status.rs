@@ -23,6 +23,21 @@ pub enum Status {
     LocProtErr = 4,
     /// Flushed: the QP was in the error state when the request was (or had been) posted.
     WrFlushErr = 5,
+    /// Bad response: the responder answered with something this requester cannot use (an
+    /// opcode it did not ask for, an RD-only NAK).
+    BadRespErr = 7,
+    /// Remote invalid request: the responder NAKed the request as invalid (an opcode out of
+    /// sequence, a length that does not fit, an unsupported operation).
+    RemInvReqErr = 9,
+    /// Remote access error: the responder NAKed the R_Key, PD, rights or bounds.
+    RemAccessErr = 10,
+    /// Remote operational error: the responder could not carry out a valid request.
+    RemOpErr = 11,
+    /// Transport retry counter exceeded: `retry_cnt` resends after timeouts or sequence NAKs
+    /// brought no acknowledgement.
+    RetryExcErr = 12,
+    /// RNR retry counter exceeded: the responder answered `rnr_retry` resends with RNR NAKs.
+    RnrRetryExcErr = 13,
     /// Any other failure.
     GeneralErr = 21,
 }
@@ -33,12 +48,18 @@ pub struct UnknownStatus;
 
 impl Status {
     /// Every status, in code order.
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 12] = [
         Status::Success,
         Status::LocLenErr,
         Status::LocQpOpErr,
         Status::LocProtErr,
         Status::WrFlushErr,
+        Status::BadRespErr,
+        Status::RemInvReqErr,
+        Status::RemAccessErr,
+        Status::RemOpErr,
+        Status::RetryExcErr,
+        Status::RnrRetryExcErr,
         Status::GeneralErr,
     ];
 
@@ -58,6 +79,12 @@ impl Status {
             2 => Some(Status::LocQpOpErr),
             4 => Some(Status::LocProtErr),
             5 => Some(Status::WrFlushErr),
+            7 => Some(Status::BadRespErr),
+            9 => Some(Status::RemInvReqErr),
+            10 => Some(Status::RemAccessErr),
+            11 => Some(Status::RemOpErr),
+            12 => Some(Status::RetryExcErr),
+            13 => Some(Status::RnrRetryExcErr),
             21 => Some(Status::GeneralErr),
             _ => None,
         }
@@ -71,6 +98,12 @@ impl Status {
             Status::LocQpOpErr => "loc_qp_op_err",
             Status::LocProtErr => "loc_prot_err",
             Status::WrFlushErr => "wr_flush_err",
+            Status::BadRespErr => "bad_resp_err",
+            Status::RemInvReqErr => "rem_inv_req_err",
+            Status::RemAccessErr => "rem_access_err",
+            Status::RemOpErr => "rem_op_err",
+            Status::RetryExcErr => "retry_exc_err",
+            Status::RnrRetryExcErr => "rnr_retry_exc_err",
             Status::GeneralErr => "general_err",
         }
     }
@@ -119,6 +152,12 @@ mod tests {
         // rdma-core verbs.h numbering.
         assert_eq!(Status::LocProtErr.code(), 4);
         assert_eq!(Status::WrFlushErr.code(), 5);
+        assert_eq!(Status::BadRespErr.code(), 7);
+        assert_eq!(Status::RemInvReqErr.code(), 9);
+        assert_eq!(Status::RemAccessErr.code(), 10);
+        assert_eq!(Status::RemOpErr.code(), 11);
+        assert_eq!(Status::RetryExcErr.code(), 12);
+        assert_eq!(Status::RnrRetryExcErr.code(), 13);
         assert_eq!(Status::GeneralErr.code(), 21);
     }
 }

@@ -194,7 +194,7 @@ proptest! {
             [256, 512, 1024, 2048, 4096].contains(&bytes)
         );
         prop_assert_eq!(QpState::from_code(code).map(QpState::code), [0, 1, 2, 3, 6].contains(&code).then_some(code));
-        prop_assert_eq!(Status::from_code(code).map(Status::code), [0, 1, 2, 4, 5, 21].contains(&code).then_some(code));
+        prop_assert_eq!(Status::from_code(code).map(Status::code), [0, 1, 2, 4, 5, 7, 9, 10, 11, 12, 13, 21].contains(&code).then_some(code));
     }
 }
 

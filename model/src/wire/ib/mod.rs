@@ -1,5 +1,5 @@
 //! InfiniBand headers: LRH and GRH (native link, pcap link type 247) and the transport headers
-//! BTH, DETH, RETH and ImmDt that RoCEv2 carries over UDP.
+//! BTH, DETH, RETH, AETH and ImmDt that RoCEv2 carries over UDP.
 //!
 //! Layouts (bit 7 is the most significant bit of a byte):
 //!
@@ -12,6 +12,7 @@
 //! * DETH, 8 bytes: Q_Key (32) | resv (8) | SrcQP (24).
 //! * ImmDt, 4 bytes: immediate data (32).
 //! * RETH, 16 bytes: virtual address (64) | R_Key (32) | DMA length (32).
+//! * AETH, 4 bytes: syndrome (8) | MSN (24).
 //!
 //! One file per header; this module re-exports them so every item is `wire::ib::X`.
 
@@ -58,6 +59,7 @@ macro_rules! view_common {
     };
 }
 
+mod aeth;
 mod bth;
 mod deth;
 mod grh;
@@ -66,6 +68,7 @@ mod lrh;
 pub mod opcode;
 mod reth;
 
+pub use aeth::{Aeth, AethRepr, NakCode, Syndrome, AETH_LEN, CREDITS_UNLIMITED};
 pub use bth::{Bth, BthRepr, BTH_LEN};
 pub use deth::{Deth, DethRepr, DETH_LEN};
 pub use grh::{Gid, Grh, GrhRepr, GRH_LEN};

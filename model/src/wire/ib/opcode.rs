@@ -25,7 +25,17 @@ pub const RC_RDMA_WRITE_LAST_WITH_IMM: u8 = 0x09;
 pub const RC_RDMA_WRITE_ONLY: u8 = 0x0A;
 /// RC RDMA WRITE Only with Immediate (RETH, then ImmDt).
 pub const RC_RDMA_WRITE_ONLY_WITH_IMM: u8 = 0x0B;
-/// RC Acknowledge.
+/// RC RDMA READ Request (carries the RETH; no payload).
+pub const RC_RDMA_READ_REQUEST: u8 = 0x0C;
+/// RC RDMA READ Response First (carries the AETH).
+pub const RC_RDMA_READ_RESPONSE_FIRST: u8 = 0x0D;
+/// RC RDMA READ Response Middle (no AETH).
+pub const RC_RDMA_READ_RESPONSE_MIDDLE: u8 = 0x0E;
+/// RC RDMA READ Response Last (carries the AETH).
+pub const RC_RDMA_READ_RESPONSE_LAST: u8 = 0x0F;
+/// RC RDMA READ Response Only (carries the AETH).
+pub const RC_RDMA_READ_RESPONSE_ONLY: u8 = 0x10;
+/// RC Acknowledge: BTH and AETH, nothing else.
 pub const RC_ACK: u8 = 0x11;
 /// UD SEND Only.
 pub const UD_SEND_ONLY: u8 = 0x64;
@@ -81,6 +91,18 @@ pub const fn has_immdt(op: u8) -> bool {
     }
 }
 
+/// True when an AETH follows the BTH: the RC Acknowledge, Atomic Acknowledge and the READ
+/// responses First, Last and Only (a Middle carries none). RD and XRC share the RC numbers.
+pub const fn has_aeth(op: u8) -> bool {
+    let low = op & 0x1F;
+    match transport(op) {
+        TRANSPORT_RC | TRANSPORT_RD | TRANSPORT_XRC => {
+            matches!(low, 0x0D | 0x0F | 0x10 | 0x11 | 0x12)
+        }
+        _ => false,
+    }
+}
+
 /// True for the SEND opcodes (First, Middle, Last, Only, with or without Immediate) of RC,
 /// UC, RD and XRC, and the UD SEND Only opcodes.
 pub const fn is_send(op: u8) -> bool {
@@ -107,6 +129,11 @@ pub const fn name(op: u8) -> Option<&'static str> {
         RC_RDMA_WRITE_LAST_WITH_IMM => "RC_RDMA_WRITE_LAST_WITH_IMM",
         RC_RDMA_WRITE_ONLY => "RC_RDMA_WRITE_ONLY",
         RC_RDMA_WRITE_ONLY_WITH_IMM => "RC_RDMA_WRITE_ONLY_WITH_IMM",
+        RC_RDMA_READ_REQUEST => "RC_RDMA_READ_REQUEST",
+        RC_RDMA_READ_RESPONSE_FIRST => "RC_RDMA_READ_RESPONSE_FIRST",
+        RC_RDMA_READ_RESPONSE_MIDDLE => "RC_RDMA_READ_RESPONSE_MIDDLE",
+        RC_RDMA_READ_RESPONSE_LAST => "RC_RDMA_READ_RESPONSE_LAST",
+        RC_RDMA_READ_RESPONSE_ONLY => "RC_RDMA_READ_RESPONSE_ONLY",
         RC_ACK => "RC_ACK",
         UD_SEND_ONLY => "UD_SEND_ONLY",
         UD_SEND_ONLY_WITH_IMM => "UD_SEND_ONLY_WITH_IMM",
@@ -139,5 +166,15 @@ mod tests {
         }
         assert!(is_send(RC_SEND_MIDDLE) && is_send(UD_SEND_ONLY) && !is_send(RC_ACK));
         assert_eq!(name(UD_SEND_ONLY), Some("UD_SEND_ONLY"));
+        assert_eq!(
+            name(RC_RDMA_READ_RESPONSE_ONLY),
+            Some("RC_RDMA_READ_RESPONSE_ONLY")
+        );
+        for op in [0x0D, 0x0F, 0x10, 0x11, 0x12, 0xB1] {
+            assert!(has_aeth(op), "{op:#x}");
+        }
+        for op in [0x0C, 0x0E, 0x13, 0x31, 0x71, 0x04] {
+            assert!(!has_aeth(op), "{op:#x}");
+        }
     }
 }

@@ -1,0 +1,17 @@
+//! The reliable connection transport's rules (docs/rc.md; facts in docs/reference.md §7): the
+//! Acknowledge frame, the responder's per-QP state and the requester's per-QP state. Each is a
+//! pure state machine over fixed tables: packets and clock readings in, what to send and what
+//! completes out. The send and receive engines hold one per RC QP.
+
+pub mod ack;
+pub mod requester;
+pub mod responder;
+pub mod timer;
+
+pub use ack::{emit_ack, parse_ack, Ack};
+pub use requester::{
+    AckOutcome, Completion, Counters, Packet, PostError, Requester, RequesterConfig, TickOutcome,
+    DEFAULT_WRS, RNR_RETRY_FOREVER,
+};
+pub use responder::{Executed, PsnClass, Reply, Request, Responder, ResponderConfig, Verdict};
+pub use timer::{Scale, RNR_DELAY_US};
