@@ -125,7 +125,10 @@ fn packet(rng: &mut SmallRng, v6: bool, vlan: bool, op: (u8, Ext), len: usize) -
 fn raw_packet(rng: &mut SmallRng, len: usize) -> Packet {
     let frame: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
     let (v6, vlan) = (rng.gen(), rng.gen());
-    let (route, op) = (random_route(rng, v6, vlan), (rng.gen(), (rng.gen(), rng.gen(), rng.gen())));
+    let (route, op) = (
+        random_route(rng, v6, vlan),
+        (rng.gen(), (rng.gen(), rng.gen(), rng.gen())),
+    );
     Packet::raw(route, random_transport(rng, op.0, op.1), frame)
 }
 
@@ -417,8 +420,8 @@ fn full_rate_short() {
 /// Raw frames of every length from 14 to 80 bytes and from 4,200 to 4,218, between RoCE packets
 /// (so that a raw descriptor meets a header being sent and the other way round), under gaps and
 /// back-pressure; then raw frames alone at full rate: a raw frame's header work is one beat, so
-/// from 64 bytes (eight beats, longer than the header side's preparation) they follow each other
-/// without a gap.
+/// from 60 bytes (eight beats, as long as the header side's preparation) they follow each other
+/// without a gap; the shorter ones are measured.
 #[test]
 fn raw_frames() {
     let name = "wqe_frame_raw";
@@ -445,7 +448,11 @@ fn raw_frames() {
         seed,
     };
     check(name, &packets, traffic, seed);
-    for (what, lens) in [("60..=64", 60..=64), ("64..=1500", 64..=1500)] {
+    for (what, lens) in [
+        ("14..=59", 14..=59),
+        ("60..=64", 60..=64),
+        ("64..=1500", 64..=1500),
+    ] {
         let raws: Vec<Packet> = (0..200)
             .map(|_| {
                 let len = rng.gen_range(lens.clone());
@@ -461,9 +468,12 @@ fn raw_frames() {
             out.out_span,
             out.beats_per_cycle()
         );
-        assert_eq!(
-            out.out_span, out.out_beats,
-            "{name}: idle cycles at full rate ({what} bytes)"
-        );
+        // The shortest, two to eight beats, go faster than their descriptors can be prepared.
+        if *lens.start() >= 60 {
+            assert_eq!(
+                out.out_span, out.out_beats,
+                "{name}: idle cycles at full rate ({what} bytes)"
+            );
+        }
     }
 }

@@ -203,7 +203,13 @@ pub const MAP: &[Register] = &[
         1,
         Access::Ro,
         "the parameters the block was built with",
-        &[caps::QPS, caps::MRS, caps::MAX_SGE, caps::DATA_BYTES, caps::RAW],
+        &[
+            caps::QPS,
+            caps::MRS,
+            caps::MAX_SGE,
+            caps::DATA_BYTES,
+            caps::RAW,
+        ],
     ),
     reg(
         0x008,

@@ -348,7 +348,12 @@ pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
 pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
     let f = |p: f64| (p * faults).min(1.0);
     let opcode = if r.gen_bool(f(0.2)) {
-        [Opcode::SendImm, Opcode::RdmaWrite, Opcode::RdmaWriteImm, Opcode::Tso][r.gen_range(0..4)]
+        [
+            Opcode::SendImm,
+            Opcode::RdmaWrite,
+            Opcode::RdmaWriteImm,
+            Opcode::Tso,
+        ][r.gen_range(0..4)]
     } else {
         Opcode::Send
     };
@@ -374,7 +379,11 @@ pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> V
     let sges: Vec<DataSegment> = cuts
         .windows(2)
         .map(|w| {
-            let m = if r.gen_bool(f(0.1)) { r.gen_range(0..3) } else { 0 };
+            let m = if r.gen_bool(f(0.1)) {
+                r.gen_range(0..3)
+            } else {
+                0
+            };
             let (lkey, base, rlen, _) = MRS[m];
             let length = (w[1] - w[0]) as u32;
             let off = r.gen_range(0..rlen - u64::from(length).min(rlen - 1));
