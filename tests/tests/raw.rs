@@ -584,7 +584,7 @@ fn raw_refusals<B: Backend>(backend: &mut B) {
     assert_eq!(frames.pop(), Some(frame));
 }
 
-/// The model backend without raw packet QPs, as the RTL engine is today: `query_device` says
+/// The model backend without raw packet QPs, as an engine without `CAPS.RAW`: `query_device` says
 /// so, and creating one is `EOPNOTSUPP` before the device (the model's own copy of what every
 /// generic test above checks on a backend without them).
 #[test]

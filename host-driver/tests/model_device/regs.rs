@@ -370,8 +370,9 @@ fn ud_frame() -> Vec<u8> {
 }
 
 /// A raw packet QP's `QP_WRITE` (`RAW`, MTU code 0): taken by the model backend, a raw QP in
-/// the slot; refused with `CMD_ERROR` by `without_raw()` (as the RTL engine refuses MTU code 0),
-/// and by any device for `RAW` with `UD` or with an MTU code, which no QP is written with.
+/// the slot; refused with `CMD_ERROR` by `without_raw()` (as an engine without raw QPs refuses
+/// MTU code 0), and by any device for `RAW` with `UD` or with an MTU code, which no QP is
+/// written with.
 #[test]
 fn raw_qps_at_the_registers() {
     let ring = ring();

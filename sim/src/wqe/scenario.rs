@@ -1,8 +1,8 @@
 //! Scenarios for the WQE engine's benches: four QPs (RC IPv4 MTU 256, RC IPv6 with VLAN MTU
 //! 1024, UD MTU 512, RC IPv6 MTU 4096) in two PDs and a raw-packet QP, three memory regions
 //! (one running past the memory behind it), and random WQEs of every kind, valid and not,
-//! written into their send rings. The data path's and the whole engine's tests run the same scenarios against the
-//! model's `Queues`.
+//! written into their send rings. The data path's and the whole engine's tests run the same
+//! scenarios against the model's `Queues`.
 
 use super::dp::{nic, Queue, Run};
 use rand::rngs::SmallRng;
