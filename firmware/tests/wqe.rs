@@ -21,8 +21,11 @@ const BUSY: u32 = 1;
 const CMD_ERROR: u32 = 2;
 
 fn fake(qps: u32, mrs: u32) -> FakeBus {
-    let caps =
-        caps::QPS.put(qps) | caps::MRS.put(mrs) | caps::MAX_SGE.put(16) | caps::DATA_BYTES.put(8);
+    let caps = caps::QPS.put(qps)
+        | caps::MRS.put(mrs)
+        | caps::MAX_SGE.put(16)
+        | caps::DATA_BYTES.put(8)
+        | caps::RAW.put(1);
     let mut f = FakeBus::new(regs::ID_VALUE, caps);
     f.values.insert(regs::STATUS, IDLE);
     f
@@ -128,7 +131,8 @@ fn open_checks_the_block() {
             qps: 256,
             mrs: 64,
             max_sge: 16,
-            data_bytes: 8
+            data_bytes: 8,
+            raw: true,
         }
     );
     assert_eq!(e.qp_slots(), 256);

@@ -65,8 +65,10 @@ pub struct DeviceInfo {
     /// The send engine segments TSO work requests, within these limits (`None`: it refuses
     /// them; the RTL engine has no TSO yet).
     pub tso: Option<TsoLimits>,
-    /// The send engine has raw-packet QPs (`IBV_QPT_RAW_PACKET`); the RTL engine has none
-    /// yet, and refuses one as its `QP_WRITE` refuses a path MTU code of 0.
+    /// The send engine has raw-packet QPs (`IBV_QPT_RAW_PACKET`): what the device says, which
+    /// `Context::open` replaces by the engine's `CAPS.RAW` as the firmware reads it (the RTL
+    /// engine and the model have them; an engine without them refuses one as its `QP_WRITE`
+    /// refuses a path MTU code of 0).
     pub raw: bool,
 }
 

@@ -10,9 +10,9 @@
 // (nic_dma: source 0 the engine, source 1 the receive path), the MAC's two 64-bit streams at
 // the edge.
 //
-//   tx   the engine's RoCEv2 frames, straight to the MAC. TSO goes inside the engine's data
-//        path (docs/wqe.md, "TSO in the RTL engine"), so this stays one stream; until then the
-//        engine refuses raw QPs (their QP_WRITE), as it does alone.
+//   tx   the engine's frames (RoCEv2, and raw QPs' frames as the host built them), straight
+//        to the MAC. TSO goes inside the engine's data path (docs/wqe.md, "TSO in the RTL
+//        engine"), so this stays one stream.
 //   rx   the MAC's frames through rss_pipeline, which hashes and steers them and gives its
 //        verdict with each last beat, into rx_path, port to port.
 //

@@ -34,6 +34,7 @@ package wqe_dp_pkg;
         logic [47:0]  smac;
         logic [127:0] src_ip;      // IPv4 in [31:0], first octet in [31:24]
         logic [127:0] dst_ip;
+        logic         raw;         // a raw-packet QP (ud 0, mtu 0): a SEND is one whole frame
     } ctx_t;
 
     // One WQE to run: which QP slot, where its WQE lies, the slot stride, the context.

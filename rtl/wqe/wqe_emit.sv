@@ -10,8 +10,8 @@
 //   - a WQE that failed its checks completes with that status and moves the QP to ERR;
 //   - otherwise each packet waits until all its pieces are in the packet buffer; a piece whose
 //     read faulted drops that packet and the rest (general_err, QP to ERR); else the packet
-//     takes the QP's next PSN, its descriptor goes to the frame builder and its payload follows
-//     through wqe_concat. A signaled WQE then completes with success.
+//     takes the QP's next PSN (a raw QP's frame none), its descriptor goes to the frame builder
+//     and its payload follows through wqe_concat. A signaled WQE then completes with success.
 // Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
 // next WQE of that QP even if it was planned already.
 module wqe_emit
@@ -181,6 +181,7 @@ module wqe_emit
         m_desc.imm_en      = last && has_imm;
         m_desc.imm         = w_q.imm;
         m_desc.payload_len = pkt_len_q;
+        m_desc.raw         = w_q.ctx.raw;   // the payload is the whole frame: no headers
     end
 
     assign s_commit_ready = state_q == S_IDLE;
@@ -190,7 +191,9 @@ module wqe_emit
     // Whether a packet's pieces are all in (and whether one faulted) is registered in S_PKT and
     // acted on in S_PKT2: the tag compare fans out to the whole commit decision.
     logic pkt_in_q, pkt_fault_q;
-    assign psn_take_valid = state_q == S_PKT2 && pkt_in_q && !drop_q && !pkt_fault_q;
+    // A raw QP's frame takes no PSN (its S_PSN just passes).
+    assign psn_take_valid = state_q == S_PKT2 && pkt_in_q && !drop_q && !pkt_fault_q
+                         && !w_q.ctx.raw;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
     always_comb begin

@@ -207,7 +207,8 @@ module wqe_engine #(
     );
 
     // ---- frames ----------------------------------------------------------------------------
-    logic        f_valid, f_ready, f_last, f_user;
+    logic        f_valid, f_ready, f_last;
+    logic [1:0]  f_user;
     logic [63:0] f_data;
     logic [7:0]  f_keep;
 
@@ -224,7 +225,7 @@ module wqe_engine #(
         .s_desc_reth_en(desc.reth_en), .s_desc_va(desc.va), .s_desc_rkey(desc.rkey),
         .s_desc_dma_len(desc.dma_len), .s_desc_deth_en(desc.deth_en), .s_desc_qkey(desc.qkey),
         .s_desc_src_qpn(desc.src_qpn), .s_desc_imm_en(desc.imm_en), .s_desc_imm(desc.imm),
-        .s_desc_payload_len(desc.payload_len),
+        .s_desc_payload_len(desc.payload_len), .s_desc_raw(desc.raw),
         .s_axis_tvalid(pay_valid), .s_axis_tready(pay_ready), .s_axis_tdata(pay_data),
         .s_axis_tkeep(pay_keep), .s_axis_tlast(pay_last),
         .m_axis_tvalid(f_valid), .m_axis_tready(f_ready), .m_axis_tdata(f_data),

@@ -19,9 +19,12 @@
 //              payload_len is 0. The payload's tlast, not the descriptor, ends a packet's
 //              input, so a stream that disagrees with its descriptor makes a wrong frame but
 //              does not put the two inputs out of step.
-//   m_axis_*   the frames: tkeep contiguous from lane 0, full but on tlast; tuser = the frame
-//              has an 802.1Q tag (the ICRC stage's cue for where the IP header starts), held on
-//              every beat of the frame.
+//   m_axis_*   the frames: tkeep contiguous from lane 0, full but on tlast; tuser[0] = the
+//              frame has an 802.1Q tag (the ICRC stage's cue for where the IP header starts),
+//              tuser[1] = a raw frame (the ICRC stage appends no ICRC), held on every beat.
+//
+// A raw descriptor (s_desc_raw, a raw-packet QP's frame) adds nothing: the payload, 14 to 4,218
+// bytes, goes out as it is, one beat per payload beat; the ICRC stage pads it to 60 bytes.
 //
 // Parts (one file each):
 //   wqe_frame_hdr     descriptor register, lengths, IPv4 checksum (wqe_frame_csum), the header
@@ -79,7 +82,8 @@ module wqe_frame
     input  wire [23:0]            s_desc_src_qpn,
     input  wire                   s_desc_imm_en,
     input  wire [31:0]            s_desc_imm,
-    input  wire [12:0]            s_desc_payload_len,  // 0..4096
+    input  wire [12:0]            s_desc_payload_len,  // 0..4096 (raw: 14..4218)
+    input  wire                   s_desc_raw,          // the payload is the whole frame
     // payload
     input  wire                   s_axis_tvalid,
     output logic                  s_axis_tready,
@@ -92,7 +96,8 @@ module wqe_frame
     output logic [DATA_W-1:0]     m_axis_tdata,
     output logic [DATA_BYTES-1:0] m_axis_tkeep,
     output logic                  m_axis_tlast,
-    output logic                  m_axis_tuser         // 802.1Q tag (IP header at byte 18)
+    output logic [1:0]            m_axis_tuser         // 0: 802.1Q tag (IP header at byte 18);
+                                                       // 1: a raw frame (no ICRC)
 );
 
     if (DATA_BYTES != 8) begin : g_bad_width
@@ -128,6 +133,7 @@ module wqe_frame
         desc.imm_en      = s_desc_imm_en;
         desc.imm         = s_desc_imm;
         desc.payload_len = s_desc_payload_len;
+        desc.raw         = s_desc_raw;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -153,10 +159,10 @@ module wqe_frame
 
     // ------------------------------------------------------------------------------------------
     // Header beats, through a register slice so that the header side sees a registered ready.
-    localparam int HB_W = 64 + 6;
+    localparam int HB_W = 64 + 7;
     wire        hg_valid, hg_ready;
     wire [63:0] hg_data;
-    wire        hg_merge, hg_s6, hg_pay, hg_tail, hg_keep6, hg_vlan;
+    wire        hg_merge, hg_s6, hg_pay, hg_tail, hg_keep6, hg_vlan, hg_raw;
 
     wqe_frame_hdr u_hdr (
         .clk    (clk),
@@ -172,12 +178,13 @@ module wqe_frame
         .m_pay  (hg_pay),
         .m_tail (hg_tail),
         .m_keep6(hg_keep6),
-        .m_vlan (hg_vlan)
+        .m_vlan (hg_vlan),
+        .m_raw  (hg_raw)
     );
 
     wire        h_valid, h_ready;
     wire [63:0] h_data;
-    wire        h_merge, h_s6, h_pay, h_tail, h_keep6, h_vlan;
+    wire        h_merge, h_s6, h_pay, h_tail, h_keep6, h_vlan, h_raw;
 
     skid_buffer #(
         .WIDTH(HB_W)
@@ -186,10 +193,10 @@ module wqe_frame
         .rst    (rst),
         .s_valid(hg_valid),
         .s_ready(hg_ready),
-        .s_data ({hg_data, hg_merge, hg_s6, hg_pay, hg_tail, hg_keep6, hg_vlan}),
+        .s_data ({hg_data, hg_merge, hg_s6, hg_pay, hg_tail, hg_keep6, hg_vlan, hg_raw}),
         .m_valid(h_valid),
         .m_ready(h_ready),
-        .m_data ({h_data, h_merge, h_s6, h_pay, h_tail, h_keep6, h_vlan})
+        .m_data ({h_data, h_merge, h_s6, h_pay, h_tail, h_keep6, h_vlan, h_raw})
     );
 
     // ------------------------------------------------------------------------------------------
@@ -197,7 +204,7 @@ module wqe_frame
     wire              o_valid, o_ready;
     wire [DATA_W-1:0] o_data;
     wire [7:0]        o_keep;
-    wire              o_last, o_user;
+    wire              o_last, o_user, o_raw;
 
     wqe_frame_align u_align (
         .clk    (clk),
@@ -211,6 +218,7 @@ module wqe_frame
         .h_tail (h_tail),
         .h_keep6(h_keep6),
         .h_vlan (h_vlan),
+        .h_raw  (h_raw),
         .i_valid(i_valid),
         .i_ready(i_ready),
         .i_data (i_data),
@@ -221,17 +229,18 @@ module wqe_frame
         .o_data (o_data),
         .o_keep (o_keep),
         .o_last (o_last),
-        .o_user (o_user)
+        .o_user (o_user),
+        .o_raw  (o_raw)
     );
 
     skid_buffer #(
-        .WIDTH(DATA_W + DATA_BYTES + 2)
+        .WIDTH(DATA_W + DATA_BYTES + 3)
     ) u_out_skid (
         .clk    (clk),
         .rst    (rst),
         .s_valid(o_valid),
         .s_ready(o_ready),
-        .s_data ({o_data, o_keep, o_last, o_user}),
+        .s_data ({o_data, o_keep, o_last, o_raw, o_user}),
         .m_valid(m_axis_tvalid),
         .m_ready(m_axis_tready),
         .m_data ({m_axis_tdata, m_axis_tkeep, m_axis_tlast, m_axis_tuser})

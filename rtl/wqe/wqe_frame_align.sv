@@ -13,6 +13,9 @@
 // make the pad (0 to 3 bytes) and the output's unused lanes. When the last payload beat has
 // more bytes than its output beat can take, one more output beat (the tail) carries the rest.
 //
+// A raw frame (h_raw) has a merge beat without header bytes: each output beat is one payload
+// beat as it is (the header side says no tail), so the frame leaves at the payload's pace.
+//
 // Phases: !pay_q, a header beat from h_* (the merge beat takes payload beat 0 as well);
 // pay_q, the beats after the merge beat, each taking one payload beat while cons_q, then the
 // tail if m_tail said so. The payload's tlast ends the input; the header side says how many
@@ -33,6 +36,7 @@ module wqe_frame_align (
     input  wire         h_tail,
     input  wire         h_keep6,
     input  wire         h_vlan,
+    input  wire         h_raw,     // a raw frame: this merge beat has no header bytes
     // payload beats
     input  wire         i_valid,
     output logic        i_ready,
@@ -45,12 +49,13 @@ module wqe_frame_align (
     output logic [63:0] o_data,
     output logic [7:0]  o_keep,
     output logic        o_last,
-    output logic        o_user     // the frame has an 802.1Q tag, on every beat
+    output logic        o_user,    // the frame has an 802.1Q tag, on every beat
+    output logic        o_raw      // a raw frame (no ICRC), on every beat
 );
 
     logic        pay_q;     // past the merge beat
     logic        cons_q;    // the beat takes a payload beat (else it is the tail)
-    logic        s6_q, tail_q, keep6_q, vlan_q;
+    logic        s6_q, tail_q, keep6_q, vlan_q, raw_q;
     logic [47:0] prev_q;    // lanes 2..7 of the last payload beat taken
 
     wire need_in = pay_q ? cons_q : h_merge && h_pay;
@@ -58,6 +63,7 @@ module wqe_frame_align (
     wire s6      = pay_q ? s6_q : h_s6;
     wire tail    = pay_q ? tail_q : h_tail;
     wire keep6   = pay_q ? keep6_q : h_keep6;
+    wire raw     = pay_q ? raw_q : h_raw;      // with h_merge: payload beats pass as they are
 
     assign o_valid = have && (!need_in || i_valid);
     assign h_ready = !pay_q && o_ready && (!need_in || i_valid);
@@ -67,8 +73,9 @@ module wqe_frame_align (
     // The packet's last beat: the merge beat of a packet without payload, or the beat taking the
     // last payload beat when there is no tail, or the tail.
     assign o_last = (pay_q || h_merge) && (!need_in || i_last && !tail);
-    assign o_keep = !o_last ? 8'hFF : keep6 ? 8'h3F : 8'h03;
+    assign o_keep = raw ? i_keep : !o_last ? 8'hFF : keep6 ? 8'h3F : 8'h03;
     assign o_user = pay_q ? vlan_q : h_vlan;
+    assign o_raw  = raw;
 
     logic [63:0] cur;       // the payload beat taken, zeros past its bytes (or none taken)
     always_comb begin
@@ -82,7 +89,9 @@ module wqe_frame_align (
     wire [63:0] prev = {prev_q, 16'h0000};
     always_comb begin
         for (int l = 0; l < 8; l++) begin
-            if (!pay_q && (!h_merge || l < (s6 ? 6 : 2))) begin
+            if (raw && (pay_q || h_merge)) begin
+                o_data[8*l +: 8] = cur[8*l +: 8];
+            end else if (!pay_q && (!h_merge || l < (s6 ? 6 : 2))) begin
                 o_data[8*l +: 8] = h_data[8*l +: 8];
             end else if (s6) begin
                 o_data[8*l +: 8] = l < 6 ? prev[8*(l + 2) +: 8] : cur[8*(l - 6) +: 8];
@@ -114,6 +123,7 @@ module wqe_frame_align (
             tail_q  <= h_tail;
             keep6_q <= h_keep6;
             vlan_q  <= h_vlan;
+            raw_q   <= h_raw;
         end
         if (adv && need_in) begin
             prev_q <= cur[63:16];

@@ -18,6 +18,8 @@
 //
 // The header is 2 mod 4 bytes long (Ethernet 14 or 18, the rest whole words), so the payload
 // starts at lane 2 or 6 of the merge beat (m_s6), and the header has at least 6 whole beats.
+// A raw descriptor (a raw-packet QP's frame) goes the same way, its lengths and checksum unused,
+// and has one beat, the merge beat, with m_raw: the aligner sends its payload as it is.
 module wqe_frame_hdr #(
     localparam int HDR_WORDS = wqe_frame_pkg::HDR_WORDS,   // header words held in H
     localparam int HDR_BEATS = wqe_frame_pkg::HDR_BEATS    // beats that can hold header bytes
@@ -37,7 +39,9 @@ module wqe_frame_hdr #(
     output logic        m_pay,    // the packet has payload bytes
     output logic        m_tail,   // its last payload beat spills into one more output beat
     output logic        m_keep6,  // the packet's last output beat has 6 bytes (else 2)
-    output logic        m_vlan    // the frame has an 802.1Q tag
+    output logic        m_vlan,   // the frame has an 802.1Q tag
+    output logic        m_raw     // a raw frame: one beat that carries no header (m_merge set),
+                                  // the payload is the frame as it is
 );
 
     // ------------------------------------------------------------------------------------------
@@ -109,7 +113,7 @@ module wqe_frame_hdr #(
         // hl + payload + pad is 2 mod 4 (hl is, the payload and pad are whole words): the last
         // beat has 2 or 6 bytes. Bit 2 of the padded payload is bit 0 of its word count.
         keep6_q   <= hl_words[0] ^ d_q.payload_len[2] ^ pay_part;
-        tail_q    <= d_q.payload_len != 13'd0 && (hl_words[0] || last_full);
+        tail_q    <= d_q.payload_len != 13'd0 && (hl_words[0] || last_full) && !d_q.raw;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -141,7 +145,7 @@ module wqe_frame_hdr #(
     logic [HDR_WORDS*32-1:0] h_q;
     logic                    h_valid_q;
     logic [3:0]              f_q;         // index of the merge beat: hl / 8
-    logic                    s6_q, pay_q, tail_h_q, vlan_q;
+    logic                    s6_q, pay_q, tail_h_q, vlan_q, raw_q;
     logic                    keep6_h_q;
     logic [3:0]              idx_q;       // the beat on offer
     logic                    idx_last_q;  // idx_q == f_q
@@ -169,9 +173,13 @@ module wqe_frame_hdr #(
             end else if (release_h) begin
                 h_valid_q <= 1'b0;
             end
-            if (release_h) begin
+            // A header has at least 6 whole beats; a raw frame's is its one (merge) beat.
+            if (h_load) begin
                 idx_q      <= '0;
-                idx_last_q <= 1'b0;            // a header has at least 6 whole beats
+                idx_last_q <= d_q.raw;
+            end else if (release_h) begin
+                idx_q      <= '0;
+                idx_last_q <= 1'b0;
             end else if (take) begin
                 idx_q      <= idx_q + 4'd1;
                 idx_last_q <= idx_q + 4'd1 == f_q;
@@ -187,7 +195,8 @@ module wqe_frame_hdr #(
             pay_q    <= d_q.payload_len != 13'd0;
             tail_h_q <= tail_q;
             keep6_h_q <= keep6_q;
-            vlan_q   <= d_q.vlan_en;
+            vlan_q   <= d_q.vlan_en && !d_q.raw;
+            raw_q    <= d_q.raw;
         end
     end
 
@@ -215,6 +224,7 @@ module wqe_frame_hdr #(
     assign m_tail  = tail_h_q;
     assign m_keep6 = keep6_h_q;
     assign m_vlan  = vlan_q;
+    assign m_raw   = raw_q;
 
 endmodule
 

@@ -27,6 +27,7 @@ module wqe_frame_layout #(
 
     wire [15:0] ethertype = d.ipv6 ? wire_pkg::WIRE_ETHERTYPE_IPV6 : wire_pkg::WIRE_ETHERTYPE_IPV4;
     wire [1:0]  pad_cnt   = 2'(-d.payload_len[1:0]);   // to a multiple of 4
+    wire        unused_raw = d.raw;                    // a raw frame's header is not sent
 
     // The parts, each a list of words.
     logic [4:0][31:0]           eth;

@@ -44,8 +44,11 @@ package wqe_frame_pkg;
         logic [23:0]  src_qpn;
         logic         imm_en;
         logic [31:0]  imm;
-        // payload bytes, 0..4096
+        // payload bytes, 0..4096 (raw: 14..4218)
         logic [12:0]  payload_len;
+        // a raw-packet QP's frame: the payload is the whole frame, every field above but
+        // payload_len is ignored, and no ICRC follows
+        logic         raw;
     } desc_t;
 
     // The header seen as 32-bit words after two leading zero bytes: every part after the

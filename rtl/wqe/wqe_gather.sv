@@ -3,9 +3,10 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Gather planner: cuts each checked WQE's message into packets of the path MTU and each
-// packet into pieces, one per data segment it touches (or one of inline data), and starts
-// every piece's DMA read into the packet buffer (wqe_rdbuf) under a tag of its own.
+// Gather planner: cuts each checked WQE's message into packets of the path MTU (a raw QP's: one
+// packet) and each packet into pieces, one per data segment it touches (or one of inline data),
+// at most 4,096 bytes each, and starts every piece's DMA read into the packet buffer
+// (wqe_rdbuf) under a tag of its own.
 //
 // For each WQE it first hands the sender (wqe_emit) a commit record, then one packet record per
 // packet as the packet is planned, so a message longer than the buffer streams through it. A
@@ -140,12 +141,15 @@ module wqe_gather
     end
 
     // The piece the head segment (or the inline data) gives this packet: the rest of the
-    // packet, or the rest of the segment when that is shorter.
-    wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_rem_q;
-    wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_rem_q;
+    // packet, or the rest of the segment when that is shorter. A raw frame (up to 4,218 bytes,
+    // one packet) is the only packet longer than a DMA read may be: its pieces stop at 4,096.
+    wire        pkt_over   = pkt_rem_q[12] && pkt_rem_q[11:0] != 12'd0;
+    wire [12:0] pkt_lim    = pkt_over ? 13'd4096 : pkt_rem_q;
+    wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_lim;
+    wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_lim;
     // Its words, worked out for both choices beside the compare rather than after it.
     wire [10:0] sge_words  = 11'(({1'b0, sge_rem_q[12:0]} + 14'd7) >> 3);
-    wire [10:0] pkt_words  = 11'(({1'b0, pkt_rem_q} + 14'd7) >> 3);
+    wire [10:0] pkt_words  = 11'(({1'b0, pkt_lim} + 14'd7) >> 3);
     // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
     // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
     // direction then: the emitter frees words and tags, it never takes them.
@@ -202,12 +206,15 @@ module wqe_gather
             sge_loaded_q <= 1'b0;
         end else begin
             case (state_q)
+                // A raw QP's message is one packet, a whole frame of at most 4,218 bytes
+                // (wqe_parse checked it): its "MTU" is 8,191, its mask code 6's (8,192).
                 S_IDLE: if (s_wqe_valid) begin
                     w_q        <= s_wqe;
-                    mtu_q      <= 13'd128 << s_wqe.ctx.mtu;
+                    mtu_q      <= s_wqe.ctx.raw ? 13'd8191 : 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
-                    len_mtus_q <= (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
-                    len_rem_q  <= (s_wqe.len & mtu_mask(s_wqe.ctx.mtu)) != 32'd0;
+                    len_mtus_q <= s_wqe.ctx.raw ? 32'd0 : (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
+                    len_rem_q  <= (s_wqe.len & (s_wqe.ctx.raw ? mtu_mask(3'd6)
+                                                              : mtu_mask(s_wqe.ctx.mtu))) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
                     state_q    <= S_COUNT;
                 end
@@ -240,7 +247,7 @@ module wqe_gather
                         piece_len_q   <= piece_len;
                         piece_words_q <= rem_short ? sge_words : pkt_words;
                         ends_sge_q    <= !w_q.inline_en && sge_rem_q[31:13] == '0
-                                      && sge_rem_q[12:0] <= pkt_rem_q;
+                                      && sge_rem_q[12:0] <= pkt_lim;
                         settle_q      <= 1'b0;
                         state_q       <= S_ALLOC;
                     end

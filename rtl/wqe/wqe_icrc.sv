@@ -13,7 +13,8 @@
 // that starts (1: byte 18, after a tag; 0: byte 14). tkeep is contiguous from lane 0, all ones
 // but on the last beat, which carries at least one byte.
 // Out: the same bytes, the ICRC (little-endian) right after them, then zeros up to 60 bytes when
-// the frame is shorter; tkeep contiguous from lane 0.
+// the frame is shorter; tkeep contiguous from lane 0. A raw frame (s_axis_tuser[1] on its first
+// beat: a raw-packet QP's, whole as the host built it) gets no ICRC, only the zeros to 60 bytes.
 //
 // Datapath, a stall-all pipeline that moves on adv:
 //   A    the input register, with the beat's index in its frame (saturating), the tag bit, and
@@ -49,7 +50,8 @@ module wqe_icrc
     input  wire [DATA_W-1:0]      s_axis_tdata,    // byte lane i in bits [8i +: 8]
     input  wire [DATA_BYTES-1:0]  s_axis_tkeep,
     input  wire                   s_axis_tlast,
-    input  wire                   s_axis_tuser,    // first beat: 1 = 802.1Q tag (IP at byte 18)
+    input  wire [1:0]             s_axis_tuser,    // first beat: [0] 802.1Q tag (IP at byte 18),
+                                                   // [1] a raw frame: padding only, no ICRC
     // frames with ICRC and padding
     output logic                  m_axis_tvalid,
     input  wire                   m_axis_tready,
@@ -109,6 +111,11 @@ module wqe_icrc
         rem_at = REM_W'((start + i + 1 + 4 < MIN_FRAME) ? MIN_FRAME - start : i + 1 + 4);
     endfunction
 
+    // The same for a raw frame, which gets no ICRC: its bytes, at least up to the minimum.
+    function automatic logic [REM_W-1:0] rem_raw_at(input int start, input int i);
+        rem_raw_at = REM_W'((start + i + 1 < MIN_FRAME) ? MIN_FRAME - start : i + 1);
+    endfunction
+
     // Every choice below is among one-hot cases, each output bit an OR of the cases where a
     // constant table has a one (a balanced OR tree, where a chain of ifs would be as deep as
     // there are lanes). The cases: (beat index b, tag t) at 2b + t for the lane flags; (beat
@@ -122,9 +129,10 @@ module wqe_icrc
         end
     endfunction
 
-    function automatic logic [CASES*W-1:0] rem_table(input int k);
+    function automatic logic [CASES*W-1:0] rem_table(input int k, input bit raw);
         for (int c = 0; c < CASES * W; c++) begin
-            rem_table[c] = |(rem_at((c / W) * W, c % W) & (REM_W'(1) << k));
+            rem_table[c] = |((raw ? rem_raw_at((c / W) * W, c % W) : rem_at((c / W) * W, c % W))
+                             & (REM_W'(1) << k));
         end
     endfunction
 
@@ -136,7 +144,7 @@ module wqe_icrc
 
     // ------------------------------------------------------------------------------------------
     // A: the input register, the frame's position, the lanes' flags.
-    logic                 a_valid_q, a_first_q, a_last_q, a_vlan_q;
+    logic                 a_valid_q, a_first_q, a_last_q, a_vlan_q, a_raw_q;
     logic [DATA_W-1:0]    a_data_q;
     logic [W-1:0]         a_keep_q;
     logic [IDX_W-1:0]     a_idx_q;
@@ -146,7 +154,8 @@ module wqe_icrc
     logic [W-1:0][LF-1:0] in_lanes;
 
     wire                  in_first = next_idx_q == '0;
-    wire                  in_vlan  = in_first ? s_axis_tuser : a_vlan_q;   // one per frame
+    wire                  in_vlan  = in_first ? s_axis_tuser[0] : a_vlan_q;   // one per frame
+    wire                  in_raw   = in_first ? s_axis_tuser[1] : a_raw_q;
 
     for (genvar c = 0; c < 2 * CASES; c++) begin : g_case
         assign in_case[c] = next_idx_q == IDX_W'(c / 2) && in_vlan == (c % 2 == 1);
@@ -187,6 +196,7 @@ module wqe_icrc
             a_lanes_q <= in_lanes;
             if (s_axis_tvalid) begin
                 a_vlan_q <= in_vlan;
+                a_raw_q  <= in_raw;
             end
         end
     end
@@ -235,10 +245,13 @@ module wqe_icrc
         assign end_case[c] = b_end[c % W] && a_idx_q == IDX_W'(c / W);
     end
 
+    // A raw frame's length has its own table, and its end no ICRC lane (b_side_end zero).
     for (genvar k = 0; k < REM_W; k++) begin : g_rem
-        localparam logic [CASES*W-1:0] TABLE = rem_table(k);
-        assign b_rem[k] = |(end_case & TABLE);
+        localparam logic [CASES*W-1:0] TABLE     = rem_table(k, 1'b0);
+        localparam logic [CASES*W-1:0] TABLE_RAW = rem_table(k, 1'b1);
+        assign b_rem[k] = |(end_case & (a_raw_q ? TABLE_RAW : TABLE));
     end
+    wire [W-1:0] b_side_end = a_raw_q ? '0 : b_end;
 
     for (genvar k = 0; k < KW; k++) begin : g_empty
         localparam logic [W-1:0] TABLE = empty_table(k);
@@ -269,7 +282,7 @@ module wqe_icrc
             b_vlan_q  <= a_vlan_q;
             b_crc_q   <= b_crc;
             b_data_q  <= b_data;
-            b_end_q   <= b_end;
+            b_end_q   <= b_side_end;
             b_empty_q <= b_empty;
             b_rem_q   <= b_rem;
         end

@@ -16,7 +16,8 @@
 // Data segments go to the region check as they are read and into a small table here; once the
 // verdict is known, a passing WQE's segments go out on m_sge, then the WQE on m_wqe. Inline
 // words go out as they are read, which is safe: an inline WQE that gets this far passes (its
-// only later check, the UD MTU, is decided from the control segment before its data).
+// only later check, the UD MTU or a raw frame's length, is decided from the control segment
+// before its data).
 module wqe_parse
 #(
     parameter int MAX_SGE = 16   // data segments a WQE may have (model: SendEngine::max_sge)
@@ -189,6 +190,7 @@ module wqe_parse
     wire ctl0_err = !known_d0 || dw_q[15:13] != 3'b0                // FLAGS' reserved bits
                  || d0_blocks == 8'd0 || d0_blocks > 8'd16
                  || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM))
+                 || (pick_q.ctx.raw && d0_op != wqe_fmt_pkg::OPCODE_SEND)    // raw: SEND only
                  || (!d0_inline && d0_nsge > 8'(MAX_SGE));
     wire ctl1_err = dw_5549_nz_q                                       // AV byte's reserved bits
                  || (!has_imm && dw_byte_nz_q[3:0] != 4'd0)                 // IMM
@@ -240,9 +242,14 @@ module wqe_parse
     assign s_mr_ready   = 1'b1;
 
     // The verdict, in the model's order: fetch, decode and operation, the regions (first
-    // failure), the total, the UD MTU. The length checks are registered from total_q, so the
+    // failure), the total, the UD MTU or the raw frame's length. The length checks are registered from total_q, so the
     // verdict waits a cycle after the last length is added (len_add_p_q).
     logic [12:0] mtu_bytes_q;        // the path MTU in bytes (a register: the pick's is fixed)
+    // A raw QP's message is one whole frame: an Ethernet header (14 bytes) up to the port's
+    // largest frame (4,218, model::wqe::check::MAX_RAW_FRAME); outside that, loc_len_err.
+    function automatic logic raw_len_bad(input logic [35:0] n);
+        raw_len_bad = n < 36'd14 || n > 36'd4218;
+    endfunction
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
     logic       total_err_q, mtu_err_q;
     logic [4:0] verdict;
@@ -323,10 +330,12 @@ module wqe_parse
         ctl_err_q     <= ctl_err;
         seg_words_q   <= 7'((seg_end_q + 17'd7) >> 3);
         mtu_bytes_q     <= 13'd128 << pick_q.ctx.mtu;
-        inl_mtu_err_q <= pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes_q};
+        inl_mtu_err_q <= (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes_q})
+                      || (pick_q.ctx.raw && inline_en && raw_len_bad({20'b0, inline_len_q}));
         total_err_q   <= !inline_en && total_q > 36'h8000_0000;
-        mtu_err_q     <= pick_q.ctx.ud && (inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
-                                                     : total_q[31:0] > {19'b0, mtu_bytes_q});
+        mtu_err_q     <= (pick_q.ctx.ud && (inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
+                                                      : total_q[31:0] > {19'b0, mtu_bytes_q}))
+                      || (pick_q.ctx.raw && raw_len_bad(inline_en ? {20'b0, inline_len_q} : total_q));
         // The head word, decoded next cycle when it is a header word (see dw_q).
         dw_q          <= hw;
         for (int i = 0; i < 8; i++) begin
@@ -485,7 +494,8 @@ module wqe_parse
                     if (!layout_q && dsel_q[3]) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
-                        // MTU fails before its data, so inline words go out only for a pass.
+                        // MTU (a raw one outside a frame's length) fails before its data, so
+                        // inline words go out only for a pass.
                         if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
                             || inl_mtu_err_q) begin
                             if (ctl_err_q) dec_err_q <= 1'b1;

@@ -36,6 +36,7 @@ package wqe_pkg;
         logic [47:0]  smac;        // RC: source MAC
         logic [127:0] src_ip;      // RC: source address; IPv4 in [31:0]
         logic [127:0] dst_ip;      // RC: destination address; IPv4 in [31:0]
+        logic         raw;         // a raw-packet QP (ud 0, mtu 0): its SENDs are whole frames
     } qp_ctx_t;
 
     // A QP slot as the control plane stores it: five words of CTX_COLS x 36 bits in block RAM
@@ -61,7 +62,8 @@ package wqe_pkg;
         logic [31:0]  pd;
         logic [57:0]  sq_base;     // send ring address, bits 63:6 (word 1: the pick needs it early)
         // word 0
-        logic [3:0]   spare0;
+        logic [2:0]   spare0;
+        logic         raw;         // a raw-packet QP (QP_FLAGS.RAW; its mtu is 0)
         logic [4:0]   ring_log2;   // send ring of 2^ring_log2 WQEs (0..16)
         logic [2:0]   stride_log2; // a WQE slot is 2^stride_log2 blocks (0..4)
         logic [2:0]   mtu;

@@ -16,7 +16,8 @@
 // and the data path are idle, so nothing else reads or writes the table meanwhile):
 //   QP_WRITE    the staged context into the slot, state RESET, next PSN the staged PSN, entropy
 //               cleared, the send ring's indices to 0 (ring_clr). Refused: slot >= QPS, a
-//               STRIDE_LOG2 above 4, a RING_LOG2 above 16, an MTU code outside 1..5.
+//               STRIDE_LOG2 above 4, a RING_LOG2 above 16, an MTU code outside 1..5 (a raw
+//               QP, RAW: an MTU code other than 0, or UD).
 //   QP_MODIFY   the verbs transition table of model/src/qp/state.rs. Entering RTR (only legal
 //               from INIT) fixes an RC QP's flow label and UDP source port with the entropy unit
 //               (QP mode, `profile`, lqpn = its QPN, rqpn = its destination QPN, fl = its
@@ -161,8 +162,10 @@ module wqe_qp_table #(
     logic [19:0]         ent_res_fl;
     logic [15:0]         ent_res_sport;
 
+    // A raw-packet QP has no path MTU: it is written with MTU 0 and is not UD.
     wire                shape_ok    = staged.stride_log2 <= 3'd4 && staged.ring_log2 <= 5'd16
-                                   && staged.mtu >= 3'd1 && staged.mtu <= 3'd5;
+                                   && (staged.raw ? staged.mtu == 3'd0 && !staged.ud
+                                                  : staged.mtu >= 3'd1 && staged.mtu <= 3'd5);
     wire                last_word   = 32'(c_word_q) == WORDS - 1;
 
     // QP_WRITE's words: the staged context, followed outside C_WRITE and shifted down a word
@@ -187,7 +190,7 @@ module wqe_qp_table #(
                 psn_cmd_we = last_word;
             end
             C_APPLY: begin
-                // RESET and a UD QP's RTR clear the entropy cell; RC to RTR writes it below.
+                // RESET and a UD or raw QP's RTR clear the entropy cell; RC to RTR writes it below.
                 ram_we[0]     = c_to_q == ST_RESET || c_to_q == ST_RTR;
                 ram_waddr     = {c_slot_q, 3'd0};
                 ram_wdata     = '0;
@@ -349,7 +352,8 @@ module wqe_qp_table #(
                     w0_q <= wqe_pkg::qp_image_t'({{(CW*(WORDS-1)){1'b0}}, rd_data});
                 end
                 C_APPLY: begin
-                    if (c_to_q == ST_RTR && !w0_q.ud) begin
+                    // Only RC has entropy: UD computes it per WQE, a raw QP sends none.
+                    if (c_to_q == ST_RTR && !w0_q.ud && !w0_q.raw) begin
                         c_q <= C_ENT_REQ;
                     end else begin
                         c_q                <= C_IDLE;

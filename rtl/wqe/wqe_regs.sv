@@ -204,6 +204,7 @@ module wqe_regs #(
         qp_staged.vlan        = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_VLAN_LSB];
         qp_staged.pcp         = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_PCP_LSB +: 3];
         qp_staged.mtu         = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_MTU_LSB +: 3];
+        qp_staged.raw         = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_RAW_LSB];
         qp_staged.stride_log2 = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_STRIDE_LOG2_LSB +: 3];
         qp_staged.ring_log2   = qp_q[Q_FLAGS][wqe_regs_pkg::WQE_QP_FLAGS_RING_LOG2_LSB +: 5];
         qp_staged.vid         = qp_q[Q_AV][wqe_regs_pkg::WQE_QP_AV_VID_LSB +: 12];
@@ -386,7 +387,8 @@ module wqe_regs #(
                 read_misc[wqe_regs_pkg::WQE_CAPS_QPS_LSB +: 8]        = 8'(QPS);
                 read_misc[wqe_regs_pkg::WQE_CAPS_MRS_LSB +: 8]        = 8'(MRS);
                 read_misc[wqe_regs_pkg::WQE_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
-                read_misc[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 8] = 8'(DATA_BYTES);
+                read_misc[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 7] = 7'(DATA_BYTES);
+                read_misc[wqe_regs_pkg::WQE_CAPS_RAW_LSB]             = 1'b1;
             end
             wqe_regs_pkg::WQE_CONTROL: begin
                 read_misc[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB]      = enable;

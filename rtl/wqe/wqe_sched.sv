@@ -437,6 +437,7 @@ module wqe_sched #(
         m_pick_ctx.smac       = img.smac;
         m_pick_ctx.src_ip     = img.src_ip;
         m_pick_ctx.dst_ip     = img.dst_ip;
+        m_pick_ctx.raw        = img.raw;
     end
 
     // Context fields only commands use, spare bits, the ring fields (read from img_q[4] as

@@ -258,3 +258,157 @@ fn tso_work_requests() {
         compare(&format!("TSO WQE {i} (seed {s})"), &run, &load, r.gen());
     }
 }
+
+/// The raw-packet QP's SENDs, one directed case a run, each followed by a valid 60-byte SEND:
+/// whole frames of the edge lengths (14, 59, 60, 61, 4,096, 4,097, 4,218 bytes; gathered from
+/// one entry or across several, one of them over 4,096 bytes, which the planner reads in two
+/// pieces; and inline), then every refusal: SEND_WITH_IMM, the WRITEs, TSO (an unknown opcode
+/// without TSO), an address vector, 13 and 4,219 bytes, no entry, a region of another PD. The
+/// frames (no headers, zeros to 60 bytes, no ICRC) and completions must be the model's.
+#[test]
+fn raw_sends() {
+    use rocenic_model::wqe::{
+        AddressVector, DataSegment, Flags, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
+        MAX_WQE_BYTES,
+    };
+    use rocenic_sim::wqe::scenario::{tso_template, MRS, RAW_QUEUE};
+    let s = seed("wqe_dp::raw_sends");
+    let load = Load {
+        dma: DmaConfig::adversarial(8, 4),
+        out_ready: 0.8,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    let (lkey, data, ..) = MRS[0];
+    let (lkey2, data2, ..) = MRS[1];
+    let header = tso_template(&mut r, false);
+    let av = AddressVector {
+        dqpn: 0x101,
+        qkey: 0x2222,
+        dgid: [0xfe; 16],
+        dmac: [2, 0, 0, 0, 0, 9],
+        vlan: None,
+        flow_label: 0,
+        tclass: 0,
+        hop_limit: 64,
+    };
+    let encode = |index: u32, opcode: Opcode, av: Option<AddressVector>, payload: Payload| {
+        let wr = WorkRequest {
+            opcode,
+            flags: Flags::SIGNALED,
+            index,
+            imm: if opcode.has_imm() { 0x0102_0304 } else { 0 },
+            wr_id: 0xABCD_0000 + u64::from(index),
+            av,
+            raddr: opcode
+                .has_raddr()
+                .then_some(rocenic_model::wqe::RemoteAddress {
+                    addr: 0x7000,
+                    rkey: 9,
+                }),
+            tso: (opcode == Opcode::Tso).then_some(Tso {
+                mss: 500,
+                header: &header,
+            }),
+            payload,
+        };
+        let mut bytes = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
+        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        bytes
+    };
+    let one = |len: u32| {
+        [DataSegment {
+            addr: data + 0x11,
+            length: len,
+            lkey,
+        }]
+    };
+    // Several entries that add up to `lens`' sum, in order.
+    let many = |lens: &[u32]| -> Vec<DataSegment> {
+        let mut at = data + 3;
+        lens.iter()
+            .map(|&length| {
+                let d = DataSegment {
+                    addr: at,
+                    length,
+                    lkey,
+                };
+                at += u64::from(length) + 5;
+                d
+            })
+            .collect()
+    };
+    let inline: Vec<u8> = (0..200).map(|_| r.gen()).collect();
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for len in [14u32, 59, 60, 61, 1514, 4096, 4097, 4218] {
+        cases.push((
+            format!("SEND {len} bytes"),
+            encode(0, Opcode::Send, None, Payload::Gather(&one(len))),
+        ));
+    }
+    for lens in [&[7u32, 7][..], &[4100, 118], &[1, 4217], &[2000, 2000, 218]] {
+        cases.push((
+            format!("SEND gathered {lens:?}"),
+            encode(0, Opcode::Send, None, Payload::Gather(&many(lens))),
+        ));
+    }
+    for len in [14usize, 60, 61, 200] {
+        cases.push((
+            format!("SEND inline {len} bytes"),
+            encode(0, Opcode::Send, None, Payload::Inline(&inline[..len])),
+        ));
+    }
+    for op in [
+        Opcode::SendImm,
+        Opcode::RdmaWrite,
+        Opcode::RdmaWriteImm,
+        Opcode::Tso,
+    ] {
+        cases.push((
+            format!("refused: {op:?}"),
+            encode(0, op, None, Payload::Gather(&one(100))),
+        ));
+    }
+    let other_pd = [DataSegment {
+        addr: data2,
+        length: 100,
+        lkey: lkey2,
+    }];
+    for (what, bytes) in [
+        (
+            "an address vector",
+            encode(0, Opcode::Send, Some(av), Payload::Gather(&one(100))),
+        ),
+        (
+            "13 bytes",
+            encode(0, Opcode::Send, None, Payload::Gather(&one(13))),
+        ),
+        (
+            "13 bytes inline",
+            encode(0, Opcode::Send, None, Payload::Inline(&inline[..13])),
+        ),
+        (
+            "4,219 bytes",
+            encode(0, Opcode::Send, None, Payload::Gather(&many(&[4000, 219]))),
+        ),
+        (
+            "no entry",
+            encode(0, Opcode::Send, None, Payload::Gather(&[])),
+        ),
+        (
+            "another PD's region",
+            encode(0, Opcode::Send, None, Payload::Gather(&other_pd)),
+        ),
+    ] {
+        cases.push((format!("refused: {what}"), bytes));
+    }
+    let next = encode(1, Opcode::Send, None, Payload::Gather(&one(60)));
+    for (what, bytes) in &cases {
+        let mut run = base(Profile::Linux);
+        post(&mut run, RAW_QUEUE, bytes);
+        post(&mut run, RAW_QUEUE, &next);
+        compare(&format!("raw {what} (seed {s})"), &run, &load, r.gen());
+    }
+    eprintln!("wqe_dp::raw_sends: {} cases (seed {s})", cases.len());
+}

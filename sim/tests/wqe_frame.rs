@@ -4,8 +4,12 @@
 //! random field values, payloads of 0 to 4096 bytes at every alignment, random gaps on both
 //! inputs and back-pressure on the output; and the full-rate runs behind the throughput figures.
 //!
+//! Raw-packet QPs' frames (14 to 4,218 bytes, the descriptor's other fields random) come among
+//! them and on their own, every length at the short end and the long one.
+//!
 //! Every frame is compared byte for byte (tkeep's bytes, so tkeep and tlast too) with the
-//! model's headers, the payload and the pad, and its tuser with the tag.
+//! model's headers, the payload and the pad (a raw frame: its bytes), and its tuser with the tag
+//! and the raw bit.
 
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -17,7 +21,9 @@ use rocenic_model::wqe::frame::{header_len, Route, Transport};
 use rocenic_model::wqe::packets::Packets;
 use rocenic_model::wqe::Opcode;
 use rocenic_sim::stream;
-use rocenic_sim::wqe::frame::{expected, Outcome, Packet, Traffic, WqeFrameRtl, BEAT};
+use rocenic_sim::wqe::frame::{
+    expected, Outcome, Packet, Traffic, WqeFrameRtl, BEAT, MAX_RAW_FRAME,
+};
 
 /// Extension headers after the BTH: RETH, DETH, ImmDt.
 type Ext = (bool, bool, bool);
@@ -115,9 +121,28 @@ fn packet(rng: &mut SmallRng, v6: bool, vlan: bool, op: (u8, Ext), len: usize) -
     )
 }
 
+/// A raw-packet QP's frame of `len` bytes, with random values in the descriptor's other fields.
+fn raw_packet(rng: &mut SmallRng, len: usize) -> Packet {
+    let frame: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    let (v6, vlan) = (rng.gen(), rng.gen());
+    let (route, op) = (
+        random_route(rng, v6, vlan),
+        (rng.gen(), (rng.gen(), rng.gen(), rng.gen())),
+    );
+    Packet::raw(route, random_transport(rng, op.0, op.1), frame)
+}
+
 /// A random packet: one of the model's opcodes (or, one time in five, any opcode with any
-/// extension headers), random fields and length.
+/// extension headers), random fields and length; one in eight a raw frame.
 fn random_packet(rng: &mut SmallRng, ops: &[(u8, Ext)]) -> Packet {
+    if rng.gen_bool(0.125) {
+        let len = match rng.gen_range(0..4) {
+            0 => rng.gen_range(14..=70),
+            1 => rng.gen_range(MAX_RAW_FRAME - 16..=MAX_RAW_FRAME),
+            _ => rng.gen_range(14..=MAX_RAW_FRAME),
+        };
+        return raw_packet(rng, len);
+    }
     let op = if rng.gen_bool(0.2) {
         (rng.gen(), (rng.gen(), rng.gen(), rng.gen()))
     } else {
@@ -150,8 +175,8 @@ fn check(name: &str, packets: &[Packet], traffic: Traffic, seed: u64) -> Outcome
             want.len()
         );
         assert_eq!(
-            f.user,
-            p.route.vlan.is_some(),
+            (f.user, f.raw),
+            (p.route.vlan.is_some() && !p.raw, p.raw),
             "{name}: packet {k}: tuser (seed {seed})"
         );
     }
@@ -390,4 +415,65 @@ fn full_rate_short() {
         out.out_span, out.out_beats,
         "{name}: idle cycles at full rate"
     );
+}
+
+/// Raw frames of every length from 14 to 80 bytes and from 4,200 to 4,218, between RoCE packets
+/// (so that a raw descriptor meets a header being sent and the other way round), under gaps and
+/// back-pressure; then raw frames alone at full rate: a raw frame's header work is one beat, so
+/// from 60 bytes (eight beats, as long as the header side's preparation) they follow each other
+/// without a gap; the shorter ones are measured.
+#[test]
+fn raw_frames() {
+    let name = "wqe_frame_raw";
+    let seed = stream::seed(name);
+    let mut rng = stream::rng(seed);
+    let ops = model_opcodes();
+    let mut packets = Vec::new();
+    for len in (14..=80).chain(MAX_RAW_FRAME - 18..=MAX_RAW_FRAME) {
+        packets.push(raw_packet(&mut rng, len));
+        if rng.gen() {
+            let (op, len, v6, vlan) = (
+                ops[rng.gen_range(0..ops.len())],
+                rng.gen_range(0..=100),
+                rng.gen(),
+                rng.gen(),
+            );
+            packets.push(packet(&mut rng, v6, vlan, op, len));
+        }
+    }
+    let traffic = Traffic {
+        desc_idle: 0.2,
+        idle: 0.2,
+        stall: 0.2,
+        seed,
+    };
+    check(name, &packets, traffic, seed);
+    for (what, lens) in [
+        ("14..=59", 14..=59),
+        ("60..=64", 60..=64),
+        ("64..=1500", 64..=1500),
+    ] {
+        let raws: Vec<Packet> = (0..200)
+            .map(|_| {
+                let len = rng.gen_range(lens.clone());
+                raw_packet(&mut rng, len)
+            })
+            .collect();
+        let out = check(name, &raws, Traffic::FULL_RATE, seed);
+        eprintln!(
+            "{name}: {} raw frames of {what} bytes at full rate: {} beats in {} cycles ({:.4} \
+             beats/cycle)",
+            raws.len(),
+            out.out_beats,
+            out.out_span,
+            out.beats_per_cycle()
+        );
+        // The shortest, two to eight beats, go faster than their descriptors can be prepared.
+        if *lens.start() >= 60 {
+            assert_eq!(
+                out.out_span, out.out_beats,
+                "{name}: idle cycles at full rate ({what} bytes)"
+            );
+        }
+    }
 }

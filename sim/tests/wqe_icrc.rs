@@ -1,8 +1,9 @@
 //! The WQE engine's ICRC stage (rtl/wqe/wqe_icrc.sv) against model::wire::icrc_append at 64
 //! and 512 bits: random RoCEv2 frames (IPv4 and IPv6, with and without a VLAN tag, random header
 //! fields, the ICRC's masked ones included, payloads from 0 to 4200 bytes), random input gaps
-//! and output back-pressure; every frame length from the shortest over a few beats; and the
-//! throughput of back-to-back 1 KiB frames.
+//! and output back-pressure, with raw-packet QPs' frames among them (padding only, no ICRC);
+//! every frame length from the shortest over a few beats, raw ones too; and the throughput of
+//! back-to-back 1 KiB frames.
 //!
 //! Every frame is compared byte for byte with the model, and read back by RoceFrame, whose ICRC
 //! check is the model's other reading of the same rule.
@@ -12,6 +13,7 @@ use rand::Rng;
 use rocenic_model::qp::IpPair;
 use rocenic_model::wire::ib::{BthRepr, DethRepr, RethRepr};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address, RoceFrame, MIN_FRAME};
+use rocenic_model::wqe::check::MAX_RAW_FRAME;
 use rocenic_model::wqe::frame::{emit_headers, Route, Transport};
 use rocenic_sim::duts::{WqeIcrc512, WqeIcrc64, WqeIcrcPorts};
 use rocenic_sim::stream;
@@ -131,6 +133,17 @@ fn frame(rng: &mut SmallRng, shape: Shape, payload: usize, pad: u8) -> Frame {
     Frame {
         bytes,
         vlan: shape.vlan,
+        raw: false,
+    }
+}
+
+/// A raw-packet QP's frame of `len` bytes (14..=4,218): random bytes, no ICRC to come. One in
+/// two says "tagged" on tuser too, which a raw frame must not heed.
+fn raw_frame(rng: &mut SmallRng, len: usize) -> Frame {
+    Frame {
+        bytes: (0..len).map(|_| rng.gen()).collect(),
+        vlan: rng.gen(),
+        raw: true,
     }
 }
 
@@ -157,14 +170,18 @@ fn check<D: WqeIcrcPorts>(name: &str, frames: &[Frame], traffic: Traffic) -> Out
         let want = expected(f).expect("a frame the model takes");
         assert!(
             *got == want,
-            "{name}: frame {k} ({} bytes in, tag {}): {} bytes out, {} expected, first difference \
-             at byte {:?} (seed {seed})",
+            "{name}: frame {k} ({} bytes in, tag {}, raw {}): {} bytes out, {} expected, first \
+             difference at byte {:?} (seed {seed})",
             f.bytes.len(),
             f.vlan,
+            f.raw,
             got.len(),
             want.len(),
             got.iter().zip(&want).position(|(a, b)| a != b)
         );
+        if f.raw {
+            continue;
+        }
         let r = RoceFrame::parse(got)
             .unwrap_or_else(|e| panic!("{name}: frame {k}: {e:?} (seed {seed})"));
         assert!(r.is_valid(), "{name}: frame {k}: ICRC (seed {seed})");
@@ -178,6 +195,15 @@ fn random_frames<D: WqeIcrcPorts>(name: &str, n: usize) {
     let frames: Vec<Frame> = (0..n)
         .map(|_| {
             let pad = rng.gen_range(0..4);
+            if rng.gen_bool(0.05) {
+                // A raw frame, often under 60 bytes.
+                let len = if rng.gen() {
+                    rng.gen_range(14..=70)
+                } else {
+                    rng.gen_range(14..=MAX_RAW_FRAME)
+                };
+                return raw_frame(&mut rng, len);
+            }
             if rng.gen_bool(0.05) {
                 // The shortest shape, 54 to 60 bytes: the frames the stage pads.
                 let payload = rng.gen_range(0..4);
@@ -214,6 +240,10 @@ fn random_frames<D: WqeIcrcPorts>(name: &str, n: usize) {
         started.elapsed().as_secs_f64()
     );
     assert!(short > 0, "{name}: no frame needed padding");
+    assert!(
+        frames.iter().any(|f| f.raw && f.bytes.len() < MIN_FRAME),
+        "{name}: no short raw frame"
+    );
 }
 
 #[test]
@@ -245,6 +275,10 @@ fn every_length<D: WqeIcrcPorts>(name: &str) {
                 frames.push(frame(&mut rng, shape, len, 0));
             }
         }
+    }
+    // Raw frames of every length from an Ethernet header's over 2.5 beats of 64 bytes.
+    for len in 14..174 {
+        frames.push(raw_frame(&mut rng, len));
     }
     assert_eq!(frames[0].bytes.len(), 54);
     check::<D>(

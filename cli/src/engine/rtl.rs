@@ -184,8 +184,9 @@ impl crate::send::Unit for Rtl {
             .find(|q| q.config.qp_type == rocenic_model::qp::QpKind::Raw)
         {
             return Err(Failure(format!(
-                "--engine rtl: QP 0x{:x} is a raw QP, and the RTL engine has no raw-packet QPs \
-                 yet (its QP_WRITE refuses one); run the scenario with --engine model",
+                "--engine rtl: QP 0x{:x} is a raw QP, which rocenic send does not run on the \
+                 RTL engine yet (the engine has raw SENDs, no TSO; rocenic sim --engine rtl runs \
+                 them); run the scenario with --engine model",
                 q.qpn
             )));
         }

@@ -550,7 +550,8 @@ fn a_raw_qp_runs_on_the_model_and_the_rtl_engine_refuses_it() {
         let o = send(&scenario, &temp("raw-rtl.pcap"), None, &["--engine", "rtl"]);
         fails_with(
             &o,
-            "--engine rtl: QP 0x19 is a raw QP, and the RTL engine has no raw-packet QPs yet",
+            "--engine rtl: QP 0x19 is a raw QP, which rocenic send does not run on the RTL engine \
+             yet",
         );
     }
     for f in [pcap, csv] {

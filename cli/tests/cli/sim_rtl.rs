@@ -2,7 +2,8 @@
 //! write what the model writes (the summary but its cycles, every completion, every frame each
 //! way); the comparison catches a deliberate difference; the model serves send queues in slot
 //! order, as the core does, whatever order the QPs are listed in; `--vcd` writes a VCD of core
-//! a; a scenario the core cannot run yet (a raw QP's request) is refused before any output.
+//! a; a raw QP's SENDs run on both engines alike; a scenario the core cannot run yet (a TSO
+//! request) is refused before any output.
 
 use crate::common::{fails_with, rocenic, stderr, stdout};
 use rocenic_model::wire::PcapReader;
@@ -185,8 +186,29 @@ fn what_the_core_cannot_run_is_refused_first() {
     );
     fails_with(
         &o,
-        "sim_raw.toml:24: [[nic.a.wr]] #1: a work request of a raw QP (QP 0x19): --engine rtl \
-         runs the co-simulated full core, which has no TSO segmenter and no raw-packet QPs yet",
+        "sim_raw.toml:30: [[nic.a.wr]] #2: a TSO work request (QP 0x19): --engine rtl runs the \
+         co-simulated full core, which has no TSO segmenter yet",
     );
     assert!(!out.exists());
+}
+
+/// A raw-packet QP's SENDs (inline and padded, gathered, the port's largest frame) to a raw
+/// work queue behind a rule: the cores write what the model writes.
+#[test]
+fn raw_sends_on_the_cores() {
+    let scenario = here("tests/cli/sim_raw_send.toml");
+    let (m, r) = (temp("raw-model"), temp("raw-rtl"));
+    let model = run(&scenario, &m, &[]);
+    let rtl = run(&scenario, &r, &["--engine", "rtl"]);
+    let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
+    let lens: Vec<usize> = model.frames[0].iter().map(Vec::len).collect();
+    assert_eq!(lens, [60, 1514, 4218], "a's raw frames");
+    assert!(
+        model.summary.iter().any(|l| l.contains("raw")),
+        "{:?}",
+        model.summary
+    );
+    assert_eq!(model, rtl);
+    std::fs::remove_dir_all(m).unwrap();
+    std::fs::remove_dir_all(r).unwrap();
 }

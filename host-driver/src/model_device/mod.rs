@@ -118,8 +118,8 @@ impl ModelDevice {
         self
     }
 
-    /// Without raw-packet QPs, as the RTL engine is today: a raw QP's `QP_WRITE` (MTU code
-    /// 0) is refused with `CMD_ERROR`, and [`DeviceInfo::raw`] says false.
+    /// Without raw-packet QPs, as an engine without them: `CAPS.RAW` reads 0, a raw QP's
+    /// `QP_WRITE` (MTU code 0) is refused with `CMD_ERROR`, and [`DeviceInfo::raw`] says false.
     pub fn without_raw(mut self) -> Self {
         self.nic.send.qps.set_raw(false);
         self

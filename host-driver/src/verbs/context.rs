@@ -174,6 +174,9 @@ impl<D: Device> Context<D> {
         ))?;
         let device = Rc::new(RefCell::new(device));
         let mut fw = WqeEngine::open(BlockBus::new(device.clone(), Block::Wqe))?;
+        // Raw-packet QPs are the engine's to say (CAPS.RAW), whatever the device was built as.
+        let mut info = info;
+        info.raw = fw.caps().raw;
         if fw.is_enabled() {
             fw.disable()?;
         }

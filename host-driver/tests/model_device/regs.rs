@@ -114,10 +114,10 @@ fn ids_and_caps() {
     assert_eq!(read(&mut d, Block::Wqe, wqe::ID), 0x5751_4531);
     assert_eq!(read(&mut d, Block::Rx, rx::ID), 0x5258_5131);
     assert_eq!(read(&mut d, Block::Rss, rss::ID), 0x5253_5331);
-    // 64 QP slots, 64 regions, 16 gather entries, 8-byte beats: the RTL's defaults.
+    // 64 QP slots, 64 regions, 16 gather entries, 8-byte beats, raw QPs: the RTL's defaults.
     assert_eq!(
         read(&mut d, Block::Wqe, wqe::CAPS),
-        64 | 64 << 8 | 16 << 16 | 8 << 24
+        64 | 64 << 8 | 16 << 16 | 8 << 24 | 1 << 31
     );
     assert_eq!(
         read(&mut d, Block::Rx, rx::CAPS),
@@ -370,8 +370,9 @@ fn ud_frame() -> Vec<u8> {
 }
 
 /// A raw packet QP's `QP_WRITE` (`RAW`, MTU code 0): taken by the model backend, a raw QP in
-/// the slot; refused with `CMD_ERROR` by `without_raw()` (as the RTL engine refuses MTU code 0),
-/// and by any device for `RAW` with `UD` or with an MTU code, which no QP is written with.
+/// the slot; refused with `CMD_ERROR` by `without_raw()` (as an engine without raw QPs refuses
+/// MTU code 0), and by any device for `RAW` with `UD` or with an MTU code, which no QP is
+/// written with.
 #[test]
 fn raw_qps_at_the_registers() {
     let ring = ring();

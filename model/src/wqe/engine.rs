@@ -103,8 +103,8 @@ pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usiz
     /// Data segments a WQE may have (at most the format's 62).
     pub max_sge: usize,
     /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (the RTL engine has no
-    /// TSO yet). Raw-packet QPs are the other capability, kept where the RTL refuses them: the
-    /// QP table's ([`QpTable::set_raw`]).
+    /// TSO yet). Raw-packet QPs are the other capability, the QP table's
+    /// ([`QpTable::set_raw`]; the RTL engine has them, `CAPS.RAW`).
     pub tso: Option<crate::tso::Limits>,
 }
 

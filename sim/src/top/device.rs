@@ -283,9 +283,9 @@ impl Device for CoreDevice {
         DeviceInfo {
             name: self.name.clone(),
             blocks: Block::ALL.to_vec(),
-            // No TSO segmenter in the core yet, and no raw QPs (the engine refuses them).
+            // No TSO segmenter in the core yet; raw-packet QPs, SEND only (CAPS.RAW).
             tso: None,
-            raw: false,
+            raw: true,
         }
     }
 

@@ -58,11 +58,13 @@ pub struct QpCtx {
     pub src_ip: [u8; 16],
     /// Destination address (IPv4 in the last four bytes).
     pub dst_ip: [u8; 16],
+    /// A raw-packet QP.
+    pub raw: bool,
 }
 
 /// Field widths of `qp_ctx_t`, first (most significant) first.
-const CTX_FIELDS: [u32; 18] = [
-    24, 1, 32, 3, 24, 32, 1, 1, 12, 3, 8, 8, 20, 16, 48, 48, 128, 128,
+const CTX_FIELDS: [u32; 19] = [
+    24, 1, 32, 3, 24, 32, 1, 1, 12, 3, 8, 8, 20, 16, 48, 48, 128, 128, 1,
 ];
 
 /// Bits of `qp_ctx_t`.
@@ -101,6 +103,7 @@ impl QpCtx {
             smac: mac(f[15]),
             src_ip: f[16].to_be_bytes(),
             dst_ip: f[17].to_be_bytes(),
+            raw: f[18] != 0,
         }
     }
 }

@@ -75,7 +75,7 @@ impl Device for WqeDevice {
             name: "co-simulated WQE engine (rtl/wqe/wqe_engine.sv)".into(),
             blocks: vec![Block::Wqe],
             tso: None,
-            raw: false,
+            raw: true,
         }
     }
 

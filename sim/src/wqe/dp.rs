@@ -17,17 +17,19 @@ use crate::stream::rng;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::QpType;
-use rocenic_model::qp::{Access, IpPair, QpConfig};
+use rocenic_model::qp::{Access, IpPair, QpConfig, QpKind};
 use rocenic_model::wire::ib::{BthRepr, DethRepr, RethRepr};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
-use rocenic_model::wqe::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
+use rocenic_model::wqe::frame::{
+    emit_headers, finish, Route, Transport, MAX_FRAME, MIN_FRAME, PKEY,
+};
 use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, Step};
 use std::collections::VecDeque;
 
 /// Width of `wqe_dp_pkg::pick_t`.
-pub const PICK_BITS: usize = 612;
+pub const PICK_BITS: usize = 613;
 /// Width of `wqe_frame_pkg::desc_t`.
-pub const DESC_BITS: usize = 711;
+pub const DESC_BITS: usize = 712;
 
 /// One send queue as the control plane knows it.
 #[derive(Clone, Debug)]
@@ -124,6 +126,9 @@ impl Run {
             .put(3, q.ring.stride_blocks().trailing_zeros().into());
         let ent = qp.entropy();
         let av = c.av;
+        // A raw QP's context as the control plane holds it (regs::qp_writes): MTU code 0, no
+        // destination QPN or Q_Key.
+        let raw = c.qp_type == QpKind::Raw;
         let (ipv6, src, dst) = match av.map(|a| a.ip) {
             Some(IpPair::V4 { src, dst }) => (false, ip4(src), ip4(dst)),
             Some(IpPair::V6 { src, dst }) => (true, ip6(src), ip6(dst)),
@@ -132,9 +137,9 @@ impl Run {
         p.put(24, q.qpn.into())
             .put(1, (c.qp_type == QpType::Ud).into())
             .put(32, c.pd.into())
-            .put(3, c.mtu.code().into())
-            .put(24, c.dest_qpn.into())
-            .put(32, c.q_key.into())
+            .put(3, if raw { 0 } else { c.mtu.code().into() })
+            .put(24, if raw { 0 } else { c.dest_qpn.into() })
+            .put(32, if raw { 0 } else { c.q_key.into() })
             .put(1, ipv6.into())
             .put(1, av.is_some_and(|a| a.vlan.is_some()).into())
             .put(12, av.and_then(|a| a.vlan).unwrap_or(0).into())
@@ -146,7 +151,8 @@ impl Run {
             .put(48, mac(av.map_or([0; 6], |a| a.dst_mac.0)))
             .put(48, mac(av.map_or([0; 6], |a| a.src_mac.0)))
             .put(128, src)
-            .put(128, dst);
+            .put(128, dst)
+            .put(1, raw.into());
         p.words()
     }
 }
@@ -198,12 +204,19 @@ pub fn frame_of(desc: &[u32; 23], payload: &[u8]) -> Vec<u8> {
     let imm_en = u.take(1) == 1;
     let imm = u.take(32) as u32;
     let payload_len = u.take(13) as usize;
+    let raw = u.take(1) == 1;
     assert_eq!(u.remaining(), 0);
     assert_eq!(
         payload_len,
         payload.len(),
         "descriptor length against the payload stream"
     );
+    if raw {
+        // The frame builder passes a raw frame as it is; the ICRC stage pads it to 60 bytes.
+        let mut f = payload.to_vec();
+        f.resize(f.len().max(MIN_FRAME), 0);
+        return f;
+    }
     let ip = if ipv6 {
         IpPair::V6 {
             src: Ipv6Address(src.to_be_bytes()),
@@ -418,7 +431,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
 }
 
 fn frame_len_of(desc: &[u32; 23]) -> u32 {
-    desc[0] & 0x1FFF
+    (desc[0] >> 1) & 0x1FFF
 }
 
 fn words128(v: u128) -> [u32; 4] {

@@ -14,6 +14,8 @@ use std::fmt;
 pub const BEAT: usize = 8;
 /// The largest payload a descriptor can announce.
 pub const MAX_PAYLOAD: usize = 4096;
+/// The largest raw frame (a raw-packet QP's, the port's largest frame).
+pub use rocenic_model::wqe::check::MAX_RAW_FRAME;
 
 /// One packet: where it goes, its transport headers and its payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,8 +24,10 @@ pub struct Packet {
     pub route: Route,
     /// BTH and extension headers.
     pub transport: Transport,
-    /// The payload, at most [`MAX_PAYLOAD`] bytes.
+    /// The payload, at most [`MAX_PAYLOAD`] bytes; a raw packet's is the frame.
     pub payload: Vec<u8>,
+    /// A raw-packet QP's frame: the payload goes out as it is, route and transport unused.
+    pub raw: bool,
 }
 
 impl Packet {
@@ -43,7 +47,28 @@ impl Packet {
             route,
             transport,
             payload,
+            raw: false,
         }
+    }
+
+    /// A raw-packet QP's frame (14 to [`MAX_RAW_FRAME`] bytes), with `route` and `transport` in
+    /// the descriptor's other fields, which the RTL must ignore.
+    pub fn raw(route: Route, transport: Transport, frame: Vec<u8>) -> Packet {
+        assert!(
+            (14..=MAX_RAW_FRAME).contains(&frame.len()),
+            "a raw frame of {} bytes",
+            frame.len()
+        );
+        Packet {
+            raw: true,
+            ..Packet::new(route, transport, Vec::new())
+        }
+        .with_payload(frame)
+    }
+
+    fn with_payload(mut self, payload: Vec<u8>) -> Packet {
+        self.payload = payload;
+        self
     }
 
     /// Bytes of the frame the RTL sends: headers, payload and pad.
@@ -57,8 +82,12 @@ pub fn pad_of(len: usize) -> u8 {
     (len.wrapping_neg() & 3) as u8
 }
 
-/// The frame the RTL must send for `p`: the model's headers, the payload, the pad.
+/// The frame the RTL must send for `p`: the model's headers, the payload, the pad (a raw
+/// packet: the payload alone).
 pub fn expected(p: &Packet) -> Vec<u8> {
+    if p.raw {
+        return p.payload.clone();
+    }
     let len = p.payload.len();
     // Headers, payload and pad; a descriptor may ask for a RETH and a DETH together, which
     // model packets never have (so MAX_FRAME does not count them).
@@ -118,8 +147,10 @@ impl Traffic {
 pub struct Frame {
     /// Its bytes (tkeep's).
     pub bytes: Vec<u8>,
-    /// `tuser` (the 802.1Q flag), the same on every beat.
+    /// `tuser[0]` (the 802.1Q flag), the same on every beat.
     pub user: bool,
+    /// `tuser[1]` (a raw frame), the same on every beat.
+    pub raw: bool,
 }
 
 /// What a run produced and measured.
@@ -155,7 +186,7 @@ struct InBeat {
 }
 
 /// An output beat on offer: data, tkeep, tlast, tuser.
-type OutBeat = (u64, u8, bool, bool);
+type OutBeat = (u64, u8, bool, u8);
 
 fn drive_desc<D: WqeFramePorts>(dut: &mut D, p: Option<&Packet>) {
     dut.set_s_desc_valid(p.is_some());
@@ -206,6 +237,7 @@ fn drive_desc<D: WqeFramePorts>(dut: &mut D, p: Option<&Packet>) {
     dut.set_s_desc_imm_en(t.imm.is_some());
     dut.set_s_desc_imm(t.imm.unwrap_or(0));
     dut.set_s_desc_payload_len(p.payload.len() as u16);
+    dut.set_s_desc_raw(p.raw);
 }
 
 fn drive_data<D: WqeFramePorts>(dut: &mut D, b: Option<InBeat>) {
@@ -305,7 +337,8 @@ impl<D: WqeFramePorts> FrameRtl<D> {
                         "cycle {now}: tkeep {keep:#04x} with tlast {last}"
                     )));
                 };
-                if !current.bytes.is_empty() && user != current.user {
+                let (tag, raw) = (user & 1 != 0, user & 2 != 0);
+                if !current.bytes.is_empty() && (tag != current.user || raw != current.raw) {
                     return Err(Error::Protocol(format!(
                         "cycle {now}: tuser changed inside frame {}",
                         out.frames.len()
@@ -316,7 +349,8 @@ impl<D: WqeFramePorts> FrameRtl<D> {
                     last_out = now;
                     out.out_beats += 1;
                     u64_to_bytes(data, &mut lanes);
-                    current.user = user;
+                    current.user = tag;
+                    current.raw = raw;
                     current.bytes.extend_from_slice(&lanes[..n]);
                     if last {
                         out.frames.push(std::mem::take(&mut current));

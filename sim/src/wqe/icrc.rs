@@ -18,8 +18,10 @@ use std::fmt;
 pub struct Frame {
     /// Ethernet header to the last pad byte.
     pub bytes: Vec<u8>,
-    /// It carries an 802.1Q tag (`s_axis_tuser`): its IP header starts at byte 18, else 14.
+    /// It carries an 802.1Q tag (`s_axis_tuser[0]`): its IP header starts at byte 18, else 14.
     pub vlan: bool,
+    /// A raw-packet QP's frame (`s_axis_tuser[1]`): padded to 60 bytes, no ICRC.
+    pub raw: bool,
 }
 
 impl Frame {
@@ -36,12 +38,22 @@ impl Frame {
     pub fn beats(&self, lanes: usize) -> Vec<Beat> {
         beats(&self.bytes, lanes, self.vlan)
     }
+
+    /// `s_axis_tuser`: the tag and the raw bit.
+    pub fn user(&self) -> u8 {
+        u8::from(self.vlan) | u8::from(self.raw) << 1
+    }
 }
 
-/// What the stage must send for `frame`: the bytes, the ICRC, zeros up to 60 bytes.
+/// What the stage must send for `frame`: the bytes, the ICRC, zeros up to 60 bytes (a raw
+/// frame: the bytes and the zeros only).
 pub fn expected(frame: &Frame) -> Result<Vec<u8>, WireError> {
     let n = frame.bytes.len();
     let mut out = frame.bytes.clone();
+    if frame.raw {
+        out.resize(n.max(MIN_FRAME), 0);
+        return Ok(out);
+    }
     out.resize((n + ICRC_LEN).max(MIN_FRAME), 0);
     let len = icrc_append(&mut out, n, frame.l3())?;
     out.truncate(len);
@@ -124,13 +136,16 @@ pub fn beat_bytes<D: WqeIcrcPorts>() -> usize {
     D::S_AXIS_TDATA_BITS as usize / 8
 }
 
-fn drive_in<D: WqeIcrcPorts>(dut: &mut D, beat: Option<&Beat>) {
+/// A beat and its frame's `tuser`.
+type InBeat = (Beat, u8);
+
+fn drive_in<D: WqeIcrcPorts>(dut: &mut D, beat: Option<&InBeat>) {
     dut.set_s_axis_tvalid(beat.is_some());
-    if let Some(b) = beat {
+    if let Some((b, user)) = beat {
         dut.write_s_axis_tdata(&b.data);
         dut.set_s_axis_tkeep(keep_mask(b.keep));
         dut.set_s_axis_tlast(b.last);
-        dut.set_s_axis_tuser(b.user);
+        dut.set_s_axis_tuser(*user);
     }
 }
 
@@ -180,13 +195,13 @@ impl<D: WqeIcrcPorts> IcrcRtl<D> {
     /// but on tlast), and afterwards that nothing more comes out.
     pub fn run(&mut self, frames: &[Frame], traffic: Traffic) -> Result<Outcome, Error> {
         let w = beat_bytes::<D>();
-        let mut source: Source<Beat> = Source::new(traffic.seed, traffic.idle);
+        let mut source: Source<InBeat> = Source::new(traffic.seed, traffic.idle);
         let mut bound = 1_000u64;
         for f in frames {
             let bs = f.beats(w);
             bound += bs.len() as u64 + (MIN_FRAME / w) as u64 + 2;
             for b in bs {
-                source.push(b);
+                source.push((b, f.user()));
             }
         }
         // Random gaps and stalls together can make a run several times slower than full rate.

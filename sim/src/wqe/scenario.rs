@@ -1,14 +1,14 @@
 //! Scenarios for the WQE engine's benches: four QPs (RC IPv4 MTU 256, RC IPv6 with VLAN MTU
-//! 1024, UD MTU 512, RC IPv6 MTU 4096) in two PDs, three memory regions (one running past the
-//! memory behind it), and random WQEs of every kind, valid and not, written into their send
-//! rings. The data path's and the whole engine's tests run the same scenarios against the
-//! model's `Queues`.
+//! 1024, UD MTU 512, RC IPv6 MTU 4096) in two PDs and a raw-packet QP, three memory regions
+//! (one running past the memory behind it), and random WQEs of every kind, valid and not,
+//! written into their send rings. The data path's and the whole engine's tests run the same
+//! scenarios against the model's `Queues`.
 
 use super::dp::{nic, Queue, Run};
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
-use rocenic_model::qp::{self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig};
+use rocenic_model::qp::{self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::memory::Fill;
 use rocenic_model::wqe::{self, *};
@@ -26,6 +26,14 @@ pub const QPS: [(u32, QpType, u32, PathMtu, bool, Option<u16>); 4] = [
     (0x13, QpType::Ud, 1, PathMtu::Mtu512, false, None),
     (0x14, QpType::Rc, 1, PathMtu::Mtu4096, true, None),
 ];
+/// The raw-packet QP, queue [`RAW_QUEUE`] after the four above: (qpn, pd). Its SENDs are whole
+/// Ethernet frames (14 to 4,218 bytes) put on the wire as they are.
+pub const RAW_QP: (u32, u32) = (0x15, 1);
+/// The raw QP's queue.
+pub const RAW_QUEUE: usize = QPS.len();
+/// Queues: the four RoCE QPs' and the raw QP's.
+pub const QUEUES: usize = QPS.len() + 1;
+
 /// (lkey, base, length, pd); the third region runs past the memory behind it.
 pub const MRS: [(u32, u64, u64, u32); 3] = [
     (0x100, DATA, 0x8000, 1),
@@ -230,6 +238,7 @@ pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
 /// The engine, memory and queues every run starts from, no WQE posted.
 pub fn base(profile: Profile) -> Run {
     let mut engine = SendEngine::new(nic(), profile);
+    engine.qps.set_raw(true);
     for &(lkey, base, length, pd) in &MRS {
         engine
             .mrs
@@ -246,7 +255,7 @@ pub fn base(profile: Profile) -> Run {
     mem.add(DATA, 0xC000, Fill::Counter).unwrap();
     let hole: Vec<u8> = (0..0x800).map(|i| (i as u8) ^ 0x5A).collect();
     mem.add(HOLE, 0x800, Fill::Bytes(&hole)).unwrap();
-    mem.add(RINGS, 4 * 0x10000, Fill::Zero).unwrap();
+    mem.add(RINGS, QUEUES * 0x10000, Fill::Zero).unwrap();
     mem.add(CQ, 32 << CQ_LOG2, Fill::Zero).unwrap();
     let mut queues = Vec::new();
     for (i, &(qpn, qp_type, pd, mtu, v6, vlan)) in QPS.iter().enumerate() {
@@ -269,6 +278,24 @@ pub fn base(profile: Profile) -> Run {
             posted: 0,
         });
     }
+    let (qpn, pd) = RAW_QP;
+    let raw = QpConfig {
+        qp_type: QpKind::Raw,
+        pd,
+        mtu: PathMtu::Mtu1024,
+        psn: Psn::new(0).unwrap(),
+        dest_qpn: 0,
+        q_key: 0,
+        av: None,
+    };
+    engine.qps.create(qpn, raw).unwrap();
+    engine.qps.bring_up(qpn).unwrap();
+    let ring = SendRing::new(Ring::new(6).unwrap(), 4, RINGS + RAW_QUEUE as u64 * 0x10000).unwrap();
+    queues.push(Queue {
+        qpn,
+        ring,
+        posted: 0,
+    });
     let mrs = MRS
         .iter()
         .map(|&(lkey, base, length, pd)| MemoryRegion {
@@ -299,14 +326,121 @@ pub fn post(run: &mut Run, k: usize, bytes: &[u8]) {
 pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
     let mut run = base(Profile::ALL[r.gen_range(0..4)]);
     for _ in 0..wqes {
-        let k = r.gen_range(0..4);
+        let k = r.gen_range(0..QUEUES);
         if run.queues[k].posted >= 64 {
             continue;
         }
-        let bytes = random_wqe(r, k, run.queues[k].posted, big, faults);
+        let bytes = if k == RAW_QUEUE {
+            random_raw_wqe(r, run.queues[k].posted, big, faults)
+        } else {
+            random_wqe(r, k, run.queues[k].posted, big, faults)
+        };
         post(&mut run, k, &bytes);
     }
     run
+}
+
+/// A random WQE for the raw QP at `index`: mostly a valid SEND of one whole frame (gathered
+/// from up to three entries, or inline; `big`: up to the largest, 4,218 bytes), sometimes each
+/// kind of refusal: another opcode (SEND_WITH_IMM, the WRITEs, TSO, which the engines without
+/// TSO take for an unknown opcode), an address vector, a frame under 14 or over 4,218 bytes,
+/// and the faults every QP's WQEs have (regions, lengths, reserved bits, a flipped bit).
+pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
+    let f = |p: f64| (p * faults).min(1.0);
+    let opcode = if r.gen_bool(f(0.2)) {
+        [
+            Opcode::SendImm,
+            Opcode::RdmaWrite,
+            Opcode::RdmaWriteImm,
+            Opcode::Tso,
+        ][r.gen_range(0..4)]
+    } else {
+        Opcode::Send
+    };
+    // The frame's length: mostly valid (short ones, padded to 60, often), now and then outside.
+    let len: usize = if r.gen_bool(f(0.15)) {
+        [0, 1, 13, 4219, 5000][r.gen_range(0..5)]
+    } else if r.gen_bool(0.3) {
+        r.gen_range(14..=64)
+    } else if big {
+        r.gen_range(3000..=4218)
+    } else {
+        r.gen_range(14..=1514)
+    };
+    let use_inline = len <= 900 && r.gen_bool(0.25);
+    let inline: Vec<u8> = (0..len).map(|_| r.gen()).collect();
+    // The frame gathered from one to three entries that add up to it, none empty.
+    let n = if len < 3 { 1 } else { r.gen_range(1..=3) };
+    let mut cuts: Vec<usize> = (1..n).map(|_| r.gen_range(1..len)).collect();
+    cuts.push(0);
+    cuts.push(len);
+    cuts.sort_unstable();
+    cuts.dedup();
+    let sges: Vec<DataSegment> = cuts
+        .windows(2)
+        .map(|w| {
+            let m = if r.gen_bool(f(0.1)) {
+                r.gen_range(0..3)
+            } else {
+                0
+            };
+            let (lkey, base, rlen, _) = MRS[m];
+            let length = (w[1] - w[0]) as u32;
+            let off = r.gen_range(0..rlen - u64::from(length).min(rlen - 1));
+            DataSegment {
+                addr: base + off,
+                length,
+                lkey: if r.gen_bool(f(0.02)) { 0x999 } else { lkey },
+            }
+        })
+        .collect();
+    let av = r.gen_bool(f(0.05)).then_some(wqe::AddressVector {
+        dqpn: 0x101,
+        qkey: 0x2222,
+        dgid: [0xfe; 16],
+        dmac: [2, 0, 0, 0, 0, 9],
+        vlan: None,
+        flow_label: 0,
+        tclass: 0,
+        hop_limit: 64,
+    });
+    let mut flags = Flags::from_bits(0).unwrap();
+    if r.gen_bool(0.8) {
+        flags = flags.union(Flags::SIGNALED);
+    }
+    if r.gen_bool(0.5) {
+        flags = flags.union(Flags::SOLICITED);
+    }
+    let header = tso_template(r, false);
+    let wr = WorkRequest {
+        opcode,
+        flags,
+        index,
+        imm: if opcode.has_imm() { r.gen() } else { 0 },
+        wr_id: r.gen(),
+        av,
+        raddr: opcode.has_raddr().then(|| RemoteAddress {
+            addr: r.gen(),
+            rkey: r.gen(),
+        }),
+        tso: (opcode == Opcode::Tso).then_some(wqe::Tso {
+            mss: 1000,
+            header: &header,
+        }),
+        payload: if use_inline {
+            Payload::Inline(&inline)
+        } else {
+            Payload::Gather(&sges[..if len == 0 { 0 } else { sges.len() }])
+        },
+    };
+    let mut out = vec![0u8; MAX_WQE_BYTES];
+    let c = Wqe::encode(&wr, &mut out).expect("in the format");
+    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+    if r.gen_bool(f(0.05)) && !out.is_empty() {
+        let i = r.gen_range(0..out.len().min(64));
+        out[i] ^= 1 << r.gen_range(0..8);
+    }
+    out
 }
 
 /// A valid WQE of queue `k`: one 100-byte gather entry in its PD, signaled and solicited.

@@ -107,6 +107,7 @@ impl Qp {
             smac: av.map_or([0; 6], |a| a.src_mac.0),
             src_ip,
             dst_ip,
+            raw: false, // the test's QPs are RC and UD
         }
     }
 }

@@ -15,8 +15,8 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
 use rocenic_model::qp::{
-    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpState,
-    QpTable, QPN_MAX, QPN_MIN,
+    Access, AddressVector, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpContext, QpKind,
+    QpState, QpTable, QPN_MAX, QPN_MIN,
 };
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::regs::{self, command, control, op, qp_flags, status};

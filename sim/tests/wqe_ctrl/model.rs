@@ -113,11 +113,12 @@ pub(crate) fn expected_ctx(c: &QpContext) -> QpCtx {
         None => ([0; 16], [0; 16]),
     };
     let e = c.entropy();
+    let raw = cfg.qp_type == QpKind::Raw;
     QpCtx {
         qpn: c.qpn(),
         ud: cfg.qp_type == QpType::Ud,
         pd: cfg.pd,
-        mtu: cfg.mtu.code(),
+        mtu: if raw { 0 } else { cfg.mtu.code() },
         dest_qpn: cfg.dest_qpn,
         qkey: cfg.q_key,
         ipv6: av.is_some_and(|a| a.is_ipv6()),
@@ -132,6 +133,7 @@ pub(crate) fn expected_ctx(c: &QpContext) -> QpCtx {
         smac: av.map_or([0; 6], |a| a.src_mac.0),
         src_ip,
         dst_ip,
+        raw,
     }
 }
 
@@ -140,7 +142,11 @@ impl<const N: usize> Model<N> {
         Model {
             qps,
             mrs,
-            table: QpTable::new(profile),
+            table: {
+                let mut t = QpTable::new(profile);
+                t.set_raw(true);
+                t
+            },
             slots: vec![None; qps],
             mr: vec![None; mrs],
             mr_expect: VecDeque::new(),
@@ -301,6 +307,7 @@ impl<const N: usize> Model<N> {
                     | regs::caps::MRS.put(self.mrs as u32)
                     | regs::caps::MAX_SGE.put(16)
                     | regs::caps::DATA_BYTES.put(8)
+                    | regs::caps::RAW.put(1)
             }
             regs::CONTROL => self.reg(regs::CONTROL) & 0x31,
             regs::STATUS => {

@@ -4,6 +4,19 @@
 
 use super::*;
 pub(crate) fn random_config(rng: &mut SmallRng) -> QpConfig {
+    if rng.gen_bool(0.1) {
+        // A raw-packet QP: as regs::qp_writes stages it (RAW, MTU 0, no PSN, destination or
+        // Q_Key), so that the model's context is what the table holds.
+        return QpConfig {
+            qp_type: QpKind::Raw,
+            pd: rng.gen_range(0..4),
+            mtu: PathMtu::Mtu1024,
+            psn: Psn::new(0).unwrap(),
+            dest_qpn: 0,
+            q_key: 0,
+            av: None,
+        };
+    }
     let rc = rng.gen_bool(0.7);
     let mac = |rng: &mut SmallRng| EthernetAddress(rng.gen());
     let ip = if rng.gen_bool(0.5) {
@@ -156,9 +169,18 @@ impl Program {
         let ring = random_ring(&mut self.rng);
         let mut writes = regs::qp_writes(qpn, &config, &ring, ring.addr(0)).to_vec();
         let staged = if self.rng.gen_bool(0.08) {
-            // A shape the RTL refuses: stride past 16 blocks, ring past 2^16, or no MTU.
+            // A shape the RTL refuses: stride past 16 blocks, ring past 2^16, no MTU, or a raw
+            // QP with an MTU or UD.
             let flags = &mut writes[1].1;
-            match self.rng.gen_range(0..3) {
+            match self.rng.gen_range(0..4) {
+                3 => {
+                    let mtu = if self.rng.gen() {
+                        qp_flags::UD.put(1)
+                    } else {
+                        qp_flags::MTU.put(self.rng.gen_range(1..8))
+                    };
+                    *flags = (*flags & !(7 << 8)) | qp_flags::RAW.put(1) | mtu;
+                }
                 0 => {
                     *flags =
                         (*flags & !(7 << 12)) | qp_flags::STRIDE_LOG2.put(self.rng.gen_range(5..8))
@@ -167,8 +189,9 @@ impl Program {
                     *flags =
                         (*flags & !(31 << 16)) | qp_flags::RING_LOG2.put(self.rng.gen_range(17..32))
                 }
+                // Not raw (MTU 0 is a raw QP's).
                 _ => {
-                    *flags = (*flags & !(7 << 8))
+                    *flags = (*flags & !(7 << 8) & !qp_flags::RAW.put(1))
                         | qp_flags::MTU.put([0, 6, 7][self.rng.gen_range(0..3)])
                 }
             }

@@ -17,7 +17,7 @@
 //! host's polls only.
 
 use super::Rtl;
-use crate::send::scenario::{OpName, QpKind, ScenarioError};
+use crate::send::scenario::{OpName, ScenarioError};
 use crate::sim::scenario::{Scenario, SIDES};
 use crate::sim::{self, Doorbell, Host, Report, SideJob};
 use crate::Failure;
@@ -192,43 +192,22 @@ fn activity(cores: &[Core; 2], host: &Host) -> [u64; 5] {
 }
 
 impl Rtl {
-    /// The core has no TSO segmenter and no raw-packet QPs yet (docs/top.md): the first work
-    /// request that needs either, else the first raw QP, refused before any output.
+    /// The core has no TSO segmenter yet (docs/top.md): the first TSO work request is refused
+    /// before any output. Raw-packet QPs' SENDs run.
     pub fn sim_accepts(scenario: &Scenario) -> Result<(), ScenarioError> {
-        let why = "--engine rtl runs the co-simulated full core, which has no TSO segmenter and \
-                   no raw-packet QPs yet (docs/top.md, \"What is left\"); run this scenario with \
-                   --engine model";
-        let raw = |side: &crate::sim::scenario::Side, qpn: u32| {
-            side.send
-                .qp
-                .iter()
-                .any(|q| q.item.qpn == qpn && q.item.qp_type == QpKind::Raw)
-        };
+        let why = "--engine rtl runs the co-simulated full core, which has no TSO segmenter yet \
+                   (docs/top.md, \"What is left\"); run this scenario with --engine model";
         let wr = scenario
             .sides
             .iter()
-            .flat_map(|side| side.send.wr.iter().map(move |w| (side, w)))
-            .filter_map(|(side, w)| {
-                let what = if w.item.opcode == OpName::Tso {
-                    "a TSO work request"
-                } else if raw(side, w.item.qpn) {
-                    "a work request of a raw QP"
-                } else {
-                    return None;
-                };
-                Some((w.line, w.place, format!("{what} (QP 0x{:x})", w.item.qpn)))
+            .flat_map(|side| side.send.wr.iter())
+            .filter(|w| w.item.opcode == OpName::Tso)
+            .map(|w| {
+                let what = format!("a TSO work request (QP 0x{:x})", w.item.qpn);
+                (w.line, w.place, what)
             })
             .min_by_key(|(line, _, _)| *line);
-        let qp = || {
-            scenario
-                .sides
-                .iter()
-                .flat_map(|side| &side.send.qp)
-                .filter(|q| q.item.qp_type == QpKind::Raw)
-                .map(|q| (q.line, q.place, format!("a raw QP (0x{:x})", q.item.qpn)))
-                .min_by_key(|(line, _, _)| *line)
-        };
-        match wr.or_else(qp) {
+        match wr {
             Some((line, place, what)) => Err(ScenarioError {
                 line,
                 place: Some(place),
