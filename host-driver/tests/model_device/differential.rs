@@ -242,8 +242,9 @@ fn same_as_the_rtl_engine() {
     let model = run(ModelDevice::new(), seed);
     let rtl = run(WqeDevice::new(&Load::ideal(), seed), seed);
     assert!(model.refused && rtl.refused);
-    // 18 WQEs, about half of them multi-packet; the protection error flushes two.
-    assert!(model.frames.len() > 18, "{} frames", model.frames.len());
+    // 18 WQEs; the protection error sends nothing and flushes two, so 15 send at least a
+    // frame each (about half of them more: multi-packet RC messages).
+    assert!(model.frames.len() >= 15, "{} frames", model.frames.len());
     assert_eq!(model.frames.len(), rtl.frames.len(), "frames");
     for (i, (m, r)) in model.frames.iter().zip(&rtl.frames).enumerate() {
         assert_eq!(m, r, "frame {i}");
