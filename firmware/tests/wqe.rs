@@ -128,7 +128,8 @@ fn open_checks_the_block() {
             qps: 256,
             mrs: 64,
             max_sge: 16,
-            data_bytes: 8
+            data_bytes: 8,
+            tso: false
         }
     );
     assert_eq!(e.qp_slots(), 256);

@@ -35,7 +35,9 @@ package wqe_regs_pkg;
     localparam int unsigned WQE_CAPS_MAX_SGE_LSB = 16;
     localparam int unsigned WQE_CAPS_MAX_SGE_W = 8;
     localparam int unsigned WQE_CAPS_DATA_BYTES_LSB = 24;
-    localparam int unsigned WQE_CAPS_DATA_BYTES_W = 8;
+    localparam int unsigned WQE_CAPS_DATA_BYTES_W = 7;
+    localparam int unsigned WQE_CAPS_TSO_LSB = 31;
+    localparam int unsigned WQE_CAPS_TSO_W = 1;
 
     // CONTROL: enable and entropy profile
     localparam logic [12:0] WQE_CONTROL = 13'h0008;

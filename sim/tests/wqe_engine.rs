@@ -2,8 +2,10 @@
 //! against the model's send engine: programmed through its registers with the model's
 //! encoders, fed by host memory that answers out of order and late, its output under random
 //! back-pressure; the frames (ICRC and padding included) and the completion ring must be the
-//! model's, byte for byte. Each scenario runs on the default build (64 QP slots, 64 regions)
-//! and on the ECP5-25F build (16 and 16, `wqe_engine:QPS=16,MRS=16` in fpga.mk).
+//! model's, byte for byte. Each scenario runs on the default build (64 QP slots, 64 regions,
+//! TSO) and on the ECP5-25F build (16 and 16, no TSO: `wqe_engine:QPS=16,MRS=16` in fpga.mk);
+//! the model has TSO exactly when the build does (`CAPS.TSO`), so the same TSO work requests
+//! are segmented on one and refused on the other.
 //!
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
@@ -11,7 +13,7 @@ use rand::Rng;
 use rocenic_model::wqe::Memory;
 use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{run_on, Load, Setup};
+use rocenic_sim::wqe::engine::{run_on, tso_of, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
 
@@ -25,8 +27,10 @@ fn check<D: WqeEnginePorts>(
 ) {
     let s = seed(test);
     let mut r = rng(s);
+    let tso = tso_of::<D>().expect("CAPS");
     for i in 0..runs {
-        let sc = scenario(&mut r, wqes, big, faults);
+        let mut sc = scenario(&mut r, wqes, big, faults);
+        sc.engine.tso = tso;
         let want = sc.model();
         let what = format!("{test} run {i} (seed {s})");
         let out = match run_on::<D>(&Setup::from(&sc), &load, r.gen(), 3_000_000, None) {

@@ -36,6 +36,8 @@ pub struct Caps {
     pub max_sge: u32,
     /// Bytes per beat of the frame output.
     pub data_bytes: u32,
+    /// TSO work requests, at the segmenter's limits (`tso::Limits::default()`).
+    pub tso: bool,
 }
 
 impl Caps {
@@ -46,6 +48,7 @@ impl Caps {
             mrs: caps_count(caps::MRS.get(w)),
             max_sge: caps::MAX_SGE.get(w),
             data_bytes: caps::DATA_BYTES.get(w),
+            tso: caps::TSO.get(w) != 0,
         }
     }
 }

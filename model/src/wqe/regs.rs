@@ -43,8 +43,15 @@ pub mod caps {
     pub const MRS: Field = field("MRS", 8, 8, "memory-region table entries");
     /// Data segments.
     pub const MAX_SGE: Field = field("MAX_SGE", 16, 8, "data segments a WQE may have");
-    /// Data path.
-    pub const DATA_BYTES: Field = field("DATA_BYTES", 24, 8, "bytes per beat of the frame output");
+    /// Data path (8 or 64: seven bits).
+    pub const DATA_BYTES: Field = field("DATA_BYTES", 24, 7, "bytes per beat of the frame output");
+    /// TSO.
+    pub const TSO: Field = field(
+        "TSO",
+        31,
+        1,
+        "1: TSO work requests (opcode 10 on UD QPs) at the segmenter's limits: 128-byte templates, 256 KiB payloads, MSS up to 9,000",
+    );
 }
 
 /// `CONTROL` fields.
@@ -196,7 +203,13 @@ pub const MAP: &[Register] = &[
         1,
         Access::Ro,
         "the parameters the block was built with",
-        &[caps::QPS, caps::MRS, caps::MAX_SGE, caps::DATA_BYTES],
+        &[
+            caps::QPS,
+            caps::MRS,
+            caps::MAX_SGE,
+            caps::DATA_BYTES,
+            caps::TSO,
+        ],
     ),
     reg(
         0x008,

@@ -42,6 +42,7 @@ pub struct Queue {
 
 /// A run: the model engine set up with its QPs and regions, the send queues in slot order (all
 /// QPs in RTS, every WQE already in memory), the completion ring, and host memory.
+#[derive(Clone)]
 pub struct Run {
     /// The model (QPs in RTS, regions registered).
     pub engine: SendEngine,
