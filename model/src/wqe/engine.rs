@@ -102,8 +102,8 @@ pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usiz
     pub mrs: MrTable<M>,
     /// Data segments a WQE may have (at most the format's 62).
     pub max_sge: usize,
-    /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (the RTL engine has no
-    /// TSO yet). Raw-packet QPs are the other capability, kept where the RTL refuses them: the
+    /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (as the RTL engine
+    /// built without TSO, `CAPS.TSO` clear, does). Raw-packet QPs are the other capability, kept where the RTL refuses them: the
     /// QP table's ([`QpTable::set_raw`]).
     pub tso: Option<crate::tso::Limits>,
 }

@@ -61,8 +61,8 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
     let f = |p: f64| (p * faults).min(1.0);
     let (_, qt, ..) = QPS[k];
     let ud = qt == QpType::Ud;
-    // A UD QP's TSO work requests (IPoIB templates). The engines have no TSO yet and refuse
-    // them (`loc_qp_op_err`, the QP to ERR), so they come at the rate of the other faults.
+    // A UD QP's TSO work requests (IPoIB templates): segmented by a build with TSO, refused by
+    // one without (`loc_qp_op_err`, the QP to ERR); they come at the rate of the other faults.
     let tso = ud && r.gen_bool(f(0.3));
     let opcode = if tso {
         Opcode::Tso
