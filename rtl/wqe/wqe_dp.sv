@@ -363,7 +363,7 @@ module wqe_dp
         // once its last byte is in, and wqe_concat passes that byte on only in a whole beat
         // (or the stream's last), so at an MSS of 1 the sender must be eight segments ahead.
         // Seventeen descriptors wait here (at three, an MSS of 1 or 2 deadlocked).
-        stream_fifo #(.WIDTH($bits(wqe_frame_pkg::desc_t)), .DEPTH_LOG2(4)) u_desc_fifo (
+        stream_fifo #(.WIDTH($bits(e_desc)), .DEPTH_LOG2(4)) u_desc_fifo (
             .clk, .rst, .s_valid(e_desc_valid), .s_ready(e_desc_ready), .s_data(e_desc),
             .m_valid(m_desc_valid), .m_ready(m_desc_ready), .m_data(m_desc)
         );
