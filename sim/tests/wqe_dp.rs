@@ -346,7 +346,7 @@ fn tso_refusals() {
         ..sge(1000)
     }];
     let empty = [sge(0)];
-    let cases: Vec<(&str, Vec<u8>)> = vec![
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
         (
             "MSS 0",
             tso_wqe(0, 1, &good, 0, Payload::Gather(&one), true),
@@ -392,7 +392,6 @@ fn tso_refusals() {
             tso_wqe(0, 11, &not_tcp, 500, Payload::Gather(&one), true),
         ),
     ];
-    let mut cases = cases;
     // HDR_LEN 0 (the decoder's TsoMismatch) and TSO on an RC QP.
     let mut zero_hdr = tso_wqe(0, 12, &good, 100, Payload::Gather(&one), true);
     zero_hdr[26] = 0;
