@@ -132,6 +132,7 @@ fn open_checks_the_block() {
             mrs: 64,
             max_sge: 16,
             data_bytes: 8,
+            tso: false,
             raw: true,
         }
     );

@@ -33,6 +33,7 @@ module wqe_ctrl #(
     parameter  int MRS        = 64,  // memory-region table entries, a power of two, 2..256
     parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS only; the data path's)
     parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)
+    parameter  int TSO        = 0,   // the data path runs TSO (CAPS only; the data path's)
     localparam int AW         = wqe_regs_pkg::WQE_ADDR_W,
     localparam int MW         = $clog2(MRS)
 ) (
@@ -127,7 +128,8 @@ module wqe_ctrl #(
         .QPS       (QPS),
         .MRS       (MRS),
         .MAX_SGE   (MAX_SGE),
-        .DATA_BYTES(DATA_BYTES)
+        .DATA_BYTES(DATA_BYTES),
+        .TSO       (TSO)
     ) u_regs (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,

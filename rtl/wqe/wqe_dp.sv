@@ -12,12 +12,18 @@
 //
 // DMA reads: fetch and gather share the read port; fetch has tag 2^TAG_W - 1, the pieces the
 // others. A response beat goes to fetch or to the packet buffer by its tag.
+//
+// TSO = 1 adds TSO work requests (opcode 10 on UD QPs; docs/wqe.md, "TSO in the RTL engine"):
+// the checks, the planner and the sender handle them, and wqe_tso_tx (the segmenter, split and
+// merge) sits between wqe_concat and m_pay, with a FIFO of descriptors beside it so the sender
+// can run a segment or two ahead of the frame builder. TSO = 0 refuses opcode 10 as unknown.
 module wqe_dp
 #(
     parameter int QPS     = 64,  // QP slots
     parameter int MAX_SGE = 16,  // data segments a WQE may have
     parameter int TAG_W   = 4,   // DMA read tag width
-    parameter int BUF_W   = 11   // log2 of the packet buffer's 64-bit words (2^11 = 16 KiB)
+    parameter int BUF_W   = 11,  // log2 of the packet buffer's 64-bit words (2^11 = 16 KiB)
+    parameter int TSO     = 0    // 1: TSO work requests through the segmenter
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -128,7 +134,7 @@ module wqe_dp
     wqe_dp_pkg::sge_t  ps;
     logic [63:0] pi;
 
-    wqe_parse #(.MAX_SGE(MAX_SGE)) u_parse (
+    wqe_parse #(.MAX_SGE(MAX_SGE), .TSO(TSO)) u_parse (
         .clk, .rst,
         .s_wqe_valid(fw_valid), .s_wqe_ready(fw_ready), .s_wqe_pick(fw_pick),
         .s_wqe_status(fw_status), .s_wqe_blocks(fw_blocks), .s_wqe_buf(fw_buf),
@@ -164,6 +170,7 @@ module wqe_dp
     logic [TAG_W-1:0]  gpc_tag;
     logic [BUF_W-1:0]  gpc_base;
     logic [12:0]       gpc_len;
+    logic              gpc_end;
     logic              ent_req_valid, ent_req_ready;
     logic [23:0]       ent_lqpn, ent_rqpn;
     logic [19:0]       ent_fl;
@@ -181,7 +188,7 @@ module wqe_dp
     logic [TAG_W-1:0]  inl_wr_tag;
     logic [BUF_W:0]    free_ptr;
 
-    wqe_gather #(.TAG_W(TAG_W), .BUF_W(BUF_W)) u_gather (
+    wqe_gather #(.TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_gather (
         .clk, .rst,
         .s_wqe_valid(pw_valid), .s_wqe_ready(pw_ready), .s_wqe(pw),
         .s_sge_valid(gs_valid), .s_sge_ready(gs_ready), .s_sge(gs),
@@ -191,7 +198,7 @@ module wqe_dp
         .m_pkt_valid(gp_valid), .m_pkt_ready(gp_ready), .m_pkt_len(gp_len),
         .m_pkt_tags(gp_tags), .m_pkt_pieces(gp_pieces),
         .m_piece_valid(gpc_valid), .m_piece_ready(gpc_ready), .m_piece_tag(gpc_tag),
-        .m_piece_base(gpc_base), .m_piece_len(gpc_len),
+        .m_piece_base(gpc_base), .m_piece_len(gpc_len), .m_piece_end(gpc_end),
         .m_ent_valid(ent_req_valid), .m_ent_ready(ent_req_ready),
         .m_ent_lqpn(ent_lqpn), .m_ent_rqpn(ent_rqpn), .m_ent_fl(ent_fl),
         .m_rd_req_valid(g_req_valid), .m_rd_req_ready(g_req_ready),
@@ -252,6 +259,7 @@ module wqe_dp
     logic [TAG_W-1:0] epc_tag;
     logic [BUF_W-1:0] epc_base;
     logic [12:0]     epc_len;
+    logic            epc_end;
 
     stream_fifo #(.WIDTH($bits(gc) + 20), .DEPTH_LOG2(2)) u_commit_fifo (
         .clk, .rst, .s_valid(gc_valid), .s_ready(gc_ready), .s_data({gc, gc_packets}),
@@ -261,9 +269,10 @@ module wqe_dp
         .clk, .rst, .s_valid(gp_valid), .s_ready(gp_ready), .s_data({gp_len, gp_tags, gp_pieces}),
         .m_valid(ep_valid), .m_ready(ep_ready), .m_data({ep_len, ep_tags, ep_pieces})
     );
-    stream_fifo #(.WIDTH(TAG_W + BUF_W + 13), .DEPTH_LOG2(5)) u_piece_fifo (
-        .clk, .rst, .s_valid(gpc_valid), .s_ready(gpc_ready), .s_data({gpc_tag, gpc_base, gpc_len}),
-        .m_valid(epc_valid), .m_ready(epc_ready), .m_data({epc_tag, epc_base, epc_len})
+    stream_fifo #(.WIDTH(TAG_W + BUF_W + 13 + 1), .DEPTH_LOG2(5)) u_piece_fifo (
+        .clk, .rst, .s_valid(gpc_valid), .s_ready(gpc_ready),
+        .s_data({gpc_tag, gpc_base, gpc_len, gpc_end}),
+        .m_valid(epc_valid), .m_ready(epc_ready), .m_data({epc_tag, epc_base, epc_len, epc_end})
     );
 
     // ---- UD entropy -----------------------------------------------------------------------
@@ -287,34 +296,91 @@ module wqe_dp
     logic        pr_valid, pr_ready, pr_last, pay_busy, concat_busy;
     logic [63:0] pr_data;
     logic [3:0]  pr_bytes;
+    logic        rec_valid, rec_ready, rec_tso, keep_valid, keep_ready, keep;
+    logic [15:0] rec_hdr_len, rec_mss;
+    logic [31:0] rec_len;
+    logic        e_desc_valid, e_desc_ready;
+    wqe_frame_pkg::desc_t e_desc;
 
-    wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W)) u_emit (
+    wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_emit (
         .clk, .rst,
         .s_commit_valid(ec_valid), .s_commit_ready(ec_ready), .s_commit(ec),
         .s_commit_packets(ec_packets),
         .s_pkt_valid(ep_valid), .s_pkt_ready(ep_ready), .s_pkt_len(ep_len),
         .s_pkt_tags(ep_tags), .s_pkt_pieces(ep_pieces),
         .s_piece_valid(epc_valid), .s_piece_ready(epc_ready), .s_piece_tag(epc_tag),
-        .s_piece_base(epc_base), .s_piece_len(epc_len),
+        .s_piece_base(epc_base), .s_piece_len(epc_len), .s_piece_end(epc_end),
         .s_ent_valid(ent_valid), .s_ent_ready(ent_ready),
         .s_ent_flow_label(ent_flow_label), .s_ent_udp_sport(ent_udp_sport),
         .tag_done, .tag_err, .free_valid, .free_tag, .free_ptr,
         .rd_addr(buf_rd_addr), .rd_data(buf_rd_data),
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
         .nic_mac, .nic_ipv4, .nic_ipv6, .wqe_retire, .frame_sent,
-        .m_desc_valid, .m_desc_ready, .m_desc,
+        .m_desc_valid(e_desc_valid), .m_desc_ready(e_desc_ready), .m_desc(e_desc),
         .m_pay_valid(pr_valid), .m_pay_ready(pr_ready), .m_pay_data(pr_data),
         .m_pay_bytes(pr_bytes), .m_pay_last(pr_last), .pay_busy,
+        .m_rec_valid(rec_valid), .m_rec_ready(rec_ready), .m_rec_tso(rec_tso),
+        .m_rec_hdr_len(rec_hdr_len), .m_rec_mss(rec_mss), .m_rec_len(rec_len),
+        .m_keep_valid(keep_valid), .m_keep_ready(keep_ready), .m_keep(keep),
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
     );
 
+    logic        c_tvalid, c_tready, c_tlast;
+    logic [63:0] c_tdata;
+    logic [7:0]  c_tkeep;
     wqe_concat u_concat (
         .clk, .rst,
         .s_valid(pr_valid), .s_ready(pr_ready), .s_data(pr_data), .s_bytes(pr_bytes),
         .s_last(pr_last),
-        .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready), .m_axis_tdata(m_pay_tdata),
-        .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast), .busy(concat_busy)
+        .m_axis_tvalid(c_tvalid), .m_axis_tready(c_tready), .m_axis_tdata(c_tdata),
+        .m_axis_tkeep(c_tkeep), .m_axis_tlast(c_tlast), .busy(concat_busy)
     );
+
+    logic tso_busy;
+    if (TSO != 0) begin : g_tso
+        // Records wait here while the streams before them drain.
+        logic        tr_valid, tr_ready, tr_tso;
+        logic [15:0] tr_hdr_len, tr_mss;
+        logic [31:0] tr_len;
+        stream_fifo #(.WIDTH(1 + 16 + 16 + 32), .DEPTH_LOG2(2)) u_rec_fifo (
+            .clk, .rst, .s_valid(rec_valid), .s_ready(rec_ready),
+            .s_data({rec_tso, rec_hdr_len, rec_mss, rec_len}),
+            .m_valid(tr_valid), .m_ready(tr_ready), .m_data({tr_tso, tr_hdr_len, tr_mss, tr_len})
+        );
+        wqe_tso_tx u_tso_tx (
+            .clk, .rst,
+            .s_rec_valid(tr_valid), .s_rec_ready(tr_ready), .s_rec_tso(tr_tso),
+            .s_rec_hdr_len(tr_hdr_len), .s_rec_mss(tr_mss), .s_rec_len(tr_len),
+            .s_rec_ipoib(1'b1),
+            .s_keep_valid(keep_valid), .s_keep_ready(keep_ready), .s_keep(keep),
+            .s_axis_tvalid(c_tvalid), .s_axis_tready(c_tready), .s_axis_tdata(c_tdata),
+            .s_axis_tkeep(c_tkeep), .s_axis_tlast(c_tlast),
+            .m_axis_tvalid(m_pay_tvalid), .m_axis_tready(m_pay_tready),
+            .m_axis_tdata(m_pay_tdata), .m_axis_tkeep(m_pay_tkeep), .m_axis_tlast(m_pay_tlast),
+            .busy(tso_busy)
+        );
+        // A TSO send's descriptors run ahead of its payloads: a segment leaves the segmenter
+        // once its last byte is in, and wqe_concat passes that byte on only in a whole beat
+        // (or the stream's last), so at an MSS of 1 the sender must be eight segments ahead.
+        // Seventeen descriptors wait here (at three, an MSS of 1 or 2 deadlocked).
+        stream_fifo #(.WIDTH($bits(e_desc)), .DEPTH_LOG2(4)) u_desc_fifo (
+            .clk, .rst, .s_valid(e_desc_valid), .s_ready(e_desc_ready), .s_data(e_desc),
+            .m_valid(m_desc_valid), .m_ready(m_desc_ready), .m_data(m_desc)
+        );
+    end else begin : g_no_tso
+        assign m_pay_tvalid = c_tvalid;
+        assign c_tready     = m_pay_tready;
+        assign m_pay_tdata  = c_tdata;
+        assign m_pay_tkeep  = c_tkeep;
+        assign m_pay_tlast  = c_tlast;
+        assign m_desc_valid = e_desc_valid;
+        assign e_desc_ready = m_desc_ready;
+        assign m_desc       = e_desc;
+        assign rec_ready    = 1'b0;
+        assign keep_ready   = 1'b0;
+        assign tso_busy     = 1'b0;
+        wire unused_rec = ^{rec_valid, rec_tso, rec_hdr_len, rec_mss, rec_len, keep_valid, keep};
+    end
 
     logic cq_busy;
     wqe_cq #(.TAG_W(2)) u_cq (
@@ -336,6 +402,7 @@ module wqe_dp
             inflight_q <= inflight_q + 8'(s_pick_valid && s_pick_ready) - 8'(wqe_retire);
         end
     end
-    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !concat_busy && !m_pay_tvalid;
+    assign idle = inflight_q == 8'd0 && !cq_busy && !pay_busy && !concat_busy && !m_pay_tvalid
+               && !tso_busy && !m_desc_valid;
 
 endmodule

@@ -76,6 +76,11 @@ package wqe_dp_pkg;
         logic [7:0]   hop_limit;
         logic [4:0]   sges;         // entries pushed to the SGE FIFO for this WQE
         logic [7:0]   inline_words; // words pushed to the inline FIFO for this WQE
+        // TSO (opcode 10 on a UD QP, an engine built with TSO): the header template went out
+        // on the inline FIFO ahead of the data (ceil(hdr_len / 8) words, in inline_words).
+        logic         tso;
+        logic [15:0]  mss;
+        logic [15:0]  hdr_len;
     } wqe_t;
 
     // One data segment, as the gather stage needs it (the checks are done).

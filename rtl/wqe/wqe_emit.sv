@@ -14,11 +14,20 @@
 //     and its payload follows through wqe_concat. A signaled WQE then completes with success.
 // Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
 // next WQE of that QP even if it was planned already.
+//
+// TSO (docs/wqe.md, "TSO in the RTL engine"): a packet is a segment, with its own PSN and
+// descriptor (UD SEND_ONLY); the template and the pieces go out as one stream (tlast after the
+// last piece), which wqe_tso_tx cuts again. Each stream is announced on m_rec (one per plain
+// packet with a payload, one per TSO send) and each segment gets a keep flag on m_keep before
+// its bytes. A read that faults after the stream has begun does not cut it: the rest of the
+// send streams as it is (no PSN, no descriptor) with keep flags of 0, so the segmenter always
+// sees whole sends; before that, the WQE's packets are dropped as any other's.
 module wqe_emit
 #(
     parameter int QPS   = 64,   // QP slots
     parameter int TAG_W = 4,    // DMA tag width
-    parameter int BUF_W = 11    // log2 of the packet buffer's words
+    parameter int BUF_W = 11,   // log2 of the packet buffer's words
+    parameter int TSO   = 0     // 1: records and keep flags for wqe_tso_tx (else never valid)
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -37,6 +46,7 @@ module wqe_emit
     input  wire [TAG_W-1:0]      s_piece_tag,
     input  wire [BUF_W-1:0]      s_piece_base,
     input  wire [12:0]           s_piece_len,
+    input  wire                  s_piece_end,      // TSO: the piece ends the stream
     // UD entropy, in WQE order
     input  wire                  s_ent_valid,
     output logic                 s_ent_ready,
@@ -72,6 +82,16 @@ module wqe_emit
     output logic [3:0]           m_pay_bytes,
     output logic                 m_pay_last,
     output logic                 pay_busy,         // payload words read and not yet taken
+    // to wqe_tso_tx: one record per stream, one keep flag per TSO segment
+    output logic                 m_rec_valid,
+    input  wire                  m_rec_ready,
+    output logic                 m_rec_tso,
+    output logic [15:0]          m_rec_hdr_len,
+    output logic [15:0]          m_rec_mss,
+    output logic [31:0]          m_rec_len,
+    output logic                 m_keep_valid,
+    input  wire                  m_keep_ready,
+    output logic                 m_keep,
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
@@ -79,7 +99,8 @@ module wqe_emit
 );
 
     typedef enum logic [3:0] {
-        S_IDLE, S_QPERR, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE
+        S_IDLE, S_QPERR, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE,
+        S_TX
     } state_t;
     state_t state_q;
 
@@ -107,6 +128,11 @@ module wqe_emit
     logic        piece_last_q;      // this piece is the packet's last
     logic [3:0]  credits_q;         // words the payload FIFO can still be sent (see below)
     logic        can_read_q;        // credits_q != 0
+    // TSO
+    logic        tso_run_q;         // this TSO send's stream has begun (its record is out)
+    logic        ghost_q;           // this packet streams without PSN or descriptor (a fault)
+    logic        rec_pend_q;        // a record to hand on before the packet's stream
+    logic        keep_pend_q;       // a keep flag to hand on before it
 
     // Fields the earlier stages used.
     wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
@@ -188,6 +214,14 @@ module wqe_emit
     assign s_ent_ready    = state_q == S_ENT;
     assign s_pkt_ready    = state_q == S_NEXT;
     assign m_desc_valid   = state_q == S_DESC;
+    assign m_rec_valid    = (state_q == S_PSN || state_q == S_TX) && rec_pend_q;
+    assign m_rec_tso      = w_q.tso;
+    assign m_rec_hdr_len  = w_q.hdr_len;
+    assign m_rec_mss      = w_q.mss;
+    assign m_rec_len      = w_q.len;
+    assign m_keep_valid   = (state_q == S_PSN || state_q == S_TX) && keep_pend_q;
+    assign m_keep         = !ghost_q;
+    wire   tx_done        = (!rec_pend_q || m_rec_ready) && (!keep_pend_q || m_keep_ready);
     // Whether a packet's pieces are all in (and whether one faulted) is registered in S_PKT and
     // acted on in S_PKT2: the tag compare fans out to the whole commit decision.
     logic pkt_in_q, pkt_fault_q;
@@ -272,6 +306,9 @@ module wqe_emit
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
             wqe_retire    <= 1'b0;
+            rec_pend_q    <= 1'b0;
+            keep_pend_q   <= 1'b0;
+            ghost_q       <= 1'b0;
         end else begin
             err_set_valid <= 1'b0;
             frame_sent    <= 1'b0;
@@ -284,6 +321,7 @@ module wqe_emit
             case (state_q)
                 S_IDLE: if (s_commit_valid) begin
                     w_q     <= s_commit;
+                    tso_run_q <= 1'b0;
                     left_q  <= s_commit_packets;
                     last_q  <= s_commit_packets == 20'd1;
                     none_q  <= s_commit_packets == 20'd0;
@@ -330,24 +368,44 @@ module wqe_emit
                     state_q     <= S_PKT2;
                 end
                 S_PKT2: begin
+                    ghost_q     <= 1'b0;
+                    rec_pend_q  <= TSO != 0 && (w_q.tso ? !tso_run_q : pieces_nz_q);
+                    keep_pend_q <= TSO != 0 && w_q.tso;
                     if (!pkt_in_q) begin
                         state_q <= S_PKT;                      // look again
-                    end else if (drop_q) begin
+                    end else if (drop_q && !tso_run_q) begin
                         state_q <= S_DROP;
+                    end else if (drop_q) begin
+                        ghost_q     <= 1'b1;                   // the send's rest after a fault
+                        rec_pend_q  <= 1'b0;
+                        state_q     <= S_TX;
                     end else if (pkt_fault_q) begin
                         drop_q        <= 1'b1;
                         status_q      <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                         cqe_due_q     <= 1'b1;
                         err_set_valid <= 1'b1;
                         err_set_slot  <= w_q.slot;
-                        state_q       <= S_DROP;
+                        ghost_q       <= tso_run_q;
+                        rec_pend_q    <= 1'b0;
+                        state_q       <= tso_run_q ? S_TX : S_DROP;
                     end else begin
-                        state_q <= S_PSN;
+                        tso_run_q <= w_q.tso;
+                        state_q   <= S_PSN;
                     end
                 end
+                // The record and keep flag go out here or in S_TX, before the descriptor.
                 S_PSN: begin
                     psn_q   <= psn_take_first;
-                    state_q <= S_DESC;
+                    if (m_rec_valid && m_rec_ready) rec_pend_q <= 1'b0;
+                    if (m_keep_valid && m_keep_ready) keep_pend_q <= 1'b0;
+                    state_q <= tx_done ? S_DESC : S_TX;
+                end
+                S_TX: begin
+                    if (m_rec_valid && m_rec_ready) rec_pend_q <= 1'b0;
+                    if (m_keep_valid && m_keep_ready) keep_pend_q <= 1'b0;
+                    if (tx_done) begin
+                        state_q <= !ghost_q ? S_DESC : pieces_nz_q ? S_PIECE : S_NEXT;
+                    end
                 end
                 S_DESC: if (m_desc_ready) begin
                     if (!pieces_nz_q) begin
@@ -362,7 +420,9 @@ module wqe_emit
                     words_left_q <= piece_words;
                     left_one_q   <= piece_words == 10'd1;
                     tail_bytes_q <= 4'(((s_piece_len - 13'd1) & 13'd7) + 13'd1);
-                    piece_last_q <= pieces_one_q;
+                    // A TSO send's stream ends with the piece that ends its payload (an inline
+                    // one's last packet may have no piece).
+                    piece_last_q <= w_q.tso ? s_piece_end : pieces_one_q;
                     state_q      <= S_STREAM;
                 end
                 S_STREAM: begin
@@ -376,7 +436,7 @@ module wqe_emit
                         pieces_nz_q  <= !pieces_one_q;
                         pieces_one_q <= pieces_q == 5'd2;
                         if (pieces_one_q) begin
-                            frame_sent <= 1'b1;
+                            frame_sent <= !ghost_q;
                             state_q    <= S_NEXT;
                         end else begin
                             state_q <= S_PIECE;

@@ -21,6 +21,7 @@ module wqe_engine #(
     parameter  int MAX_SGE = 16,   // data segments a WQE may have
     parameter  int TAG_W   = 4,    // DMA read tag width (tag 2^TAG_W - 1 is the WQE fetch's)
     parameter  int BUF_W   = 11,   // log2 of the packet buffer's 64-bit words
+    parameter  int TSO     = 0,    // 1: TSO work requests (the data path's segmenter, CAPS.TSO)
     localparam int AW      = wqe_regs_pkg::WQE_ADDR_W,
     localparam int MW      = $clog2(MRS)
 ) (
@@ -112,7 +113,7 @@ module wqe_engine #(
     logic [4:0]          cq_log2;
     logic [31:0]         cq_producer;
 
-    wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8)) u_ctrl (
+    wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8), .TSO(TSO)) u_ctrl (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
@@ -154,7 +155,7 @@ module wqe_engine #(
     // Both context structs list the same fields in the same order.
     assign pick = {pick_slot, pick_addr, pick_stride, pick_ctx};
 
-    wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W)) u_dp (
+    wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_dp (
         .clk, .rst,
         .s_pick_valid(pick_valid), .s_pick_ready(pick_ready), .s_pick(pick),
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,

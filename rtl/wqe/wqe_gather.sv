@@ -16,10 +16,21 @@
 //
 // Buffer space is taken in whole pieces, in order, as a ring: a piece starts on a word, so a
 // piece of n bytes takes ceil(n / 8) words; wqe_emit returns them in the same order.
+//
+// TSO (docs/wqe.md, "TSO in the RTL engine"): a packet is a segment. The message is cut at the
+// MSS instead of the path MTU, the count ceil(len / MSS) comes from a serial divider (a bit a
+// cycle), and the header template (inline words from wqe_parse) is the first packet's first
+// piece; a packet record's length is then the segment's frame payload, template included. An
+// inline TSO payload is cut at the first word boundary at or past each segment's end (a piece
+// must start on a word of the inline FIFO), so a packet's pieces may hold a little of the
+// next segments, or nothing; the segmenter cuts the stream itself, and each piece says whether
+// it ends the stream (m_piece_end). A refused WQE's inline words (a TSO template goes out
+// before the verdict) are dropped here.
 module wqe_gather
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
-    parameter int BUF_W  = 11    // log2 of the packet buffer's 64-bit words
+    parameter int BUF_W  = 11,   // log2 of the packet buffer's 64-bit words
+    parameter int TSO    = 0     // 1: TSO WQEs (wqe_dp_pkg::wqe_t.tso) are planned as segments
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -48,6 +59,7 @@ module wqe_gather
     output logic [TAG_W-1:0]     m_piece_tag,
     output logic [BUF_W-1:0]     m_piece_base,
     output logic [12:0]          m_piece_len,
+    output logic                 m_piece_end,      // TSO: the piece ends the send's stream
     // entropy requests for UD WQEs (QP mode, UD)
     output logic                 m_ent_valid,
     input  wire                  m_ent_ready,
@@ -77,7 +89,8 @@ module wqe_gather
     localparam int TAGS = 2 ** TAG_W - 1;
 
     typedef enum logic [3:0] {
-        S_IDLE, S_COUNT, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT
+        S_IDLE, S_COUNT, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT,
+        S_DRAIN
     } state_t;
     state_t state_q;
 
@@ -107,6 +120,26 @@ module wqe_gather
                              : len_zero_q ? 20'd1
                              : 20'(len_mtus_q + 32'(len_rem_q));
     logic [19:0] packets_q;
+    // TSO: the WQE passed and is TSO; its template piece is still to plan; the payload bytes
+    // not yet in a segment; the segment being planned. The divider works out
+    // ceil(len / MSS) = (len - 1) / MSS + 1 (len <= MAX_TSO, so 18 dividend bits).
+    logic        tso_q, tmpl_q;
+    logic [31:0] tso_left_q;
+    logic [12:0] seg_q;
+    logic [17:0] div_n_q;
+    logic [15:0] div_r_q;
+    logic [17:0] div_quo_q;
+    logic [4:0]  div_i_q;
+    logic [7:0]  drain_q;          // a refused WQE's inline words still to drop
+    logic [31:0] tso_bound_q;      // (k + 1) * MSS for segment k: where it ends
+    logic        piece_end_q;
+    // An inline TSO packet's piece: up to the word boundary at or past its segment's end (the
+    // last packet: the rest). Every earlier piece ended on a word, so this one starts on one.
+    wire  [31:0] inl_r8    = (tso_bound_q + 32'd7) & ~32'd7;
+    wire  [31:0] inl_av    = inl_r8 - (w_q.len - left_q);
+    wire  [31:0] inl_piece = packets_q == 20'd1 || inl_av >= left_q ? left_q : inl_av;
+    wire  [16:0] div_sh = {div_r_q, div_n_q[17]};
+    wire         div_ge = div_sh >= {1'b0, w_q.mss};
     logic        packets_zero_q;   // packets_q == 0, worked out with it
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
@@ -143,13 +176,15 @@ module wqe_gather
     // The piece the head segment (or the inline data) gives this packet: the rest of the
     // packet, or the rest of the segment when that is shorter. A raw frame (up to 4,218 bytes,
     // one packet) is the only packet longer than a DMA read may be: its pieces stop at 4,096.
+    // A TSO send's first piece is its template.
     wire        pkt_over   = pkt_rem_q[12] && pkt_rem_q[11:0] != 12'd0;
     wire [12:0] pkt_lim    = pkt_over ? 13'd4096 : pkt_rem_q;
     wire        rem_short  = !w_q.inline_en && sge_rem_q[31:13] == '0 && sge_rem_q[12:0] < pkt_lim;
-    wire [12:0] piece_len  = rem_short ? sge_rem_q[12:0] : pkt_lim;
+    wire [12:0] piece_len  = tmpl_q ? w_q.hdr_len[12:0] : rem_short ? sge_rem_q[12:0] : pkt_lim;
     // Its words, worked out for both choices beside the compare rather than after it.
     wire [10:0] sge_words  = 11'(({1'b0, sge_rem_q[12:0]} + 14'd7) >> 3);
     wire [10:0] pkt_words  = 11'(({1'b0, pkt_lim} + 14'd7) >> 3);
+    wire [10:0] tpl_words  = 11'(({1'b0, w_q.hdr_len[12:0]} + 14'd7) >> 3);
     // Room and a free tag are registered (they fan out to the whole allocation); S_ALLOC waits a
     // cycle for them to reflect the piece sized in S_PIECE. Both are only ever stale in the safe
     // direction then: the emitter frees words and tags, it never takes them.
@@ -183,6 +218,7 @@ module wqe_gather
     assign m_piece_tag      = tag_q;
     assign m_piece_base     = base_q;
     assign m_piece_len      = piece_len_q;
+    assign m_piece_end      = piece_end_q;
     assign m_pkt_valid      = state_q == S_PKT_OUT;
     assign m_pkt_len        = pkt_len_q;
     assign m_pkt_tags       = pkt_tags_q;
@@ -195,9 +231,9 @@ module wqe_gather
     assign inl_wr_data      = s_inl_data;
     assign inl_wr_done      = copy_last_q;
     assign inl_wr_tag       = tag_q;
-    assign s_inl_ready      = state_q == S_COPY && inl_wr_ready;
+    assign s_inl_ready      = (state_q == S_COPY && inl_wr_ready) || state_q == S_DRAIN;
     // The head segment is taken when it is loaded; a new one when the last piece used it up.
-    assign s_sge_ready      = state_q == S_PIECE && !w_q.inline_en && !sge_loaded_q;
+    assign s_sge_ready      = state_q == S_PIECE && !w_q.inline_en && !tmpl_q && !sge_loaded_q;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -210,7 +246,19 @@ module wqe_gather
                 // (wqe_parse checked it): its "MTU" is 8,191, its mask code 6's (8,192).
                 S_IDLE: if (s_wqe_valid) begin
                     w_q        <= s_wqe;
-                    mtu_q      <= s_wqe.ctx.raw ? 13'd8191 : 13'd128 << s_wqe.ctx.mtu;
+                    // TSO cuts at the MSS; a passing WQE with an MSS of 4,096 or more is one
+                    // segment of at most the MTU.
+                    tso_q      <= TSO != 0 && s_wqe.tso && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS;
+                    tmpl_q     <= TSO != 0 && s_wqe.tso && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS;
+                    tso_left_q <= s_wqe.len;
+                    tso_bound_q <= {16'b0, s_wqe.mss};
+                    div_n_q    <= 18'(s_wqe.len - 32'd1);
+                    div_r_q    <= '0;
+                    div_i_q    <= 5'd18;
+                    mtu_q      <= s_wqe.ctx.raw ? 13'd8191
+                                : TSO != 0 && s_wqe.tso
+                                ? (s_wqe.mss >= 16'd4096 ? 13'd4096 : s_wqe.mss[12:0])
+                                : 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
                     len_mtus_q <= s_wqe.ctx.raw ? 32'd0 : (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
                     len_rem_q  <= (s_wqe.len & (s_wqe.ctx.raw ? mtu_mask(3'd6)
@@ -219,25 +267,53 @@ module wqe_gather
                     state_q    <= S_COUNT;
                 end
                 S_COUNT: begin
-                    packets_q <= packet_count;
-                    packets_zero_q <= packet_count == 20'd0;
-                    state_q   <= S_COMMIT;
+                    drain_q <= w_q.inline_words;
+                    if (tso_q && div_i_q != 5'd0) begin
+                        div_r_q   <= div_ge ? 16'(div_sh - {1'b0, w_q.mss}) : div_r_q[15:0] << 1 | 16'(div_n_q[17]);
+                        div_quo_q <= {div_quo_q[16:0], div_ge};
+                        div_n_q   <= div_n_q << 1;
+                        div_i_q   <= div_i_q - 5'd1;
+                    end else begin
+                        packets_q <= !tso_q ? packet_count
+                                   : len_zero_q ? 20'd1 : 20'(div_quo_q) + 20'd1;
+                        packets_zero_q <= !tso_q && packet_count == 20'd0;
+                        state_q   <= S_COMMIT;
+                    end
                 end
                 S_COMMIT: if (m_commit_ready) begin
-                    state_q <= packets_zero_q ? S_IDLE : (w_q.ctx.ud ? S_ENT : S_PKT);
+                    state_q <= packets_zero_q ? (w_q.inline_words != 8'd0 ? S_DRAIN : S_IDLE)
+                                              : (w_q.ctx.ud ? S_ENT : S_PKT);
+                end
+                S_DRAIN: if (s_inl_valid) begin
+                    drain_q <= drain_q - 8'd1;
+                    if (drain_q == 8'd1) begin
+                        state_q <= S_IDLE;
+                    end
                 end
                 S_ENT: if (m_ent_ready) begin
                     state_q <= S_PKT;
                 end
                 S_PKT: begin
-                    pkt_len_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
-                    pkt_rem_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
+                    if (tso_q) begin
+                        // The frame's payload: the template and the segment; an inline payload
+                        // is all in the first packet (left_q is 0 after it).
+                        seg_q        <= tso_left_q < {19'b0, mtu_q} ? tso_left_q[12:0] : mtu_q;
+                        pkt_len_q    <= w_q.hdr_len[12:0]
+                                      + (tso_left_q < {19'b0, mtu_q} ? tso_left_q[12:0] : mtu_q);
+                        pkt_rem_q    <= w_q.inline_en ? inl_piece[12:0]
+                                      : left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
+                    end else begin
+                        pkt_len_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
+                        pkt_rem_q    <= left_q < {19'b0, mtu_q} ? left_q[12:0] : mtu_q;
+                    end
                     pkt_tags_q   <= '0;
                     pkt_pieces_q <= '0;
-                    state_q      <= left_q == 32'd0 ? S_PKT_OUT : S_PIECE;
+                    state_q      <= !tmpl_q && (tso_q && w_q.inline_en ? inl_piece == 32'd0
+                                                                       : left_q == 32'd0)
+                                  ? S_PKT_OUT : S_PIECE;
                 end
                 S_PIECE: begin
-                    if (!w_q.inline_en && !sge_loaded_q) begin
+                    if (!w_q.inline_en && !tmpl_q && !sge_loaded_q) begin
                         if (s_sge_valid) begin
                             sge_addr_q   <= s_sge.addr;
                             sge_rem_q    <= s_sge.len;
@@ -245,10 +321,12 @@ module wqe_gather
                         end
                     end else begin
                         piece_len_q   <= piece_len;
-                        piece_words_q <= rem_short ? sge_words : pkt_words;
+                        piece_words_q <= tmpl_q ? tpl_words : rem_short ? sge_words : pkt_words;
                         ends_sge_q    <= !w_q.inline_en && sge_rem_q[31:13] == '0
                                       && sge_rem_q[12:0] <= pkt_lim;
                         settle_q      <= 1'b0;
+                        piece_end_q   <= tso_q && (tmpl_q ? w_q.len == 32'd0
+                                                          : left_q == {19'b0, piece_len});
                         state_q       <= S_ALLOC;
                     end
                 end
@@ -263,7 +341,7 @@ module wqe_gather
                     copy_left_q <= piece_words_q[9:0];
                     copy_last_q <= piece_words_q[9:0] == 10'd1;
                     copy_addr_q <= alloc_q[BUF_W-1:0];
-                    state_q     <= w_q.inline_en ? S_COPY : S_REQ;
+                    state_q     <= w_q.inline_en || tmpl_q ? S_COPY : S_REQ;
                 end
                 S_REQ: if (m_rd_req_ready) begin
                     sge_addr_q   <= sge_addr_q + {51'b0, piece_len_q};
@@ -282,11 +360,19 @@ module wqe_gather
                     end
                 end
                 S_PIECE_OUT: if (m_piece_ready) begin
-                    pkt_rem_q <= pkt_rem_q - piece_len_q;
-                    left_q    <= left_q - {19'b0, piece_len_q};
-                    state_q   <= pkt_rem_q == piece_len_q ? S_PKT_OUT : S_PIECE;
+                    if (tmpl_q) begin
+                        // The template is no part of the payload's count.
+                        tmpl_q  <= 1'b0;
+                        state_q <= pkt_rem_q == 13'd0 ? S_PKT_OUT : S_PIECE;
+                    end else begin
+                        pkt_rem_q <= pkt_rem_q - piece_len_q;
+                        left_q    <= left_q - {19'b0, piece_len_q};
+                        state_q   <= pkt_rem_q == piece_len_q ? S_PKT_OUT : S_PIECE;
+                    end
                 end
                 S_PKT_OUT: if (m_pkt_ready) begin
+                    tso_left_q <= tso_left_q - {19'b0, seg_q};
+                    tso_bound_q <= tso_bound_q + {16'b0, w_q.mss};
                     packets_q <= packets_q - 20'd1;
                     state_q   <= packets_q == 20'd1 ? S_IDLE : S_PKT;
                 end

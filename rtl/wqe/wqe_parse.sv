@@ -18,9 +18,16 @@
 // words go out as they are read, which is safe: an inline WQE that gets this far passes (its
 // only later check, the UD MTU or a raw frame's length, is decided from the control segment
 // before its data).
+//
+// TSO (docs/wqe.md, "TSO in the RTL engine"): the header template's words (after the address
+// vector) are data words too: they go out on m_inl ahead of the payload (a gathered TSO WQE's
+// only inline words) and into a 128-byte copy that a tso_parse checks once the WQE is read.
+// They leave before the verdict, so a refused TSO WQE's words are in the FIFO: its
+// inline_words says how many, and the planner drops them.
 module wqe_parse
 #(
-    parameter int MAX_SGE = 16   // data segments a WQE may have (model: SendEngine::max_sge)
+    parameter int MAX_SGE = 16,  // data segments a WQE may have (model: SendEngine::max_sge)
+    parameter int TSO     = 0    // 1: opcode 10 on a UD QP is TSO (else an unknown opcode)
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -79,6 +86,8 @@ module wqe_parse
     localparam int HDR_WORDS = 12;  // header words: control, address vector, remote address
     logic        rv1_q, rv2_q;
     logic        rr_dat_q, rr_hi_q, rr_inl_q, rr2_dat_q, rr2_hi_q, rr2_inl_q;
+    logic        rr_tpl_q, rr2_tpl_q;   // a TSO template word
+    logic        qtpl_q [4];
     logic [HDR_WORDS-1:0] rr_sel_q, rr2_sel_q;
     logic [63:0] qw_q [4];
     logic        qdat_q [4];
@@ -93,6 +102,7 @@ module wqe_parse
     wire         h_hi  = qhi_q[qrd_q];    // an SGE's length and lkey word
     wire         h_inl = qinl_q[qrd_q];   // an inline data word
     wire [HDR_WORDS-1:0] h_sel = qsel_q[qrd_q];   // header word k: bit k
+    wire         h_tpl = qtpl_q[qrd_q];   // a TSO template word
     logic [6:0] next_q;            // next word to read
     logic [6:0] nwords_q;          // words to read (4 until the control segment is known)
     logic       layout_q;          // nwords_q holds the WQE's real length
@@ -156,12 +166,27 @@ module wqe_parse
     // Decoded control segment (valid once words 0 and 1 are in).
     // The opcode's classes are registered with it (they select the later words' decodes).
     logic known, is_write, has_imm;
+    localparam logic [7:0] OP_TSO  = 8'd10;      // model::wqe::Opcode::Tso
+    localparam int         MAX_HDR = 128;        // tso::Limits' defaults, as the segmenter's
+    localparam int         MAX_TSO = 262144;
+    wire  tso_op = TSO != 0 && opcode_q == OP_TSO;    // (word 0 is decoded before word 1)
+    // TSO: control word 3's MSS and HDR_LEN, the template's words (the first 16: a longer one
+    // is refused), and the template check's answer.
+    logic [15:0] mss_q, hdr_len_q;
+    logic [6:0]  w_pay_q;          // TSO: the first payload word (after the template's area)
+    logic [6:0]  w_tpl_end_q;      // TSO: past the template words that go out
+    logic        lay1_q, lay2_q;   // word 3 decoded one, two cycles ago
+    logic [63:0] tpl_q [16];
+    logic [4:0]  tcnt_q;           // template words taken
+    logic        tso_start_q, tso_done_q;
+    logic [3:0]  tso_err_q;
+    logic        tso_op_err_q, tso_len_err_q;
     function automatic logic [2:0] op_class(input logic [7:0] op);   // known, write, imm
-        op_class = {op <= wqe_fmt_pkg::OPCODE_SEND_IMM,
+        op_class = {op <= wqe_fmt_pkg::OPCODE_SEND_IMM || (TSO != 0 && op == OP_TSO),
                     op == wqe_fmt_pkg::OPCODE_RDMA_WRITE || op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM,
                     op == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || op == wqe_fmt_pkg::OPCODE_SEND_IMM};
     endfunction
-    wire known_d0 = dw_q[7:0] <= wqe_fmt_pkg::OPCODE_SEND_IMM;
+    wire known_d0 = dw_q[7:0] <= wqe_fmt_pkg::OPCODE_SEND_IMM || (TSO != 0 && dw_q[7:0] == OP_TSO);
     wire inline_en = flags_q[3];
     wire av_en     = av_b_q[0];
     // Word indices of the segments.
@@ -175,9 +200,10 @@ module wqe_parse
     // Bytes of segments: at most 96 + 255 * 16 or 96 + 65535.
     wire        av_en_d1  = dw_q[48];
     wire [6:0]  w_data_d1 = (av_en_d1 ? 7'd10 : 7'd4) + (is_write ? 7'd2 : 7'd0);
-    wire [16:0] seg_end_d1 = {10'b0, w_data_d1} * 17'd8
-                           + (inline_en ? {1'b0, dw_q[47:32]} : {5'b0, nsge_q, 4'b0});
-    logic [16:0] seg_end_q;
+    // (18 bits: a TSO template's area, up to 65,536 bytes, is added as word 3 is decoded.)
+    wire [17:0] seg_end_d1 = {11'b0, w_data_d1} * 18'd8
+                           + (inline_en ? {2'b0, dw_q[47:32]} : {6'b0, nsge_q, 4'b0});
+    logic [17:0] seg_end_q;
     logic        ctl_err_q;        // ctl_err, from the registered control segment
     logic [6:0]  seg_words_q;      // the words to read when it passes
     logic        inl_mtu_err_q;    // an inline UD WQE over the MTU
@@ -189,15 +215,17 @@ module wqe_parse
     wire       d0_inline = dw_q[11];                               // FLAGS bit 3
     wire ctl0_err = !known_d0 || dw_q[15:13] != 3'b0                // FLAGS' reserved bits
                  || d0_blocks == 8'd0 || d0_blocks > 8'd16
-                 || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM))
-                 || (pick_q.ctx.raw && d0_op != wqe_fmt_pkg::OPCODE_SEND)    // raw: SEND only
+                 || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM
+                                        || (TSO != 0 && d0_op == OP_TSO)))
+                 || (!pick_q.ctx.ud && TSO != 0 && d0_op == OP_TSO)
+                 || (pick_q.ctx.raw && d0_op != wqe_fmt_pkg::OPCODE_SEND)    // raw: SEND only (no raw TSO)
                  || (!d0_inline && d0_nsge > 8'(MAX_SGE));
     wire ctl1_err = dw_5549_nz_q                                       // AV byte's reserved bits
                  || (!has_imm && dw_byte_nz_q[3:0] != 4'd0)                 // IMM
                  || (inline_en && nsge_q != 8'd0)
                  || (!inline_en && dw_byte_nz_q[5:4] != 2'd0)               // INLINE_LEN
                  || (dw_q[48] != pick_q.ctx.ud);
-    wire ctl_err = ctl0_err_q || ctl1_err_q || seg_end_q > {3'b0, blocks_b_q, 6'b0};
+    wire ctl_err = ctl0_err_q || ctl1_err_q || seg_end_q > {4'b0, blocks_b_q, 6'b0};
 
     // The decoded word: which part of the WQE it is.
     wire d_av     = av_en && dsel_q[9:4] != 6'b0;
@@ -216,7 +244,10 @@ module wqe_parse
     wire inl_push = m_inl_valid && m_inl_ready;
 
     // What the word read now is (see the queue above).
+    // (TSO: the template's words are data words too, before the payload's at w_pay_q.)
     wire                 i_dat = next_q >= w_data_q;
+    wire                 i_tpl = tso_op && next_q < w_pay_q;
+    wire                 i_tpl_out = next_q < w_tpl_end_q;
     logic [HDR_WORDS-1:0] i_sel;
     always_comb begin
         for (int k = 0; k < HDR_WORDS; k++) begin
@@ -229,6 +260,9 @@ module wqe_parse
     assign rd_word      = next_q;
     wire   issue        = state_q == S_READ && next_q < nwords_q
                        && qn_q + 3'(rv1_q) + 3'(rv2_q) <= 3'd3;
+    // Every word read and decoded: on to the verdict.
+    wire next_state_wait = !issue && !rv1_q && !rv2_q && !hv && !dv_q && next_q >= nwords_q
+                        && (layout_q || nwords_q == 7'd0);
 
     assign m_sge_valid  = state_q == S_SGE && sge_pend_q;
     assign m_sge        = sge_mem[sge_out_q[$clog2(MAX_SGE)-1:0]];
@@ -252,6 +286,11 @@ module wqe_parse
     endfunction
     wire [31:0] msg_len   = inline_en ? {16'b0, inline_len_q} : total_q[31:0];
     logic       total_err_q, mtu_err_q;
+    // TSO, between the total and the MTU, in tso::Segmenter::with_len's order: an MSS of 0 or
+    // a template over MAX_HDR, then a payload over MAX_TSO, then the template (tso_parse: not
+    // IPoIB + IPv4/IPv6 + TCP, or an MSS too large); the MTU then takes the template and the
+    // largest segment.
+    wire [31:0] tso_seg   = {16'b0, mss_q} < msg_len ? {16'b0, mss_q} : msg_len;
     logic [4:0] verdict;
     always_comb begin
         if (fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
@@ -260,7 +299,15 @@ module wqe_parse
             verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
         end else if (mr_status_q != wqe_fmt_pkg::STATUS_SUCCESS) begin
             verdict = mr_status_q;
-        end else if (total_err_q || mtu_err_q) begin
+        end else if (total_err_q) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
+        end else if (tso_op && tso_op_err_q) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+        end else if (tso_op && tso_len_err_q) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
+        end else if (tso_op && tso_err_q != 4'd0) begin
+            verdict = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+        end else if (mtu_err_q) begin
             verdict = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
         end else begin
             verdict = wqe_fmt_pkg::STATUS_SUCCESS;
@@ -305,7 +352,42 @@ module wqe_parse
         m_wqe.hop_limit    = hop_q;
         m_wqe.sges         = sges_q;
         m_wqe.inline_words = inl_q;
+        m_wqe.tso          = tso_op;
+        m_wqe.mss          = mss_q;
+        m_wqe.hdr_len      = hdr_len_q;
     end
+
+    // The template check (the segmenter's own, IPoIB): started as the WQE's words are all read
+    // (its inputs hold still from then), answered six cycles on.
+    logic [1023:0] tpl_bytes;
+    always_comb begin
+        for (int i = 0; i < 16; i++) begin
+            tpl_bytes[64*i +: 64] = tpl_q[i];
+        end
+    end
+    logic       tso_done;
+    logic [3:0] tso_err;
+    logic [7:0] tp_ip_off, tp_tcp_off, tp_doff, tp_flags;
+    logic       tp_ipv4;
+    logic [15:0] tp_ident;
+    logic [31:0] tp_seq;
+    if (TSO != 0) begin : g_tso
+        tso_parse #(.HDR_BYTES(MAX_HDR), .MAX_MSS(9000)) u_tpl (
+            .clk, .rst, .start(tso_start_q), .done(tso_done),
+            .hdr(tpl_bytes), .hdr_len(hdr_len_q), .ipoib(1'b1), .mss(mss_q),
+            .err(tso_err), .ip_off(tp_ip_off), .tcp_off(tp_tcp_off),
+            .ipv4(tp_ipv4), .ident(tp_ident), .seq(tp_seq),
+            .doff_byte(tp_doff), .flags(tp_flags)
+        );
+    end else begin : g_no_tso
+        assign tso_done = 1'b0;
+        assign tso_err  = 4'd0;
+        assign {tp_ip_off, tp_tcp_off, tp_doff, tp_flags, tp_ipv4,
+                tp_ident, tp_seq} = '0;
+        wire unused_tpl = ^{tpl_bytes, tso_start_q};
+    end
+    wire unused_tso = ^{tpl_out[16:7], tp_ip_off, tp_tcp_off, tp_doff, tp_flags, tp_ipv4,
+                        tp_ident, tp_seq};
 
     assign buf_free_valid = state_q == S_OUT && m_wqe_ready && blocks_q != 7'd0;
     assign buf_free_id    = buf_q;
@@ -318,7 +400,20 @@ module wqe_parse
     end
 
     // Registered each cycle from registers that hold still when they are read (see above).
+    // TSO: the template's area (HDR_LEN padded to 16) joins the segments' end as word 3 is
+    // decoded; the layout then waits two cycles more (lay2_q) for ctl_err_q and seg_words_q.
+    wire [16:0] tpl_area = 17'(({1'b0, dw_q[31:16]} + 17'd15) & ~17'd15);
+    wire [16:0] tpl_out  = 17'(({1'b0, dw_q[31:16]} + 17'd7) >> 3);
     always_ff @(posedge clk) begin
+        lay1_q <= dsel_q[3];
+        lay2_q <= lay1_q;
+        if (dsel_q[3]) begin
+            w_pay_q     <= w_data_q + 7'(tpl_area >> 3);
+            w_tpl_end_q <= w_data_q + 7'(tpl_out);
+        end
+        if (state_q == S_READ && take && h_tpl && !tcnt_q[4]) begin
+            tpl_q[tcnt_q[3:0]] <= hw;
+        end
         w_data_q      <= w_data;
         if (dsel_q[0]) begin
             ctl0_err_q <= ctl0_err;
@@ -327,15 +422,22 @@ module wqe_parse
             seg_end_q  <= seg_end_d1;
             ctl1_err_q <= ctl1_err;
         end
+        if (dsel_q[3] && tso_op) begin
+            seg_end_q  <= seg_end_q + {1'b0, tpl_area};
+        end
         ctl_err_q     <= ctl_err;
         seg_words_q   <= 7'((seg_end_q + 17'd7) >> 3);
         mtu_bytes_q     <= 13'd128 << pick_q.ctx.mtu;
         inl_mtu_err_q <= (pick_q.ctx.ud && inline_en && inline_len_q > {3'b0, mtu_bytes_q})
                       || (pick_q.ctx.raw && inline_en && raw_len_bad({20'b0, inline_len_q}));
         total_err_q   <= !inline_en && total_q > 36'h8000_0000;
-        mtu_err_q     <= (pick_q.ctx.ud && (inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
-                                                      : total_q[31:0] > {19'b0, mtu_bytes_q}))
+        mtu_err_q     <= (pick_q.ctx.ud && (tso_op
+                             ? {16'b0, hdr_len_q} + tso_seg > {19'b0, mtu_bytes_q}
+                             : inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
+                                         : total_q[31:0] > {19'b0, mtu_bytes_q}))
                       || (pick_q.ctx.raw && raw_len_bad(inline_en ? {20'b0, inline_len_q} : total_q));
+        tso_op_err_q  <= mss_q == 16'd0 || hdr_len_q > 16'(MAX_HDR);
+        tso_len_err_q <= msg_len > 32'(MAX_TSO);
         // The head word, decoded next cycle when it is a header word (see dw_q).
         dw_q          <= hw;
         for (int i = 0; i < 8; i++) begin
@@ -356,6 +458,8 @@ module wqe_parse
             qwr_q     <= '0;
             len_add_v_q <= 1'b0;
             len_add_p_q <= 1'b0;
+            tso_start_q <= 1'b0;
+            tso_done_q  <= 1'b0;
         end else begin
             if (s_mr_valid) begin
                 mr_seen_q <= mr_seen_q + 5'd1;
@@ -365,6 +469,11 @@ module wqe_parse
             end
             len_add_v_q <= 1'b0;
             len_add_p_q <= len_add_v_q;
+            tso_start_q <= state_q == S_READ && next_state_wait;
+            if (tso_done) begin
+                tso_done_q <= 1'b1;
+                tso_err_q  <= tso_err;
+            end
             total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
             // The decode stage (dsel_q is 0 outside S_READ: only then is a word taken).
             if (dsel_q[0]) begin
@@ -378,7 +487,13 @@ module wqe_parse
                 if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
             end
             if (dsel_q[2]) wr_id_q <= dw_q;
-            if (dsel_q[3] && dw_nz) dec_err_q <= 1'b1;
+            // Word 3: MSS and HDR_LEN for TSO (HDR_LEN 0 is the decoder's TsoMismatch), else
+            // reserved.
+            if (dsel_q[3]) begin
+                mss_q     <= dw_q[15:0];
+                hdr_len_q <= dw_q[31:16];
+                if (tso_op ? (dw_hi_nz || dw_byte_nz_q[3:2] == 2'b0) : dw_nz) dec_err_q <= 1'b1;
+            end
             if (d_av) begin
                 if (dsel_q[4]) begin
                     dqpn_q <= dw_q[23:0];
@@ -443,6 +558,9 @@ module wqe_parse
                     mr_seen_q      <= '0;
                     mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
                     total_q        <= '0;
+                    tcnt_q         <= '0;
+                    tso_done_q     <= 1'b0;
+                    {mss_q, hdr_len_q} <= '0;
                     if (s_wqe_valid) begin
                         state_q <= S_READ;
                     end
@@ -455,13 +573,15 @@ module wqe_parse
                     rv2_q <= rv1_q;
                     if (issue) begin
                         rr_dat_q <= i_dat;
-                        rr_hi_q  <= !inline_en && i_dat && next_q[0] != w_data_q[0];
-                        rr_inl_q <= inline_en && i_dat;
+                        rr_hi_q  <= !inline_en && i_dat && !i_tpl && next_q[0] != w_data_q[0];
+                        rr_inl_q <= i_dat && (i_tpl ? i_tpl_out : inline_en);
+                        rr_tpl_q <= i_dat && i_tpl;
                         rr_sel_q <= i_sel;
                     end
                     rr2_dat_q <= rr_dat_q;
                     rr2_hi_q  <= rr_hi_q;
                     rr2_inl_q <= rr_inl_q;
+                    rr2_tpl_q <= rr_tpl_q;
                     rr2_sel_q <= rr_sel_q;
                     // The queue: the arriving word in, the head out when taken.
                     if (rv2_q) begin
@@ -469,11 +589,15 @@ module wqe_parse
                         qdat_q[qwr_q] <= rr2_dat_q;
                         qhi_q[qwr_q]  <= rr2_hi_q;
                         qinl_q[qwr_q] <= rr2_inl_q;
+                        qtpl_q[qwr_q] <= rr2_tpl_q;
                         qsel_q[qwr_q] <= rr2_sel_q;
                         qwr_q         <= qwr_q + 2'd1;
                     end
                     if (take) begin
                         qrd_q <= qrd_q + 2'd1;
+                    end
+                    if (take && h_tpl) begin
+                        tcnt_q <= tcnt_q + 5'(!tcnt_q[4]);
                     end
                     qn_q <= qn_q + 3'(rv2_q) - 3'(take);
                     dv_q <= hv && !h_dat;
@@ -491,13 +615,13 @@ module wqe_parse
                         len_add_v_q <= 1'b1;
                     end
                     // Words 0 and 1 are decoded by the time word 3 is: size the read.
-                    if (!layout_q && dsel_q[3]) begin
+                    if (!layout_q && (tso_op ? lay2_q : dsel_q[3])) begin
                         layout_q <= 1'b1;
                         // A fetch failure reads only the raw fields; an inline UD WQE over the
                         // MTU (a raw one outside a frame's length) fails before its data, so
                         // inline words go out only for a pass.
                         if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
-                            || inl_mtu_err_q) begin
+                            || (inl_mtu_err_q && !tso_op)) begin
                             if (ctl_err_q) dec_err_q <= 1'b1;
                             nopush_q  <= 1'b1;
                             nwords_q  <= 7'd4;
@@ -505,8 +629,7 @@ module wqe_parse
                             nwords_q <= seg_words_q;
                         end
                     end
-                    if (!issue && !rv1_q && !rv2_q && !hv && !dv_q && next_q >= nwords_q
-                        && (layout_q || nwords_q == 7'd0)) begin
+                    if (next_state_wait) begin
                         state_q <= S_WAIT;
                     end
                 end
@@ -518,7 +641,8 @@ module wqe_parse
                     sge_last_q <= sges_q == 5'd1;
                     verdict_q <= verdict;
                     len_q     <= msg_len;
-                    if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q) begin
+                    if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q
+                        && (!tso_op || tso_done_q)) begin
                         state_q <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
                     end
                 end

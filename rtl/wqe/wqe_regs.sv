@@ -37,6 +37,7 @@ module wqe_regs #(
     parameter  int MRS        = 64,  // memory-region table entries (CAPS.MRS; 256 reads as 0)
     parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS.MAX_SGE)
     parameter  int DATA_BYTES = 8,   // bytes per beat of the frame output (CAPS.DATA_BYTES)
+    parameter  int TSO        = 0,   // the data path runs TSO work requests (CAPS.TSO)
     localparam int AW         = wqe_regs_pkg::WQE_ADDR_W
 ) (
     input  wire              clk,
@@ -387,7 +388,8 @@ module wqe_regs #(
                 read_misc[wqe_regs_pkg::WQE_CAPS_QPS_LSB +: 8]        = 8'(QPS);
                 read_misc[wqe_regs_pkg::WQE_CAPS_MRS_LSB +: 8]        = 8'(MRS);
                 read_misc[wqe_regs_pkg::WQE_CAPS_MAX_SGE_LSB +: 8]    = 8'(MAX_SGE);
-                read_misc[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 7] = 7'(DATA_BYTES);
+                read_misc[wqe_regs_pkg::WQE_CAPS_DATA_BYTES_LSB +: 6] = 6'(DATA_BYTES); // 64 reads as 0
+                read_misc[wqe_regs_pkg::WQE_CAPS_TSO_LSB]             = TSO != 0;
                 read_misc[wqe_regs_pkg::WQE_CAPS_RAW_LSB]             = 1'b1;
             end
             wqe_regs_pkg::WQE_CONTROL: begin

@@ -35,7 +35,9 @@ package wqe_regs_pkg;
     localparam int unsigned WQE_CAPS_MAX_SGE_LSB = 16;
     localparam int unsigned WQE_CAPS_MAX_SGE_W = 8;
     localparam int unsigned WQE_CAPS_DATA_BYTES_LSB = 24;
-    localparam int unsigned WQE_CAPS_DATA_BYTES_W = 7;
+    localparam int unsigned WQE_CAPS_DATA_BYTES_W = 6;
+    localparam int unsigned WQE_CAPS_TSO_LSB = 30;
+    localparam int unsigned WQE_CAPS_TSO_W = 1;
     localparam int unsigned WQE_CAPS_RAW_LSB = 31;
     localparam int unsigned WQE_CAPS_RAW_W = 1;
 

@@ -137,7 +137,11 @@ pub const DUTS: &[DutSpec] = &[
         ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
     },
     // The WQE engine's data path, its neighbours played by the bench.
-    dut("wqe_dp", "wqe_dp", WQE_DP),
+    // (with TSO: the segmenter behind the sender)
+    DutSpec {
+        params: &[("TSO", "1")],
+        ..dut("wqe_dp", "wqe_dp", WQE_DP)
+    },
     dut("wqe_tso_tx", "wqe_tso_tx", WQE_TSO_TX),
     // The WQE engine's control plane at its defaults (64 QPs, 64 memory regions), and with 8 of
     // each so that the round robin and memory-region slot collisions are dense.
@@ -151,8 +155,12 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "16"), ("MRS", "16")],
         ..dut("wqe_ctrl_16", "wqe_ctrl", WQE_CTRL)
     },
-    // The whole WQE engine, send side: the default build, and the ECP5-25F one.
-    dut("wqe_engine", "wqe_engine", WQE_ENGINE),
+    // The whole WQE engine, send side: the default build with TSO, and the ECP5-25F one (no
+    // TSO).
+    DutSpec {
+        params: &[("TSO", "1")],
+        ..dut("wqe_engine", "wqe_engine", WQE_ENGINE)
+    },
     DutSpec {
         params: &[("QPS", "16"), ("MRS", "16")],
         ..dut("wqe_engine_16", "wqe_engine", WQE_ENGINE)

@@ -1,5 +1,5 @@
 //! The WQE engine's data path against the model's send engine: random WQE streams (every
-//! opcode, TSO ones the data path refuses for now, and unknown ones, inline and gathered, RC and UD, IPv4 and IPv6, VLAN, entries
+//! opcode, TSO ones (segmented, as the model's engine with TSO does), and unknown ones, inline and gathered, RC and UD, IPv4 and IPv6, VLAN, entries
 //! that miss their region, cross PDs, have length 0 or run into bytes the host does not back,
 //! address vectors where they do not belong, too many entries, reserved bits set) on four QPs,
 //! with host memory that answers out of order and late, a slow region check and random
@@ -9,15 +9,20 @@
 
 use rand::Rng;
 use rocenic_model::entropy::Profile;
-use rocenic_model::wqe::Opcode;
+use rocenic_model::tso::Limits;
+use rocenic_model::wqe::{
+    AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
+    MAX_WQE_BYTES,
+};
 use rocenic_sim::stream::{rng, seed};
 use rocenic_sim::wqe::dp::{rtl, Load, Run};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
-use rocenic_sim::wqe::scenario::{base, post, scenario, wqe_bytes};
+use rocenic_sim::wqe::scenario::{base, post, scenario, tso_template, wqe_bytes, MRS};
 
-/// Runs `run` through the RTL and the model and compares frames and completions.
+/// Runs `run` through the RTL and the model (with TSO, as the `wqe_dp` DUT is built) and
+/// compares frames and completions.
 fn compare(what: &str, run: &Run, load: &Load, seed: u64) {
-    let want = run.model();
+    let want = with_tso(run).model();
     let (got, _) = match rtl(run, load, seed, 200_000) {
         Ok(x) => x,
         Err(e) => panic!("{what}: {e}"),
@@ -27,6 +32,13 @@ fn compare(what: &str, run: &Run, load: &Load, seed: u64) {
         assert_eq!(g, w, "{what}: frame {n}");
     }
     assert_eq!(got.cq, want.cq, "{what}: completion ring");
+}
+
+/// `run` with the model's engine given TSO at its default limits (the RTL's).
+fn with_tso(run: &Run) -> Run {
+    let mut run = run.clone();
+    run.engine.tso = Some(Limits::default());
+    run
 }
 
 fn check(test: &str, wqes: usize, big: bool, faults: f64, load: impl Fn(u64) -> Load, runs: usize) {
@@ -185,17 +197,50 @@ fn partly_backed_rings() {
     }
 }
 
+/// A TSO WQE for the UD QP (queue 2) at `index`: `header`, `mss`, `payload`, signaled.
+fn tso_wqe(
+    index: u32,
+    wr_id: u64,
+    header: &[u8],
+    mss: u16,
+    payload: Payload<'_>,
+    v4: bool,
+) -> Vec<u8> {
+    let wr = WorkRequest {
+        opcode: Opcode::Tso,
+        flags: Flags::SIGNALED.union(Flags::SOLICITED),
+        index,
+        imm: 0,
+        wr_id,
+        av: Some(AddressVector {
+            dqpn: 0x101,
+            qkey: 0x2222,
+            dgid: if v4 {
+                AddressVector::mapped([10, 0, 0, 9])
+            } else {
+                [0xfe; 16]
+            },
+            dmac: [2, 0, 0, 0, 0, 9],
+            vlan: None,
+            flow_label: 0,
+            tclass: 0,
+            hop_limit: 64,
+        }),
+        raddr: None,
+        tso: Some(Tso { mss, header }),
+        payload,
+    };
+    let mut bytes = vec![0u8; MAX_WQE_BYTES];
+    let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
+    bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+    bytes
+}
+
 /// TSO work requests on the UD QP (IPoIB templates over IPv4 and IPv6, good and bad, MSS 0 to
-/// 9,001, gathered and inline), each followed by a valid SEND: the data path has no TSO yet, so
-/// each must be refused and the SEND flushed exactly as the model's engine without TSO does
-/// (`loc_qp_op_err`, `OPCODE` 0xFF).
+/// 9,001, gathered and inline), each followed by a valid SEND: segmented, or refused with the
+/// model's status (the SEND then flushed), frames and completions byte for byte.
 #[test]
 fn tso_work_requests() {
-    use rocenic_model::wqe::{
-        AddressVector, DataSegment, Flags, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
-        MAX_WQE_BYTES,
-    };
-    use rocenic_sim::wqe::scenario::{tso_template, MRS};
     let s = seed("wqe_dp::tso_work_requests");
     let load = Load {
         dma: DmaConfig::adversarial(8, 4),
@@ -203,58 +248,27 @@ fn tso_work_requests() {
         mr_latency: 1..=3,
     };
     let mut r = rng(s);
-    for i in 0..24 {
+    for i in 0..48 {
         let header = tso_template(&mut r, i % 4 == 3);
-        let mss = [0u16, 1, 300, 1448, 9001][r.gen_range(0..5)];
+        let mss = [0u16, 1, 7, 300, 1448, 9001][r.gen_range(0..6)];
         let (lkey, base_addr, ..) = MRS[0];
-        let sges = [DataSegment {
-            addr: base_addr + 0x80,
-            length: r.gen_range(1..3000),
-            lkey,
-        }];
+        let sges: Vec<DataSegment> = (0..r.gen_range(0..4))
+            .map(|_| DataSegment {
+                addr: base_addr + r.gen_range(0..0x4000),
+                length: r.gen_range(1..1500),
+                lkey,
+            })
+            .collect();
         let inline: Vec<u8> = (0..r.gen_range(0..200)).map(|_| r.gen()).collect();
-        let wr = WorkRequest {
-            opcode: Opcode::Tso,
-            flags: Flags::SIGNALED,
-            index: 0,
-            imm: 0,
-            wr_id: r.gen(),
-            av: Some(AddressVector {
-                dqpn: 0x101,
-                qkey: 0x2222,
-                dgid: if r.gen() {
-                    [0xfe; 16]
-                } else {
-                    AddressVector::mapped([10, 0, 0, 9])
-                },
-                dmac: [2, 0, 0, 0, 0, 9],
-                vlan: None,
-                flow_label: 0,
-                tclass: 0,
-                hop_limit: 64,
-            }),
-            raddr: None,
-            tso: Some(Tso {
-                mss,
-                header: &header,
-            }),
-            payload: if r.gen() {
-                Payload::Inline(&inline)
-            } else {
-                Payload::Gather(&sges)
-            },
+        let payload = if r.gen() {
+            Payload::Inline(&inline)
+        } else {
+            Payload::Gather(&sges)
         };
-        let mut bytes = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
-        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        let bytes = tso_wqe(0, r.gen(), &header, mss, payload, r.gen());
         let mut run = base(Profile::Linux);
         post(&mut run, 2, &bytes);
         post(&mut run, 2, &wqe_bytes(2, 1, Opcode::Send));
-        let want = run.model();
-        assert!(
-            want.frames.is_empty(),
-            "the model without TSO sends nothing"
-        );
         compare(&format!("TSO WQE {i} (seed {s})"), &run, &load, r.gen());
     }
 }
@@ -411,4 +425,199 @@ fn raw_sends() {
         compare(&format!("raw {what} (seed {s})"), &run, &load, r.gen());
     }
     eprintln!("wqe_dp::raw_sends: {} cases (seed {s})", cases.len());
+}
+
+/// Back to back TSO sends on the UD QP mixed with SENDs on the others: a TSO send's segments
+/// and the plain packets around it leave in the model's order.
+#[test]
+fn tso_streams() {
+    let s = seed("wqe_dp::tso_streams");
+    let mut r = rng(s);
+    for i in 0..6 {
+        let load = Load {
+            dma: DmaConfig::adversarial(8, 4),
+            out_ready: [1.0, 0.6][i % 2],
+            mr_latency: 1..=3,
+        };
+        let mut run = base(Profile::Linux);
+        let (lkey, base_addr, ..) = MRS[0];
+        for n in 0..8u32 {
+            let header = tso_template(&mut r, false);
+            let mss = r.gen_range(1..=400);
+            let sges: Vec<DataSegment> = (0..r.gen_range(1..4))
+                .map(|_| DataSegment {
+                    addr: base_addr + r.gen_range(0..0x4000),
+                    length: r.gen_range(1..3000),
+                    lkey,
+                })
+                .collect();
+            let inline: Vec<u8> = (0..r.gen_range(0..400)).map(|_| r.gen()).collect();
+            let payload = if n % 3 == 2 {
+                Payload::Inline(&inline)
+            } else {
+                Payload::Gather(&sges)
+            };
+            post(
+                &mut run,
+                2,
+                &tso_wqe(n, r.gen(), &header, mss, payload, r.gen()),
+            );
+            post(&mut run, 0, &wqe_bytes(0, n, Opcode::Send));
+            post(&mut run, 3, &wqe_bytes(3, n, Opcode::RdmaWrite));
+        }
+        compare(&format!("TSO streams {i} (seed {s})"), &run, &load, r.gen());
+    }
+}
+
+/// Each way the checks refuse a TSO WQE, in the model's order, each followed by a SEND
+/// (flushed): an MSS of 0, a template over 128 bytes, a payload over 256 KiB, a template that
+/// is not IPoIB + IP + TCP, an MSS over 9,000, a segment over the path MTU, HDR_LEN 0, TSO on
+/// an RC QP, and an earlier check (a bad lkey, an entry of length 0) before the TSO ones.
+#[test]
+fn tso_refusals() {
+    let s = seed("wqe_dp::tso_refusals");
+    let load = Load {
+        dma: DmaConfig::adversarial(8, 4),
+        out_ready: 0.9,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    let (lkey, base_addr, ..) = MRS[0];
+    let sge = |length: u32| DataSegment {
+        addr: base_addr,
+        length,
+        lkey,
+    };
+    let good = tso_template(&mut r, false);
+    let mut long = good.clone();
+    long.resize(130, 0);
+    let mut not_tcp = good.clone();
+    not_tcp[if good[0] == 0x08 { 13 } else { 10 }] = 17;
+    let big = [sge(0x8000); 9];
+    let one = [sge(1000)];
+    let bad_key = [DataSegment {
+        lkey: 0x999,
+        ..sge(1000)
+    }];
+    let empty = [sge(0)];
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "MSS 0",
+            tso_wqe(0, 1, &good, 0, Payload::Gather(&one), true),
+        ),
+        (
+            "template over 128 bytes",
+            tso_wqe(0, 2, &long, 100, Payload::Gather(&one), true),
+        ),
+        (
+            "payload over 256 KiB",
+            tso_wqe(0, 3, &good, 100, Payload::Gather(&big), true),
+        ),
+        (
+            "not TCP",
+            tso_wqe(0, 4, &not_tcp, 100, Payload::Gather(&one), true),
+        ),
+        (
+            "MSS over 9,000",
+            tso_wqe(0, 5, &good, 9001, Payload::Gather(&one), false),
+        ),
+        (
+            "segment over the MTU",
+            tso_wqe(0, 6, &good, 500, Payload::Gather(&one), true),
+        ),
+        (
+            "bad lkey and MSS 0",
+            tso_wqe(0, 7, &good, 0, Payload::Gather(&bad_key), true),
+        ),
+        (
+            "empty entry and a long template",
+            tso_wqe(0, 8, &long, 100, Payload::Gather(&empty), true),
+        ),
+        (
+            "MSS 0 and over 256 KiB",
+            tso_wqe(0, 9, &good, 0, Payload::Gather(&big), true),
+        ),
+        (
+            "over 256 KiB and not TCP",
+            tso_wqe(0, 10, &not_tcp, 100, Payload::Gather(&big), true),
+        ),
+        (
+            "not TCP and over the MTU",
+            tso_wqe(0, 11, &not_tcp, 500, Payload::Gather(&one), true),
+        ),
+    ];
+    // HDR_LEN 0 (the decoder's TsoMismatch) and TSO on an RC QP.
+    let mut zero_hdr = tso_wqe(0, 12, &good, 100, Payload::Gather(&one), true);
+    zero_hdr[26] = 0;
+    zero_hdr[27] = 0;
+    cases.push(("HDR_LEN 0", zero_hdr));
+    for (what, bytes) in &cases {
+        let mut run = base(Profile::Linux);
+        post(&mut run, 2, bytes);
+        post(&mut run, 2, &wqe_bytes(2, 1, Opcode::Send));
+        let want = with_tso(&run).model();
+        assert!(want.frames.is_empty(), "{what}: the model refuses it");
+        compare(&format!("{what} (seed {s})"), &run, &load, r.gen());
+    }
+    // On an RC QP: the RC QP's bytes with the opcode changed to TSO.
+    let mut rc = wqe_bytes(0, 0, Opcode::Send);
+    rc[0] = Opcode::Tso as u8;
+    let mut run = base(Profile::Linux);
+    post(&mut run, 0, &rc);
+    post(&mut run, 0, &wqe_bytes(0, 1, Opcode::Send));
+    compare(&format!("TSO on RC (seed {s})"), &run, &load, r.gen());
+}
+
+/// A DMA read that faults in a TSO send's segment k: segments 0..k-1 go out, the rest do not,
+/// the WQE completes with `general_err` and the next WQE of the QP is flushed (another QP's
+/// SEND still goes), for k = 0 and later, gathered from one and from two entries.
+#[test]
+fn tso_dma_fault() {
+    let s = seed("wqe_dp::tso_dma_fault");
+    let mut r = rng(s);
+    let (hole_key, hole, ..) = MRS[2];
+    let (lkey, base_addr, ..) = MRS[0];
+    for i in 0..12 {
+        let load = Load {
+            dma: DmaConfig::adversarial(8, 4),
+            out_ready: [1.0, 0.7][i % 2],
+            mr_latency: 1..=3,
+        };
+        let header = tso_template(&mut r, false);
+        let mss: u16 = r.gen_range(50..=300);
+        // The host backs the region's first 0x800 bytes: the fault starts at byte `at` of
+        // the payload.
+        let at = u32::from(mss) * r.gen_range(0..5) + r.gen_range(0..u32::from(mss));
+        let faulty = DataSegment {
+            addr: hole + 0x800 - u64::from(at.min(0x800)),
+            length: at.min(0x800) + r.gen_range(1..600),
+            lkey: hole_key,
+        };
+        let sges = if i % 3 == 0 {
+            vec![faulty]
+        } else {
+            vec![
+                DataSegment {
+                    addr: base_addr + 0x100,
+                    length: r.gen_range(1..700),
+                    lkey,
+                },
+                faulty,
+            ]
+        };
+        let mut run = base(Profile::Linux);
+        post(
+            &mut run,
+            2,
+            &tso_wqe(0, 0x77, &header, mss, Payload::Gather(&sges), r.gen()),
+        );
+        post(&mut run, 2, &wqe_bytes(2, 1, Opcode::Send));
+        post(&mut run, 0, &wqe_bytes(0, 0, Opcode::Send));
+        compare(
+            &format!("fault {i} at byte {at} (seed {s})"),
+            &run,
+            &load,
+            r.gen(),
+        );
+    }
 }

@@ -2,8 +2,10 @@
 //! against the model's send engine: programmed through its registers with the model's
 //! encoders, fed by host memory that answers out of order and late, its output under random
 //! back-pressure; the frames (ICRC and padding included) and the completion ring must be the
-//! model's, byte for byte. Each scenario runs on the default build (64 QP slots, 64 regions)
-//! and on the ECP5-25F build (16 and 16, `wqe_engine:QPS=16,MRS=16` in fpga.mk).
+//! model's, byte for byte. Each scenario runs on the default build (64 QP slots, 64 regions,
+//! TSO) and on the ECP5-25F build (16 and 16, no TSO: `wqe_engine:QPS=16,MRS=16` in fpga.mk);
+//! the model has TSO exactly when the build does (`CAPS.TSO`), so the same TSO work requests
+//! are segmented on one and refused on the other.
 //!
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
@@ -11,7 +13,7 @@ use rand::Rng;
 use rocenic_model::wqe::Memory;
 use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{run_on, Load, Setup};
+use rocenic_sim::wqe::engine::{run_on, tso_of, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
 
@@ -25,8 +27,10 @@ fn check<D: WqeEnginePorts>(
 ) {
     let s = seed(test);
     let mut r = rng(s);
+    let tso = tso_of::<D>().expect("CAPS");
     for i in 0..runs {
-        let sc = scenario(&mut r, wqes, big, faults);
+        let mut sc = scenario(&mut r, wqes, big, faults);
+        sc.engine.tso = tso;
         let want = sc.model();
         let what = format!("{test} run {i} (seed {s})");
         let out = match run_on::<D>(&Setup::from(&sc), &load, r.gen(), 3_000_000, None) {
@@ -115,4 +119,100 @@ fn qps16_large_messages() {
 #[test]
 fn qps16_error_storm() {
     error_storm_on::<WqeEngine16>("wqe_engine::qps16_error_storm");
+}
+
+/// Cycle figures of TSO sends on the default build (printed; `--nocapture`): eight 16 KiB
+/// sends at MSS 1448 from one gather entry, a 44-byte IPoIB + IPv4 + TCP template, on the UD
+/// QP with its path MTU raised to 4096, with an ideal host and one 100 cycles late. The frames
+/// and completions must be the model's, as everywhere.
+#[test]
+fn tso_throughput() {
+    use rocenic_model::entropy::Profile;
+    use rocenic_model::qp::PathMtu;
+    use rocenic_model::wqe::{
+        AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
+        MAX_WQE_BYTES,
+    };
+    use rocenic_sim::wqe::scenario::{base, post, DATA, MRS};
+    let mut run = base(Profile::Linux);
+    run.engine.tso = tso_of::<WqeEngine>().expect("CAPS");
+    assert!(run.engine.tso.is_some(), "the default build has TSO");
+    let qpn = run.queues[2].qpn;
+    let mut cfg = *run.engine.qps.get(qpn).unwrap().config();
+    cfg.mtu = PathMtu::Mtu4096;
+    run.engine.qps.destroy(qpn).unwrap();
+    run.engine.qps.create(qpn, cfg).unwrap();
+    run.engine.qps.bring_up(qpn).unwrap();
+    let mut header = vec![0x08, 0x00, 0, 0];
+    header.extend_from_slice(&[0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0]);
+    header.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 9]);
+    header.extend_from_slice(&[0x30, 0x39, 0x01, 0xBB, 0, 0, 0x10, 0, 0, 0, 0, 0]);
+    header.extend_from_slice(&[0x50, 0x18, 0xFF, 0xFF, 0, 0, 0, 0]);
+    let (lkey, ..) = MRS[0];
+    for i in 0..8u32 {
+        let sges = [DataSegment {
+            addr: DATA + u64::from(i) * 64,
+            length: 16 * 1024,
+            lkey,
+        }];
+        let wr = WorkRequest {
+            opcode: Opcode::Tso,
+            flags: Flags::SIGNALED,
+            index: i,
+            imm: 0,
+            wr_id: u64::from(i),
+            av: Some(AddressVector {
+                dqpn: 0x101,
+                qkey: 0x2222,
+                dgid: AddressVector::mapped([10, 0, 0, 9]),
+                dmac: [2, 0, 0, 0, 0, 9],
+                vlan: None,
+                flow_label: 0,
+                tclass: 0,
+                hop_limit: 64,
+            }),
+            raddr: None,
+            tso: Some(Tso {
+                mss: 1448,
+                header: &header,
+            }),
+            payload: Payload::Gather(&sges),
+        };
+        let mut out = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut out).unwrap();
+        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        post(&mut run, 2, &out);
+    }
+    let want = run.model();
+    assert_eq!(want.frames.len(), 8 * 12, "twelve segments a send");
+    for (what, dma) in [
+        ("ideal host", DmaConfig::ideal(8, 4)),
+        (
+            "host 100 cycles late",
+            DmaConfig {
+                latency: 100..=100,
+                ..DmaConfig::ideal(8, 4)
+            },
+        ),
+    ] {
+        let load = Load {
+            dma,
+            out_ready: 1.0,
+            axil_delay: 0.0,
+        };
+        let out = run_on::<WqeEngine>(&Setup::from(&run), &load, 1, 3_000_000, None)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(out.frames, want.frames, "{what}: frames");
+        let mut cq = vec![0u8; want.cq.len()];
+        out.memory.read(run.cq.0, &mut cq).unwrap();
+        assert_eq!(cq, want.cq, "{what}: completion ring");
+        let bytes: usize = out.frames.iter().map(Vec::len).sum();
+        eprintln!(
+            "tso_throughput, {what}: {} frames, {bytes} wire bytes in {} cycles: {:.2} bytes per cycle ({} beats)",
+            out.frames.len(),
+            out.cycles,
+            bytes as f64 / out.cycles as f64,
+            out.beats
+        );
+    }
 }

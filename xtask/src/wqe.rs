@@ -131,7 +131,7 @@ pub fn markdown_ctrl(out: &mut String) -> fmt::Result {
             out,
             &format!(
                 "`OPCODE` values (`model::wqe::Opcode`): {}. An engine without TSO (the RTL \
-                 engine for now) refuses `tso` as an unknown opcode.",
+                 engine built with `TSO` = 0) refuses `tso` as an unknown opcode.",
                 ops.join(", ")
             ),
         )

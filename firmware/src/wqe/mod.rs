@@ -36,6 +36,8 @@ pub struct Caps {
     pub max_sge: u32,
     /// Bytes per beat of the frame output.
     pub data_bytes: u32,
+    /// TSO work requests, at the segmenter's limits (`tso::Limits::default()`).
+    pub tso: bool,
     /// Raw-packet QPs.
     pub raw: bool,
 }
@@ -47,7 +49,12 @@ impl Caps {
             qps: caps_count(caps::QPS.get(w)),
             mrs: caps_count(caps::MRS.get(w)),
             max_sge: caps::MAX_SGE.get(w),
-            data_bytes: caps::DATA_BYTES.get(w),
+            // Six bits: 64 reads as 0.
+            data_bytes: match caps::DATA_BYTES.get(w) {
+                0 => 64,
+                n => n,
+            },
+            tso: caps::TSO.get(w) != 0,
             raw: caps::RAW.get(w) != 0,
         }
     }

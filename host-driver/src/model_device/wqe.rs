@@ -83,6 +83,7 @@ impl WqeBlock {
                     | caps::MRS.put(MRS as u32)
                     | caps::MAX_SGE.put(nic.send.max_sge as u32)
                     | caps::DATA_BYTES.put(DATA_BYTES)
+                    | caps::TSO.put(nic.send.tso.is_some().into())
                     | caps::RAW.put(nic.send.qps.raw().into())
             }
             regs::STATUS => {

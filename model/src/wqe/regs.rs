@@ -43,8 +43,20 @@ pub mod caps {
     pub const MRS: Field = field("MRS", 8, 8, "memory-region table entries");
     /// Data segments.
     pub const MAX_SGE: Field = field("MAX_SGE", 16, 8, "data segments a WQE may have");
-    /// Data path (8 or 64: seven bits hold it).
-    pub const DATA_BYTES: Field = field("DATA_BYTES", 24, 7, "bytes per beat of the frame output");
+    /// Data path (8 or 64: six bits, 64 reading as 0).
+    pub const DATA_BYTES: Field = field(
+        "DATA_BYTES",
+        24,
+        6,
+        "bytes per beat of the frame output (8, or 0 for 64)",
+    );
+    /// TSO.
+    pub const TSO: Field = field(
+        "TSO",
+        30,
+        1,
+        "1: TSO work requests (opcode 10 on UD QPs) at the segmenter's limits: 128-byte templates, 256 KiB payloads, MSS up to 9,000",
+    );
     /// Raw-packet QPs.
     pub const RAW: Field = field(
         "RAW",
@@ -208,6 +220,7 @@ pub const MAP: &[Register] = &[
             caps::MRS,
             caps::MAX_SGE,
             caps::DATA_BYTES,
+            caps::TSO,
             caps::RAW,
         ],
     ),

@@ -3,8 +3,9 @@
 //! is the host memory it DMAs, and every register access and every cycle run steps the
 //! [`Bench`]. The frames it sent wait in the bench ([`WqeDevice::take_frames`]).
 //!
-//! It has no receive path, RSS or TSO (the RTL engine refuses TSO work requests), and says
-//! so in its [`DeviceInfo`].
+//! It has no receive path or RSS, and offers the driver no TSO (the default build has the
+//! segmenter, `CAPS.TSO`, but the firmware's identify does not read that yet), and says so in
+//! its [`DeviceInfo`].
 
 use super::engine::{Bench, Load};
 use crate::axil::Op;

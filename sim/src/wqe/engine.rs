@@ -285,6 +285,17 @@ impl<D: WqeEnginePorts> Bench<D> {
     }
 }
 
+/// The TSO limits of build `D`, as the model's engine should have them: the segmenter's
+/// (`tso::Limits::default()`) when its `CAPS.TSO` is set, else none.
+pub fn tso_of<D: WqeEnginePorts>() -> Result<Option<rocenic_model::tso::Limits>, String> {
+    let mut bench = Bench::<D>::new(HostMemory::new(), &Load::ideal(), 0, None)?;
+    let caps = bench
+        .access(Op::Read { addr: regs::CAPS })?
+        .ok_or("CAPS read timed out")?
+        .data;
+    Ok((regs::caps::TSO.get(caps) != 0).then(rocenic_model::tso::Limits::default))
+}
+
 /// Runs `setup` through the co-simulated engine (its default build) under `load`, seeded by
 /// `seed`; gives up after `limit` cycles. `vcd` traces the run.
 pub fn run(

@@ -69,8 +69,8 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
     let f = |p: f64| (p * faults).min(1.0);
     let (_, qt, ..) = QPS[k];
     let ud = qt == QpType::Ud;
-    // A UD QP's TSO work requests (IPoIB templates). The engines have no TSO yet and refuse
-    // them (`loc_qp_op_err`, the QP to ERR), so they come at the rate of the other faults.
+    // A UD QP's TSO work requests (IPoIB templates): segmented by a build with TSO, refused by
+    // one without (`loc_qp_op_err`, the QP to ERR); they come at the rate of the other faults.
     let tso = ud && r.gen_bool(f(0.3));
     let opcode = if tso {
         Opcode::Tso
@@ -239,6 +239,8 @@ pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
 pub fn base(profile: Profile) -> Run {
     let mut engine = SendEngine::new(nic(), profile);
     engine.qps.set_raw(true);
+    // The RTL's segmenter serves UD QPs only: with TSO, a raw QP's TSO WQE is refused.
+    engine.raw_tso = false;
     for &(lkey, base, length, pd) in &MRS {
         engine
             .mrs
@@ -343,8 +345,9 @@ pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
 /// A random WQE for the raw QP at `index`: mostly a valid SEND of one whole frame (gathered
 /// from up to three entries, or inline; `big`: up to the largest, 4,218 bytes), sometimes each
 /// kind of refusal: another opcode (SEND_WITH_IMM, the WRITEs, TSO, which the engines without
-/// TSO take for an unknown opcode), an address vector, a frame under 14 or over 4,218 bytes,
-/// and the faults every QP's WQEs have (regions, lengths, reserved bits, a flipped bit).
+/// TSO take for an unknown opcode and those with TSO refuse on a raw QP: `raw_tso` off), an
+/// address vector, a frame under 14 or over 4,218 bytes, and the faults every QP's WQEs have
+/// (regions, lengths, reserved bits, a flipped bit).
 pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
     let f = |p: f64| (p * faults).min(1.0);
     let opcode = if r.gen_bool(f(0.2)) {
