@@ -12,8 +12,8 @@
 // given in (cycle t), and never wait:
 //   take  (consumer + 1)  K1 reads the queue's producer and consumer, K2 counts on, K3 stores
 //                         the consumer and whether WQEs are left; from t + 4 it is visible.
-//   push  (producer + 1)  P1 reads the completion ring's indices, P2 counts on, P3 stores the
-//                         producer and whether there is room for another; visible from t + 4.
+//   push  (producer + 1)  P1 reads the completion ring's indices, P2 counts on and decides
+//                         whether there is room for another, P3 stores both; visible from t + 4.
 // The data path takes only from a queue with a WQE pending and pushes only into one with room
 // (it read them first), and never takes (pushes) a queue in the two cycles after a take (push)
 // of it.
@@ -92,8 +92,7 @@ module rx_rings #(
     logic [WW-1:0] k_wq1_q, k_wq2_q, k_wq3_q, p_wq1_q, p_wq2_q, p_wq3_q;
     logic [WQS-1:0] k_hot_q, p_hot_q;
     logic [31:0]   k_prod_q, k_cons_q, k_new_q, p_prod_q, p_cons_q, p_new_q;
-    logic          k_left_q;
-    logic [16:0]   p_used_q, p_full_q;
+    logic          k_left_q, p_room_q;
     logic [4:0]    p_log2_q;
 
     // A take (push) in K1..K3 (P1..P3), registered: the same bits a clock ahead.
@@ -202,12 +201,13 @@ module rx_rings #(
         p_log2_q <= clog2_rd;
         p_hot_q  <= {{(WQS-1){1'b0}}, 1'b1} << p_wq1_q;
         // K2, P2: count on. Producer - consumer is 1..2^16 before a take and 0..2^16 - 1 before
-        // a push, so 17 bits of each tell.
+        // a push, so 17 bits of each tell. The room verdict is settled here, not in P3, so that
+        // the store into the 64 room bits (spread where the flush pick and the views read them)
+        // starts from one flip-flop: used < 2^CQ_LOG2 (CQ_LOG2 <= 16).
         k_new_q  <= k_cons_q + 32'd1;
         k_left_q <= k_prod_q[16:0] - k_cons_q[16:0] != 17'd1;
         p_new_q  <= p_prod_q + 32'd1;
-        p_used_q <= p_prod_q[16:0] - p_cons_q[16:0] + 17'd1;
-        p_full_q <= 17'h1FFFF << p_log2_q;  // used & this != 0: no room (CQ_LOG2 <= 16)
+        p_room_q <= ((p_prod_q[16:0] - p_cons_q[16:0] + 17'd1) & (17'h1FFFF << p_log2_q)) == '0;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ module rx_rings #(
                 end else begin
                     if (k3_q && k_hot_q[w]) pending[w] <= k_left_q;
                     if (d_move && r_hot_q[w]) pending[w] <= 1'b1;
-                    if (p3_q && p_hot_q[w]) room[w] <= (p_used_q & p_full_q) == '0;
+                    if (p3_q && p_hot_q[w]) room[w] <= p_room_q;
                     if (c_move && r_hot_q[w]) room[w] <= 1'b1;
                 end
             end
