@@ -467,8 +467,9 @@ module rx_wq_table #(
         end
     end
 
-    // Spare bits, and the sizes the view takes from rx_rings' copies (they are needed earlier).
-    wire unused_img = ^{img.spare0, img.spare1, img.ring_log2, img.cq_log2};
+    // Spare bits, the sizes the view takes from rx_rings' copies (they are needed earlier), and
+    // the sum under the ring-end check's carry.
+    wire unused_img = ^{img.spare0, img.spare1, img.ring_log2, img.cq_log2, end_last[57:0]};
 
 endmodule
 
