@@ -142,11 +142,25 @@ module rx_rings #(
         rd_ring <= take_valid ? take_wq : req_wq;
         rd_cq   <= push_valid ? push_wq : req_wq;
     end
-    wire [31:0]   prod_rd    = prod_mem[rd_ring];
+    // A doorbell's producer and a consumer write's consumer are stored the cycle after D4 (C4),
+    // from registers (w_*): the LUT RAMs' write enables reach every bank, and from the store's
+    // decision (the state, the verdict, the take or push in flight, the hold) they were five
+    // LUTs deep (rx_ctrl's worst path, 121.5 MHz). A read in that cycle takes the value from the
+    // registers, so every reader sees the index as if it were stored in D4 (C4).
+    logic          w_prod_q, w_cons_q;
+    logic [WW-1:0] w_wq_q;
+    logic [31:0]   w_value_q;
+    always_ff @(posedge clk) begin
+        w_prod_q  <= !rst && d_move;
+        w_cons_q  <= !rst && c_move;
+        w_wq_q    <= req_wq;
+        w_value_q <= ring_req_value;
+    end
+    wire [31:0]   prod_rd    = w_prod_q && w_wq_q == rd_ring ? w_value_q : prod_mem[rd_ring];
     wire [31:0]   cons_rd    = cons_mem[rd_ring];
     wire [4:0]    rlog2_rd   = rlog2_mem[rd_ring];
     wire [31:0]   cq_prod_rd = cq_prod_mem[rd_cq];
-    wire [31:0]   cq_cons_rd = cq_cons_mem[rd_cq];
+    wire [31:0]   cq_cons_rd = w_cons_q && w_wq_q == rd_cq ? w_value_q : cq_cons_mem[rd_cq];
     wire [4:0]    clog2_rd   = clog2_mem[rd_cq];
 
     assign view_consumer    = cons_mem[view_wq];
@@ -162,10 +176,10 @@ module rx_rings #(
             cq_prod_mem[clr_wq] <= '0;
             cq_cons_mem[clr_wq] <= '0;
         end else begin
-            if (d_move) prod_mem[req_wq] <= ring_req_value;
+            if (w_prod_q) prod_mem[w_wq_q] <= w_value_q;
             if (k3_q)   cons_mem[k_wq3_q] <= k_new_q;
             if (p3_q)   cq_prod_mem[p_wq3_q] <= p_new_q;
-            if (c_move) cq_cons_mem[req_wq] <= ring_req_value;
+            if (w_cons_q) cq_cons_mem[w_wq_q] <= w_value_q;
         end
         if (clr_valid && clr_shape) begin
             rlog2_mem[clr_wq] <= clr_ring_log2;
