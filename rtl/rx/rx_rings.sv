@@ -114,7 +114,8 @@ module rx_rings #(
     logic [31:0]    r_ahead_q;          // value - consumer
     logic [31:0]    r_have_q;           // D: producer - consumer; C: producer - consumer (used)
     logic [31:0]    r_past_q;           // C: value - producer
-    logic [16:0]    r_lim_q;            // D: 2^RING_LOG2
+    logic [31:0]    r_ahm1_q;           // D: value - consumer - 1...
+    logic [31:0]    r_high_q;           // ...and the bits from RING_LOG2 up
     // D3: Ring::advance's two tests, C3: write_consumer's, each folded with the queue's
     // existence into what D4 (C4) does: store, or answer an error. The stores write the LUT
     // RAMs, whose write enables reach every bank: they are one gate from flip-flops.
@@ -272,16 +273,21 @@ module rx_rings #(
                     r_q       <= d_hold ? R_D1 : R_D3;
                     r_ahead_q <= ring_req_value - r_b_q;
                     r_have_q  <= r_a_q - r_b_q;
-                    r_lim_q   <= 17'd1 << r_log2_q;  // RING_LOG2 <= 16 likewise
+                    // The far test's terms: value - consumer > 2^RING_LOG2 exactly when
+                    // value - consumer - 1 has a bit at RING_LOG2 or above (for 1..2^31 - 1,
+                    // the only values it decides: 0 and the upper half are stale), so D3 takes
+                    // it as an AND-OR beside the stale test's carry chain.
+                    r_ahm1_q  <= ring_req_value + ~r_b_q;
+                    r_high_q  <= 32'hFFFF_FFFF << r_log2_q;
                 end
                 R_D3: begin
                     r_q       <= d_hold ? R_D1 : R_D4;
                     r_hot_q   <= {{(WQS-1){1'b0}}, 1'b1} << req_wq;
                     // stale: at or behind what the queue has; far: past the ring's size.
                     r_move_q  <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
-                              && !(r_ahead_q > 32'(r_lim_q));
+                              && (r_ahm1_q & r_high_q) == '0;
                     r_err_q   <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
-                              && r_ahead_q > 32'(r_lim_q);
+                              && (r_ahm1_q & r_high_q) != '0;
                 end
                 R_D4: r_q <= d_hold ? R_D1 : hold ? R_D4 : R_IDLE;
                 R_C1: begin
