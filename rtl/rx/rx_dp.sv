@@ -206,8 +206,14 @@ module rx_dp #(
     assign s_desc_ready = !d_full_q;
     wire load_desc = s_desc_valid && !d_full_q;
     // Work starts only while enabled and no command waits: a frame when a descriptor is held, a
-    // flush step when none is.
-    wire go          = m_q == M_IDLE && enable && !cmd_pending;
+    // flush step when none is. CONTROL.ENABLE is a register bit that software moves, so a copy a
+    // clock late serves (in the whole path rx_ctrl's registers lie across the chip from here);
+    // cmd_pending is not copied: a command starts from the cycle after it rises.
+    logic enable_q;
+    always_ff @(posedge clk) begin
+        enable_q <= !rst && enable;
+    end
+    wire go          = m_q == M_IDLE && enable_q && !cmd_pending;
     wire take_desc   = go && d_full_q;
     wire start_flush = go && !d_full_q;
 

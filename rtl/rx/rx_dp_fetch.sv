@@ -109,9 +109,15 @@ module rx_dp_fetch #(
 
     assign m_rd_req_tag = '0;
     assign s_mr_ready   = 1'b1;
-    assign s_rd_rsp_ready = (f_q == F_HDR || f_q == F_ENT) && !m_mr_valid;
+    // The response port is ready in F_HDR and F_ENT while no region check waits to be taken.
+    // That is a flip-flop, worked out from the next state (f_d, mv_d): the beat's handshake
+    // enables a few hundred flip-flops, and from the state's decode it was the whole path's worst
+    // path (102.7 MHz).
+    fstate_t f_d;
+    logic    mv_d, rdy_q;
+    assign s_rd_rsp_ready = rdy_q;
 
-    wire rsp = s_rd_rsp_valid && s_rd_rsp_ready;
+    wire rsp = s_rd_rsp_valid && rdy_q;
     // The header's second word, registered (hdr1_q): NSGE in its low byte, the reserved bytes
     // above; its checks registered from it (F_HCK0), then acted on (F_HCK).
     logic [63:0] hdr1_q;
@@ -122,6 +128,44 @@ module rx_dp_fetch #(
     wire  [10:0] h_slot  = 11'd64 << stride_q;
     always_ff @(posedge clk) begin
         h_bad_q <= h_rsvd || h_nsge == 8'd0 || h_nsge > 8'd63 || h_need > h_slot;
+    end
+
+    // The state and the region check's valid, next.
+    always_comb begin
+        f_d  = f_q;
+        mv_d = m_mr_valid && !m_mr_ready;
+        case (f_q)
+            F_IDLE: if (start_q) begin
+                if (op == OP_RKEY) begin
+                    f_d  = F_RKEY;
+                    mv_d = 1'b1;
+                end else begin
+                    f_d = F_HDR;
+                end
+            end
+            F_HDR: if (rsp) begin
+                if (s_rd_rsp_err || (beat_q && op_q == OP_HDR)) begin
+                    f_d = F_IDLE;
+                end else if (beat_q) begin
+                    f_d = F_HCK0;
+                end
+            end
+            F_HCK0: f_d = F_HCK;
+            F_HCK:  f_d = h_bad_q ? F_IDLE : F_ENT;
+            F_ENT: if (rsp) begin
+                if (s_rd_rsp_err) begin
+                    f_d = F_IDLE;
+                end else if (beat_q) begin
+                    mv_d = 1'b1;
+                    if (s_rd_rsp_last) begin
+                        f_d = F_CHECKS;
+                    end
+                end
+            end
+            F_CHECKS: if (asked_q == nsge && !m_mr_valid) f_d = F_IDLE;
+            F_RKEY:   if (s_mr_valid) f_d = F_IDLE;
+            default:  f_d = F_IDLE;
+        endcase
     end
 
     // The start, registered here: it loads a few hundred flip-flops, and in the whole path the
@@ -137,8 +181,12 @@ module rx_dp_fetch #(
             done           <= 1'b0;
             m_rd_req_valid <= 1'b0;
             m_mr_valid     <= 1'b0;
+            rdy_q          <= 1'b0;
             ent_we         <= 1'b0;
         end else begin
+            f_q        <= f_d;
+            m_mr_valid <= mv_d;
+            rdy_q      <= (f_d == F_HDR || f_d == F_ENT) && !mv_d;
             done     <= 1'b0;
             ent_we   <= 1'b0;
             wid_ld_q <= 1'b0;
@@ -167,9 +215,6 @@ module rx_dp_fetch #(
             end
             if (m_rd_req_valid && m_rd_req_ready) begin
                 m_rd_req_valid <= 1'b0;
-            end
-            if (m_mr_valid && m_mr_ready) begin
-                m_mr_valid <= 1'b0;
             end
             if (s_mr_valid && f_q != F_IDLE) begin
                 asked_q <= asked_q + 6'd1;
@@ -202,11 +247,7 @@ module rx_dp_fetch #(
                         status   <= ST_SUCCESS;
                         wr_id    <= '0;
                         capacity <= '0;
-                        if (op == OP_RKEY) begin
-                            f_q        <= F_RKEY;
-                            m_mr_valid <= 1'b1;
-                        end else begin
-                            f_q            <= F_HDR;
+                        if (op != OP_RKEY) begin
                             m_rd_req_valid <= 1'b1;
                         end
                     end
@@ -216,26 +257,19 @@ module rx_dp_fetch #(
                     if (s_rd_rsp_err) begin
                         status <= ST_GENERAL_ERR;
                         done   <= 1'b1;
-                        f_q    <= F_IDLE;
                     end else if (!beat_q) begin
                         wid_ld_q <= 1'b1;
                     end else if (op_q == OP_HDR) begin
                         done <= 1'b1;
-                        f_q  <= F_IDLE;
-                    end else begin
-                        f_q <= F_HCK0;
                     end
                 end
-                F_HCK0: f_q <= F_HCK;
                 F_HCK: if (h_bad_q) begin
                     status <= ST_LOC_QP_OP;
                     done   <= 1'b1;
-                    f_q    <= F_IDLE;
                 end else begin
                     nsge           <= h_nsge[5:0];
                     m_mr_pd        <= pd_q;
                     m_mr_access    <= ACC_LOCAL_WRITE;
-                    f_q            <= F_ENT;
                     m_rd_req_valid <= 1'b1;
                     m_rd_req_addr  <= addr_q + 64'd16;
                     m_rd_req_len   <= {3'b000, h_nsge[5:0], 4'b0000};
@@ -245,27 +279,20 @@ module rx_dp_fetch #(
                     if (s_rd_rsp_err) begin
                         status <= ST_GENERAL_ERR;
                         done   <= 1'b1;
-                        f_q    <= F_IDLE;
                     end else if (beat_q) begin
                         // DataSegment: LENGTH in bytes 8..11, LKEY in 12..15 (taken above).
-                        m_mr_valid <= 1'b1;
-                        ent_we     <= 1'b1;
-                        got_q      <= got_q + 6'd1;
-                        if (s_rd_rsp_last) begin
-                            f_q <= F_CHECKS;
-                        end
+                        ent_we <= 1'b1;
+                        got_q  <= got_q + 6'd1;
                     end
                 end
                 F_CHECKS: if (asked_q == nsge && !m_mr_valid) begin
                     done <= 1'b1;
-                    f_q  <= F_IDLE;
                 end
                 F_RKEY: if (s_mr_valid) begin
                     status <= s_mr_status;
                     done   <= 1'b1;
-                    f_q    <= F_IDLE;
                 end
-                default: f_q <= F_IDLE;
+                default: ;
             endcase
         end
     end

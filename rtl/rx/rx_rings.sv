@@ -12,8 +12,8 @@
 // given in (cycle t), and never wait:
 //   take  (consumer + 1)  K1 reads the queue's producer and consumer, K2 counts on, K3 stores
 //                         the consumer and whether WQEs are left; from t + 4 it is visible.
-//   push  (producer + 1)  P1 reads the completion ring's indices, P2 counts on, P3 stores the
-//                         producer and whether there is room for another; visible from t + 4.
+//   push  (producer + 1)  P1 reads the completion ring's indices, P2 counts on and decides
+//                         whether there is room for another, P3 stores both; visible from t + 4.
 // The data path takes only from a queue with a WQE pending and pushes only into one with room
 // (it read them first), and never takes (pushes) a queue in the two cycles after a take (push)
 // of it.
@@ -92,8 +92,7 @@ module rx_rings #(
     logic [WW-1:0] k_wq1_q, k_wq2_q, k_wq3_q, p_wq1_q, p_wq2_q, p_wq3_q;
     logic [WQS-1:0] k_hot_q, p_hot_q;
     logic [31:0]   k_prod_q, k_cons_q, k_new_q, p_prod_q, p_cons_q, p_new_q;
-    logic          k_left_q;
-    logic [16:0]   p_used_q, p_full_q;
+    logic          k_left_q, p_room_q;
     logic [4:0]    p_log2_q;
 
     // A take (push) in K1..K3 (P1..P3), registered: the same bits a clock ahead.
@@ -115,7 +114,8 @@ module rx_rings #(
     logic [31:0]    r_ahead_q;          // value - consumer
     logic [31:0]    r_have_q;           // D: producer - consumer; C: producer - consumer (used)
     logic [31:0]    r_past_q;           // C: value - producer
-    logic [16:0]    r_lim_q;            // D: 2^RING_LOG2
+    logic [31:0]    r_ahm1_q;           // D: value - consumer - 1...
+    logic [31:0]    r_high_q;           // ...and the bits from RING_LOG2 up
     // D3: Ring::advance's two tests, C3: write_consumer's, each folded with the queue's
     // existence into what D4 (C4) does: store, or answer an error. The stores write the LUT
     // RAMs, whose write enables reach every bank: they are one gate from flip-flops.
@@ -143,11 +143,25 @@ module rx_rings #(
         rd_ring <= take_valid ? take_wq : req_wq;
         rd_cq   <= push_valid ? push_wq : req_wq;
     end
-    wire [31:0]   prod_rd    = prod_mem[rd_ring];
+    // A doorbell's producer and a consumer write's consumer are stored the cycle after D4 (C4),
+    // from registers (w_*): the LUT RAMs' write enables reach every bank, and from the store's
+    // decision (the state, the verdict, the take or push in flight, the hold) they were five
+    // LUTs deep (rx_ctrl's worst path, 121.5 MHz). A read in that cycle takes the value from the
+    // registers, so every reader sees the index as if it were stored in D4 (C4).
+    logic          w_prod_q, w_cons_q;
+    logic [WW-1:0] w_wq_q;
+    logic [31:0]   w_value_q;
+    always_ff @(posedge clk) begin
+        w_prod_q  <= !rst && d_move;
+        w_cons_q  <= !rst && c_move;
+        w_wq_q    <= req_wq;
+        w_value_q <= ring_req_value;
+    end
+    wire [31:0]   prod_rd    = w_prod_q && w_wq_q == rd_ring ? w_value_q : prod_mem[rd_ring];
     wire [31:0]   cons_rd    = cons_mem[rd_ring];
     wire [4:0]    rlog2_rd   = rlog2_mem[rd_ring];
     wire [31:0]   cq_prod_rd = cq_prod_mem[rd_cq];
-    wire [31:0]   cq_cons_rd = cq_cons_mem[rd_cq];
+    wire [31:0]   cq_cons_rd = w_cons_q && w_wq_q == rd_cq ? w_value_q : cq_cons_mem[rd_cq];
     wire [4:0]    clog2_rd   = clog2_mem[rd_cq];
 
     assign view_consumer    = cons_mem[view_wq];
@@ -163,10 +177,10 @@ module rx_rings #(
             cq_prod_mem[clr_wq] <= '0;
             cq_cons_mem[clr_wq] <= '0;
         end else begin
-            if (d_move) prod_mem[req_wq] <= ring_req_value;
+            if (w_prod_q) prod_mem[w_wq_q] <= w_value_q;
             if (k3_q)   cons_mem[k_wq3_q] <= k_new_q;
             if (p3_q)   cq_prod_mem[p_wq3_q] <= p_new_q;
-            if (c_move) cq_cons_mem[req_wq] <= ring_req_value;
+            if (w_cons_q) cq_cons_mem[w_wq_q] <= w_value_q;
         end
         if (clr_valid && clr_shape) begin
             rlog2_mem[clr_wq] <= clr_ring_log2;
@@ -202,12 +216,13 @@ module rx_rings #(
         p_log2_q <= clog2_rd;
         p_hot_q  <= {{(WQS-1){1'b0}}, 1'b1} << p_wq1_q;
         // K2, P2: count on. Producer - consumer is 1..2^16 before a take and 0..2^16 - 1 before
-        // a push, so 17 bits of each tell.
+        // a push, so 17 bits of each tell. The room verdict is settled here, not in P3, so that
+        // the store into the 64 room bits (spread where the flush pick and the views read them)
+        // starts from one flip-flop: used < 2^CQ_LOG2 (CQ_LOG2 <= 16).
         k_new_q  <= k_cons_q + 32'd1;
         k_left_q <= k_prod_q[16:0] - k_cons_q[16:0] != 17'd1;
         p_new_q  <= p_prod_q + 32'd1;
-        p_used_q <= p_prod_q[16:0] - p_cons_q[16:0] + 17'd1;
-        p_full_q <= 17'h1FFFF << p_log2_q;  // used & this != 0: no room (CQ_LOG2 <= 16)
+        p_room_q <= ((p_prod_q[16:0] - p_cons_q[16:0] + 17'd1) & (17'h1FFFF << p_log2_q)) == '0;
     end
 
     // ------------------------------------------------------------------------------------------
@@ -226,7 +241,7 @@ module rx_rings #(
                 end else begin
                     if (k3_q && k_hot_q[w]) pending[w] <= k_left_q;
                     if (d_move && r_hot_q[w]) pending[w] <= 1'b1;
-                    if (p3_q && p_hot_q[w]) room[w] <= (p_used_q & p_full_q) == '0;
+                    if (p3_q && p_hot_q[w]) room[w] <= p_room_q;
                     if (c_move && r_hot_q[w]) room[w] <= 1'b1;
                 end
             end
@@ -258,16 +273,21 @@ module rx_rings #(
                     r_q       <= d_hold ? R_D1 : R_D3;
                     r_ahead_q <= ring_req_value - r_b_q;
                     r_have_q  <= r_a_q - r_b_q;
-                    r_lim_q   <= 17'd1 << r_log2_q;  // RING_LOG2 <= 16 likewise
+                    // The far test's terms: value - consumer > 2^RING_LOG2 exactly when
+                    // value - consumer - 1 has a bit at RING_LOG2 or above (for 1..2^31 - 1,
+                    // the only values it decides: 0 and the upper half are stale), so D3 takes
+                    // it as an AND-OR beside the stale test's carry chain.
+                    r_ahm1_q  <= ring_req_value + ~r_b_q;
+                    r_high_q  <= 32'hFFFF_FFFF << r_log2_q;
                 end
                 R_D3: begin
                     r_q       <= d_hold ? R_D1 : R_D4;
                     r_hot_q   <= {{(WQS-1){1'b0}}, 1'b1} << req_wq;
                     // stale: at or behind what the queue has; far: past the ring's size.
                     r_move_q  <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
-                              && !(r_ahead_q > 32'(r_lim_q));
+                              && (r_ahm1_q & r_high_q) == '0;
                     r_err_q   <= r_valid_q && !(r_ahead_q[31] || r_ahead_q <= r_have_q)
-                              && r_ahead_q > 32'(r_lim_q);
+                              && (r_ahm1_q & r_high_q) != '0;
                 end
                 R_D4: r_q <= d_hold ? R_D1 : hold ? R_D4 : R_IDLE;
                 R_C1: begin

@@ -165,14 +165,16 @@ module rx_wq_table #(
     logic [1:0]          c_from_q, c_to_q;
     logic                c_named_q;
     logic                c_shape_q;      // the staged shape and QPN are in range
-    logic [58:0]         c_blocks_q;     // the ring's size...
-    logic [58:0]         c_end_q;        // ...and its end, in 64-byte blocks
+    logic [57:0]         c_mask_q;       // the ring's size in 64-byte blocks, less one
+    logic                c_end_ok_q;     // the ring ends at or before 2^64
     logic                c_word_q;
     logic                sw_q, vw_q, vv_q, cnt_clr_q;
     logic [1:0]          sv_q;
 
-    // The ring's end must not pass 2^64 (in blocks, 2^58): RecvRing::new.
-    wire        end_ok = !(c_end_q[58] && c_end_q[57:0] != '0);
+    // The ring's end must not pass 2^64 (in blocks, 2^58): RecvRing::new. With 2^k blocks,
+    // base + 2^k > 2^58 exactly when base + (2^k - 1) carries into bit 58, so the verdict is the
+    // carry out of one adder, registered in C_LOOK (k <= 20 for every shape c_shape_q passes).
+    wire [58:0] end_last = {1'b0, st_ring_base[63:6]} + {1'b0, c_mask_q};
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -201,7 +203,7 @@ module rx_wq_table #(
                         c_row_state_q <= state_q[LR * cmd_wq[WW-1:LB] +: LR];
                         c_to_q        <= cmd_state;
                         c_word_q      <= 1'b0;
-                        c_blocks_q    <= 59'd1 << (st_ring_log2 + 5'(st_stride));
+                        c_mask_q      <= ~(58'h3FF_FFFF_FFFF_FFFF << (st_ring_log2 + 5'(st_stride)));
                         c_shape_q     <= st_ring_log2 <= 5'd16 && st_stride <= 3'd4
                                       && st_cq_log2 <= 5'd16 && st_ring_base[5:0] == '0
                                       && st_qpn[31:24] == '0;
@@ -212,7 +214,7 @@ module rx_wq_table #(
                     c_valid_q <= c_row_valid_q[c_wq_q[LB-1:0]];
                     c_from_q  <= c_row_state_q[c_wq_q[LB-1:0]];
                     c_named_q <= named_rd != '0;
-                    c_end_q   <= {1'b0, st_ring_base[63:6]} + c_blocks_q;
+                    c_end_ok_q <= !end_last[58];
                 end
                 C_CHECK: begin
                     c_q       <= C_IDLE;
@@ -220,7 +222,7 @@ module rx_wq_table #(
                     cmd_error <= 1'b1;
                     case (c_op_q)
                         rx_regs_pkg::RX_OP_WQ_WRITE: begin
-                            if (c_wq_ok_q && !c_valid_q && c_shape_q && end_ok) begin
+                            if (c_wq_ok_q && !c_valid_q && c_shape_q && c_end_ok_q) begin
                                 c_q      <= C_WRITE;
                                 cmd_done <= 1'b0;
                             end
@@ -465,8 +467,9 @@ module rx_wq_table #(
         end
     end
 
-    // Spare bits, and the sizes the view takes from rx_rings' copies (they are needed earlier).
-    wire unused_img = ^{img.spare0, img.spare1, img.ring_log2, img.cq_log2};
+    // Spare bits, the sizes the view takes from rx_rings' copies (they are needed earlier), and
+    // the sum under the ring-end check's carry.
+    wire unused_img = ^{img.spare0, img.spare1, img.ring_log2, img.cq_log2, end_last[57:0]};
 
 endmodule
 
