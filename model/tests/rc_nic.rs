@@ -800,3 +800,35 @@ fn with_the_switch_off_nothing_is_acknowledged_and_gaps_are_discarded() {
     assert_eq!(run.b.nic.rc_counts(), Default::default());
     let _ = m;
 }
+
+#[test]
+fn a_refused_rkey_completes_rem_access_err_and_both_qps_go_to_err() {
+    let mut run = Run::new(7, Some(reliable()), [0, 300, 0], (0.0, 0.0, 0.0));
+    let good = one_message(&mut run, Opcode::Send, 100, true);
+    // Past the end of B's write region: the responder refuses the R_Key's range.
+    let bad = Msg {
+        opcode: Opcode::RdmaWrite,
+        src: DATA,
+        len: 600,
+        imm: 0,
+        dst: WBUF + BUF_LEN as u64 - 100,
+    };
+    run.a.post_send(1, &bad);
+    let after = one_message(&mut run, Opcode::Send, 100, false);
+    run.until_done(10_000);
+    assert_eq!(
+        run.a.sent[1],
+        [
+            (0, Status::Success),
+            (1, Status::RemAccessErr),
+            (2, Status::WrFlushErr)
+        ]
+    );
+    assert_eq!(run.b.nic.rc_counts().fatal_naks_sent, 1);
+    for s in [&run.a, &run.b] {
+        let qp = s.nic.send.qps.get(s.qpns[1]).unwrap();
+        assert_eq!(qp.state(), QpState::Err);
+    }
+    assert_eq!(run.b.recvd[1].len(), 1, "the SEND before it landed");
+    let _ = (good, after);
+}
