@@ -317,6 +317,9 @@ fn message(rng: &mut Rng, to: &mut Side, max_len: u32) -> Msg {
     }
 }
 
+/// Picks the exact frame to drop.
+type Pick = Box<dyn FnMut(&[u8]) -> bool>;
+
 /// One direction of the wire: frames in flight (delivered on the next turn), the seeded
 /// faults, and an exact frame to drop once.
 struct Wire {
@@ -324,7 +327,7 @@ struct Wire {
     loss: f64,
     dup: f64,
     corrupt: f64,
-    drop_once: Option<Box<dyn FnMut(&[u8]) -> bool>>,
+    drop_once: Option<Pick>,
     frames: u64,
     dropped: u64,
 }
@@ -458,15 +461,15 @@ impl Run {
 /// Checks that `to` holds every message of `msgs` (sent by `from` on each pair) once, in order,
 /// byte for byte, and that every WR completed once with success.
 fn check_delivered(from: &Side, to: &Side, msgs: &[Vec<Msg>; PAIRS]) {
-    for p in 0..PAIRS {
-        let want: Vec<(u64, Status)> = (0..msgs[p].len() as u64)
+    for (p, sent) in msgs.iter().enumerate() {
+        let want: Vec<(u64, Status)> = (0..sent.len() as u64)
             .map(|i| (i, Status::Success))
             .collect();
         assert_eq!(
             from.sent[p], want,
             "pair {p}: every WR completes once, in order"
         );
-        let wqe_msgs: Vec<&Msg> = msgs[p].iter().filter(|m| m.takes_wqe()).collect();
+        let wqe_msgs: Vec<&Msg> = sent.iter().filter(|m| m.takes_wqe()).collect();
         assert_eq!(
             to.recvd[p].len(),
             wqe_msgs.len(),
@@ -490,7 +493,7 @@ fn check_delivered(from: &Side, to: &Side, msgs: &[Vec<Msg>; PAIRS]) {
             );
             assert_eq!(c.imm, if m.opcode.has_imm() { m.imm } else { 0 });
         }
-        for (k, m) in msgs[p].iter().enumerate() {
+        for (k, m) in sent.iter().enumerate() {
             let mut want = vec![0u8; m.len as usize];
             from.mem.read(m.src, &mut want).unwrap();
             let mut got = vec![0u8; m.len as usize];
@@ -504,7 +507,7 @@ fn check_delivered(from: &Side, to: &Side, msgs: &[Vec<Msg>; PAIRS]) {
         }
         // Exactly once: the responder executed one last packet per message.
         let msn = to.nic.rx.responder(to.qpns[p]).map_or(0, |r| r.msn());
-        assert_eq!(msn, msgs[p].len() as u32, "pair {p}: messages executed");
+        assert_eq!(msn, sent.len() as u32, "pair {p}: messages executed");
     }
 }
 
