@@ -682,6 +682,8 @@ fn a_lost_data_packet_is_naked_once_and_sent_again() {
 fn a_lost_ack_times_out_and_the_duplicate_is_acknowledged_again() {
     let mut run = Run::new(2, Some(reliable()), [0, 7, 0], (0.0, 0.0, 0.0));
     let m = one_message(&mut run, Opcode::Send, 300, true);
+    // A spare receive WQE: executing the duplicate again would land it there.
+    run.b.post_recv(1, &m);
     run.ba.drop_once = Some(Box::new(|f: &[u8]| parse_ack(f).is_ok()));
     run.until_done(10_000);
     check_delivered(&run.a, &run.b, &msgs_on_1(vec![m]));
