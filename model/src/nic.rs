@@ -5,11 +5,14 @@
 
 pub mod regs;
 
+use crate::qp::Psn;
+use crate::rc::{emit_ack, parse_ack, Ack, Reliable};
 use crate::rss::parse::classify;
 use crate::rss::steer::{distribute_by, Meta, Rule};
 use crate::rss::{FlowTuple, Function, HashFields, HashInput, HashType};
-use crate::rx::{Accepted, Discard, RecvCqe, RecvEngine};
+use crate::rx::{Accepted, Discard, RcReply, RecvCqe, RecvEngine};
 use crate::toeplitz::{self, MAX_KEY_LEN};
+use crate::wire::ib::{NakCode, Syndrome};
 use crate::wire::LinkType;
 use crate::wqe::{Memory, QueueError, Queues, SendEngine, Step};
 use core::convert::Infallible;
@@ -42,6 +45,9 @@ impl<const T: usize> Slot<T> {
         (hash, input.hash_type)
     }
 }
+
+/// Room for one ACK frame: 82 bytes over IPv6 with a VLAN tag is the longest.
+const ACK_FRAME: usize = 128;
 
 /// Steering rules a NIC holds by default.
 pub const DEFAULT_RULES: usize = 16;
@@ -173,6 +179,31 @@ pub struct NicModel<
     pub steering: Steering,
     /// Work queues and receive contexts.
     pub rx: RecvEngine<W, Q>,
+    /// Acknowledgements the receive side owes, sent at the start of the next send turn.
+    acks: [Option<RcReply>; ACK_QUEUE],
+    /// What the reliable transport did at this NIC.
+    rc: RcCounts,
+}
+
+/// Acknowledgements a NIC queues between two send turns; one more is dropped (and counted):
+/// the requester's timeout recovers a lost ACK, as it would one lost on the wire.
+pub const ACK_QUEUE: usize = 16;
+
+/// What a NIC's reliable transport did, beyond each requester's [`crate::rc::Counters`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RcCounts {
+    /// ACK frames sent (positive acknowledgements, duplicates' re-acknowledgements included).
+    pub acks_sent: u64,
+    /// NAK frames sent: PSN sequence error.
+    pub seq_naks_sent: u64,
+    /// NAK frames sent: receiver not ready.
+    pub rnr_naks_sent: u64,
+    /// NAK frames sent: invalid request, remote access or remote operational error.
+    pub fatal_naks_sent: u64,
+    /// Acknowledgements dropped because the queue was full.
+    pub acks_dropped: u64,
+    /// ACK frames received and handed to a requester.
+    pub acks_received: u64,
 }
 
 impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
@@ -183,6 +214,54 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
             queues,
             steering: Steering::new(),
             rx: RecvEngine::new(),
+            acks: [None; ACK_QUEUE],
+            rc: RcCounts::default(),
+        }
+    }
+
+    /// The reliable transport's capability switch (docs/rc.md, "Joined to the engines"), off
+    /// by default: with `None` every engine behaves as the RTL does (an RC WQE completes when
+    /// its frames leave, a PSN gap is discarded silently). With settings, the send queues hold
+    /// a requester and the receive contexts a responder per RC QP, ACK and NAK frames flow,
+    /// and lost packets are sent again. Set it before traffic.
+    pub fn set_reliable(&mut self, reliable: Option<Reliable>) {
+        self.queues.set_reliable(reliable);
+        self.rx.set_reliable(reliable);
+        self.acks = [None; ACK_QUEUE];
+    }
+
+    /// The reliable transport's settings, `None` when off.
+    pub const fn reliable(&self) -> Option<Reliable> {
+        self.queues.reliable()
+    }
+
+    /// What the reliable transport did at this NIC.
+    pub const fn rc_counts(&self) -> RcCounts {
+        self.rc
+    }
+
+    /// Sends the queued acknowledgements to `wire`.
+    fn send_acks(&mut self, wire: &mut impl FnMut(&[u8])) {
+        for a in self.acks.iter_mut() {
+            let Some(r) = a.take() else { continue };
+            // A QP destroyed or reset since has no route: its acknowledgement is moot.
+            let Some((route, dest_qpn)) = self.send.rc_route(r.qpn) else {
+                continue;
+            };
+            let ack = Ack {
+                dest_qpn,
+                psn: r.psn.get(),
+                aeth: r.aeth,
+            };
+            let mut buf = [0u8; ACK_FRAME];
+            let n = emit_ack(&route, &ack, &mut buf).expect("an ACK fits its buffer");
+            match r.aeth.syndrome {
+                Syndrome::Ack { .. } => self.rc.acks_sent += 1,
+                Syndrome::Nak(NakCode::PsnSequence) => self.rc.seq_naks_sent += 1,
+                Syndrome::RnrNak { .. } => self.rc.rnr_naks_sent += 1,
+                Syndrome::Nak(_) => self.rc.fatal_naks_sent += 1,
+            }
+            wire(&buf[..n]);
         }
     }
 
@@ -192,14 +271,42 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
         mem: &mut impl Memory,
         wire: &mut impl FnMut(&[u8]),
     ) -> Result<Step, QueueError> {
+        self.send_acks(wire);
         self.queues.step(&mut self.send, mem, wire)
     }
 
     /// One frame from the wire: the RSS verdict, then the receive side.
+    /// With the reliable transport on, an ACK frame (opcode `0x11`, good ICRC) goes to the
+    /// requester of the QP it names instead (taken: no work queue, no completion), and an
+    /// answer the responder owes is queued for the next send turn.
     pub fn receive(&mut self, mem: &mut impl Memory, frame: &[u8]) -> Result<Accepted, Discard> {
+        if self.reliable().is_some() {
+            if let Ok(ack) = parse_ack(frame) {
+                let psn = Psn::from_bits_truncate(ack.psn);
+                let out = self
+                    .queues
+                    .acknowledge(&mut self.send.qps, ack.dest_qpn, psn, ack.aeth);
+                if out.is_none() {
+                    return Err(Discard::NoQp);
+                }
+                self.rc.acks_received += 1;
+                return Ok(Accepted {
+                    wq: None,
+                    completion: None,
+                });
+            }
+        }
         let meta = self.steering.verdict(frame);
-        self.rx
-            .receive(&mut self.send.qps, &self.send.mrs, mem, frame, &meta)
+        let r = self
+            .rx
+            .receive(&mut self.send.qps, &self.send.mrs, mem, frame, &meta);
+        if let Some(reply) = self.rx.take_reply() {
+            match self.acks.iter_mut().find(|a| a.is_none()) {
+                Some(a) => *a = Some(reply),
+                None => self.rc.acks_dropped += 1,
+            }
+        }
+        r
     }
 
     /// One flush step of the receive side.

@@ -1,14 +1,16 @@
 //! The reliable connection transport's rules (docs/rc.md; facts in docs/reference.md §7): the
 //! Acknowledge frame, the responder's per-QP state and the requester's per-QP state. Each is a
 //! pure state machine over fixed tables: packets and clock readings in, what to send and what
-//! completes out. The send and receive engines hold one per RC QP.
+//! completes out. The send and receive engines hold one per RC QP when [`Reliable`] is on.
 
 pub mod ack;
+pub mod config;
 pub mod requester;
 pub mod responder;
 pub mod timer;
 
 pub use ack::{emit_ack, parse_ack, Ack};
+pub use config::Reliable;
 pub use requester::{
     AckOutcome, Completion, Counters, Packet, PostError, Requester, RequesterConfig, TickOutcome,
     DEFAULT_WRS, RNR_RETRY_FOREVER,

@@ -242,6 +242,35 @@ impl<const W: usize> Requester<W> {
         self.deadline
     }
 
+    /// Whether [`Self::send`] would give a packet now: not in ERR, no RNR delay running,
+    /// something posted beyond `snd`, and the window open.
+    pub fn can_send(&self) -> bool {
+        self.failed.is_none()
+            && self.rnr_until.is_none()
+            && self.snd != self.nxt
+            && self.snd.distance_from(self.una) < self.cfg.max_inflight
+    }
+
+    /// The completion [`Self::poll`] would return, without taking it.
+    pub fn peek(&self) -> Option<Completion> {
+        let mut r = *self;
+        r.poll()
+    }
+
+    /// A local failure (the send engine could not build the packet at `psn`, e.g. a DMA
+    /// fault): the request holding it completes with `status`, the QP goes to ERR and the rest
+    /// flush. Outside what is posted, the request at `una` takes it.
+    pub fn abort(&mut self, psn: Psn, status: Status) {
+        if self.failed.is_none() {
+            let at = if self.holding(psn).is_some() {
+                psn
+            } else {
+                self.una
+            };
+            self.fail(at, status);
+        }
+    }
+
     fn wr(&self, i: usize) -> Wr {
         self.wrs[(self.head + i) % W]
     }

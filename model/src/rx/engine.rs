@@ -22,8 +22,10 @@ use super::wq::{Wq, WqConfig, WqState, WqTransition};
 use super::wqe::RecvWqe;
 use super::{Discard, CQE_BYTES, HEADER_BYTES, MAX_SGE};
 use crate::qp::{Access, MrTable, Psn, QpKind, QpState, QpTable, Status, QPN_MAX, QPN_MIN};
+use crate::rc::{Executed, Reliable, Reply, Request, Responder};
 use crate::rss::steer::Meta;
 use crate::wire::ib::opcode as op;
+use crate::wire::ib::AethRepr;
 use crate::wqe::{DataSegment, DoorbellError, Memory, DATA_BYTES};
 use core::fmt;
 
@@ -167,6 +169,38 @@ struct RecvQp {
     target: Target,
     epsn: Psn,
     msg: Option<Message>,
+    /// The reliable transport's responder (RC, with the switch on): it decides which PSN is
+    /// executed and what is answered; `epsn` follows it.
+    resp: Option<Responder>,
+}
+
+/// An acknowledgement the responder wants sent to the requester of QP `qpn`'s peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcReply {
+    /// The local QP (its address vector and entropy give the route, its `dest_qpn` the
+    /// requester's QP).
+    pub qpn: u32,
+    /// The BTH PSN of the acknowledgement.
+    pub psn: Psn,
+    /// Syndrome and MSN.
+    pub aeth: AethRepr,
+}
+
+/// What executing an expected RC packet found, as the responder's rules take it: a frame taken
+/// with a failed completion is a request the responder could not carry out (too long for the
+/// receive WQE: invalid request); no WQE or no completion room is RNR.
+fn executed(r: &Result<Accepted, Discard>) -> Executed {
+    match r {
+        Ok(a) => match a.completion {
+            Some((_, c)) if c.status == Status::LocLenErr => Executed::InvalidRequest,
+            Some((_, c)) if c.status != Status::Success => Executed::OperationalError,
+            _ => Executed::Done,
+        },
+        Err(Discard::NoWqe | Discard::CqFull) => Executed::NoReceiveWqe,
+        Err(Discard::Sequence | Discard::Length) => Executed::InvalidRequest,
+        Err(Discard::RKey) => Executed::AccessError,
+        Err(_) => Executed::OperationalError,
+    }
 }
 
 /// Where a packet sits in its message.
@@ -197,6 +231,11 @@ pub struct RecvEngine<const W: usize = DEFAULT_WQS, const Q: usize = { crate::qp
     wqs: [Option<Wq>; W],
     qps: [Option<RecvQp>; Q],
     counts: Counts,
+    /// The reliable transport's switch: `None` (the default) discards a PSN other than the
+    /// expected one silently and answers nothing, as the RTL does.
+    reliable: Option<Reliable>,
+    /// The answer to the last frame, until taken.
+    reply: Option<RcReply>,
 }
 
 impl<const W: usize, const Q: usize> Default for RecvEngine<W, Q> {
@@ -215,7 +254,36 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
                 accepted: 0,
                 discarded: [0; Discard::ALL.len()],
             },
+            reliable: None,
+            reply: None,
         }
+    }
+
+    /// Turns the reliable transport on or off (docs/rc.md): with it on, each RC QP's
+    /// responder (created from its expected PSN when its first packet arrives) classifies every
+    /// request packet, re-acknowledges duplicates, NAKs a gap once, answers RNR when no receive
+    /// WQE is posted, and a refused request moves the QP to ERR with a NAK.
+    pub fn set_reliable(&mut self, reliable: Option<Reliable>) {
+        self.reliable = reliable;
+        for q in self.qps.iter_mut().flatten() {
+            q.resp = None;
+        }
+    }
+
+    /// The reliable transport's settings, `None` when off.
+    pub const fn reliable(&self) -> Option<Reliable> {
+        self.reliable
+    }
+
+    /// The acknowledgement the last frame asked for, if any (taken once).
+    pub fn take_reply(&mut self) -> Option<RcReply> {
+        self.reply.take()
+    }
+
+    /// QP `qpn`'s responder (with the switch on, once a packet has reached it).
+    pub fn responder(&self, qpn: u32) -> Option<&Responder> {
+        let s = self.slot_of(qpn)?;
+        self.qps[s].as_ref()?.resp.as_ref()
     }
 
     /// The counters.
@@ -325,6 +393,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             target,
             epsn,
             msg: None,
+            resp: None,
         });
         Ok(())
     }
@@ -504,10 +573,74 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
                 completion: Some(c),
             });
         }
+        if let Some(rel) = self.reliable {
+            return self.rc_reliable(qps, mrs, mem, slot, p, cqe, mtu, rel);
+        }
         // RC: in order, in sequence, MTU-sized except at the end.
         if p.psn != rq.epsn.get() {
             return Err(Discard::Psn);
         }
+        self.rc_execute(qps, mrs, mem, slot, p, cqe, mtu)
+    }
+
+    /// An RC request packet under the responder's rules: executed only at the expected PSN;
+    /// what it found is the answer (kept for [`Self::take_reply`]).
+    #[allow(clippy::too_many_arguments)]
+    fn rc_reliable<const QT: usize, const M: usize>(
+        &mut self,
+        qps: &mut QpTable<QT>,
+        mrs: &MrTable<M>,
+        mem: &mut impl Memory,
+        slot: usize,
+        p: &RocePacket<'_>,
+        cqe: RecvCqe,
+        mtu: usize,
+        rel: Reliable,
+    ) -> Result<Accepted, Discard> {
+        let rq = self.qps[slot].expect("caller found it");
+        let mut resp = rq.resp.unwrap_or(Responder::new(rel.responder(rq.epsn)));
+        let req = Request {
+            psn: Psn::from_bits_truncate(p.psn),
+            ack_req: p.ack_req,
+            last: matches!(position(p.opcode), Position::Last | Position::Only),
+        };
+        let mut result = Err(Discard::Psn);
+        let v = resp.request(req, || {
+            result = self.rc_execute(qps, mrs, mem, slot, p, cqe, mtu);
+            executed(&result)
+        });
+        if v.qp_error {
+            if let Some(ctx) = qps.get_mut(p.dest_qpn) {
+                ctx.set_error();
+            }
+        }
+        let q = self.qps[slot].as_mut().expect("caller found it");
+        q.resp = Some(resp);
+        q.epsn = resp.epsn();
+        if let Reply::Send { psn, aeth } = v.reply {
+            self.reply = Some(RcReply {
+                qpn: p.dest_qpn,
+                psn,
+                aeth,
+            });
+        }
+        result
+    }
+
+    /// An RC packet at the expected PSN: in sequence, MTU-sized except at the end, then its
+    /// SEND or WRITE.
+    #[allow(clippy::too_many_arguments)]
+    fn rc_execute<const QT: usize, const M: usize>(
+        &mut self,
+        qps: &mut QpTable<QT>,
+        mrs: &MrTable<M>,
+        mem: &mut impl Memory,
+        slot: usize,
+        p: &RocePacket<'_>,
+        cqe: RecvCqe,
+        mtu: usize,
+    ) -> Result<Accepted, Discard> {
+        let rq = self.qps[slot].expect("caller found it");
         let pos = position(p.opcode);
         let write = (op::RC_RDMA_WRITE_FIRST..=op::RC_RDMA_WRITE_ONLY_WITH_IMM).contains(&p.opcode);
         let in_seq = match (pos, rq.msg) {

@@ -37,6 +37,8 @@ pub struct RocePacket<'a> {
     pub dest_qpn: u32,
     /// BTH PSN.
     pub psn: u32,
+    /// BTH AckReq: the requester asks for an acknowledgement (RC).
+    pub ack_req: bool,
     /// DETH: Q_Key and source QP (UD opcodes).
     pub deth: Option<(u32, u32)>,
     /// RETH: virtual address, R_Key, DMA length (RDMA WRITE FIRST/ONLY).
@@ -148,6 +150,7 @@ pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
         opcode,
         dest_qpn: bth.dest_qpn(),
         psn: bth.psn(),
+        ack_req: bth.ack_req(),
         deth,
         reth,
         imm,

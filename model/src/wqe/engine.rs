@@ -20,7 +20,7 @@ use super::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
 use super::packets::Packets;
 use super::{get_u32, get_u64, Cqe, Fault, Flags, Memory, Opcode, CONTROL_BYTES};
 use crate::entropy::{Profile, QpType};
-use crate::qp::{AddressVector, IpPair, MrTable, QpKind, QpState, QpTable, Status};
+use crate::qp::{AddressVector, IpPair, MrTable, Psn, QpKind, QpState, QpTable, Status};
 use crate::wire::ib::{BthRepr, DethRepr, RethRepr};
 use crate::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 
@@ -234,40 +234,12 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         for p in Packets::new(qp_type, control.opcode, c.len, mtu) {
             let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
             let psn = qp.take_psns(1);
-            let t = Transport {
-                bth: BthRepr {
-                    opcode: p.opcode,
-                    solicited: p.last
-                        && control.flags.contains(Flags::SOLICITED)
-                        && control.opcode != Opcode::RdmaWrite,
-                    migreq: false,
-                    pad_count: p.pad(),
-                    tver: 0,
-                    pkey: PKEY,
-                    fecn: false,
-                    becn: false,
-                    dest_qpn,
-                    ack_req: p.last && qp_type == QpType::Rc,
-                    psn: psn.get(),
-                },
-                reth: match (p.reth(), raddr) {
-                    (true, Some(r)) => Some(RethRepr {
-                        va: r.addr,
-                        rkey: r.rkey,
-                        dma_len: c.len,
-                    }),
-                    _ => None,
-                },
-                deth: if p.deth() { deth } else { None },
-                imm: p.imm().then_some(control.imm),
-            };
-            let len = p.len as usize;
-            let hl = emit_headers(&route, &t, len, &mut buf).expect("headers fit MAX_FRAME");
-            if gather(&c, p.offset as usize, mem, &mut buf[hl..hl + len]).is_err() {
+            let ack_req = p.last && qp_type == QpType::Rc;
+            let Ok(n) = emit_packet(
+                &route, dest_qpn, deth, &c, &p, psn, ack_req, raddr, mem, &mut buf,
+            ) else {
                 return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
-            }
-            let n = finish(&mut buf, hl, len, p.pad(), route.l3_offset())
-                .expect("frame fits MAX_FRAME");
+            };
             frame(&buf[..n]);
         }
         Ok(control
@@ -275,6 +247,142 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             .contains(Flags::SIGNALED)
             .then(|| raw.cqe(qpn, Status::Success, c.len)))
     }
+}
+
+/// What the send queue's requester needs of an RC WQE before its first packet (the reliable
+/// transport, [`crate::rc::Reliable`]): its packet count and the completion due on success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcWqe {
+    /// Packets of its message.
+    pub packets: u32,
+    /// The completion it gets when acknowledged (status `success`).
+    pub cqe: Cqe,
+    /// A success is written only for a signaled WQE.
+    pub signaled: bool,
+}
+
+impl<const Q: usize, const M: usize> SendEngine<Q, M> {
+    /// The route and destination QP of RC QP `qpn`'s packets (its address vector and the
+    /// entropy fixed at RTR); `None` before RTR or for another type. ACKs take it too.
+    pub fn rc_route(&self, qpn: u32) -> Option<(Route, u32)> {
+        let qp = self.qps.get(qpn)?;
+        let av = qp.config().av?;
+        let e = qp.entropy()?;
+        (qp.config().qp_type == QpKind::Rc).then(|| {
+            (
+                route_of(&av, e.flow_label, e.udp_sport),
+                qp.config().dest_qpn,
+            )
+        })
+    }
+
+    /// Checks RC WQE `wqe` of QP `qpn` (in RTS) as [`Self::execute`] does, sending nothing:
+    /// what the requester needs, or the completion of a WQE that fails (the caller moves the
+    /// QP to ERR when it writes it).
+    pub fn rc_prepare(&self, qpn: u32, wqe: &[u8]) -> Result<RcWqe, Cqe> {
+        let raw = Raw::read(wqe, self.tso.is_some());
+        let qp = self
+            .qps
+            .get(qpn)
+            .ok_or(raw.cqe(qpn, Status::LocQpOpErr, 0))?;
+        let c =
+            check(qp, &self.mrs, self.max_sge, self.tso, wqe).map_err(|s| raw.cqe(qpn, s, 0))?;
+        let control = c.wqe.control();
+        if qp.config().qp_type != QpKind::Rc || control.opcode == Opcode::Tso {
+            return Err(raw.cqe(qpn, Status::LocQpOpErr, 0));
+        }
+        Ok(RcWqe {
+            packets: Packets::new(QpType::Rc, control.opcode, c.len, qp.config().mtu).packets(),
+            cqe: raw.cqe(qpn, Status::Success, c.len),
+            signaled: control.flags.contains(Flags::SIGNALED),
+        })
+    }
+
+    /// Builds packet `pkt.index` of RC WQE `wqe` of QP `qpn` with the requester's PSN and
+    /// AckReq, gathering its bytes from host memory at `index` × MTU (again, for a resend), and
+    /// hands it to `frame`. A DMA fault, or a WQE that no longer checks, is the status its
+    /// request completes with.
+    pub fn rc_packet(
+        &self,
+        qpn: u32,
+        wqe: &[u8],
+        pkt: &crate::rc::Packet,
+        mem: &impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+    ) -> Result<(), Status> {
+        let qp = self.qps.get(qpn).ok_or(Status::LocQpOpErr)?;
+        let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
+        let (route, dest_qpn) = self.rc_route(qpn).ok_or(Status::LocQpOpErr)?;
+        let control = c.wqe.control();
+        let p = Packets::new(QpType::Rc, control.opcode, c.len, qp.config().mtu)
+            .nth(pkt.index as usize)
+            .ok_or(Status::LocQpOpErr)?;
+        let mut buf = [0u8; MAX_FRAME];
+        let n = emit_packet(
+            &route,
+            dest_qpn,
+            None,
+            &c,
+            &p,
+            pkt.psn,
+            pkt.ack_req,
+            c.wqe.raddr(),
+            mem,
+            &mut buf,
+        )
+        .map_err(|_| Status::GeneralErr)?;
+        frame(&buf[..n]);
+        Ok(())
+    }
+}
+
+/// Writes packet `p` of checked WQE `c` into `buf` (headers, payload gathered from `mem`, pad,
+/// ICRC) and returns its length; a DMA fault stops it.
+#[allow(clippy::too_many_arguments)]
+fn emit_packet(
+    route: &Route,
+    dest_qpn: u32,
+    deth: Option<DethRepr>,
+    c: &Checked<'_>,
+    p: &super::packets::Packet,
+    psn: Psn,
+    ack_req: bool,
+    raddr: Option<super::RemoteAddress>,
+    mem: &impl Memory,
+    buf: &mut [u8; MAX_FRAME],
+) -> Result<usize, Fault> {
+    let control = c.wqe.control();
+    let t = Transport {
+        bth: BthRepr {
+            opcode: p.opcode,
+            solicited: p.last
+                && control.flags.contains(Flags::SOLICITED)
+                && control.opcode != Opcode::RdmaWrite,
+            migreq: false,
+            pad_count: p.pad(),
+            tver: 0,
+            pkey: PKEY,
+            fecn: false,
+            becn: false,
+            dest_qpn,
+            ack_req,
+            psn: psn.get(),
+        },
+        reth: match (p.reth(), raddr) {
+            (true, Some(r)) => Some(RethRepr {
+                va: r.addr,
+                rkey: r.rkey,
+                dma_len: c.len,
+            }),
+            _ => None,
+        },
+        deth: if p.deth() { deth } else { None },
+        imm: p.imm().then_some(control.imm),
+    };
+    let len = p.len as usize;
+    let hl = emit_headers(route, &t, len, buf).expect("headers fit MAX_FRAME");
+    gather(c, p.offset as usize, mem, &mut buf[hl..hl + len])?;
+    Ok(finish(buf, hl, len, p.pad(), route.l3_offset()).expect("frame fits MAX_FRAME"))
 }
 
 impl<const Q: usize, const M: usize> SendEngine<Q, M> {

@@ -21,12 +21,13 @@ pub mod packets;
 pub mod queues;
 mod raw;
 pub mod regs;
+pub mod reliable;
 pub mod ring;
 mod segments;
 mod view;
 
 pub use cqe::{Cqe, Status, CQE_BYTES};
-pub use engine::{Nic, NotRun, SendEngine};
+pub use engine::{Nic, NotRun, RcWqe, SendEngine};
 #[cfg(feature = "std")]
 pub use memory::{AddError, Fill, HostMemory};
 pub use memory::{Fault, Memory};

@@ -13,9 +13,12 @@
 //! `loc_qp_op_err`; both move the QP to ERR like any other failure.
 
 use super::engine::{NotRun, SendEngine};
+use super::reliable::{RcSend, Turn, RC_WRS};
 use super::{CompletionRing, Cqe, DoorbellError, Fault, Memory, SendRing};
 use super::{BLOCK_BYTES, CQE_BYTES, MAX_WQE_BYTES};
-use crate::qp::{QpState, Status};
+use crate::qp::{Psn, QpKind, QpState, QpTable, Status};
+use crate::rc::{AckOutcome, Counters, Reliable, Requester, TickOutcome};
+use crate::wire::ib::AethRepr;
 use core::fmt;
 
 /// What one turn of the engine did.
@@ -66,10 +69,10 @@ impl std::error::Error for QueueError {}
 
 /// One QP's send queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct SendQueue {
-    qpn: u32,
-    ring: SendRing,
-    doorbell: super::Doorbell,
+pub(super) struct SendQueue {
+    pub(super) qpn: u32,
+    pub(super) ring: SendRing,
+    pub(super) doorbell: super::Doorbell,
 }
 
 /// Up to `Q` send queues and the completion ring they share.
@@ -79,6 +82,13 @@ pub struct Queues<const Q: usize = { crate::qp::DEFAULT_QPS }> {
     cq: CompletionRing,
     cq_base: u64,
     next: usize,
+    /// The reliable transport's switch: `None` (the default) completes an RC WQE when its
+    /// frames leave, as the RTL does.
+    reliable: Option<Reliable>,
+    /// Each RC send queue's requester, by slot (only with the switch on).
+    rc: [Option<RcSend>; Q],
+    /// The requesters' clock: turns taken ([`Self::step`] calls, idle ones included).
+    now: u64,
 }
 
 impl<const Q: usize> Queues<Q> {
@@ -89,6 +99,103 @@ impl<const Q: usize> Queues<Q> {
             cq,
             cq_base,
             next: 0,
+            reliable: None,
+            rc: [None; Q],
+            now: 0,
+        }
+    }
+
+    /// Turns the reliable transport on (docs/rc.md) or off; either way every RC send queue's
+    /// requester starts afresh (set it before traffic). With it on, an RC WQE completes when
+    /// the peer acknowledges it, its packets leave as the requester allows, and lost ones are
+    /// sent again; UD and raw QPs are unchanged.
+    pub fn set_reliable(&mut self, reliable: Option<Reliable>) {
+        self.reliable = reliable;
+        self.rc = [None; Q];
+    }
+
+    /// The reliable transport's settings, `None` when off.
+    pub const fn reliable(&self) -> Option<Reliable> {
+        self.reliable
+    }
+
+    /// The requesters' clock: one tick per turn.
+    pub const fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Lets `ticks` pass without turns (a caller idling the send side).
+    pub fn advance(&mut self, ticks: u64) {
+        self.now += ticks;
+    }
+
+    /// QP `qpn`'s requester (with the switch on, once its send queue has taken a turn).
+    pub fn requester(&self, qpn: u32) -> Option<&Requester<RC_WRS>> {
+        let slot = self
+            .sqs
+            .iter()
+            .position(|q| q.is_some_and(|q| q.qpn == qpn))?;
+        self.rc[slot].as_ref().map(|r| &r.req)
+    }
+
+    /// Every requester's counters summed.
+    pub fn rc_counters(&self) -> Counters {
+        self.rc.iter().flatten().fold(Counters::default(), |a, r| {
+            let c = r.req.counters();
+            Counters {
+                resent: a.resent + c.resent,
+                timeouts: a.timeouts + c.timeouts,
+                seq_naks: a.seq_naks + c.seq_naks,
+                rnr_naks: a.rnr_naks + c.rnr_naks,
+            }
+        })
+    }
+
+    /// An acknowledgement for QP `qpn` (an ACK frame's destination), at the current tick:
+    /// `None` when the QP has no requester. A failure it reports moves the QP to ERR.
+    pub fn acknowledge<const QT: usize>(
+        &mut self,
+        qps: &mut QpTable<QT>,
+        qpn: u32,
+        psn: Psn,
+        aeth: AethRepr,
+    ) -> Option<AckOutcome> {
+        let slot = self
+            .sqs
+            .iter()
+            .position(|q| q.is_some_and(|q| q.qpn == qpn))?;
+        let r = self.rc[slot].as_mut()?;
+        let out = r.req.receive(psn, aeth, self.now);
+        if let AckOutcome::Error(_) = out {
+            if let Some(qp) = qps.get_mut(qpn) {
+                qp.set_error();
+            }
+        }
+        Some(out)
+    }
+
+    /// Gives each RC send queue a requester (from its QP's next PSN) and lets its timers run:
+    /// a QP moved to ERR elsewhere (software, the receive side) flushes what its requester
+    /// holds; a retry counter run out moves the QP to ERR.
+    fn rc_tick<const QT: usize, const M: usize>(&mut self, engine: &mut SendEngine<QT, M>) {
+        let Some(rel) = self.reliable else { return };
+        for (sq, rc) in self.sqs.iter().zip(self.rc.iter_mut()) {
+            let Some(sq) = sq else { continue };
+            let Some(qp) = engine.qps.get_mut(sq.qpn) else {
+                continue;
+            };
+            if qp.config().qp_type != QpKind::Rc {
+                continue;
+            }
+            let r =
+                rc.get_or_insert_with(|| RcSend::new(Requester::new(rel.requester(qp.next_psn()))));
+            if qp.state() == QpState::Err {
+                if !r.req.is_error() && r.req.outstanding() > 0 {
+                    r.req.abort(r.req.una(), Status::WrFlushErr);
+                }
+            } else if let TickOutcome::Error(_) = r.req.tick(self.now) {
+                qp.set_error();
+            }
         }
     }
 
@@ -108,6 +215,7 @@ impl<const Q: usize> Queues<Q> {
             ring,
             doorbell: super::Doorbell::new(ring.ring(), start),
         });
+        self.rc[slot] = None;
         Ok(slot)
     }
 
@@ -135,6 +243,7 @@ impl<const Q: usize> Queues<Q> {
             ring,
             doorbell: super::Doorbell::new(ring.ring(), start),
         });
+        self.rc[slot] = None;
         Ok(())
     }
 
@@ -146,6 +255,7 @@ impl<const Q: usize> Queues<Q> {
             .position(|q| q.is_some_and(|q| q.qpn == qpn))
             .ok_or(QueueError::NotAttached(qpn))?;
         self.sqs[slot] = None;
+        self.rc[slot] = None;
         Ok(slot)
     }
 
@@ -196,13 +306,18 @@ impl<const Q: usize> Queues<Q> {
         mem: &mut impl Memory,
         frame: &mut impl FnMut(&[u8]),
     ) -> Result<Step, QueueError> {
+        self.now += 1;
+        self.rc_tick(engine);
         let Some(slot) = (0..Q).map(|k| (self.next + k) % Q).find(|&s| {
             self.sqs[s].is_some_and(|sq| {
-                sq.doorbell.pending() > 0
-                    && engine
-                        .qps
-                        .get(sq.qpn)
-                        .is_some_and(|qp| matches!(qp.state(), QpState::Rts | QpState::Err))
+                let state = engine.qps.get(sq.qpn).map(|qp| qp.state());
+                match &self.rc[s] {
+                    Some(r) => state.is_some_and(|st| r.ready(st, sq.doorbell.pending())),
+                    None => {
+                        sq.doorbell.pending() > 0
+                            && matches!(state, Some(QpState::Rts | QpState::Err))
+                    }
+                }
             })
         }) else {
             return Ok(Step::Idle);
@@ -211,6 +326,17 @@ impl<const Q: usize> Queues<Q> {
             return Ok(Step::CqFull);
         }
         self.next = (slot + 1) % Q;
+        let now = self.now;
+        if let (Some(r), Some(sq)) = (self.rc[slot].as_mut(), self.sqs[slot].as_mut()) {
+            let qpn = sq.qpn;
+            if let Turn::Done(c) = r.turn(sq, engine, mem, now, frame) {
+                let cqe = match c {
+                    Some(c) => Some(self.write(mem, c)?),
+                    None => None,
+                };
+                return Ok(Step::Ran { qpn, cqe });
+            }
+        }
         let sq = self.sqs[slot].as_mut().expect("found above");
         let qpn = sq.qpn;
         let index = sq.doorbell.take().expect("pending above");
@@ -244,7 +370,7 @@ impl<const Q: usize> Queues<Q> {
 
 /// Reads the WQE at `addr` into `out`: its first block, then the rest its `BLOCKS` names.
 /// Returns its length, or the status and the bytes read so far.
-fn fetch(
+pub(super) fn fetch(
     mem: &impl Memory,
     addr: u64,
     stride: usize,
