@@ -114,10 +114,11 @@ fn ids_and_caps() {
     assert_eq!(read(&mut d, Block::Wqe, wqe::ID), 0x5751_4531);
     assert_eq!(read(&mut d, Block::Rx, rx::ID), 0x5258_5131);
     assert_eq!(read(&mut d, Block::Rss, rss::ID), 0x5253_5331);
-    // 64 QP slots, 64 regions, 16 gather entries, 8-byte beats, raw QPs: the RTL's defaults.
+    // 64 QP slots, 64 regions, 16 gather entries, 8-byte beats (the RTL's defaults), TSO
+    // (bit 30) and raw QPs (bit 31).
     assert_eq!(
         read(&mut d, Block::Wqe, wqe::CAPS),
-        64 | 64 << 8 | 16 << 16 | 8 << 24 | 1 << 31
+        64 | 64 << 8 | 16 << 16 | 8 << 24 | 1 << 30 | 1 << 31
     );
     assert_eq!(
         read(&mut d, Block::Rx, rx::CAPS),
