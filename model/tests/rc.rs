@@ -21,23 +21,9 @@ use std::collections::VecDeque;
 mod seeded;
 use seeded::config;
 
-/// A small deterministic generator for the link's coin flips (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// True with probability `per_mille` / 1000.
-    fn chance(&mut self, per_mille: u32) -> bool {
-        self.next() % 1000 < u64::from(per_mille)
-    }
-}
+#[path = "common/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 /// One direction of the link: in order, a fixed delay, seeded loss and duplication.
 struct Link<T> {
@@ -49,10 +35,10 @@ struct Link<T> {
 
 impl<T: Clone> Link<T> {
     fn push(&mut self, rng: &mut Rng, now: u64, item: T) {
-        if rng.chance(self.loss) {
+        if rng.chance_per_mille(self.loss) {
             return;
         }
-        if rng.chance(self.dup) {
+        if rng.chance_per_mille(self.dup) {
             self.queue.push_back((now + self.delay, item.clone()));
         }
         self.queue.push_back((now + self.delay, item));
@@ -228,7 +214,7 @@ fn run(c: &Case) -> Result<Run, String> {
                 let mut buf = [0u8; MAX_FRAME];
                 let n = emit_ack(&route, &ack, &mut buf).unwrap();
                 let mut frame = buf[..n].to_vec();
-                if rng.chance(c.corrupt) {
+                if rng.chance_per_mille(c.corrupt) {
                     let at = (rng.next() % n as u64) as usize;
                     frame[at] ^= 1 << (rng.next() % 8);
                 }
@@ -271,7 +257,7 @@ fn run(c: &Case) -> Result<Run, String> {
         while let Some(done) = req.poll() {
             run.completions.push((done.wr_id, done.status));
         }
-        if rng.chance(c.wqe_refill) {
+        if rng.chance_per_mille(c.wqe_refill) {
             wqes = (wqes + 1).min(4);
         }
         run.counters = req.counters();

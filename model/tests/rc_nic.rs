@@ -43,25 +43,9 @@ const PAIRS: usize = 3;
 const QPN_A: [u32; PAIRS] = [0x11, 0x12, 0x13];
 const MTUS: [PathMtu; PAIRS] = [PathMtu::Mtu256, PathMtu::Mtu1024, PathMtu::Mtu512];
 
-/// splitmix64: the wire's and the workload's random numbers, from the run's seed.
-#[derive(Clone, Debug)]
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64) < p * (1u64 << 53) as f64
-    }
-}
+#[path = "common/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 fn addr(n: u8) -> (Ipv4Address, Ipv6Address, EthernetAddress) {
     let mut v6 = [0u8; 16];
