@@ -10,9 +10,9 @@
 // (nic_dma: source 0 the engine, source 1 the receive path), the MAC's two 64-bit streams at
 // the edge.
 //
-//   tx   the engine's frames (RoCEv2, and raw QPs' frames as the host built them), straight
-//        to the MAC. TSO goes inside the engine's data path (docs/wqe.md, "TSO in the RTL
-//        engine"), so this stays one stream.
+//   tx   the engine's frames (RoCEv2, UD QPs' TSO segments, and raw QPs' frames as the host
+//        built them), straight to the MAC. TSO is inside the engine's data path (docs/wqe.md,
+//        "TSO in the RTL engine"), so this stays one stream.
 //   rx   the MAC's frames through rss_pipeline, which hashes and steers them and gives its
 //        verdict with each last beat, into rx_path, port to port.
 //
@@ -34,6 +34,7 @@ module nic_core #(
     parameter  int MRS        = 64,     // memory-region table entries (both copies)
     parameter  int MAX_SGE    = 16,     // data segments a send WQE may have
     parameter  int BUF_W      = 11,     // log2 of the engine's packet buffer's 64-bit words
+    parameter  int TSO        = 1,      // 1: the engine segments UD QPs' TSO WQEs (CAPS.TSO)
     parameter  int WQS        = 64,     // receive work queues
     parameter  int RX_BUF     = 16384,  // rx_check's packet buffer, bytes
     parameter  int RULES      = 16,     // RSS steering rules (model::nic::DEFAULT_RULES)
@@ -195,7 +196,8 @@ module nic_core #(
     logic [63:0]    mr_wr_base, mr_wr_length;
 
     wqe_engine #(
-        .QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .TAG_W(RD_TAG_W), .BUF_W(BUF_W)
+        .QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .TAG_W(RD_TAG_W), .BUF_W(BUF_W),
+        .TSO(TSO)
     ) u_wqe (
         .clk, .rst,
         .s_axil_awvalid(b_awvalid[WQE]), .s_axil_awready(b_awready[WQE]),

@@ -11,8 +11,9 @@ use rocenic_sim::top::device::{CoreDevice, CoreLink};
 pub trait Backend {
     /// The device type.
     type Dev: Device;
-    /// Its send engine segments TSO work requests (the model's does; the full core has no TSO
-    /// segmenter yet, so the driver refuses them there, `Unsupported(Tso)`).
+    /// Its send engine segments UD QPs' TSO work requests (the model's and the full core's do;
+    /// on a backend without, the driver refuses them, `Unsupported(Tso)`). Raw QPs' TSO is the
+    /// model's only: `query_device().tso`'s `raw_packet` says which.
     const TSO: bool;
     /// Two fresh NICs, `a` and `b`, on one wire.
     fn pair(&mut self) -> (Self::Dev, Self::Dev);
@@ -63,7 +64,7 @@ pub struct Core {
 
 impl Backend for Core {
     type Dev = CoreDevice;
-    const TSO: bool = false;
+    const TSO: bool = true;
 
     fn pair(&mut self) -> (CoreDevice, CoreDevice) {
         let seed = rocenic_sim::stream::seed("core backend");

@@ -11,8 +11,9 @@
 //! that is not TCP, a frame too long or too short: the QP to ERR, nothing on the wire) and by
 //! the receiver (a buffer too short: the raw queue to ERR alone). A raw QP in ERR, moved by
 //! software or by a failed request, has its posted receives flushed. On a device without raw
-//! packet QPs each test checks the typed refusal instead; on one with raw QPs but no TSO (the
-//! full core) the TSO parts check TSO's refusal and the rest runs.
+//! packet QPs each test checks the typed refusal instead; on one whose raw QPs have no TSO (the
+//! full core: its segmenter serves UD QPs only) the TSO parts check TSO's refusal and the rest
+//! runs.
 
 use rand::{Rng, RngCore};
 use rocenic_host_driver::model_device::ModelDevice;
@@ -120,10 +121,10 @@ impl Send {
     }
 }
 
-/// Whether the device has TSO; when it has raw QPs but no TSO (the full core), checks that a
-/// raw QP's TSO request is the typed `EOPNOTSUPP`, refused before the device.
+/// Whether the device has TSO on raw QPs; when it has raw QPs but not their TSO (the full core),
+/// checks that a raw QP's TSO request is the typed `EOPNOTSUPP`, refused before the device.
 fn has_tso<D: rocenic_host_driver::device::Device>(ctx: &Context<D>) -> bool {
-    if ctx.query_device().tso.is_some() {
+    if ctx.query_device().tso.is_some_and(|t| t.raw_packet) {
         return true;
     }
     let pd = ctx.alloc_pd().unwrap();
@@ -457,9 +458,9 @@ fn raw_refusals<B: Backend>(backend: &mut B) {
     let e = rc
         .post_send(&SendWr::new(1, tso, Data::Sgl(&sge)))
         .unwrap_err();
-    // Without TSO (the full core) the device's support is checked first.
-    let tso_dev = a.query_device().tso.is_some();
-    if tso_dev {
+    // Without TSO the device's support is checked first (the full core has it, for UD QPs).
+    let tso = a.query_device().tso;
+    if tso.is_some() {
         assert!(matches!(e, Error::Invalid(Invalid::Opcode(_))), "{e:?}");
     } else {
         assert!(matches!(e, Error::Unsupported(Feature::Tso)), "{e:?}");
@@ -541,10 +542,11 @@ fn raw_refusals<B: Backend>(backend: &mut B) {
             "a frame shorter than an Ethernet header",
         ),
     ];
-    // Without TSO only the SEND is the engine's to refuse (has_tso checks the rest).
+    // Without raw QPs' TSO only the SEND is the engine's to refuse (has_tso checks the rest).
+    let raw_tso = tso.is_some_and(|t| t.raw_packet);
     let cases = cases
         .into_iter()
-        .filter(|(op, ..)| tso_dev || !matches!(op, SendOp::Tso { .. }));
+        .filter(|(op, ..)| raw_tso || !matches!(op, SendOp::Tso { .. }));
     for (op, data, status, what) in cases {
         let good = SendWr::new(2, SendOp::Send, Data::Sgl(&sge)).signaled();
         qa.post_send_list(&[SendWr::new(1, op, data), good])

@@ -2,8 +2,8 @@
 //! write what the model writes (the summary but its cycles, every completion, every frame each
 //! way); the comparison catches a deliberate difference; the model serves send queues in slot
 //! order, as the core does, whatever order the QPs are listed in; `--vcd` writes a VCD of core
-//! a; a raw QP's SENDs run on both engines alike; a scenario the core cannot run yet (a TSO
-//! request) is refused before any output.
+//! a; a raw QP's SENDs and a UD QP's TSO requests run on both engines alike; a scenario the
+//! core cannot run yet (a raw QP's TSO request) is refused before any output.
 
 use crate::common::{fails_with, rocenic, stderr, stdout};
 use rocenic_model::wire::PcapReader;
@@ -186,8 +186,8 @@ fn what_the_core_cannot_run_is_refused_first() {
     );
     fails_with(
         &o,
-        "sim_raw.toml:30: [[nic.a.wr]] #2: a TSO work request (QP 0x19): --engine rtl runs the \
-         co-simulated full core, which has no TSO segmenter yet",
+        "sim_raw.toml:30: [[nic.a.wr]] #2: a raw QP's TSO work request (QP 0x19): --engine rtl \
+         runs the co-simulated full core, whose TSO segmenter serves UD QPs only",
     );
     assert!(!out.exists());
 }
@@ -208,6 +208,22 @@ fn raw_sends_on_the_cores() {
         "{:?}",
         model.summary
     );
+    assert_eq!(model, rtl);
+    std::fs::remove_dir_all(m).unwrap();
+    std::fs::remove_dir_all(r).unwrap();
+}
+
+/// A UD QP's TSO requests (IPv4 and IPv6 templates, 44 segments, exactly two MSS, one under
+/// the MSS) into the peer's UD QP: the cores write what the model writes, segment by segment.
+#[test]
+fn ud_tso_on_the_cores() {
+    let scenario = here("tests/cli/sim_tso.toml");
+    let (m, r) = (temp("tso-model"), temp("tso-rtl"));
+    let model = run(&scenario, &m, &[]);
+    let rtl = run(&scenario, &r, &["--engine", "rtl"]);
+    let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
+    assert_eq!(model.frames[0].len(), 44 + 2 + 1, "a's segments");
+    assert!(model.frames[1].is_empty(), "nothing back");
     assert_eq!(model, rtl);
     std::fs::remove_dir_all(m).unwrap();
     std::fs::remove_dir_all(r).unwrap();

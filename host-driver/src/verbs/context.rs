@@ -46,7 +46,8 @@ impl Default for OpenAttr {
     }
 }
 
-/// TSO capabilities (`ibv_tso_caps`): TSO work requests on UD QPs (IPoIB over RoCEv2).
+/// TSO capabilities (`ibv_tso_caps`): TSO work requests on UD QPs (IPoIB over RoCEv2), and on
+/// raw packet QPs where `raw_packet` says so (`supported_qpts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TsoCaps {
     /// The largest payload of one TSO work request.
@@ -55,6 +56,9 @@ pub struct TsoCaps {
     pub max_header: u32,
     /// The largest MSS.
     pub max_mss: u32,
+    /// Raw packet QPs take TSO work requests too (the model; the RTL segmenter serves UD QPs
+    /// only).
+    pub raw_packet: bool,
 }
 
 /// RSS capabilities (`ibv_rss_caps`), for a device with a receive path.
@@ -174,9 +178,12 @@ impl<D: Device> Context<D> {
         ))?;
         let device = Rc::new(RefCell::new(device));
         let mut fw = WqeEngine::open(BlockBus::new(device.clone(), Block::Wqe))?;
-        // Raw-packet QPs are the engine's to say (CAPS.RAW), whatever the device was built as.
+        // Raw-packet QPs and TSO are the engine's to say (CAPS.RAW, CAPS.TSO), whatever the
+        // device was built as.
         let mut info = info;
         info.raw = fw.caps().raw;
+        info.tso = fw.caps().tso.then(|| info.tso.unwrap_or_default());
+        info.raw_tso &= info.tso.is_some() && info.raw;
         if fw.is_enabled() {
             fw.disable()?;
         }
@@ -239,6 +246,7 @@ impl<D: Device> Context<D> {
             max_tso: l.max_tso as u32,
             max_header: l.max_header as u32,
             max_mss: l.max_mss as u32,
+            raw_packet: inner.info.raw_tso,
         });
         let rx = inner.rx.as_ref();
         let rx_caps = rx.map(|r| r.fw.caps());

@@ -477,7 +477,9 @@ pub(super) fn create_entry<D: Device>(
                 max_inline: attr.max_inline_data,
                 sig_all: attr.sq_sig_all,
                 stride_blocks: ring.stride_blocks(),
-                tso: dev.tso.is_some(),
+                tso: dev
+                    .tso
+                    .is_some_and(|t| attr.qp_type != QpType::RawPacket || t.raw_packet),
             },
             producer: 0,
             done: 0,

@@ -359,14 +359,6 @@ fn refused_before_the_device() {
             "too many inline bytes",
         ),
         (
-            ud.post_send(&to_ud(SendOp::Tso {
-                mss: 1000,
-                header: &[0; 54],
-            })),
-            errno::EOPNOTSUPP,
-            "TSO on an engine without it",
-        ),
-        (
             rc.post_send(&SendWr::new(
                 1,
                 SendOp::Tso {
@@ -375,8 +367,8 @@ fn refused_before_the_device() {
                 },
                 Data::Sgl(&sge),
             )),
-            errno::EOPNOTSUPP,
-            "TSO, before the QP type",
+            errno::EINVAL,
+            "TSO on RC",
         ),
         (
             ud.post_send(&SendWr::new(1, SendOp::Send, Data::Sgl(&sge)).to(UdDest {
@@ -502,18 +494,33 @@ fn refused_before_the_device() {
     for (r, want, what) in cases {
         check(r, want, what, b);
     }
-    assert_eq!(
-        ud.post_send(&to_ud(SendOp::Tso {
-            mss: 1000,
-            header: &[0; 54]
-        })),
-        Err(Error::Unsupported(Feature::Tso))
-    );
     // The engine has raw-packet QPs (CAPS.RAW, read by the firmware): a send-only one is made.
     assert!(ctx.query_device().raw_packet && ctx.device_info().raw);
-    assert!(pd
+    let mut raw = pd
         .create_qp(&cq, &QpInitAttr::new(QpType::RawPacket))
-        .is_ok());
+        .unwrap();
+    raw.bring_up(
+        InitAttr::default(),
+        RtrAttr::raw(),
+        RtsAttr::new(Psn::new(0).unwrap()),
+    )
+    .unwrap();
+    // Its segmenter (CAPS.TSO) serves UD QPs only: a raw QP's TSO is refused before the device.
+    assert!(ctx.query_device().tso.is_some_and(|t| !t.raw_packet));
+    let b = ctx.cycle();
+    let raw_tso = SendWr::new(
+        1,
+        SendOp::Tso {
+            mss: 1000,
+            header: &[0; 54],
+        },
+        Data::Sgl(&sge),
+    );
+    assert_eq!(
+        raw.post_send(&raw_tso),
+        Err(Error::Unsupported(Feature::Tso))
+    );
+    assert_eq!(ctx.cycle(), b, "no register touched");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::common::{open, Dev};
 use rocenic_host_driver::verbs::{
     errno, AccessFlags, AhAttr, Context, EntropySource, Error, Feature, Gid, InitAttr, Invalid,
     OpenAttr, PathMtu, Profile, Psn, QpAttr, QpInitAttr, QpState, QpType, QueuePair, RcPeer,
-    RecvWr, RtrAttr, RtsAttr, WqInitAttr,
+    RecvWr, RtrAttr, RtsAttr, TsoCaps, WqInitAttr,
 };
 use rocenic_model::entropy::Request;
 use rocenic_model::qp::IllegalTransition;
@@ -64,7 +64,15 @@ fn query_device_and_what_needs_a_receive_path() {
         a.max_inline_data, 944,
         "a UD SEND's inline bytes in 16 blocks"
     );
-    assert_eq!((a.tso, a.rss, a.receive), (None, None, false));
+    // TSO (CAPS.TSO) at the segmenter's limits, for UD QPs only.
+    let limits = rocenic_model::tso::Limits::default();
+    let tso = TsoCaps {
+        max_tso: limits.max_tso as u32,
+        max_header: limits.max_header as u32,
+        max_mss: limits.max_mss as u32,
+        raw_packet: false,
+    };
+    assert_eq!((a.tso, a.rss, a.receive), (Some(tso), None, false));
     assert_eq!(a.completion_ring, 1024);
     assert_eq!(a.profile, Profile::Linux);
 

@@ -283,8 +283,10 @@ impl Device for CoreDevice {
         DeviceInfo {
             name: self.name.clone(),
             blocks: Block::ALL.to_vec(),
-            // No TSO segmenter in the core yet; raw-packet QPs, SEND only (CAPS.RAW).
-            tso: None,
+            // TSO for UD QPs (CAPS.TSO, the segmenter's default limits); raw-packet QPs, SEND
+            // only (CAPS.RAW): the segmenter does not serve them.
+            tso: Some(rocenic_model::tso::Limits::default()),
+            raw_tso: false,
             raw: true,
         }
     }

@@ -390,10 +390,9 @@ fn program<D: Device>(
     })
 }
 
-/// The model pair's record of the program (without TSO, as the cores).
+/// The model pair's record of the program.
 fn model(seed: u64) -> Record {
     let (a, b, link) = Link::pair();
-    let (a, b) = (a.without_tso(), b.without_tso());
     let sent = move || {
         link.frames()
             .into_iter()
