@@ -679,27 +679,23 @@ fn scenario_errors_name_the_file_the_line_the_table_and_the_key() {
 #[test]
 fn engines_and_options() {
     let out = temp("options");
-    // The default mix has TSO sends, which the co-simulated core cannot make yet: the first is
-    // named before any output.
+    // The default mix has a raw QP's TSO sends, which the co-simulated core cannot make yet
+    // (its segmenter serves UD QPs only): the first is named before any output.
     let o = sim(None, &out, &["--engine", "rtl"]);
     if cfg!(feature = "rtl") {
-        // The line of the `[[nic.a.wr]]` header of QP 0x18's TSO request in the mix.
+        // The line of the `[[nic.a.wr]]` header of raw QP 0x1a's first TSO request in the mix.
         let text = include_str!("../../../docs/examples/sim.toml");
         let lines: Vec<&str> = text.lines().collect();
-        let at = lines
-            .iter()
-            .position(|l| l.trim() == "opcode = \"tso\"")
-            .expect("the default mix has a TSO request");
-        let header = (0..at)
-            .rev()
-            .find(|&i| lines[i].trim() == "[[nic.a.wr]]")
-            .expect("under a [[nic.a.wr]] header");
+        let header = lines
+            .windows(2)
+            .position(|w| w[0].trim() == "[[nic.a.wr]]" && w[1].trim() == "qpn = 0x1a")
+            .expect("the default mix has a raw QP's request");
         fails_with(
             &o,
             &format!(
-                "docs/examples/sim.toml (built in):{}: [[nic.a.wr]] #15: a TSO work request \
-                 (QP 0x18): --engine rtl runs the co-simulated full core, which has no TSO \
-                 segmenter",
+                "docs/examples/sim.toml (built in):{}: [[nic.a.wr]] #16: a raw QP's TSO work \
+                 request (QP 0x1a): --engine rtl runs the co-simulated full core, whose TSO \
+                 segmenter serves UD QPs only",
                 header + 1
             ),
         );
