@@ -185,7 +185,7 @@ impl crate::send::Unit for Rtl {
         {
             return Err(Failure(format!(
                 "--engine rtl: QP 0x{:x} is a raw QP, which rocenic send does not run on the \
-                 RTL engine yet (the engine has raw SENDs, no TSO; rocenic sim --engine rtl runs \
+                 RTL engine yet (the engine has raw SENDs, no raw TSO; rocenic sim --engine rtl runs \
                  them); run the scenario with --engine model",
                 q.qpn
             )));
