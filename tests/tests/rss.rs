@@ -111,9 +111,11 @@ fn rss_spread_and_flow<B: Backend>(backend: &mut B) {
         };
         distribute(&classify(LinkType::Ethernet, frame), &[], &[view])
     };
+    // b's receives first: a's send completion can come before its frame has left the MAC
+    // (the core's transmit side under back-pressure), so the wire is read once b has them all.
+    let got = wait(&cqb, 300, &[&a, &b]);
     let frames = backend.sent_by_a();
     assert_eq!(frames.len(), 300);
-    let got = wait(&cqb, 300, &[&a, &b]);
     let mut want: BTreeMap<u32, Vec<(u32, Option<u32>)>> = BTreeMap::new();
     for (n, f) in frames.iter().enumerate() {
         let m = predict(f);
@@ -150,8 +152,8 @@ fn rss_spread_and_flow<B: Backend>(backend: &mut B) {
         .map(|i| if i % 2 == 0 { 7 } else { r.gen_range(0..300) })
         .collect();
     send([&a, &b], &mut qa, &cqa, &ahs, &mix, rss.qp_num(), 300);
-    let frames = backend.sent_by_a();
     let got = wait(&cqb, 40, &[&a, &b]);
+    let frames = backend.sent_by_a();
     let mut want: BTreeMap<u32, Vec<(u32, Option<u32>)>> = BTreeMap::new();
     for (k, f) in frames[300..].iter().enumerate() {
         let n = 300 + k as u32;
