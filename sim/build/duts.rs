@@ -185,6 +185,6 @@ pub const DUTS: &[DutSpec] = &[
         ..dut("rx_path_8", "rx_path", RX_PATH)
     },
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
-    // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries).
+    // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),
 ];
