@@ -15,6 +15,8 @@
 //!   shared queue, the queue alone for an RSS or raw queue. A queue in ERR flushes its posted
 //!   WQEs ([`RecvEngine::flush`]).
 //! - Anything else is a [`Discard`]: nothing is written and no PSN or index moves.
+//!
+//! RC request packets (sequence, length, SEND and WRITE, the responder) are in `engine/rc.rs`.
 
 use super::cqe::{RecvCqe, RecvFlags, RecvOpcode};
 use super::packet::{classify, Incoming, RocePacket};
@@ -22,12 +24,14 @@ use super::wq::{Wq, WqConfig, WqState, WqTransition};
 use super::wqe::RecvWqe;
 use super::{Discard, CQE_BYTES, HEADER_BYTES, MAX_SGE};
 use crate::qp::{Access, MrTable, Psn, QpKind, QpState, QpTable, Status, QPN_MAX, QPN_MIN};
-use crate::rc::{Executed, Reliable, Reply, Request, Responder};
+use crate::rc::{Reliable, Responder};
 use crate::rss::steer::Meta;
 use crate::wire::ib::opcode as op;
 use crate::wire::ib::AethRepr;
 use crate::wqe::{DataSegment, DoorbellError, Memory, DATA_BYTES};
 use core::fmt;
+
+mod rc;
 
 /// The default number of work queues (the RTL's `WQS`).
 pub const DEFAULT_WQS: usize = 64;
@@ -184,45 +188,6 @@ pub struct RcReply {
     pub psn: Psn,
     /// Syndrome and MSN.
     pub aeth: AethRepr,
-}
-
-/// What executing an expected RC packet found, as the responder's rules take it: a frame taken
-/// with a failed completion is a request the responder could not carry out (too long for the
-/// receive WQE: invalid request); no WQE or no completion room is RNR.
-fn executed(r: &Result<Accepted, Discard>) -> Executed {
-    match r {
-        Ok(a) => match a.completion {
-            Some((_, c)) if c.status == Status::LocLenErr => Executed::InvalidRequest,
-            Some((_, c)) if c.status != Status::Success => Executed::OperationalError,
-            _ => Executed::Done,
-        },
-        Err(Discard::NoWqe | Discard::CqFull) => Executed::NoReceiveWqe,
-        Err(Discard::Sequence | Discard::Length) => Executed::InvalidRequest,
-        Err(Discard::RKey) => Executed::AccessError,
-        Err(_) => Executed::OperationalError,
-    }
-}
-
-/// Where a packet sits in its message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Position {
-    First,
-    Middle,
-    Last,
-    Only,
-}
-
-/// An RC or UD SEND / RC RDMA WRITE opcode's position in its message.
-const fn position(opcode: u8) -> Position {
-    match opcode {
-        op::RC_SEND_FIRST | op::RC_RDMA_WRITE_FIRST => Position::First,
-        op::RC_SEND_MIDDLE | op::RC_RDMA_WRITE_MIDDLE => Position::Middle,
-        op::RC_SEND_LAST
-        | op::RC_SEND_LAST_WITH_IMM
-        | op::RC_RDMA_WRITE_LAST
-        | op::RC_RDMA_WRITE_LAST_WITH_IMM => Position::Last,
-        _ => Position::Only,
-    }
 }
 
 /// The receive side: work queues, each QP's receive context, the counters.
@@ -581,244 +546,6 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             return Err(Discard::Psn);
         }
         self.rc_execute(qps, mrs, mem, slot, p, cqe, mtu)
-    }
-
-    /// An RC request packet under the responder's rules: executed only at the expected PSN;
-    /// what it found is the answer (kept for [`Self::take_reply`]).
-    #[allow(clippy::too_many_arguments)]
-    fn rc_reliable<const QT: usize, const M: usize>(
-        &mut self,
-        qps: &mut QpTable<QT>,
-        mrs: &MrTable<M>,
-        mem: &mut impl Memory,
-        slot: usize,
-        p: &RocePacket<'_>,
-        cqe: RecvCqe,
-        mtu: usize,
-        rel: Reliable,
-    ) -> Result<Accepted, Discard> {
-        let rq = self.qps[slot].expect("caller found it");
-        let mut resp = rq.resp.unwrap_or(Responder::new(rel.responder(rq.epsn)));
-        let req = Request {
-            psn: Psn::from_bits_truncate(p.psn),
-            ack_req: p.ack_req,
-            last: matches!(position(p.opcode), Position::Last | Position::Only),
-        };
-        let mut result = Err(Discard::Psn);
-        let v = resp.request(req, || {
-            result = self.rc_execute(qps, mrs, mem, slot, p, cqe, mtu);
-            executed(&result)
-        });
-        if v.qp_error {
-            if let Some(ctx) = qps.get_mut(p.dest_qpn) {
-                ctx.set_error();
-            }
-        }
-        let q = self.qps[slot].as_mut().expect("caller found it");
-        q.resp = Some(resp);
-        q.epsn = resp.epsn();
-        if let Reply::Send { psn, aeth } = v.reply {
-            self.reply = Some(RcReply {
-                qpn: p.dest_qpn,
-                psn,
-                aeth,
-            });
-        }
-        result
-    }
-
-    /// An RC packet at the expected PSN: in sequence, MTU-sized except at the end, then its
-    /// SEND or WRITE.
-    #[allow(clippy::too_many_arguments)]
-    fn rc_execute<const QT: usize, const M: usize>(
-        &mut self,
-        qps: &mut QpTable<QT>,
-        mrs: &MrTable<M>,
-        mem: &mut impl Memory,
-        slot: usize,
-        p: &RocePacket<'_>,
-        cqe: RecvCqe,
-        mtu: usize,
-    ) -> Result<Accepted, Discard> {
-        let rq = self.qps[slot].expect("caller found it");
-        let pos = position(p.opcode);
-        let write = (op::RC_RDMA_WRITE_FIRST..=op::RC_RDMA_WRITE_ONLY_WITH_IMM).contains(&p.opcode);
-        let in_seq = match (pos, rq.msg) {
-            (Position::First | Position::Only, None) => true,
-            (Position::Middle | Position::Last, Some(Message::Send { .. })) => !write,
-            (Position::Middle | Position::Last, Some(Message::Write { .. })) => write,
-            _ => false,
-        };
-        if !in_seq {
-            return Err(Discard::Sequence);
-        }
-        let n = p.payload.len();
-        let full = matches!(pos, Position::First | Position::Middle);
-        if n > mtu || (full && n != mtu) {
-            return Err(Discard::Length);
-        }
-        let last = matches!(pos, Position::Last | Position::Only);
-        if write {
-            self.rc_write(qps, mrs, mem, slot, p, last, cqe)
-        } else {
-            self.rc_send(qps, mrs, mem, slot, p, last, cqe)
-        }
-    }
-
-    /// An RC SEND packet (PSN and sequence checked).
-    #[allow(clippy::too_many_arguments)]
-    fn rc_send<const QT: usize, const M: usize>(
-        &mut self,
-        qps: &mut QpTable<QT>,
-        mrs: &MrTable<M>,
-        mem: &mut impl Memory,
-        slot: usize,
-        p: &RocePacket<'_>,
-        last: bool,
-        mut cqe: RecvCqe,
-    ) -> Result<Accepted, Discard> {
-        let rq = self.qps[slot].expect("caller found it");
-        let (w, addr, wqe, done) = match rq.msg {
-            Some(Message::Send {
-                wq,
-                addr,
-                wr_id,
-                done,
-            }) => {
-                if last && !self.wq(wq).is_some_and(Wq::cq_room) {
-                    return Err(Discard::CqFull);
-                }
-                cqe.wr_id = wr_id;
-                let wqe = self.read_wqe(wq, addr, mrs, mem).1;
-                (wq, addr, wqe, done)
-            }
-            _ => {
-                let w = self.resolve(rq.target, meta_none())?;
-                let (addr, (wr_id, wqe)) = self.take_wqe(w, mrs, mem)?;
-                cqe.wr_id = wr_id;
-                (w, addr, wqe, 0)
-            }
-        };
-        let n = p.payload.len() as u32;
-        let status = match wqe {
-            Err(s) => s,
-            Ok(wqe) if u64::from(done) + u64::from(n) > wqe.capacity() => Status::LocLenErr,
-            Ok(wqe) => match scatter(mem, wqe.sges(), u64::from(done), p.payload) {
-                Ok(()) => Status::Success,
-                Err(()) => Status::GeneralErr,
-            },
-        };
-        let q = self.qps[slot].as_mut().expect("caller found it");
-        q.epsn = q.epsn.next();
-        if status == Status::Success && !last {
-            q.msg = Some(Message::Send {
-                wq: w,
-                addr,
-                wr_id: cqe.wr_id,
-                done: done + n,
-            });
-            return Ok(Accepted {
-                wq: Some(w),
-                completion: None,
-            });
-        }
-        q.msg = None;
-        cqe.status = status;
-        cqe.byte_len = done + n;
-        if status != Status::Success {
-            self.fail(qps, p.dest_qpn, rq.target, w);
-        }
-        let c = self.complete(w, mem, cqe)?;
-        Ok(Accepted {
-            wq: Some(w),
-            completion: Some(c),
-        })
-    }
-
-    /// An RC RDMA WRITE packet (PSN and sequence checked).
-    #[allow(clippy::too_many_arguments)]
-    fn rc_write<const QT: usize, const M: usize>(
-        &mut self,
-        qps: &mut QpTable<QT>,
-        mrs: &MrTable<M>,
-        mem: &mut impl Memory,
-        slot: usize,
-        p: &RocePacket<'_>,
-        last: bool,
-        mut cqe: RecvCqe,
-    ) -> Result<Accepted, Discard> {
-        let rq = self.qps[slot].expect("caller found it");
-        let pd = qps.get(p.dest_qpn).expect("caller checked").config().pd;
-        let (va, len, done) = match (rq.msg, p.reth) {
-            (Some(Message::Write { va, len, done }), _) => (va, len, done),
-            (None, Some((va, rkey, len))) => {
-                if len != 0
-                    && mrs
-                        .check(rkey, pd, va, len.into(), Access::REMOTE_WRITE)
-                        .is_err()
-                {
-                    return Err(Discard::RKey);
-                }
-                (va, len, 0)
-            }
-            _ => unreachable!("FIRST and ONLY carry a RETH"),
-        };
-        let n = p.payload.len() as u32;
-        let end = u64::from(done) + u64::from(n);
-        if end > u64::from(len) || (last && end != u64::from(len)) {
-            return Err(Discard::Length);
-        }
-        // With immediate data the message also takes a WQE: its queue must be able to
-        // complete it before any byte lands.
-        let target = if p.imm.is_some() {
-            let w = self.resolve(rq.target, meta_none())?;
-            let wq = self.wq(w).ok_or(Discard::NoWq)?;
-            if wq.state != WqState::Ready {
-                return Err(Discard::WqState);
-            }
-            if wq.doorbell.pending() == 0 {
-                return Err(Discard::NoWqe);
-            }
-            if !wq.cq_room() {
-                return Err(Discard::CqFull);
-            }
-            Some(w)
-        } else {
-            None
-        };
-        if n > 0 && mem.write(va.wrapping_add(done.into()), p.payload).is_err() {
-            return Err(Discard::Fault);
-        }
-        let q = self.qps[slot].as_mut().expect("caller found it");
-        q.epsn = q.epsn.next();
-        q.msg = (!last).then_some(Message::Write {
-            va,
-            len,
-            done: done + n,
-        });
-        let Some(w) = target else {
-            return Ok(Accepted {
-                wq: None,
-                completion: None,
-            });
-        };
-        let (wr_id, wqe) = self.take_wqe(w, mrs, mem)?.1;
-        cqe.wr_id = wr_id;
-        cqe.opcode = RecvOpcode::RecvRdmaWithImm;
-        cqe.byte_len = len;
-        // The WQE's buffers are not used; only a WQE that cannot be read fails.
-        cqe.status = match wqe {
-            Err(s @ (Status::GeneralErr | Status::LocQpOpErr)) => s,
-            _ => Status::Success,
-        };
-        if cqe.status != Status::Success {
-            self.fail(qps, p.dest_qpn, rq.target, w);
-        }
-        let c = self.complete(w, mem, cqe)?;
-        Ok(Accepted {
-            wq: Some(w),
-            completion: Some(c),
-        })
     }
 
     /// The work queue of `target` for this frame.
