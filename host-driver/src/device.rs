@@ -66,10 +66,6 @@ pub struct DeviceInfo {
     /// them): what the device says, which `Context::open` keeps only if the engine's
     /// `CAPS.TSO` is set (and fills with the default limits if the device gave none).
     pub tso: Option<TsoLimits>,
-    /// With `tso`, whether raw-packet QPs' TSO work requests are segmented too (the model's
-    /// are; the RTL segmenter serves UD QPs only, and its engine refuses a raw QP's TSO WQE, so
-    /// the driver refuses it first, `Unsupported(Tso)`). No register says this.
-    pub raw_tso: bool,
     /// The send engine has raw-packet QPs (`IBV_QPT_RAW_PACKET`): what the device says, which
     /// `Context::open` replaces by the engine's `CAPS.RAW` as the firmware reads it (the RTL
     /// engine and the model have them; an engine without them refuses one as its `QP_WRITE`

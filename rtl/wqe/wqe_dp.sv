@@ -296,7 +296,7 @@ module wqe_dp
     logic        pr_valid, pr_ready, pr_last, pay_busy, concat_busy;
     logic [63:0] pr_data;
     logic [3:0]  pr_bytes;
-    logic        rec_valid, rec_ready, rec_tso, keep_valid, keep_ready, keep;
+    logic        rec_valid, rec_ready, rec_tso, rec_ipoib, keep_valid, keep_ready, keep;
     logic [15:0] rec_hdr_len, rec_mss;
     logic [31:0] rec_len;
     logic        e_desc_valid, e_desc_ready;
@@ -319,7 +319,7 @@ module wqe_dp
         .m_desc_valid(e_desc_valid), .m_desc_ready(e_desc_ready), .m_desc(e_desc),
         .m_pay_valid(pr_valid), .m_pay_ready(pr_ready), .m_pay_data(pr_data),
         .m_pay_bytes(pr_bytes), .m_pay_last(pr_last), .pay_busy,
-        .m_rec_valid(rec_valid), .m_rec_ready(rec_ready), .m_rec_tso(rec_tso),
+        .m_rec_valid(rec_valid), .m_rec_ready(rec_ready), .m_rec_tso(rec_tso), .m_rec_ipoib(rec_ipoib),
         .m_rec_hdr_len(rec_hdr_len), .m_rec_mss(rec_mss), .m_rec_len(rec_len),
         .m_keep_valid(keep_valid), .m_keep_ready(keep_ready), .m_keep(keep),
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
@@ -339,19 +339,20 @@ module wqe_dp
     logic tso_busy;
     if (TSO != 0) begin : g_tso
         // Records wait here while the streams before them drain.
-        logic        tr_valid, tr_ready, tr_tso;
+        logic        tr_valid, tr_ready, tr_tso, tr_ipoib;
         logic [15:0] tr_hdr_len, tr_mss;
         logic [31:0] tr_len;
-        stream_fifo #(.WIDTH(1 + 16 + 16 + 32), .DEPTH_LOG2(2)) u_rec_fifo (
+        stream_fifo #(.WIDTH(1 + 1 + 16 + 16 + 32), .DEPTH_LOG2(2)) u_rec_fifo (
             .clk, .rst, .s_valid(rec_valid), .s_ready(rec_ready),
-            .s_data({rec_tso, rec_hdr_len, rec_mss, rec_len}),
-            .m_valid(tr_valid), .m_ready(tr_ready), .m_data({tr_tso, tr_hdr_len, tr_mss, tr_len})
+            .s_data({rec_tso, rec_ipoib, rec_hdr_len, rec_mss, rec_len}),
+            .m_valid(tr_valid), .m_ready(tr_ready),
+            .m_data({tr_tso, tr_ipoib, tr_hdr_len, tr_mss, tr_len})
         );
         wqe_tso_tx u_tso_tx (
             .clk, .rst,
             .s_rec_valid(tr_valid), .s_rec_ready(tr_ready), .s_rec_tso(tr_tso),
             .s_rec_hdr_len(tr_hdr_len), .s_rec_mss(tr_mss), .s_rec_len(tr_len),
-            .s_rec_ipoib(1'b1),
+            .s_rec_ipoib(tr_ipoib),
             .s_keep_valid(keep_valid), .s_keep_ready(keep_ready), .s_keep(keep),
             .s_axis_tvalid(c_tvalid), .s_axis_tready(c_tready), .s_axis_tdata(c_tdata),
             .s_axis_tkeep(c_tkeep), .s_axis_tlast(c_tlast),
@@ -379,7 +380,7 @@ module wqe_dp
         assign rec_ready    = 1'b0;
         assign keep_ready   = 1'b0;
         assign tso_busy     = 1'b0;
-        wire unused_rec = ^{rec_valid, rec_tso, rec_hdr_len, rec_mss, rec_len, keep_valid, keep};
+        wire unused_rec = ^{rec_valid, rec_tso, rec_ipoib, rec_hdr_len, rec_mss, rec_len, keep_valid, keep};
     end
 
     logic cq_busy;

@@ -86,6 +86,7 @@ module wqe_emit
     output logic                 m_rec_valid,
     input  wire                  m_rec_ready,
     output logic                 m_rec_tso,
+    output logic                 m_rec_ipoib,      // TSO: 1 an IPoIB template (UD), 0 Ethernet (raw)
     output logic [15:0]          m_rec_hdr_len,
     output logic [15:0]          m_rec_mss,
     output logic [31:0]          m_rec_len,
@@ -216,6 +217,7 @@ module wqe_emit
     assign m_desc_valid   = state_q == S_DESC;
     assign m_rec_valid    = (state_q == S_PSN || state_q == S_TX) && rec_pend_q;
     assign m_rec_tso      = w_q.tso;
+    assign m_rec_ipoib    = !w_q.ctx.raw;
     assign m_rec_hdr_len  = w_q.hdr_len;
     assign m_rec_mss      = w_q.mss;
     assign m_rec_len      = w_q.len;

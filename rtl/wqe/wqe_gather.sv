@@ -246,8 +246,9 @@ module wqe_gather
                 // (wqe_parse checked it): its "MTU" is 8,191, its mask code 6's (8,192).
                 S_IDLE: if (s_wqe_valid) begin
                     w_q        <= s_wqe;
-                    // TSO cuts at the MSS; a passing WQE with an MSS of 4,096 or more is one
-                    // segment of at most the MTU.
+                    // TSO cuts at the MSS (UD or raw). An MSS of 8,192 or more cuts at 8,191:
+                    // a passing WQE with such an MSS is one segment (the UD MTU or a raw
+                    // frame's 4,218 bytes bounds it).
                     tso_q      <= TSO != 0 && s_wqe.tso && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS;
                     tmpl_q     <= TSO != 0 && s_wqe.tso && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS;
                     tso_left_q <= s_wqe.len;
@@ -255,10 +256,9 @@ module wqe_gather
                     div_n_q    <= 18'(s_wqe.len - 32'd1);
                     div_r_q    <= '0;
                     div_i_q    <= 5'd18;
-                    mtu_q      <= s_wqe.ctx.raw ? 13'd8191
-                                : TSO != 0 && s_wqe.tso
-                                ? (s_wqe.mss >= 16'd4096 ? 13'd4096 : s_wqe.mss[12:0])
-                                : 13'd128 << s_wqe.ctx.mtu;
+                    mtu_q      <= TSO != 0 && s_wqe.tso
+                                ? (s_wqe.mss[15:13] != 3'd0 ? 13'd8191 : s_wqe.mss[12:0])
+                                : s_wqe.ctx.raw ? 13'd8191 : 13'd128 << s_wqe.ctx.mtu;
                     left_q     <= s_wqe.len;
                     len_mtus_q <= s_wqe.ctx.raw ? 32'd0 : (s_wqe.len >> 7) >> s_wqe.ctx.mtu;
                     len_rem_q  <= (s_wqe.len & (s_wqe.ctx.raw ? mtu_mask(3'd6)

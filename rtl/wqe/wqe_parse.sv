@@ -23,11 +23,12 @@
 // vector) are data words too: they go out on m_inl ahead of the payload (a gathered TSO WQE's
 // only inline words) and into a 128-byte copy that a tso_parse checks once the WQE is read.
 // They leave before the verdict, so a refused TSO WQE's words are in the FIFO: its
-// inline_words says how many, and the planner drops them.
+// inline_words says how many, and the planner drops them. A UD QP's template is IPoIB, a raw
+// QP's Ethernet (tso_parse's ipoib), and a raw QP's segments are bounded as its frames are.
 module wqe_parse
 #(
     parameter int MAX_SGE = 16,  // data segments a WQE may have (model: SendEngine::max_sge)
-    parameter int TSO     = 0    // 1: opcode 10 on a UD QP is TSO (else an unknown opcode)
+    parameter int TSO     = 0    // 1: opcode 10 on a UD or raw QP is TSO (else an unknown opcode)
 ) (
     input  wire              clk,
     input  wire              rst,
@@ -217,8 +218,9 @@ module wqe_parse
                  || d0_blocks == 8'd0 || d0_blocks > 8'd16
                  || (pick_q.ctx.ud && !(d0_op == wqe_fmt_pkg::OPCODE_SEND || d0_op == wqe_fmt_pkg::OPCODE_SEND_IMM
                                         || (TSO != 0 && d0_op == OP_TSO)))
-                 || (!pick_q.ctx.ud && TSO != 0 && d0_op == OP_TSO)
-                 || (pick_q.ctx.raw && d0_op != wqe_fmt_pkg::OPCODE_SEND)    // raw: SEND only (no raw TSO)
+                 || (!pick_q.ctx.ud && !pick_q.ctx.raw && TSO != 0 && d0_op == OP_TSO)  // RC: no TSO
+                 || (pick_q.ctx.raw && d0_op != wqe_fmt_pkg::OPCODE_SEND              // raw: SEND, TSO
+                                    && !(TSO != 0 && d0_op == OP_TSO))
                  || (!d0_inline && d0_nsge > 8'(MAX_SGE));
     wire ctl1_err = dw_5549_nz_q                                       // AV byte's reserved bits
                  || (!has_imm && dw_byte_nz_q[3:0] != 4'd0)                 // IMM
@@ -374,7 +376,7 @@ module wqe_parse
     if (TSO != 0) begin : g_tso
         tso_parse #(.HDR_BYTES(MAX_HDR), .MAX_MSS(9000)) u_tpl (
             .clk, .rst, .start(tso_start_q), .done(tso_done),
-            .hdr(tpl_bytes), .hdr_len(hdr_len_q), .ipoib(1'b1), .mss(mss_q),
+            .hdr(tpl_bytes), .hdr_len(hdr_len_q), .ipoib(!pick_q.ctx.raw), .mss(mss_q),
             .err(tso_err), .ip_off(tp_ip_off), .tcp_off(tp_tcp_off),
             .ipv4(tp_ipv4), .ident(tp_ident), .seq(tp_seq),
             .doff_byte(tp_doff), .flags(tp_flags)
@@ -435,7 +437,8 @@ module wqe_parse
                              ? {16'b0, hdr_len_q} + tso_seg > {19'b0, mtu_bytes_q}
                              : inline_en ? inline_len_q > {3'b0, mtu_bytes_q}
                                          : total_q[31:0] > {19'b0, mtu_bytes_q}))
-                      || (pick_q.ctx.raw && raw_len_bad(inline_en ? {20'b0, inline_len_q} : total_q));
+                      || (pick_q.ctx.raw && raw_len_bad(tso_op ? {20'b0, hdr_len_q} + {4'b0, tso_seg}
+                                                      : inline_en ? {20'b0, inline_len_q} : total_q));
         tso_op_err_q  <= mss_q == 16'd0 || hdr_len_q > 16'(MAX_HDR);
         tso_len_err_q <= msg_len > 32'(MAX_TSO);
         // The head word, decoded next cycle when it is a header word (see dw_q).

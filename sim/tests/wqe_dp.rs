@@ -276,8 +276,8 @@ fn tso_work_requests() {
 /// The raw-packet QP's SENDs, one directed case a run, each followed by a valid 60-byte SEND:
 /// whole frames of the edge lengths (14, 59, 60, 61, 4,096, 4,097, 4,218 bytes; gathered from
 /// one entry or across several, one of them over 4,096 bytes, which the planner reads in two
-/// pieces; and inline), then every refusal: SEND_WITH_IMM, the WRITEs, TSO (an unknown opcode
-/// without TSO), an address vector, 13 and 4,219 bytes, no entry, a region of another PD. The
+/// pieces; and inline), then every refusal: SEND_WITH_IMM, the WRITEs, TSO with an IPoIB
+/// template (an unknown opcode without TSO), an address vector, 13 and 4,219 bytes, no entry, a region of another PD. The
 /// frames (no headers, zeros to 60 bytes, no ICRC) and completions must be the model's.
 #[test]
 fn raw_sends() {
@@ -377,7 +377,7 @@ fn raw_sends() {
         Opcode::SendImm,
         Opcode::RdmaWrite,
         Opcode::RdmaWriteImm,
-        Opcode::Tso,
+        Opcode::Tso, // with an IPoIB template: a raw QP's is Ethernet
     ] {
         cases.push((
             format!("refused: {op:?}"),
@@ -425,6 +425,110 @@ fn raw_sends() {
         compare(&format!("raw {what} (seed {s})"), &run, &load, r.gen());
     }
     eprintln!("wqe_dp::raw_sends: {} cases (seed {s})", cases.len());
+}
+
+/// A raw QP's TSO sends, one per case and a SEND after it: Ethernet templates (IPv4 and IPv6,
+/// an 802.1Q or 802.1ad tag), MSS 1 to a whole frame's, payloads of 0 to 9,000 bytes gathered
+/// across entries and the 4,096-byte piece limit or inline, a segment of exactly 4,218 bytes;
+/// then each refusal: a segment of 4,219, an IPoIB template, an MSS of 0 and of 9,001, a bad
+/// template. Each segment is a frame as it leaves the segmenter (no headers added, zeros to 60
+/// bytes, no ICRC); frames and completions must be the model's.
+#[test]
+fn raw_tso() {
+    use rocenic_sim::wqe::scenario::{eth_tso_template, RAW_QUEUE};
+    let s = seed("wqe_dp::raw_tso");
+    let load = Load {
+        dma: DmaConfig::adversarial(8, 4),
+        out_ready: 0.8,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    let (lkey, data, ..) = MRS[0];
+    let raw_tso = |index: u32, header: &[u8], mss: u16, payload: Payload| {
+        let wr = WorkRequest {
+            opcode: Opcode::Tso,
+            flags: Flags::SIGNALED,
+            index,
+            imm: 0,
+            wr_id: 0x7150_0000 + u64::from(index),
+            av: None,
+            raddr: None,
+            tso: Some(Tso { mss, header }),
+            payload,
+        };
+        let mut bytes = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
+        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        bytes
+    };
+    // Entries that add up to `lens`' sum, in order, with gaps between them.
+    let many = |lens: &[u32]| -> Vec<DataSegment> {
+        let mut at = data + 5;
+        lens.iter()
+            .map(|&length| {
+                let d = DataSegment {
+                    addr: at,
+                    length,
+                    lkey,
+                };
+                at += u64::from(length) + 3;
+                d
+            })
+            .collect()
+    };
+    let inline: Vec<u8> = (0..600).map(|_| r.gen()).collect();
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for (mss, lens) in [
+        (1448u16, &[4000u32][..]),
+        (1460, &[0][..]),
+        (1, &[20][..]),
+        (7, &[3, 40, 9][..]),
+        (536, &[4100, 118, 1][..]),
+        (4000, &[4200, 4800][..]),
+        (9000, &[100][..]),
+    ] {
+        let header = eth_tso_template(&mut r, false);
+        cases.push((
+            format!("TSO MSS {mss}, {lens:?}, a {}-byte template", header.len()),
+            raw_tso(0, &header, mss, Payload::Gather(&many(lens))),
+        ));
+    }
+    for len in [0usize, 1, 100, 600] {
+        let header = eth_tso_template(&mut r, false);
+        cases.push((
+            format!("TSO inline {len} bytes"),
+            raw_tso(0, &header, 97, Payload::Inline(&inline[..len])),
+        ));
+    }
+    // Exactly a whole frame in one segment, then one byte over.
+    for over in [0u32, 1] {
+        let header = eth_tso_template(&mut r, false);
+        let seg = 4218 - header.len() as u32 + over;
+        cases.push((
+            format!("TSO a segment of {} bytes", 4218 + over),
+            raw_tso(0, &header, seg as u16, Payload::Gather(&many(&[seg, 700]))),
+        ));
+    }
+    let good = eth_tso_template(&mut r, false);
+    for (what, header, mss) in [
+        ("an IPoIB template", tso_template(&mut r, false), 500),
+        ("a bad template", eth_tso_template(&mut r, true), 500),
+        ("MSS 0", good.clone(), 0),
+        ("MSS 9,001", good.clone(), 9001),
+    ] {
+        cases.push((
+            format!("refused TSO: {what}"),
+            raw_tso(0, &header, mss, Payload::Gather(&many(&[1000]))),
+        ));
+    }
+    let next = raw_tso(1, &good, 300, Payload::Gather(&many(&[700])));
+    for (what, bytes) in &cases {
+        let mut run = base(Profile::Linux);
+        post(&mut run, RAW_QUEUE, bytes);
+        post(&mut run, RAW_QUEUE, &next);
+        compare(&format!("raw {what} (seed {s})"), &run, &load, r.gen());
+    }
+    eprintln!("wqe_dp::raw_tso: {} cases (seed {s})", cases.len());
 }
 
 /// Back to back TSO sends on the UD QP mixed with SENDs on the others: a TSO send's segments

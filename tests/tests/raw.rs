@@ -228,8 +228,11 @@ fn raw_tso_lands_whole<B: Backend>(backend: &mut B) {
         assert_eq!(c.opcode(), Some(WcOpcode::Tso));
         assert_eq!(c.byte_len() as usize, s.payload.len(), "send {i}");
     }
-    // The wire: every segment as built by hand, and as the model's segmenter writes it.
+    // The wire: every segment as built by hand, and as the model's segmenter writes it; read
+    // once b has them all (a send's completion can come before its last frame has left the
+    // core's MAC under back-pressure).
     let expected: Vec<Vec<u8>> = sends.iter().flat_map(Send::expected).collect();
+    let got = wait(&cqb, total, &[&a, &b]);
     let wire = backend.sent_by_a();
     assert_eq!(wire.len(), total);
     let mut k = 0;
@@ -276,7 +279,6 @@ fn raw_tso_lands_whole<B: Backend>(backend: &mut B) {
     }
 
     // Each lands whole in b's raw queue, in order, checksums good, unhashed (a flow's queue).
-    let got = wait(&cqb, total, &[&a, &b]);
     for (i, (c, f)) in got.iter().zip(&expected).enumerate() {
         let what = format!("receive {i}");
         assert_eq!(c.status(), WcStatus::Success, "{what}");
@@ -360,12 +362,13 @@ fn raw_send_lands_whole<B: Backend>(backend: &mut B) {
         lens,
         [(ok, 4218), (ok, bad.len() as u32), (ok, tiny.len() as u32)]
     );
+    // b's receives first: the wire is complete only then (see raw_tso_lands_whole).
+    let got = wait(&cqb, 3, &[&a, &b]);
     assert_eq!(
         backend.sent_by_a(),
         [good.clone(), bad.clone(), padded(&tiny)],
         "the frames as given, the short one padded"
     );
-    let got = wait(&cqb, 3, &[&a, &b]);
     for (i, (c, f, csum)) in [(&good, true), (&bad, false), (&padded(&tiny), false)]
         .into_iter()
         .enumerate()

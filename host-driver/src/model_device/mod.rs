@@ -215,7 +215,6 @@ impl Device for ModelDevice {
             name: self.name.clone(),
             blocks: vec![Block::Wqe, Block::Rss, Block::Rx],
             tso: self.nic.send.tso,
-            raw_tso: self.nic.send.raw_tso,
             raw: self.nic.send.qps.raw(),
         }
     }

@@ -183,7 +183,6 @@ impl<D: Device> Context<D> {
         let mut info = info;
         info.raw = fw.caps().raw;
         info.tso = fw.caps().tso.then(|| info.tso.unwrap_or_default());
-        info.raw_tso &= info.tso.is_some() && info.raw;
         if fw.is_enabled() {
             fw.disable()?;
         }
@@ -246,7 +245,8 @@ impl<D: Device> Context<D> {
             max_tso: l.max_tso as u32,
             max_header: l.max_header as u32,
             max_mss: l.max_mss as u32,
-            raw_packet: inner.info.raw_tso,
+            // The segmenter takes a raw QP's Ethernet templates as it takes IPoIB ones.
+            raw_packet: inner.info.raw,
         });
         let rx = inner.rx.as_ref();
         let rx_caps = rx.map(|r| r.fw.caps());

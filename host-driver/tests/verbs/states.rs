@@ -64,13 +64,13 @@ fn query_device_and_what_needs_a_receive_path() {
         a.max_inline_data, 944,
         "a UD SEND's inline bytes in 16 blocks"
     );
-    // TSO (CAPS.TSO) at the segmenter's limits, for UD QPs only.
+    // TSO (CAPS.TSO) at the segmenter's limits, for UD and raw-packet QPs (CAPS.RAW).
     let limits = rocenic_model::tso::Limits::default();
     let tso = TsoCaps {
         max_tso: limits.max_tso as u32,
         max_header: limits.max_header as u32,
         max_mss: limits.max_mss as u32,
-        raw_packet: false,
+        raw_packet: true,
     };
     assert_eq!((a.tso, a.rss, a.receive), (Some(tso), None, false));
     assert_eq!(a.completion_ring, 1024);

@@ -102,14 +102,11 @@ pub struct SendEngine<const Q: usize = { crate::qp::DEFAULT_QPS }, const M: usiz
     pub mrs: MrTable<M>,
     /// Data segments a WQE may have (at most the format's 62).
     pub max_sge: usize,
-    /// TSO and its limits; `None` refuses TSO WQEs as an unknown opcode (as the RTL engine
-    /// built without TSO, `CAPS.TSO` clear, does). Raw-packet QPs are the other capability,
-    /// the QP table's ([`QpTable::set_raw`]; the RTL engine has them, `CAPS.RAW`).
+    /// TSO and its limits, for UD QPs (IPoIB templates) and raw-packet QPs (Ethernet
+    /// templates); `None` refuses TSO WQEs as an unknown opcode (as the RTL engine built
+    /// without TSO, `CAPS.TSO` clear, does). Raw-packet QPs are the other capability, the QP
+    /// table's ([`QpTable::set_raw`]; the RTL engine has them, `CAPS.RAW`).
     pub tso: Option<crate::tso::Limits>,
-    /// With `tso`, whether raw-packet QPs take TSO too (the segmenter in Ethernet mode; on by
-    /// default). Off, a raw QP's TSO WQE is refused as an opcode the QP does not take
-    /// (`loc_qp_op_err`), as the RTL engine, whose segmenter serves UD QPs only, refuses it.
-    pub raw_tso: bool,
 }
 
 impl<const Q: usize, const M: usize> SendEngine<Q, M> {
@@ -121,7 +118,6 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             mrs: MrTable::new(),
             max_sge: DEFAULT_MAX_SGE,
             tso: None,
-            raw_tso: true,
         }
     }
 
@@ -158,10 +154,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             QpState::Rts => {}
             s => return Err(NotRun::NotReady(s)),
         }
-        let tso = self
-            .tso
-            .filter(|_| self.raw_tso || qp.config().qp_type != QpKind::Raw);
-        let c = match check(qp, &self.mrs, self.max_sge, tso, wqe) {
+        let c = match check(qp, &self.mrs, self.max_sge, self.tso, wqe) {
             Ok(c) => c,
             Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
         };

@@ -283,10 +283,9 @@ impl Device for CoreDevice {
         DeviceInfo {
             name: self.name.clone(),
             blocks: Block::ALL.to_vec(),
-            // TSO for UD QPs (CAPS.TSO, the segmenter's default limits); raw-packet QPs, SEND
-            // only (CAPS.RAW): the segmenter does not serve them.
+            // TSO for UD and raw-packet QPs (CAPS.TSO, the segmenter's default limits);
+            // raw-packet QPs (CAPS.RAW).
             tso: Some(rocenic_model::tso::Limits::default()),
-            raw_tso: false,
             raw: true,
         }
     }

@@ -75,9 +75,8 @@ impl Device for WqeDevice {
         DeviceInfo {
             name: "co-simulated WQE engine (rtl/wqe/wqe_engine.sv)".into(),
             blocks: vec![Block::Wqe],
-            // As the engine says (CAPS.TSO: the default build has TSO, for UD QPs only).
+            // As the engine says (CAPS.TSO: the default build has TSO, for UD and raw QPs).
             tso: None,
-            raw_tso: false,
             raw: true,
         }
     }

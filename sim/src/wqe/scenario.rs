@@ -200,10 +200,35 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
 /// (with options); lengths and checksums hold junk, as hosts leave them. `bad`: one of the
 /// ways a template is refused (not TCP, a wrong version or EtherType, cut short, too long).
 pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
+    template(r, bad, false)
+}
+
+/// A raw QP's TSO header template: as [`tso_template`] behind an Ethernet header (addresses,
+/// sometimes an 802.1Q or 802.1ad tag) instead of IPoIB's.
+pub fn eth_tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
+    template(r, bad, true)
+}
+
+fn template(r: &mut SmallRng, bad: bool, ethernet: bool) -> Vec<u8> {
     let ipv4 = r.gen_bool(0.5);
     let mut h = Vec::new();
+    if ethernet {
+        h.extend_from_slice(&[2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1]);
+        if r.gen_bool(0.3) {
+            h.extend_from_slice(if r.gen_bool(0.5) {
+                &[0x81, 0]
+            } else {
+                &[0x88, 0xA8]
+            });
+            h.extend_from_slice(&[r.gen_range(0..0x10), r.gen()]);
+        }
+    }
+    let ethertype = h.len();
     h.extend_from_slice(if ipv4 { &[0x08, 0x00] } else { &[0x86, 0xDD] });
-    h.extend_from_slice(&[0, 0]);
+    if !ethernet {
+        h.extend_from_slice(&[0, 0]);
+    }
+    let ip = h.len();
     if ipv4 {
         let opts = r.gen_range(0..=3) * 4;
         h.push(0x45 + (opts / 4) as u8);
@@ -225,11 +250,11 @@ pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
     h.extend((0..6 + topts).map(|_| r.gen::<u8>()));
     if bad {
         match r.gen_range(0..5) {
-            0 => h[if ipv4 { 13 } else { 10 }] = 17, // UDP, not TCP
-            1 => h[4] ^= 0x30,                       // IP version
-            2 => h[0] = 0x88,                        // EtherType
-            3 => h.truncate(tcp + 10),               // cut inside TCP
-            _ => h.resize(130, 0),                   // over the 128-byte limit
+            0 => h[ip + if ipv4 { 9 } else { 6 }] = 17, // UDP, not TCP
+            1 => h[ip] ^= 0x30,                         // IP version
+            2 => h[ethertype] = 0x88,                   // EtherType
+            3 => h.truncate(tcp + 10),                  // cut inside TCP
+            _ => h.resize(130, 0),                      // over the 128-byte limit
         }
     }
     h
@@ -239,8 +264,6 @@ pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
 pub fn base(profile: Profile) -> Run {
     let mut engine = SendEngine::new(nic(), profile);
     engine.qps.set_raw(true);
-    // The RTL's segmenter serves UD QPs only: with TSO, a raw QP's TSO WQE is refused.
-    engine.raw_tso = false;
     for &(lkey, base, length, pd) in &MRS {
         engine
             .mrs
@@ -343,25 +366,49 @@ pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
 }
 
 /// A random WQE for the raw QP at `index`: mostly a valid SEND of one whole frame (gathered
-/// from up to three entries, or inline; `big`: up to the largest, 4,218 bytes), sometimes each
-/// kind of refusal: another opcode (SEND_WITH_IMM, the WRITEs, TSO, which the engines without
-/// TSO take for an unknown opcode and those with TSO refuse on a raw QP: `raw_tso` off), an
-/// address vector, a frame under 14 or over 4,218 bytes, and the faults every QP's WQEs have
-/// (regions, lengths, reserved bits, a flipped bit).
+/// from up to three entries, or inline; `big`: up to the largest, 4,218 bytes) or a TSO send
+/// (an Ethernet template, an MSS of 1 to a whole frame's, segments of 14 to 4,218 bytes),
+/// sometimes each kind of refusal: another opcode (SEND_WITH_IMM, the WRITEs), an address
+/// vector, a frame under 14 or over 4,218 bytes, a TSO template the segmenter refuses, an MSS
+/// of 0 or over 9,000, a segment over 4,218 bytes, and the faults every QP's WQEs have
+/// (regions, lengths, reserved bits, a flipped bit). Engines without TSO take TSO for an
+/// unknown opcode.
 pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
     let f = |p: f64| (p * faults).min(1.0);
-    let opcode = if r.gen_bool(f(0.2)) {
-        [
-            Opcode::SendImm,
-            Opcode::RdmaWrite,
-            Opcode::RdmaWriteImm,
-            Opcode::Tso,
-        ][r.gen_range(0..4)]
+    let tso = r.gen_bool(0.25);
+    let opcode = if tso {
+        Opcode::Tso
+    } else if r.gen_bool(f(0.2)) {
+        [Opcode::SendImm, Opcode::RdmaWrite, Opcode::RdmaWriteImm][r.gen_range(0..3)]
     } else {
         Opcode::Send
     };
+    let bad_template = r.gen_bool(f(0.1));
+    let header = eth_tso_template(r, bad_template);
+    // A TSO send's MSS and payload: at most 24 segments (each is a frame of the run), up to a
+    // frame's worth of payload in one; now and then an MSS of 0 or over 9,000, or a segment
+    // over the frame's 4,218 bytes.
+    let whole = 4218 - header.len().min(4218);
+    let (mss, tso_len) = if r.gen_bool(f(0.05)) {
+        let over = whole + r.gen_range(1..100);
+        match r.gen_range(0..3) {
+            0 => (0, r.gen_range(1..500)),
+            1 => (9001, r.gen_range(1..500)),
+            _ => (over, over + r.gen_range(0..100)),
+        }
+    } else {
+        let mss = match r.gen_range(0..20) {
+            0..=1 => r.gen_range(1..=64),
+            2..=4 => r.gen_range(1460..=whole.max(1460)),
+            _ => r.gen_range(64..=1460),
+        };
+        let most = (mss * 24).min(if big { 12_000 } else { 3_000 });
+        (mss, r.gen_range(0..=most))
+    };
     // The frame's length: mostly valid (short ones, padded to 60, often), now and then outside.
-    let len: usize = if r.gen_bool(f(0.15)) {
+    let len: usize = if tso {
+        tso_len
+    } else if r.gen_bool(f(0.15)) {
         [0, 1, 13, 4219, 5000][r.gen_range(0..5)]
     } else if r.gen_bool(0.3) {
         r.gen_range(14..=64)
@@ -370,7 +417,7 @@ pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> V
     } else {
         r.gen_range(14..=1514)
     };
-    let use_inline = len <= 900 && r.gen_bool(0.25);
+    let use_inline = len <= if tso { 600 } else { 900 } && r.gen_bool(0.25);
     let inline: Vec<u8> = (0..len).map(|_| r.gen()).collect();
     // The frame gathered from one to three entries that add up to it, none empty.
     let n = if len < 3 { 1 } else { r.gen_range(1..=3) };
@@ -414,7 +461,6 @@ pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> V
     if r.gen_bool(0.5) {
         flags = flags.union(Flags::SOLICITED);
     }
-    let header = tso_template(r, false);
     let wr = WorkRequest {
         opcode,
         flags,
@@ -426,8 +472,8 @@ pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> V
             addr: r.gen(),
             rkey: r.gen(),
         }),
-        tso: (opcode == Opcode::Tso).then_some(wqe::Tso {
-            mss: 1000,
+        tso: tso.then_some(wqe::Tso {
+            mss: mss as u16,
             header: &header,
         }),
         payload: if use_inline {
