@@ -31,7 +31,7 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all deps run demo test lint lint-rtl sim interop bench fmt clean
+.PHONY: all deps run run-model demo test lint lint-rtl sim interop bench fmt clean
 
 all: test
 
@@ -55,11 +55,16 @@ $(DEPS_STAMP): Makefile
 	fi
 	@touch $@
 
-## run: the main job on its built-in default: two NICs back to back on a traffic mix
-## (docs/examples/sim.toml), the summary on standard output, out/run.pcap and
-## out/completions.csv. Built without the `rtl` feature: the model's NICs need no Verilator.
+## run: the main job on its built-in default: two co-simulated full cores (rtl/top/nic_core.sv)
+## back to back on a traffic mix (docs/examples/sim.toml), the summary on standard output,
+## out/run.pcap and out/completions.csv. The test profile's build, which `make test` shares
+## (the co-simulation's C++ is optimised in both); `make run-model` runs the model's NICs.
 run: deps
-	$(CARGO) run --release -q -p rocenic --no-default-features -- sim
+	$(CARGO) run -q -p rocenic -- sim
+
+## run-model: the main job on the reference model's NICs (no Verilator needed).
+run-model: deps
+	$(CARGO) run --release -q -p rocenic --no-default-features -- sim --engine model
 
 ## demo: the earlier demonstration of the reference model (entropy, RSS spread).
 demo: deps

@@ -8,8 +8,8 @@
 //! The file is read (`sim/scenario.rs`, the send scenario's tables under each NIC), checked
 //! (`sim/check.rs`, each NIC's send tables by `send/check.rs`) and laid out in host memory
 //! (`sim/layout.rs`) before any output is created, and the engine says whether it runs it
-//! ([`Unit::accepts`]). The engine ([`Unit`]: the model, or two co-simulated full cores)
-//! programs both NICs and runs them, calling the host (`sim/host.rs`), which is the same for
+//! ([`Unit::accepts`]). The engine ([`Unit`]: two co-simulated full cores, the default in a
+//! build with the `rtl` feature, or the model) programs both NICs and runs them, calling the host (`sim/host.rs`), which is the same for
 //! every engine; `sim/summary.rs` writes the results.
 
 mod check;
@@ -49,9 +49,9 @@ pub struct Args {
     /// it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Implementation to run: model, or rtl (two co-simulated full cores; no TSO and no raw
-    /// QPs yet).
-    #[arg(long, default_value = "model", value_parser = parse_engine)]
+    /// Implementation to run: rtl (two co-simulated full cores, the default when built with
+    /// the `rtl` feature) or model (the default without it).
+    #[arg(long, default_value = DEFAULT_ENGINE, value_parser = parse_engine)]
     engine: Engine,
     /// With --engine rtl: a VCD waveform of NIC a's core (every signal of nic_core).
     #[arg(long)]
@@ -81,6 +81,14 @@ pub struct SideJob {
     pub contexts: Vec<ContextPlan>,
     pub rules: Vec<Rule>,
 }
+
+/// The engine `rocenic sim` runs without `--engine`: the co-simulated cores when the binary has
+/// them, else the model (a build for a machine without Verilator).
+const DEFAULT_ENGINE: &str = if cfg!(feature = "rtl") {
+    "rtl"
+} else {
+    "model"
+};
 
 /// What `rocenic sim` runs: NIC a and NIC b. Every engine starts from exactly this.
 pub struct Job {

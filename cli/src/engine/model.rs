@@ -100,13 +100,7 @@ impl send::Unit for Model {
         _vcd: Option<&Path>,
         frame: &mut send::Frames,
     ) -> Result<Vec<Cqe>, Failure> {
-        // A raw QP's TSO requests need the segmenter; a job without raw QPs runs on the engine
-        // the RTL's is, so the two write the same files.
-        let raw = job
-            .queues
-            .iter()
-            .any(|q| q.config.qp_type == rocenic_model::qp::QpKind::Raw);
-        let (mut engine, mut queues) = send_side(&job, raw, Order::Listed)?;
+        let (mut engine, mut queues) = send_side(&job, Order::Listed)?;
         for q in &job.queues {
             queues.doorbell(q.qpn, q.producer)?;
         }
@@ -148,17 +142,16 @@ enum Order {
 }
 
 /// The send side of a send job: the engine with every region registered and every QP created,
-/// brought to RTS and given its send ring, in `order` (the order of service); `tso` gives the
-/// engine the segmenter. It has raw-packet QPs (the RTL engine's lack of them is `--engine
-/// rtl`'s refusal of such a job). No doorbell is rung yet.
-fn send_side(job: &send::Job, tso: bool, order: Order) -> Result<(SendEngine, Queues), Failure> {
+/// brought to RTS and given its send ring, in `order` (the order of service). No doorbell is
+/// rung yet.
+fn send_side(job: &send::Job, order: Order) -> Result<(SendEngine, Queues), Failure> {
     // The scenario was checked against these tables' limits; a refusal here is a bug.
     let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
     let mut engine: SendEngine = SendEngine::new(job.nic, job.profile);
+    // Raw-packet QPs and the segmenter, as the RTL engine's default build has them (CAPS.RAW,
+    // CAPS.TSO).
     engine.qps.set_raw(true);
-    if tso {
-        engine.tso = Some(Limits::default());
-    }
+    engine.tso = Some(Limits::default());
     for mr in &job.mrs {
         engine.mrs.register(*mr).map_err(|e| bug("register", &e))?;
     }

@@ -178,18 +178,6 @@ impl crate::send::Unit for Rtl {
     ) -> Result<Vec<rocenic_model::wqe::Cqe>, Failure> {
         use rocenic_model::wqe::{Cqe, Memory, CQE_BYTES};
         use rocenic_sim::wqe::engine::{run, Load, Queue, Setup};
-        if let Some(q) = job
-            .queues
-            .iter()
-            .find(|q| q.config.qp_type == rocenic_model::qp::QpKind::Raw)
-        {
-            return Err(Failure(format!(
-                "--engine rtl: QP 0x{:x} is a raw QP, which rocenic send does not run on the \
-                 RTL engine yet (the engine has raw SENDs, no raw TSO; rocenic sim --engine rtl runs \
-                 them); run the scenario with --engine model",
-                q.qpn
-            )));
-        }
         let posted: u64 = job.queues.iter().map(|q| u64::from(q.producer)).sum();
         if posted > u64::from(job.cq.entries()) {
             return Err(Failure(format!(

@@ -10,8 +10,7 @@
 //! order of the functions below, each in file order.
 //!
 //! `rocenic sim` checks each NIC's send tables here too ([`Flavor::Sim`]): it allows the keys a
-//! send scenario may not have (a QP's receive queue, TSO requests) and checks their meaning in
-//! `sim/check.rs`.
+//! send scenario may not have (a QP's receive queue) and checks their meaning in `sim/check.rs`.
 
 use super::layout::{MAX_MEMORY, MAX_WRS, RESERVED_BASE, RESERVED_END};
 use super::scenario::{self, At, FillName, OpName, Place, QpKind, Scenario, ScenarioError};
@@ -88,10 +87,9 @@ fn range<U>(at: &At<U>, ok: bool, key: &str, value: u64, range: &str) -> Result<
 /// Which command reads the scenario, and so which keys it may have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
-    /// `rocenic send`: no receive side and no TSO (its engines have none: the RTL engine has no
-    /// segmenter yet, and the model runs as the RTL does).
+    /// `rocenic send`: no receive side.
     Send,
-    /// `rocenic sim`: a QP's receive queue (`rq`, `srq`, `rss`) and TSO requests.
+    /// `rocenic sim`: a QP's receive queue (`rq`, `srq`, `rss`).
     Sim,
 }
 
@@ -106,7 +104,7 @@ pub fn plan(s: &Scenario, flavor: Flavor) -> Result<Plan, ScenarioError> {
     let memory = memory(&s.memory)?;
     let mrs = regions(&s.mr)?;
     let mut qps = queue_pairs(&s.qp, &nic, families, flavor)?;
-    requests(&s.wr, &mut qps, families, flavor)?;
+    requests(&s.wr, &mut qps, families)?;
     Ok(Plan {
         nic,
         profile,
@@ -508,7 +506,6 @@ fn requests(
     list: &[At<scenario::Wr>],
     qps: &mut [PlannedQp],
     families: Families,
-    flavor: Flavor,
 ) -> Result<(), ScenarioError> {
     let index: HashMap<u32, usize> = qps.iter().enumerate().map(|(i, q)| (q.qpn, i)).collect();
     let mut buf = vec![0u8; MAX_WQE_BYTES];
@@ -524,7 +521,7 @@ fn requests(
             OpName::RdmaWriteImm => Opcode::RdmaWriteImm,
             OpName::Tso => Opcode::Tso,
         };
-        let tso = tso(at, opcode, flavor, qps[k].config.qp_type)?;
+        let tso = tso(at, opcode)?;
         if w.imm.is_some() && !opcode.has_imm() {
             return fail(
                 at,
@@ -665,14 +662,8 @@ fn requests(
     Ok(())
 }
 
-/// A TSO request's segment size and header template: both given exactly for `tso`, and `tso`
-/// only where the command runs it.
-fn tso<'a>(
-    at: &'a At<scenario::Wr>,
-    opcode: Opcode,
-    flavor: Flavor,
-    kind: qp::QpKind,
-) -> Result<Option<Tso<'a>>, ScenarioError> {
+/// A TSO request's segment size and header template: both given exactly for `tso`.
+fn tso(at: &At<scenario::Wr>, opcode: Opcode) -> Result<Option<Tso<'_>>, ScenarioError> {
     let w = &at.item;
     if opcode != Opcode::Tso {
         return match (w.mss, &w.header) {
@@ -688,14 +679,6 @@ fn tso<'a>(
                 )
             }
         };
-    }
-    if flavor == Flavor::Send && kind != qp::QpKind::Raw {
-        return fail(
-            at,
-            "key \"opcode\": tso is for rocenic sim on a UD QP; the engines of rocenic send have \
-             no TSO for it (the RTL's has no segmenter yet); on a raw QP it runs on --engine \
-             model",
-        );
     }
     match (w.mss, &w.header) {
         (Some(mss), Some(header)) => Ok(Some(Tso {

@@ -2,10 +2,11 @@
 //! write what the model writes (the summary but its cycles, every completion, every frame each
 //! way); the comparison catches a deliberate difference; the model serves send queues in slot
 //! order, as the core does, whatever order the QPs are listed in; `--vcd` writes a VCD of core
-//! a; a raw QP's SENDs and a UD QP's TSO requests run on both engines alike; a scenario the
-//! core cannot run yet (a raw QP's TSO request) is refused before any output.
+//! a; a raw QP's SENDs and TSO requests and a UD QP's TSO requests run on both engines alike;
+//! the built-in mix, `make run`'s, runs on the cores by default (a build with the `rtl`
+//! feature) and writes what the model writes.
 
-use crate::common::{fails_with, rocenic, stderr, stdout};
+use crate::common::{rocenic, stderr, stdout};
 use rocenic_model::wire::PcapReader;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -78,7 +79,7 @@ fn outputs(summary: &str, out: &Path) -> Outputs {
 fn the_cores_write_what_the_model_writes() {
     let scenario = here("../docs/examples/sim-core.toml");
     let (m, r) = (temp("model"), temp("rtl"));
-    let model = run(&scenario, &m, &[]);
+    let model = run(&scenario, &m, &["--engine", "model"]);
     let rtl = run(&scenario, &r, &["--engine", "rtl"]);
     assert!(
         rtl.contains("engine rtl") && rtl.contains("cycles: "),
@@ -136,7 +137,8 @@ fn the_model_serves_in_slot_order() {
     let reordered = temp("reordered.toml");
     std::fs::write(&reordered, &moved).unwrap();
     let (m, r) = (temp("listed"), temp("moved"));
-    let (listed, moved) = (run(&scenario, &m, &[]), run(&reordered, &r, &[]));
+    let model = ["--engine", "model"];
+    let (listed, moved) = (run(&scenario, &m, &model), run(&reordered, &r, &model));
     assert_eq!(outputs(&listed, &m), outputs(&moved, &r));
     for p in [m, r] {
         std::fs::remove_dir_all(p).unwrap();
@@ -169,27 +171,44 @@ fn a_vcd_of_core_a() {
     std::fs::remove_dir_all(out).unwrap();
 }
 
+/// A raw QP's SEND and TSO request (Ethernet, IPv6) landed whole in b's raw work queue: the
+/// cores write what the model writes, segment by segment.
 #[test]
-fn what_the_core_cannot_run_is_refused_first() {
-    let out = temp("refused");
-    let o = rocenic(
-        &[
-            "sim",
-            "--engine",
-            "rtl",
-            "--scenario",
-            here("tests/cli/sim_raw.toml").to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        "",
+fn raw_tso_on_the_cores() {
+    let scenario = here("tests/cli/sim_raw.toml");
+    let (m, r) = (temp("rawtso-model"), temp("rawtso-rtl"));
+    let model = run(&scenario, &m, &["--engine", "model"]);
+    let rtl = run(&scenario, &r, &["--engine", "rtl"]);
+    let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
+    assert!(model.frames[0].len() > 2, "a's frame and segments");
+    assert_eq!(model, rtl);
+    std::fs::remove_dir_all(m).unwrap();
+    std::fs::remove_dir_all(r).unwrap();
+}
+
+/// The main job (`make run`): the built-in mix with no options runs on the co-simulated cores
+/// and writes what the model writes.
+#[test]
+fn the_default_mix_on_the_cores() {
+    let (m, r) = (temp("mix-model"), temp("mix-rtl"));
+    let sim = |out: &Path, extra: &[&str]| {
+        let mut args = vec!["sim", "--out", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = rocenic(&args, "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let model = sim(&m, &["--engine", "model"]);
+    let rtl = sim(&r, &[]);
+    assert!(rtl.contains("engine rtl"), "the default engine: {rtl}");
+    let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
+    assert!(
+        model.frames.iter().all(|f| f.len() > 100),
+        "traffic both ways"
     );
-    fails_with(
-        &o,
-        "sim_raw.toml:30: [[nic.a.wr]] #2: a raw QP's TSO work request (QP 0x19): --engine rtl \
-         runs the co-simulated full core, whose TSO segmenter serves UD QPs only",
-    );
-    assert!(!out.exists());
+    assert_eq!(model, rtl);
+    std::fs::remove_dir_all(m).unwrap();
+    std::fs::remove_dir_all(r).unwrap();
 }
 
 /// A raw-packet QP's SENDs (inline and padded, gathered, the port's largest frame) to a raw
@@ -198,7 +217,7 @@ fn what_the_core_cannot_run_is_refused_first() {
 fn raw_sends_on_the_cores() {
     let scenario = here("tests/cli/sim_raw_send.toml");
     let (m, r) = (temp("raw-model"), temp("raw-rtl"));
-    let model = run(&scenario, &m, &[]);
+    let model = run(&scenario, &m, &["--engine", "model"]);
     let rtl = run(&scenario, &r, &["--engine", "rtl"]);
     let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
     let lens: Vec<usize> = model.frames[0].iter().map(Vec::len).collect();
@@ -219,7 +238,7 @@ fn raw_sends_on_the_cores() {
 fn ud_tso_on_the_cores() {
     let scenario = here("tests/cli/sim_tso.toml");
     let (m, r) = (temp("tso-model"), temp("tso-rtl"));
-    let model = run(&scenario, &m, &[]);
+    let model = run(&scenario, &m, &["--engine", "model"]);
     let rtl = run(&scenario, &r, &["--engine", "rtl"]);
     let (model, rtl) = (outputs(&model, &m), outputs(&rtl, &r));
     assert_eq!(model.frames[0].len(), 44 + 2 + 1, "a's segments");

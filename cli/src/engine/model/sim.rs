@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 /// A NIC of the model, programmed as a side of the job says.
 fn nic(side: &SideJob) -> Result<NicModel, Failure> {
     let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
-    let (send, queues) = send_side(&side.send, true, Order::Slots)?;
+    let (send, queues) = send_side(&side.send, Order::Slots)?;
     let mut nic: NicModel = NicModel::new(send, queues);
     for q in &side.wqs {
         nic.rx

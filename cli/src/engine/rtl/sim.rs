@@ -17,8 +17,7 @@
 //! host's polls only.
 
 use super::Rtl;
-use crate::send::scenario::{OpName, QpKind, ScenarioError};
-use crate::sim::scenario::{Scenario, SIDES};
+use crate::sim::scenario::SIDES;
 use crate::sim::{self, Doorbell, Host, Report, SideJob};
 use crate::Failure;
 use rocenic_firmware::rss::ContextConfig;
@@ -191,45 +190,7 @@ fn activity(cores: &[Core; 2], host: &Host) -> [u64; 5] {
     ]
 }
 
-impl Rtl {
-    /// The core's segmenter serves UD QPs only (docs/top.md): the first TSO work request of a
-    /// raw QP is refused before any output. UD QPs' TSO and raw QPs' SENDs run.
-    pub fn sim_accepts(scenario: &Scenario) -> Result<(), ScenarioError> {
-        let why = "--engine rtl runs the co-simulated full core, whose TSO segmenter serves UD \
-                   QPs only (raw QPs' TSO: docs/top.md, \"What is left\"); run this scenario \
-                   with --engine model";
-        let raw = |side: &crate::sim::scenario::Side, qpn: u32| {
-            side.send
-                .qp
-                .iter()
-                .any(|q| q.item.qpn == qpn && q.item.qp_type == QpKind::Raw)
-        };
-        let wr = scenario
-            .sides
-            .iter()
-            .flat_map(|side| side.send.wr.iter().map(move |w| (side, w)))
-            .filter(|(side, w)| w.item.opcode == OpName::Tso && raw(side, w.item.qpn))
-            .map(|(_, w)| {
-                let what = format!("a raw QP's TSO work request (QP 0x{:x})", w.item.qpn);
-                (w.line, w.place, what)
-            })
-            .min_by_key(|(line, _, _)| *line);
-        match wr {
-            Some((line, place, what)) => Err(ScenarioError {
-                line,
-                place: Some(place),
-                message: format!("{what}: {why}"),
-            }),
-            None => Ok(()),
-        }
-    }
-}
-
 impl sim::Unit for Rtl {
-    fn accepts(&self, scenario: &Scenario) -> Result<(), ScenarioError> {
-        Rtl::sim_accepts(scenario)
-    }
-
     fn run(
         &mut self,
         job: sim::Job,
