@@ -122,32 +122,67 @@ fn qps16_error_storm() {
 }
 
 /// Cycle figures of TSO sends on the default build (printed; `--nocapture`): eight 16 KiB
-/// sends at MSS 1448 from one gather entry, a 44-byte IPoIB + IPv4 + TCP template, on the UD
-/// QP with its path MTU raised to 4096, with an ideal host and one 100 cycles late. The frames
-/// and completions must be the model's, as everywhere.
+/// sends at MSS 1448 from one gather entry, on the UD QP with its path MTU raised to 4096 (a
+/// 44-byte IPoIB + IPv4 + TCP template) and on the raw QP (a 54-byte Ethernet + IPv4 + TCP
+/// one), each with an ideal host and one 100 cycles late. The frames and completions must be
+/// the model's, as everywhere.
 #[test]
 fn tso_throughput() {
     use rocenic_model::entropy::Profile;
     use rocenic_model::qp::PathMtu;
-    use rocenic_model::wqe::{
-        AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
-        MAX_WQE_BYTES,
-    };
-    use rocenic_sim::wqe::scenario::{base, post, DATA, MRS};
+    use rocenic_model::wqe::AddressVector;
+    use rocenic_sim::wqe::scenario::{base, RAW_QUEUE};
+    let ip_tcp: Vec<u8> = [
+        &[0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0][..],
+        &[10, 0, 0, 1, 10, 0, 0, 9],
+        &[0x30, 0x39, 0x01, 0xBB, 0, 0, 0x10, 0, 0, 0, 0, 0],
+        &[0x50, 0x18, 0xFF, 0xFF, 0, 0, 0, 0],
+    ]
+    .concat();
+    // UD: IPoIB, the QP's MTU raised to 4096.
     let mut run = base(Profile::Linux);
-    run.engine.tso = tso_of::<WqeEngine>().expect("CAPS");
-    assert!(run.engine.tso.is_some(), "the default build has TSO");
     let qpn = run.queues[2].qpn;
     let mut cfg = *run.engine.qps.get(qpn).unwrap().config();
     cfg.mtu = PathMtu::Mtu4096;
     run.engine.qps.destroy(qpn).unwrap();
     run.engine.qps.create(qpn, cfg).unwrap();
     run.engine.qps.bring_up(qpn).unwrap();
-    let mut header = vec![0x08, 0x00, 0, 0];
-    header.extend_from_slice(&[0x45, 0, 0, 0, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0]);
-    header.extend_from_slice(&[10, 0, 0, 1, 10, 0, 0, 9]);
-    header.extend_from_slice(&[0x30, 0x39, 0x01, 0xBB, 0, 0, 0x10, 0, 0, 0, 0, 0]);
-    header.extend_from_slice(&[0x50, 0x18, 0xFF, 0xFF, 0, 0, 0, 0]);
+    let av = AddressVector {
+        dqpn: 0x101,
+        qkey: 0x2222,
+        dgid: AddressVector::mapped([10, 0, 0, 9]),
+        dmac: [2, 0, 0, 0, 0, 9],
+        vlan: None,
+        flow_label: 0,
+        tclass: 0,
+        hop_limit: 64,
+    };
+    let ipoib = [&[0x08, 0x00, 0, 0][..], &ip_tcp].concat();
+    tso_figures("UD", run, 2, &ipoib, Some(av));
+    // Raw: Ethernet.
+    let eth = [
+        &[2, 0, 0, 0, 0, 9, 2, 0, 0, 0, 0, 1, 0x08, 0x00][..],
+        &ip_tcp,
+    ]
+    .concat();
+    tso_figures("raw", base(Profile::Linux), RAW_QUEUE, &eth, None);
+}
+
+/// Eight 16 KiB TSO sends at MSS 1448 on queue `k` of `run`, with `header` and `av`: run on the
+/// default build with two hosts, held against the model, the figures printed.
+fn tso_figures(
+    qp: &str,
+    mut run: rocenic_sim::wqe::dp::Run,
+    k: usize,
+    header: &[u8],
+    av: Option<rocenic_model::wqe::AddressVector>,
+) {
+    use rocenic_model::wqe::{
+        DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES, MAX_WQE_BYTES,
+    };
+    use rocenic_sim::wqe::scenario::{post, DATA, MRS};
+    run.engine.tso = tso_of::<WqeEngine>().expect("CAPS");
+    assert!(run.engine.tso.is_some(), "the default build has TSO");
     let (lkey, ..) = MRS[0];
     for i in 0..8u32 {
         let sges = [DataSegment {
@@ -161,30 +196,18 @@ fn tso_throughput() {
             index: i,
             imm: 0,
             wr_id: u64::from(i),
-            av: Some(AddressVector {
-                dqpn: 0x101,
-                qkey: 0x2222,
-                dgid: AddressVector::mapped([10, 0, 0, 9]),
-                dmac: [2, 0, 0, 0, 0, 9],
-                vlan: None,
-                flow_label: 0,
-                tclass: 0,
-                hop_limit: 64,
-            }),
+            av,
             raddr: None,
-            tso: Some(Tso {
-                mss: 1448,
-                header: &header,
-            }),
+            tso: Some(Tso { mss: 1448, header }),
             payload: Payload::Gather(&sges),
         };
         let mut out = vec![0u8; MAX_WQE_BYTES];
         let c = Wqe::encode(&wr, &mut out).unwrap();
         out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-        post(&mut run, 2, &out);
+        post(&mut run, k, &out);
     }
     let want = run.model();
-    assert_eq!(want.frames.len(), 8 * 12, "twelve segments a send");
+    assert_eq!(want.frames.len(), 8 * 12, "{qp}: twelve segments a send");
     for (what, dma) in [
         ("ideal host", DmaConfig::ideal(8, 4)),
         (
@@ -201,14 +224,14 @@ fn tso_throughput() {
             axil_delay: 0.0,
         };
         let out = run_on::<WqeEngine>(&Setup::from(&run), &load, 1, 3_000_000, None)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert_eq!(out.frames, want.frames, "{what}: frames");
+            .unwrap_or_else(|e| panic!("{qp}, {what}: {e}"));
+        assert_eq!(out.frames, want.frames, "{qp}, {what}: frames");
         let mut cq = vec![0u8; want.cq.len()];
         out.memory.read(run.cq.0, &mut cq).unwrap();
-        assert_eq!(cq, want.cq, "{what}: completion ring");
+        assert_eq!(cq, want.cq, "{qp}, {what}: completion ring");
         let bytes: usize = out.frames.iter().map(Vec::len).sum();
         eprintln!(
-            "tso_throughput, {what}: {} frames, {bytes} wire bytes in {} cycles: {:.2} bytes per cycle ({} beats)",
+            "tso_throughput, {qp}, {what}: {} frames, {bytes} wire bytes in {} cycles: {:.2} bytes per cycle ({} beats)",
             out.frames.len(),
             out.cycles,
             bytes as f64 / out.cycles as f64,
