@@ -78,7 +78,7 @@ ice40.lint  := $(ice40.defs)
 
 ## Pipelines alone, out of context on ECP5-25F speed 6 at PIPE_MHZ: `top` or `top:P=V,P=V`.
 ## A new pipeline is one more word here. The whole WQE engine is not in it: its 25F build
-## (16 QP slots, 16 regions) routes but does not meet 125 MHz yet (docs/wqe.md, "Size, and the
+## (16 QP slots, 16 regions) routes but does not meet 125 MHz yet (docs/wqe-engine.md, "Size, and the
 ## ECP5-25F build"); `make build/fpga/pipe/wqe_engine_QPS_16_MRS_16/row.json
 ## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \

@@ -120,7 +120,7 @@ module rx_dp #(
     input  wire                s_mr_valid,
     output logic               s_mr_ready,
     input  wire [4:0]          s_mr_status,
-    // DMA reads and writes (docs/wqe.md, "DMA interface")
+    // DMA reads and writes (docs/wqe-dma.md, "DMA interface")
     output logic               m_rd_req_valid,
     input  wire                m_rd_req_ready,
     output logic [63:0]        m_rd_req_addr,

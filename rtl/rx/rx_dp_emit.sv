@@ -4,7 +4,7 @@
 `default_nettype none
 
 // One DMA write of the receive data path (docs/rx.md, "rx_dp (RTL)"): LEN bytes (1..4096) to
-// host address ADDR, packed from lane 0 as docs/wqe.md's DMA interface asks, taken from one of
+// host address ADDR, packed from lane 0 as docs/wqe-dma.md's DMA interface asks, taken from one of
 // three sources:
 //   SRC_FRAME  the packet buffer, from byte SHIFT of beat BEAT on (rx_check's read port: a beat
 //              two clocks after its address), each output beat two buffer beats shifted
@@ -34,7 +34,7 @@ module rx_dp_emit #(
     // the packet buffer
     output logic [ADDR_W-1:0] rd_addr,
     input  wire [63:0]        rd_data,
-    // DMA writes (docs/wqe.md, "DMA interface")
+    // DMA writes (docs/wqe-dma.md, "DMA interface")
     output logic              m_wr_valid,
     input  wire               m_wr_ready,
     output logic [63:0]       m_wr_addr,

@@ -75,7 +75,7 @@ module rx_path #(
     input  wire [QPS-1:0]     qp_err,           // holding a QP in ERR
     output logic              err_set_valid,    // move err_set_slot's QP to ERR
     output logic [7:0]        err_set_slot,
-    // DMA reads (docs/wqe.md, "DMA interface")
+    // DMA reads (docs/wqe-dma.md, "DMA interface")
     output logic              m_rd_req_valid,
     input  wire               m_rd_req_ready,
     output logic [63:0]       m_rd_req_addr,

@@ -11,7 +11,7 @@
 // the edge.
 //
 //   tx   the engine's frames (RoCEv2, UD QPs' TSO segments, and raw QPs' frames as the host
-//        built them), straight to the MAC. TSO is inside the engine's data path (docs/wqe.md,
+//        built them), straight to the MAC. TSO is inside the engine's data path (docs/wqe-dp.md,
 //        "TSO in the RTL engine"), so this stays one stream.
 //   rx   the MAC's frames through rss_pipeline, which hashes and steers them and gives its
 //        verdict with each last beat, into rx_path, port to port.
@@ -22,7 +22,7 @@
 // the memory-region table takes the engine's region writes in the same clock as the engine's.
 //
 // DMA responses: the two sources share the host's response stream (nic_dma), so each must take
-// the answers to what it asked without waiting on the other. The engine does (docs/wqe.md); the
+// the answers to what it asked without waiting on the other. The engine does (docs/wqe-dma.md); the
 // receive path has one read outstanding at a time and holds its ready low only while an entry
 // it read waits for its own region check (rx_dp_fetch), a few cycles that depend on nothing of
 // the engine's, and always takes write completions.
@@ -64,7 +64,7 @@ module nic_core #(
     input  wire                s_axil_rready,
     output logic [31:0]        s_axil_rdata,
     output logic [1:0]         s_axil_rresp,
-    // host memory (docs/wqe.md, "DMA interface"), tags {source, the source's tag}
+    // host memory (docs/wqe-dma.md, "DMA interface"), tags {source, the source's tag}
     output logic               m_rd_req_valid,
     input  wire                m_rd_req_ready,
     output logic [63:0]        m_rd_req_addr,

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The full core's one DMA port (docs/wqe.md, "DMA interface") shared by two sources: source 0
+// The full core's one DMA port (docs/wqe-dma.md, "DMA interface") shared by two sources: source 0
 // the WQE engine, source 1 the receive path, each with its own read port (tagged requests,
 // responses in any order) and write port (bursts and their completions).
 //
@@ -18,7 +18,7 @@
 // latency or back-pressure. The responses share one stream from the host: a source that holds
 // its ready low holds the other source's responses once its two-beat buffer is full, so each
 // source must take the responses to what it asked for without waiting on the other (the WQE
-// engine reserves room before it asks, docs/wqe.md; the receive path must too).
+// engine reserves room before it asks, docs/wqe-dma.md; the receive path must too).
 module nic_dma #(
     parameter  int DATA_BYTES = 8,  // lanes of a beat (the core's 64-bit data path)
     parameter  int RD_TAG_W   = 4,  // each source's read tag bits (the host's are one more)

@@ -8,7 +8,7 @@
 
 // The WQE engine's control plane: the AXI4-Lite registers, the QP context table, the memory
 // region keys, the send doorbells and the scheduler that hands the data path one WQE at a time.
-// docs/wqe.md, "Control plane (RTL)", describes the interface and its timing; the map is
+// docs/wqe-ctrl.md, "Control plane (RTL)", describes the interface and its timing; the map is
 // docs/wqe-registers.md.
 //
 // Parts (one file each; this module wires them and runs the commands):

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The WQE engine's data path (docs/wqe.md, "Data path"): picks in; WQE fetch (wqe_fetch),
+// The WQE engine's data path (docs/wqe-dp.md, "Data path"): picks in; WQE fetch (wqe_fetch),
 // checks (wqe_parse, with the memory-region check outside on m_mr/s_mr), gather planning and
 // DMA (wqe_gather, wqe_rdbuf), the commit point and sender (wqe_emit, wqe_concat), UD entropy
 // (entropy_unit) and completions (wqe_cq). Frame descriptors and their payload leave on
@@ -13,7 +13,7 @@
 // DMA reads: fetch and gather share the read port; fetch has tag 2^TAG_W - 1, the pieces the
 // others. A response beat goes to fetch or to the packet buffer by its tag.
 //
-// TSO = 1 adds TSO work requests (opcode 10 on UD QPs; docs/wqe.md, "TSO in the RTL engine"):
+// TSO = 1 adds TSO work requests (opcode 10 on UD QPs; docs/wqe-dp.md, "TSO in the RTL engine"):
 // the checks, the planner and the sender handle them, and wqe_tso_tx (the segmenter, split and
 // merge) sits between wqe_concat and m_pay, with a FIFO of descriptors beside it so the sender
 // can run a segment or two ahead of the frame builder. TSO = 0 refuses opcode 10 as unknown.

@@ -6,7 +6,7 @@
 // Every user imports a few of these constants, so unused ones are expected.
 /* verilator lint_off UNUSEDPARAM */
 
-// Types the WQE engine's data path passes between its stages (docs/wqe.md, "Data path"):
+// Types the WQE engine's data path passes between its stages (docs/wqe-dp.md, "Data path"):
 // the QP context it needs, the pick it starts from, and the checked WQE it sends.
 package wqe_dp_pkg;
 

@@ -15,7 +15,7 @@
 // Every decision reads qp_err after the previous WQE's, so a fault late in one WQE flushes the
 // next WQE of that QP even if it was planned already.
 //
-// TSO (docs/wqe.md, "TSO in the RTL engine"): a packet is a segment, with its own PSN and
+// TSO (docs/wqe-dp.md, "TSO in the RTL engine"): a packet is a segment, with its own PSN and
 // descriptor (UD SEND_ONLY); the template and the pieces go out as one stream (tlast after the
 // last piece), which wqe_tso_tx cuts again. Each stream is announced on m_rec (one per plain
 // packet with a payload, one per TSO send) and each segment gets a keep flag on m_keep before

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The WQE engine, send side (docs/wqe.md): registers and doorbells in (AXI4-Lite), host memory
+// The WQE engine, send side (docs/wqe-engine.md): registers and doorbells in (AXI4-Lite), host memory
 // through a tagged DMA read port and a DMA write port, RoCEv2 frames out (64-bit stream).
 //
 //   wqe_ctrl   registers, QP contexts, memory-region keys, doorbells, round-robin picks
@@ -45,7 +45,7 @@ module wqe_engine #(
     input  wire              s_axil_rready,
     output logic [31:0]      s_axil_rdata,
     output logic [1:0]       s_axil_rresp,
-    // DMA reads (docs/wqe.md, "DMA interface")
+    // DMA reads (docs/wqe-dma.md, "DMA interface")
     output logic             m_rd_req_valid,
     input  wire              m_rd_req_ready,
     output logic [63:0]      m_rd_req_addr,

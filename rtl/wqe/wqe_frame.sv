@@ -9,7 +9,7 @@
 // checksum) or IPv6, UDP, BTH, RETH / DETH / ImmDt as enabled, the payload, and zeros to a
 // multiple of 4 (the BTH's PadCnt). Byte for byte model::wqe::frame's emit_headers, the payload
 // and pad_payload; the ICRC and the 60-byte minimum are the next stage's (wqe_icrc), which
-// takes this output as it is. docs/wqe.md, "Frame builder".
+// takes this output as it is. docs/wqe-frame.md, "Frame builder".
 //
 // Streams (valid/ready; lane i = bits [8i +: 8] is the earlier byte):
 //   s_desc_*   one descriptor per packet (wqe_frame_pkg::desc_t, flat here). PadCnt is derived

@@ -17,7 +17,7 @@
 // Buffer space is taken in whole pieces, in order, as a ring: a piece starts on a word, so a
 // piece of n bytes takes ceil(n / 8) words; wqe_emit returns them in the same order.
 //
-// TSO (docs/wqe.md, "TSO in the RTL engine"): a packet is a segment. The message is cut at the
+// TSO (docs/wqe-dp.md, "TSO in the RTL engine"): a packet is a segment. The message is cut at the
 // MSS instead of the path MTU, the count ceil(len / MSS) comes from a serial divider (a bit a
 // cycle), and the header template (inline words from wqe_parse) is the first packet's first
 // piece; a packet record's length is then the segment's frame payload, template included. An

@@ -5,7 +5,7 @@
 
 // The last stage of the send engine's frame path: appends the ICRC to each RoCEv2 frame and pads
 // it with zeros to 60 bytes, bit-exact with model::wire::icrc_append (docs/reference.md §3,
-// docs/wqe.md "ICRC stage").
+// docs/wqe-icrc.md "ICRC stage").
 //
 // In: a frame as the engine built it, Ethernet (one optional 802.1Q tag) | IPv4 (IHL 5) or IPv6
 // | UDP | BTH | extension headers | payload | pad, everything but the ICRC and the padding. The

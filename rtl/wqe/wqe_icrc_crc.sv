@@ -9,7 +9,7 @@
 // The beats come in already masked (wqe_icrc does it): the bytes before the IP header are zero,
 // the ICRC's variant fields are all ones, and the lanes after a last beat's bytes are zero. What
 // that leaves to fix is where the CRC starts and where it ends, and both are done without a
-// per-lane choice inside the loop (docs/reference.md §3; docs/wqe.md, "ICRC stage"):
+// per-lane choice inside the loop (docs/reference.md §3; docs/wqe-icrc.md, "ICRC stage"):
 //
 //   start  A zero byte moves the CRC register by a fixed invertible step, so a frame whose L2
 //          header is zeroed hashes as if it began at the IP header, provided the register

@@ -5,7 +5,7 @@
 
 // The memory-region check: every gather entry of a WQE is looked up here before any DMA, with
 // the answer of model::qp::MrTable::check (docs/qp.md, "Memory regions and the protection
-// check"; docs/wqe.md, "Memory-region check (RTL)").
+// check"; docs/wqe-mr.md, "Memory-region check (RTL)").
 //
 // The table does not search by key. An lkey's slot is lkey[MR_IDX_LSB +: log2(MRS)] (mlx5's
 // mkey convention: the index above a key byte), and the slot's stored lkey must equal the whole

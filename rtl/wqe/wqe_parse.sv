@@ -19,7 +19,7 @@
 // only later check, the UD MTU or a raw frame's length, is decided from the control segment
 // before its data).
 //
-// TSO (docs/wqe.md, "TSO in the RTL engine"): the header template's words (after the address
+// TSO (docs/wqe-dp.md, "TSO in the RTL engine"): the header template's words (after the address
 // vector) are data words too: they go out on m_inl ahead of the payload (a gathered TSO WQE's
 // only inline words) and into a 128-byte copy that a tso_parse checks once the WQE is read.
 // They leave before the verdict, so a refused TSO WQE's words are in the FIFO: its

@@ -9,7 +9,7 @@
 
 // The QP context table: QPS slots, each a context in block RAM (wqe_ctx_ram, the layout
 // wqe_pkg::qp_image_t), a state and a valid bit in flip-flops, and the next PSN in LUT RAM; the
-// QP commands that change them; the data path's ERR and PSN ports. docs/wqe.md, "Control plane
+// QP commands that change them; the data path's ERR and PSN ports. docs/wqe-ctrl.md, "Control plane
 // (RTL)", gives the semantics; model::qp is the reference (QpContext, QpState).
 //
 // Commands (cmd_start with the command's fields; wqe_ctrl starts one only while the scheduler

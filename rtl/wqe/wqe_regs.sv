@@ -31,7 +31,7 @@
 // ring's base, the staged region and QP) are in groups of eight, each with its own copy of the
 // write data, its write decodes registered with the address, and its own read multiplexer: the
 // whole engine does not route on ECP5 when one write-data net and one read multiplexer reach
-// every register (docs/wqe.md, "Size, and the ECP5-25F build").
+// every register (docs/wqe-engine.md, "Size, and the ECP5-25F build").
 module wqe_regs #(
     parameter  int QPS        = 64,  // QP slots (CAPS.QPS; 256 reads as 0)
     parameter  int MRS        = 64,  // memory-region table entries (CAPS.MRS; 256 reads as 0)

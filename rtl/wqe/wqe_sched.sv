@@ -7,7 +7,7 @@
 
 // The send queues' scheduler: each slot's send-ring indices and doorbell, the completion ring's
 // indices and room, the round robin, and the pick stream (model/src/wqe/queues.rs, `Queues::step`;
-// docs/wqe.md, "Control plane (RTL)").
+// docs/wqe-ctrl.md, "Control plane (RTL)").
 //
 // Ring unit: one operation at a time on the per-slot indices (32-bit free-running producer and
 // consumer in LUT RAM, a pending bit per slot in flip-flops):

@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The data path's TSO split and merge (docs/wqe.md, "TSO in the RTL engine"): between the
+// The data path's TSO split and merge (docs/wqe-dp.md, "TSO in the RTL engine"): between the
 // sender's byte stream (wqe_concat) and the frame builder. Each stream in comes with a record,
 // in order: a plain packet passes as it is; a TSO send (header template, then payload) goes
 // through tso_segmenter, and its segments come out in its place, so the frame builder meets

@@ -208,7 +208,7 @@ fn random_against_model<D: WqeMrPorts>(name: &str) {
         }
         if clock.accepted {
             let l = offered.take().unwrap();
-            // The write of the accepting clock counts (docs/wqe.md: the new entry).
+            // The write of the accepting clock counts (docs/wqe-mr.md: the new entry).
             let want = mirror.check(&l);
             cov.races += u64::from(before != Some(want));
             cov.by_status[match want.status {

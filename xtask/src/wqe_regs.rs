@@ -54,7 +54,7 @@ pub fn markdown(out: &mut String) -> fmt::Result {
         out,
         SOURCE,
         "WQE engine registers",
-        "The register map of the WQE engine's control plane ([wqe.md](wqe.md#control-plane-rtl)): \
+        "The register map of the WQE engine's control plane ([wqe-ctrl.md](wqe-ctrl.md#control-plane-rtl)): \
          AXI4-Lite, 32-bit words, byte offsets. The same map drives the RTL \
          (`rtl/wqe/wqe_regs_pkg.sv`) and the Rust side (`model::wqe::regs`).",
     )?;

@@ -1,6 +1,6 @@
 //! Queue pairs: their send queues in host memory, the verbs state machine, and posting.
 //!
-//! The engine holds a QP's whole context from one `QP_WRITE` (docs/wqe.md, "Control plane"):
+//! The engine holds a QP's whole context from one `QP_WRITE` (docs/wqe-ctrl.md, "Control plane"):
 //! its PD, path MTU, first send PSN, peer and address vector. Verbs hands those over across
 //! three state changes, the first send PSN last (RTS), so the driver keeps a QP in RESET, INIT
 //! and RTR itself, checking every change against the model's state table, and gives it to the

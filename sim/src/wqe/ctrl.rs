@@ -3,7 +3,7 @@
 //! random back-pressure, holds a few in flight, takes their PSNs, moves QPs to ERR, writes
 //! completions and retires them. Every observation goes to a log of [`Timed`] events, each with the
 //! cycle whose state it reflects or from which it is visible, so that a test can replay the log
-//! through the model in cycle order (docs/wqe.md, "Control plane (RTL)", gives those timings).
+//! through the model in cycle order (docs/wqe-ctrl.md, "Control plane (RTL)", gives those timings).
 
 use super::bits::Unpacker;
 use crate::axil::{Master, Op};

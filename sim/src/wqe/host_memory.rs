@@ -1,4 +1,4 @@
-//! The host side of the WQE engine's DMA ports (docs/wqe.md, "DMA interface"): a cycle-level
+//! The host side of the WQE engine's DMA ports (docs/wqe-dma.md, "DMA interface"): a cycle-level
 //! bus-functional model that serves the engine's tagged reads and writes from any [`Memory`]
 //! with seeded random latency, reordering, beat interleaving and back-pressure, and checks the
 //! engine's side of the protocol.

@@ -259,7 +259,7 @@ fn qps64_rfc_v1() {
     );
 }
 
-/// The timings docs/wqe.md gives, with a bus that never waits and a data path that takes each
+/// The timings docs/wqe-ctrl.md gives, with a bus that never waits and a data path that takes each
 /// pick at once: how long each kind of write takes to be answered, how long each command holds
 /// the next write, and the pick rate.
 #[test]
