@@ -15,6 +15,8 @@
 mod check;
 mod host;
 mod layout;
+mod link;
+pub use link::Transport;
 pub mod scenario;
 mod summary;
 
@@ -96,6 +98,8 @@ pub struct Job {
     /// The most turns the run may take (each turn serves a work request on each side or moves
     /// a frame or a completion); more means the NICs do not settle.
     pub limit: u64,
+    /// `[link]`: a lossy wire, and the reliable transport on both NICs.
+    pub link: Option<link::Link>,
 }
 
 /// A doorbell the host rings.
@@ -118,12 +122,14 @@ pub struct Report {
     pub cycles: Option<u64>,
     /// Turns of the run loop.
     pub turns: u64,
+    /// Each NIC's reliable transport, when the job has a `[link]`.
+    pub rc: Option<[link::Transport; 2]>,
 }
 
 /// Runs a [`Job`]; the engines implement it.
 pub trait Unit {
     /// Whether the engine runs `scenario` (checked, before any output is created): the error
-    /// names the first table it cannot run.
+    /// names the first table it cannot run (the cores: `[link]`).
     fn accepts(&self, _scenario: &scenario::Scenario) -> Result<(), ScenarioError> {
         Ok(())
     }
@@ -159,9 +165,10 @@ pub fn run(args: Args) -> Outcome {
     };
     let scenario = scenario::parse(&text).map_err(|e| Failure(e.render(&name)))?;
     let plans = check::check(&scenario).map_err(|e| Failure(e.render(&name)))?;
+    let link = link::check(&scenario).map_err(|e| Failure(e.render(&name)))?;
     unit.accepts(&scenario)
         .map_err(|e| Failure(e.render(&name)))?;
-    let limit = plans
+    let mut limit = plans
         .iter()
         .map(|p| {
             let buffers: u64 = p.wqs.iter().map(|w| u64::from(w.buffers)).sum();
@@ -170,7 +177,13 @@ pub fn run(args: Args) -> Outcome {
         .sum::<u64>()
         * 4
         + 1024;
-    let job = layout::lay_out(plans, limit);
+    if let Some(l) = link {
+        // Resends, and each loss's recovery: up to a timeout per resend allowed.
+        let r = l.reliable;
+        limit = limit * 8 + (1u64 << r.timeout) * (u64::from(r.retry_cnt) + 1) * 64;
+    }
+    let mut job = layout::lay_out(plans, limit);
+    job.link = link;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure(format!("cannot create {}: {e}", args.out.display())))?;
     let pcap_path = args.out.join("run.pcap");

@@ -11,6 +11,7 @@
 //! reads the completions of different queues.
 
 use super::layout::recv_wqe;
+use super::link::{Faults, Wire};
 use super::{Doorbell, Job, RecvQueue};
 use crate::golden::rng::Rng;
 use crate::Failure;
@@ -59,6 +60,8 @@ pub struct Row {
 pub struct WireStats {
     pub frames: u64,
     pub bytes: u64,
+    /// What a `[link]` did to them (`None` without one).
+    pub faults: Option<Faults>,
     /// Every UDP source port seen.
     pub ports: BTreeSet<u16>,
     /// Frames by UDP source port, in 64 ranges of 1024.
@@ -70,6 +73,7 @@ impl Default for WireStats {
         WireStats {
             frames: 0,
             bytes: 0,
+            faults: None,
             ports: BTreeSet::new(),
             port_bins: [0; 64],
         }
@@ -107,6 +111,8 @@ pub struct Host<'a> {
     progress: Option<ProgressBar>,
     /// Each direction: `wire[s]` is what left NIC s.
     pub wire: [WireStats; 2],
+    /// `[link]`'s draws; `None`: a perfect wire.
+    link: Option<Wire>,
     /// Every completion read, in the order read.
     pub rows: Vec<Row>,
 }
@@ -160,8 +166,25 @@ impl<'a> Host<'a> {
             gap: 0,
             tap,
             progress,
-            wire: Default::default(),
+            wire: std::array::from_fn(|_| WireStats {
+                faults: job.link.map(|_| Faults::default()),
+                ..WireStats::default()
+            }),
+            link: job.link.map(|l| Wire::new(l, seed)),
             rows: Vec::new(),
+        }
+    }
+
+    /// What the wire delivers of `frame`, sent by NIC `side`: the frame, or with a `[link]`
+    /// nothing, the frame with a bit flipped, or the frame twice.
+    pub fn carry(&mut self, side: usize, frame: Vec<u8>) -> Vec<Vec<u8>> {
+        match &mut self.link {
+            None => vec![frame],
+            Some(w) => {
+                let out = w.carry(side, frame);
+                self.wire[side].faults = Some(w.faults[side]);
+                out
+            }
         }
     }
 

@@ -68,7 +68,11 @@ pub fn lay_out(plans: [SidePlan; 2], limit: u64) -> Job {
             rules: p.rules,
         }
     });
-    Job { sides, limit }
+    Job {
+        sides,
+        limit,
+        link: None,
+    }
 }
 
 fn receive_queue(w: &WqPlan, memory: &mut rocenic_model::wqe::HostMemory) -> RecvQueue {

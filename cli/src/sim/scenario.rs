@@ -1,13 +1,15 @@
 //! The sim scenario's syntax: two NICs, `[nic.a]` and `[nic.b]`, each with the tables of a send
 //! scenario under its name (`[[nic.a.memory]]`, `[[nic.a.mr]]`, `[[nic.a.qp]]`,
 //! `[[nic.a.wr]]`, read by `send/scenario.rs`) and the receive side's: work queues
-//! (`[[nic.a.wq]]`), RSS contexts (`[[nic.a.rss]]`) and steering rules (`[[nic.a.rule]]`).
+//! (`[[nic.a.wq]]`), RSS contexts (`[[nic.a.rss]]`) and steering rules (`[[nic.a.rule]]`); and,
+//! optionally, the wire between them (`[link]`, `link.rs`).
 //! Every table is `deny_unknown_fields`, and every error names the file's line, the table
 //! (`[[nic.b.rss]] #1`) and the key, as a send scenario's do. The keys are listed in
 //! docs/scenario.md ("Simulation scenarios").
 
+use super::link::LinkTable;
 use crate::send::scenario::{
-    plain, typed_all, At, Hex, Lines, Scenario as SendTables, ScenarioError, Tables,
+    plain, typed, typed_all, At, Hex, Lines, Scenario as SendTables, ScenarioError, Tables,
 };
 use serde::Deserialize;
 use std::net::IpAddr;
@@ -30,6 +32,8 @@ pub struct Side {
 #[derive(Debug)]
 pub struct Scenario {
     pub sides: [Side; 2],
+    /// `[link]`: a lossy wire and the reliable transport.
+    pub link: Option<At<LinkTable>>,
 }
 
 /// `[[nic.X.wq]]`: a receive work queue and the buffers the host posts to it.
@@ -92,11 +96,12 @@ pub struct Rule {
     pub rss: Option<u8>,
 }
 
-/// The top level: only `[nic.a]` and `[nic.b]`.
+/// The top level: `[nic.a]`, `[nic.b]` and `[link]`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
     nic: Option<RawNics>,
+    link: Option<Spanned<Value>>,
 }
 
 #[derive(Deserialize)]
@@ -148,12 +153,26 @@ pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let b = nics.b.ok_or_else(|| missing("b"))?;
     let a = side(&lines, SIDES[0], a);
     let b = side(&lines, SIDES[1], b);
-    // The first error in the file, whichever NIC it is under.
-    match (a, b) {
-        (Ok(a), Ok(b)) => Ok(Scenario { sides: [a, b] }),
-        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
-        (Err(x), Err(y)) => Err(if y.line < x.line { y } else { x }),
+    let link = raw
+        .link
+        .map(|v| typed::<LinkTable>(&lines, None, "link", None, v))
+        .transpose();
+    // The first error in the file, whichever table it is in.
+    let first = [a.as_ref().err(), b.as_ref().err(), link.as_ref().err()]
+        .into_iter()
+        .flatten()
+        .min_by_key(|e| e.line);
+    if let Some(e) = first {
+        return Err(ScenarioError {
+            line: e.line,
+            place: e.place,
+            message: e.message.clone(),
+        });
     }
+    Ok(Scenario {
+        sides: [a?, b?],
+        link: link?,
+    })
 }
 
 /// One NIC's tables, typed.
@@ -206,6 +225,10 @@ fn side(lines: &Lines, name: &'static str, raw: Spanned<RawSide>) -> Result<Side
 fn top_level(message: &str) -> String {
     let m = plain(message, &[], "table or key");
     m.replace("expected a or b", "expected [nic.a] or [nic.b]")
+        .replace(
+            "expected nic or link",
+            "expected [nic.a], [nic.b] or [link]",
+        )
 }
 
 #[cfg(test)]

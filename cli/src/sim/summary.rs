@@ -62,6 +62,9 @@ pub struct Run<'a> {
     pub wqs: &'a [Vec<QueueName>; 2],
 }
 
+/// One number of a NIC's reliable transport.
+type Count = fn(&crate::sim::Transport) -> u64;
+
 /// The longest bar of the work queues' histogram.
 const BAR: usize = 20;
 
@@ -94,6 +97,19 @@ pub fn summary(run: &Run) -> String {
             counts[0].accepted.to_string(),
         ],
     );
+    if let [Some(ab), Some(ba)] = run.wire.each(|w| w.faults) {
+        line(&mut out, "lost", &[ab.lost, ba.lost].map(|n| n.to_string()));
+        line(
+            &mut out,
+            "duplicated",
+            &[ab.duplicated, ba.duplicated].map(|n| n.to_string()),
+        );
+        line(
+            &mut out,
+            "corrupted",
+            &[ab.corrupted, ba.corrupted].map(|n| n.to_string()),
+        );
+    }
     match run.report.cycles {
         Some(c) => {
             let bytes = run.wire[0].bytes + run.wire[1].bytes;
@@ -122,6 +138,24 @@ pub fn summary(run: &Run) -> String {
                     &n.map(|x| x.to_string()),
                 );
             }
+        }
+    }
+    if let Some(rc) = &run.report.rc {
+        let _ = writeln!(out, "reliable transport {:>22}{:>12}", "a", "b");
+        let rows: [(&str, Count); 8] = [
+            ("packets sent again", |t| t.requesters.resent),
+            ("timeouts", |t| t.requesters.timeouts),
+            ("NAKs sent: sequence", |t| t.nic.seq_naks_sent),
+            ("NAKs sent: RNR", |t| t.nic.rnr_naks_sent),
+            ("NAKs sent: fatal", |t| t.nic.fatal_naks_sent),
+            ("NAKs acted on", |t| {
+                t.requesters.seq_naks + t.requesters.rnr_naks
+            }),
+            ("ACKs sent", |t| t.nic.acks_sent),
+            ("ACK and NAK frames taken", |t| t.nic.acks_received),
+        ];
+        for (label, get) in rows {
+            line(&mut out, label, &rc.each(|t| get(t).to_string()));
         }
     }
     let _ = writeln!(out, "discards {:>32}{:>12}", "a", "b");

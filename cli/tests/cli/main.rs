@@ -16,6 +16,7 @@ mod icrc;
 mod rss;
 mod send;
 mod sim;
+mod sim_link;
 #[cfg(feature = "rtl")]
 mod sim_rtl;
 mod toeplitz;

@@ -186,6 +186,40 @@ fn raw_tso_on_the_cores() {
     std::fs::remove_dir_all(r).unwrap();
 }
 
+/// A `[link]` needs the reliable transport, which the cores do not have yet: refused before
+/// any output, naming the table.
+#[test]
+fn a_lossy_link_needs_the_model() {
+    let text = std::fs::read_to_string(here("tests/cli/sim_lossy.toml")).unwrap()
+        + "\n[link]\nloss = 0.01\n";
+    let (file, out) = (temp("lossy.toml"), temp("lossy"));
+    std::fs::write(&file, &text).unwrap();
+    let line = text.lines().position(|l| l == "[link]").unwrap() + 1;
+    let o = rocenic(
+        &[
+            "sim",
+            "--engine",
+            "rtl",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "lossy.toml:{line}: [link]: --engine rtl runs the co-simulated cores, which have no \
+             reliable transport yet"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    std::fs::remove_file(file).unwrap();
+}
+
 /// The main job (`make run`): the built-in mix with no options runs on the co-simulated cores
 /// and writes what the model writes.
 #[test]

@@ -12,15 +12,18 @@ use super::{send_side, Model, Order};
 use crate::sim::{self, Doorbell, Host, Report, SideJob};
 use crate::Failure;
 use rocenic_model::nic::NicModel;
+use rocenic_model::rc::Reliable;
 use rocenic_model::rx::{Discard, WqState};
 use rocenic_model::wqe::{HostMemory, Step};
 use std::collections::VecDeque;
 
-/// A NIC of the model, programmed as a side of the job says.
-fn nic(side: &SideJob) -> Result<NicModel, Failure> {
+/// A NIC of the model, programmed as a side of the job says, with the reliable transport when
+/// the job has a `[link]`.
+fn nic(side: &SideJob, reliable: Option<Reliable>) -> Result<NicModel, Failure> {
     let bug = |what: &str, e: &dyn std::fmt::Debug| Failure(format!("{what}: {e:?}"));
     let (send, queues) = send_side(&side.send, Order::Slots)?;
     let mut nic: NicModel = NicModel::new(send, queues);
+    nic.set_reliable(reliable);
     for q in &side.wqs {
         nic.rx
             .create_wq(q.wq, q.config)
@@ -68,7 +71,8 @@ impl sim::Unit for Model {
         _vcd: Option<&std::path::Path>,
         host: &mut Host,
     ) -> Result<Report, Failure> {
-        let mut nics = [nic(&job.sides[0])?, nic(&job.sides[1])?];
+        let reliable = job.link.map(|l| l.reliable);
+        let mut nics = [nic(&job.sides[0], reliable)?, nic(&job.sides[1], reliable)?];
         let qpns: [Vec<u32>; 2] = job
             .sides
             .each_ref()
@@ -108,8 +112,11 @@ impl sim::Unit for Model {
             for s in 0..2 {
                 for _ in 0..host.deliveries() {
                     let Some(f) = wire[s].pop_front() else { break };
-                    // A discard is counted by the NIC (Report::counts); the frame is gone.
-                    let _ = nics[1 - s].receive(&mut mems[1 - s], &f);
+                    // The link may lose, corrupt or duplicate it (`[link]`). A discard is
+                    // counted by the NIC (Report::counts); the frame is gone.
+                    for f in host.carry(s, f) {
+                        let _ = nics[1 - s].receive(&mut mems[1 - s], &f);
+                    }
                     busy = true;
                 }
             }
@@ -124,6 +131,9 @@ impl sim::Unit for Model {
                     }
                 }
             }
+            // A requester with packets not yet acknowledged waits for an ACK or its timeout
+            // (`[link]`): the run goes on.
+            busy |= (0..2).any(|s| awaiting(&nics[s], &qpns[s]));
             let settled = !busy && wire.iter().all(VecDeque::is_empty);
             if settled || host.poll_due() {
                 for s in 0..2 {
@@ -138,6 +148,12 @@ impl sim::Unit for Model {
                     counts: [*nics[0].rx.counts(), *nics[1].rx.counts()],
                     cycles: None,
                     turns: turn + 1,
+                    rc: reliable.map(|_| {
+                        nics.each_ref().map(|n| crate::sim::Transport {
+                            nic: n.rc_counts(),
+                            requesters: n.queues.rc_counters(),
+                        })
+                    }),
                 });
             }
         }
@@ -149,6 +165,15 @@ impl sim::Unit for Model {
             left(1)
         )))
     }
+}
+
+/// Whether one of the NIC's requesters (the reliable transport) has packets in flight.
+fn awaiting(nic: &NicModel, qpns: &[u32]) -> bool {
+    qpns.iter().any(|&q| {
+        nic.queues
+            .requester(q)
+            .is_some_and(|r| !r.is_error() && r.outstanding() > 0)
+    })
 }
 
 /// What NIC `name` still had to do when the run was stopped.

@@ -17,7 +17,8 @@
 //! host's polls only.
 
 use super::Rtl;
-use crate::sim::scenario::SIDES;
+use crate::send::scenario::ScenarioError;
+use crate::sim::scenario::{Scenario, SIDES};
 use crate::sim::{self, Doorbell, Host, Report, SideJob};
 use crate::Failure;
 use rocenic_firmware::rss::ContextConfig;
@@ -191,6 +192,21 @@ fn activity(cores: &[Core; 2], host: &Host) -> [u64; 5] {
 }
 
 impl sim::Unit for Rtl {
+    /// The cores have no reliable transport yet (docs/rc.md): a scenario with a `[link]` runs
+    /// on the model.
+    fn accepts(&self, scenario: &Scenario) -> Result<(), ScenarioError> {
+        match &scenario.link {
+            None => Ok(()),
+            Some(at) => Err(ScenarioError {
+                line: at.line,
+                place: Some(at.place),
+                message: "--engine rtl runs the co-simulated cores, which have no reliable \
+                          transport yet (docs/rc.md): a lossy link runs on --engine model"
+                    .into(),
+            }),
+        }
+    }
+
     fn run(
         &mut self,
         job: sim::Job,
@@ -200,7 +216,12 @@ impl sim::Unit for Rtl {
         // A wire of one cycle and an ideal host and MAC: the core's own pace.
         let (a, b, link) = CoreDevice::pair_traced(&Load::ideal(), LinkConfig::default(), 1, vcd)
             .map_err(|e| Failure(format!("cannot write the VCD: {e}")))?;
-        let sim::Job { sides, limit } = job;
+        // `accepts` refused a job with a link.
+        let sim::Job {
+            sides,
+            limit,
+            link: _,
+        } = job;
         let [mut sa, mut sb] = sides;
         let ma = std::mem::replace(&mut sa.send.memory, HostMemory::new());
         let mb = std::mem::replace(&mut sb.send.memory, HostMemory::new());
@@ -269,6 +290,7 @@ impl sim::Unit for Rtl {
             counts,
             cycles: Some(busy_until - start),
             turns: (cores[0].cycle() - start).div_ceil(TURN),
+            rc: None,
         })
     }
 }
