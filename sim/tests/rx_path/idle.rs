@@ -28,12 +28,7 @@ fn poll(
         assert!(bench.cycle() < 200_000, "rx_path idle: no end");
         if !outstanding {
             *tag += 1;
-            bench.push(
-                Op::Read {
-                    addr: regs::STATUS,
-                },
-                *tag,
-            );
+            bench.push(Op::Read { addr: regs::STATUS }, *tag);
             outstanding = true;
         }
         let (done, events) = bench.step().expect("DMA protocol");
