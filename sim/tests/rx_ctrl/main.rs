@@ -75,21 +75,24 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
                 prog.act(&mut bench, &model);
                 done_actions += 1;
             } else if end.is_none() {
-                // The end: enabled, flush steps only, nothing moving, so that the flush drains
-                // what it can and STATUS.IDLE must rise.
+                // The end: enabled, flush steps only, nothing moving but a rare `qp_err` flip
+                // (some in the middle of a step, which must keep IDLE low), so that the flush
+                // drains what it can and STATUS.IDLE must rise; STATUS read all along.
                 end = Some(cycle);
                 bench.set_data_path(DataPath {
                     start: 0.5,
                     flush: 1.0,
                     count: 0.0,
                     fault: 0.0,
-                    qp_err_flip: 0.0,
+                    qp_err_flip: 0.002,
                     sq_flip: 0.0,
                     frame_flip: 0.0,
                     ..dp
                 });
                 prog.push(&mut bench, Op::write(a, v));
-            } else if model.stats.idle_enabled == 0 && cycle < end.unwrap() + 20_000 {
+            } else if cycle < end.unwrap() + 4_000
+                || (model.stats.idle_enabled == 0 && cycle < end.unwrap() + 20_000)
+            {
                 prog.push(&mut bench, Op::Read { addr: regs::STATUS });
             } else {
                 let e = *end.get_or_insert(cycle);
