@@ -35,6 +35,11 @@
 // queue in ERR with a WQE posted and room (flush_wq), else nothing. It reflects the state of
 // PICK_LAG cycles before flush_done: while SENDs in progress are looked at, doorbells and
 // completion consumer writes wait before they store, so that nothing it reads moves meanwhile.
+//
+// STATUS.IDLE (docs/rx.md, "Idle"): no command pending and, while disabled, dp_idle; while
+// enabled, no frame in the path (frame_in_path, from the path's input to the frame's end) and
+// the last flush step found nothing, having started after the last change that could give it
+// work (a QP's ERR bit, a doorbell or completion consumer write, a command) with no frame since.
 module rx_ctrl #(
     parameter  int WQS        = 64,  // work queues, a power of two, 4..256 (CAPS.WQS)
     parameter  int QPS        = 64,  // receive-context slots, the send side's QPS (CAPS.QPS)
@@ -68,6 +73,7 @@ module rx_ctrl #(
     output logic             enable,           // CONTROL.ENABLE: take frames
     output logic             cmd_pending,      // a command waits: start nothing
     input  wire              dp_idle,          // the data path has nothing in flight
+    input  wire              frame_in_path,    // a frame is between the input and its end
     // the send side's QP slots
     input  wire [QPS-1:0]    sq_valid,         // holding a QP (QP_ATTACH needs it)
     input  wire [QPS-1:0]    qp_err,           // holding a QP in ERR (the flush rule)
@@ -116,6 +122,7 @@ module rx_ctrl #(
     logic        ring_req_valid, ring_req_cq, ring_req_done, ring_req_error;
     logic [7:0]  ring_req_wq;
     logic [31:0] ring_req_value;
+    logic        idle;             // STATUS.IDLE (below)
     logic [WW-1:0] cq_rd_wq;
     logic [31:0] cq_rd_producer;
     logic [WQS-1:0] wq_valid, pending, room;
@@ -139,10 +146,39 @@ module rx_ctrl #(
         .ring_req_valid, .ring_req_cq, .ring_req_wq, .ring_req_value, .ring_req_done,
         .ring_req_error,
         .cq_rd_wq, .cq_rd_producer, .wq_valid,
-        .idle       (dp_idle && !cmd_pending),
+        .idle       (idle),
         .cq_fault_in(cq_fault),
         .accepted, .discard_valid, .discard_reason
     );
+
+    // ------------------------------------------------------------------------------------------
+    // STATUS.IDLE. While enabled the data path runs flush steps back to back between frames,
+    // so dp_idle stays low; idle then means that the last step found nothing and that nothing
+    // a step reads changed since it started (clean_q), with no frame in between.
+    logic [QPS-1:0] qp_err_q;
+    logic           clean_q, quiet_q;
+    wire            change = qp_err != qp_err_q || ring_req_done || cmd_pending;
+
+    assign idle = !cmd_pending && (enable ? quiet_q && !frame_in_path : dp_idle);
+
+    always_ff @(posedge clk) begin
+        qp_err_q <= qp_err;
+        if (rst) begin
+            clean_q <= 1'b0;
+            quiet_q <= 1'b0;
+        end else begin
+            if (flush_req) begin
+                clean_q <= 1'b1;   // the step reads the qp_err of this cycle
+            end else if (change) begin
+                clean_q <= 1'b0;
+            end
+            if (flush_done) begin
+                quiet_q <= !flush_found && clean_q && !change && !frame_in_path;
+            end else if (change || frame_in_path) begin
+                quiet_q <= 1'b0;
+            end
+        end
+    end
 
     // ------------------------------------------------------------------------------------------
     // Commands: start one when the data path is idle and its operations are stored, send it to

@@ -201,13 +201,35 @@ module rx_path #(
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
         .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
         .s_axil_rdata, .s_axil_rresp,
-        .enable, .cmd_pending, .dp_idle, .sq_valid, .qp_err,
+        .enable, .cmd_pending, .dp_idle, .frame_in_path(fip_q), .sq_valid, .qp_err,
         .ctx_rd_valid, .ctx_rd_slot, .ctx_rd_done, .ctx_rd, .ctx_wr_valid, .ctx_wr_slot, .ctx_wr,
         .q_rd_valid, .q_rd_wq, .q_rd_done, .q_rd, .take_valid, .take_wq, .push_valid, .push_wq,
         .wq_err_valid, .wq_err_wq, .flush_req, .flush_done, .flush_found, .flush_wq,
         .flush_ip, .flush_qpn, .flush_wr_id,
         .accepted, .discard_valid, .discard_reason, .cq_fault
     );
+
+    // ---- frames in the path, for STATUS.IDLE -----------------------------------------------------
+    // From the cycle after a frame's first beat is taken until the data path has finished it
+    // (frame_done): rx_check makes one descriptor of every frame, and the data path finishes
+    // them in order. rx_check holds at most 2^8 frames, its input register one more.
+    logic       in_frame_q, fip_q;
+    logic [9:0] frames_q;
+    wire        first_beat = s_axis_tvalid && s_axis_tready && !in_frame_q;
+    wire  [9:0] frames_d   = frames_q + 10'(first_beat) - 10'(frame_done);
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            in_frame_q <= 1'b0;
+            frames_q   <= '0;
+            fip_q      <= 1'b0;
+        end else begin
+            if (s_axis_tvalid && s_axis_tready) begin
+                in_frame_q <= !s_axis_tlast;
+            end
+            frames_q <= frames_d;
+            fip_q    <= frames_d != 10'd0;
+        end
+    end
 
     // ---- the region check ------------------------------------------------------------------------
     logic [0:0] mr_res_tag;

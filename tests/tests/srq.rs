@@ -1,8 +1,9 @@
 //! Shared receive queues: two RC QPs of b on one SRQ, a's multi-packet messages to them
 //! delivered with their packets interleaved (so a later WQE completes before an earlier one),
 //! every receive completing once with its own wr_id into its QP's receive CQ; a slot held by a
-//! message in progress is not reused; an SRQ QP's failure leaves the SRQ serving the other;
-//! the SRQ's limits and refusals.
+//! message in progress is not reused; an SRQ QP's failure leaves the SRQ serving the other; a
+//! QP reset in the middle of a message gives the SRQ's receive back; the SRQ's limits and
+//! refusals.
 
 use rand::Rng;
 use rocenic_host_driver::device::Device;
@@ -14,7 +15,13 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::rx::packet::{classify, Incoming};
 use rocenic_tests::{ah_to, connect, on_every_backend, open, seeded, wait, Backend};
 
-on_every_backend!(interleaved, slot_held, err_mid_message, errors_and_limits);
+on_every_backend!(
+    interleaved,
+    slot_held,
+    err_mid_message,
+    reset_mid_message,
+    errors_and_limits
+);
 
 /// a's frames by destination QP, in the order sent.
 fn frames_to<B: Backend>(backend: &B, qpn: u32) -> Vec<Vec<u8>> {
@@ -314,6 +321,88 @@ fn err_mid_message<B: Backend>(backend: &mut B) {
     let mut v = vec![0; 2100];
     dst.read(8192, &mut v).unwrap();
     assert_eq!(v, data[4096..6196]);
+    assert_eq!(srq.used(), 1);
+}
+
+/// A QP moved to RESET in the middle of a message: the SRQ receive that message took is not
+/// lost with it (the receive path forgets the message at the detach): it completes
+/// `WR_FLUSH_ERR` on that QP, the reset keeps that completion in the receive CQ, and its slot
+/// is free again; the QP comes back up and receives from the SRQ.
+fn reset_mid_message<B: Backend>(backend: &mut B) {
+    let (a, b) = open(backend);
+    let (pda, pdb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
+    let (cqa, cqb) = (a.create_cq(16).unwrap(), b.create_cq(16).unwrap());
+    let src = a.alloc_buffer(8192).unwrap();
+    let dst = b.alloc_buffer(16 * 1024).unwrap();
+    let mra = pda.reg_mr(&src, AccessFlags::LOCAL_WRITE).unwrap();
+    let mrb = pdb.reg_mr(&dst, AccessFlags::LOCAL_WRITE).unwrap();
+    let data: Vec<u8> = (0..8192u32).map(|i| (i % 247) as u8).collect();
+    src.write(0, &data).unwrap();
+    let srq = pdb
+        .create_srq(&SrqInitAttr {
+            max_wr: 2,
+            max_sge: 1,
+            srq_limit: 0,
+        })
+        .unwrap();
+    let ([mut qa1, mut qa2], [mut qb1, mut qb2]) = two_pairs(&pda, &cqa, &srq, &cqb, [&cqb, &cqb]);
+    let (s1, s2) = ([mra.sge(0, 2500).unwrap()], [mra.sge(4096, 2100).unwrap()]);
+    qa1.post_send(&SendWr::new(1, SendOp::Send, Data::Sgl(&s1)).signaled())
+        .unwrap();
+    qa2.post_send(&SendWr::new(2, SendOp::Send, Data::Sgl(&s2)).signaled())
+        .unwrap();
+    assert_eq!(wait(&cqa, 2, &[&a, &b]).len(), 2);
+    run_together(&[&a, &b], 64).unwrap();
+    up(&mut qb1, qa1.qp_num());
+    up(&mut qb2, qa2.qp_num());
+    let post = |wr_id: u64, at: u64| {
+        let sgl = [mrb.sge(at, 4096).unwrap()];
+        srq.post_recv(&RecvWr { wr_id, sgl: &sgl })
+    };
+    post(10, 0).unwrap();
+    post(11, 4096).unwrap();
+    let (m1, m2) = (
+        frames_to(backend, qb1.qp_num()),
+        frames_to(backend, qb2.qp_num()),
+    );
+    assert_eq!((m1.len(), m2.len()), (3, 3));
+    // m1's FIRST takes WQE 10 and stops there; qb2's message takes 11 and completes (so the
+    // FIRST, fed before it, is in).
+    for f in [&m1[0], &m2[0], &m2[1], &m2[2]] {
+        backend.inject(&b, f);
+    }
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!(
+        (c[0].wr_id(), c[0].qp_num(), c[0].status(), c[0].byte_len()),
+        (11, qb2.qp_num(), WcStatus::Success, 2100)
+    );
+    assert_eq!(srq.used(), 1);
+    // qb1 to RESET (from RTS) with its message half in: WQE 10 completes flushed, on qb1.
+    qb1.modify(QpAttr::Reset).unwrap();
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!(
+        (c[0].wr_id(), c[0].qp_num(), c[0].status()),
+        (10, qb1.qp_num(), WcStatus::WrFlushErr)
+    );
+    assert_eq!(srq.used(), 0);
+    // Both slots take new receives.
+    post(12, 8192).unwrap();
+    post(13, 12288).unwrap();
+    assert_eq!(srq.used(), 2);
+    // qb1 back up receives a whole new message into the SRQ.
+    qa1.modify(QpAttr::Reset).unwrap();
+    connect(&mut qa1, qb1.qp_num(), 2);
+    up(&mut qb1, qa1.qp_num());
+    qa1.post_send(&SendWr::new(3, SendOp::Send, Data::Sgl(&s1)).signaled())
+        .unwrap();
+    let c = wait(&cqb, 1, &[&a, &b]);
+    assert_eq!(
+        (c[0].wr_id(), c[0].qp_num(), c[0].status(), c[0].byte_len()),
+        (12, qb1.qp_num(), WcStatus::Success, 2500)
+    );
+    let mut v = vec![0; 2500];
+    dst.read(8192, &mut v).unwrap();
+    assert_eq!(v, data[..2500]);
     assert_eq!(srq.used(), 1);
 }
 

@@ -182,7 +182,9 @@ impl ModelDevice {
                 }
             }
         }
-        if self.rx.takes_frames() && !self.rss.busy() {
+        if !self.rx.takes_frames() || self.rss.busy() {
+            self.rx.quiet = false;
+        } else {
             let frame = self
                 .inbox
                 .pop_front()
@@ -193,12 +195,17 @@ impl ModelDevice {
                     .collect()
             };
             let before = ready(&self.nic);
+            self.rx.quiet = false;
             let r = match frame {
                 Some(f) => {
                     self.rss.parsed();
                     self.nic.receive(&mut self.memory, &f).map(|_| ())
                 }
-                None => self.nic.flush(&mut self.memory).map(|_| ()),
+                None => {
+                    let r = self.nic.flush(&mut self.memory);
+                    self.rx.quiet = matches!(r, Ok(None));
+                    r.map(|_| ())
+                }
             };
             // A completion write that faulted moved its queue to ERR (an RDMA WRITE's payload
             // fault moves nothing).

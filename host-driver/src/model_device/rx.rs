@@ -24,6 +24,9 @@ pub(super) struct RxBlock {
     /// `STATUS`'s `CMD_ERROR`, `DB_ERROR`, `CQ_FAULT` bits.
     flags: u32,
     pending: Option<Pending>,
+    /// The last turn ran a flush step that found nothing (`STATUS.IDLE` while enabled,
+    /// docs/rx.md "Idle": each turn runs after the accesses before it, so nothing changed since).
+    pub(super) quiet: bool,
 }
 
 impl RxBlock {
@@ -32,6 +35,7 @@ impl RxBlock {
             regs: RegFile::new(regs::MAP),
             flags: 0,
             pending: None,
+            quiet: false,
         }
     }
 
@@ -60,9 +64,10 @@ impl RxBlock {
                     | caps::DATA_BYTES.put(DATA_BYTES)
             }
             regs::STATUS => {
+                let enabled = control::ENABLE.get(self.regs.get(regs::CONTROL)) != 0;
                 self.flags
                     | status::BUSY.put(self.busy().into())
-                    | status::IDLE.put((!self.busy()).into())
+                    | status::IDLE.put((!self.busy() && (!enabled || self.quiet)).into())
             }
             regs::ACCEPTED => counts.accepted as u32,
             a if (regs::DISCARDS..regs::DISCARDS + 4 * Discard::ALL.len() as u32).contains(&a) => {

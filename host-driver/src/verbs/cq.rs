@@ -217,9 +217,12 @@ impl CqEntry {
         }
     }
 
-    /// Drops every completion of `qpn` (the QP was reset or destroyed, as verbs cleans a CQ).
-    pub(super) fn purge(&mut self, qpn: u32) {
-        self.entries.retain(|c| c.qp_num != qpn);
+    /// Drops every completion of `qpn` (the QP was reset or destroyed, as verbs cleans a CQ)
+    /// but its receives from shared queue `srq`: those buffers are the SRQ's, and their
+    /// completions are how the caller gets them back.
+    pub(super) fn purge(&mut self, qpn: u32, srq: Option<u16>) {
+        self.entries
+            .retain(|c| c.qp_num != qpn || srq.is_some_and(|w| c.recv.is_some_and(|r| r.wq == w)));
     }
 
     /// Drops every receive completion of work queue `wq` (it was reset or destroyed).

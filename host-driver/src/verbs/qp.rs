@@ -740,10 +740,14 @@ impl<D: Device> Inner<D> {
 
     /// Destroys QP `qpn` in the engine, if it is there, and forgets its completions: those
     /// taken into its CQ, and those still in the ring (the engine writes none for it after
-    /// the destroy, which waits for its request in flight).
+    /// the destroy, which waits for its request in flight). Its receives from a shared queue
+    /// are the SRQ's, not its own: the one a SEND in progress holds is flushed first, and
+    /// their completions are kept (docs/host-driver.md, "QP states").
     pub(super) fn take_from_engine(&mut self, qpn: u32) -> Result<(), Error> {
+        self.flush_srq_receive(qpn)?;
         let q = &self.qps[&qpn];
         let cq = q.send_cq;
+        let srq = q.srq;
         if let Some(rx) = self.rx.as_mut() {
             if rx.fw.attached(qpn).is_some() {
                 rx.fw.detach(qpn)?;
@@ -762,15 +766,36 @@ impl<D: Device> Inner<D> {
             q.fresh_from = Some(fresh);
         }
         if let Some(c) = self.cqs.get_mut(&cq) {
-            c.purge(qpn);
+            c.purge(qpn, srq);
         }
-        // Its receives completed from a shared queue, as verbs cleans a CQ.
+        Ok(())
+    }
+
+    /// A QP on a shared receive queue may hold one of its WQEs for a SEND in progress (taken
+    /// at the first packet, completed at the last); detaching its receive side forgets the
+    /// message, and no ring step would ever complete that WQE. So the QP goes to ERR in the
+    /// engine first, and the receive path's flush completes the WQE `WR_FLUSH_ERR` naming the
+    /// QP; `STATUS.IDLE` of the enabled path says the flush has run (docs/rx.md, "Idle").
+    fn flush_srq_receive(&mut self, qpn: u32) -> Result<(), Error> {
         let q = &self.qps[&qpn];
-        if let (Some(_), Some(rcq)) = (q.srq, q.recv_cq) {
-            if let Some(c) = self.cqs.get_mut(&rcq) {
-                c.purge(qpn);
+        if q.srq.is_none() || !q.in_engine {
+            return Ok(());
+        }
+        let state = q.state;
+        let Some(rx) = self.rx.as_mut() else {
+            return Ok(());
+        };
+        if rx.fw.attached(qpn).is_none() || !rx.fw.is_enabled() {
+            return Ok(());
+        }
+        if state != QpState::Err {
+            // Refused only when a receive already moved it there: as good.
+            match self.engine_modify(qpn, QpState::Err) {
+                Ok(()) | Err(Error::Invalid(Invalid::Transition(_))) => {}
+                Err(e) => return Err(e),
             }
         }
+        self.rx()?.fw.wait_idle()?;
         Ok(())
     }
 

@@ -16,6 +16,11 @@
 //!   comes before the rule of its QP.
 //! - A raw packet QP's flow (`QueuePair::create_flow`) is a steering rule too: frames matching
 //!   its key (no QPN: a raw frame has no BTH) land whole in the QP's own raw work queue.
+//! - A raw packet RSS QP (`ibv_create_qp_ex` of `IBV_QPT_RAW_PACKET` with `rx_hash_conf`)
+//!   spreads raw frames over a table of raw work queues (`Context::create_raw_wq`): an RSS
+//!   context like a UD RSS QP's, but no rule of its own and nothing in the engine (a raw frame
+//!   names no QP and the receive path reads no QP state for it): its flows, matching the
+//!   frame's fields alone, bring frames to it, hashed over its table or to one of its queues.
 
 use super::attr::QpType;
 use super::context::Context;
@@ -117,16 +122,22 @@ impl<D: Device> Drop for WorkQueue<'_, D> {
 }
 
 /// A receive work queue indirection table (`ibv_rwq_ind_table`): 2^k work queues an RSS
-/// QP's hash spreads frames over. It borrows its work queues.
+/// QP's hash spreads frames over, all raw or none. It borrows its work queues.
 pub struct RwqIndirectionTable<'a, D: Device> {
     ctx: &'a Context<D>,
     wqs: Vec<u16>,
+    raw: bool,
 }
 
 impl<D: Device> RwqIndirectionTable<'_, D> {
     /// The work queues, in table order.
     pub fn wqs(&self) -> Vec<u32> {
         self.wqs.iter().map(|&w| w.into()).collect()
+    }
+
+    /// Its work queues are raw (`Context::create_raw_wq`): a raw packet RSS QP's table.
+    pub fn is_raw(&self) -> bool {
+        self.raw
     }
 }
 
@@ -165,14 +176,17 @@ pub struct FlowAttr {
     pub action: FlowAction,
 }
 
-/// An RSS QP: the UD frames for its QPN are spread over an indirection table's work queues
-/// by its hash. It borrows the table (so its work queues). Dropping it destroys it.
+/// An RSS QP: the UD frames for its QPN (a raw packet RSS QP: the raw frames its flows
+/// match) are spread over an indirection table's work queues by its hash. It borrows the
+/// table (so its work queues). Dropping it destroys it.
 pub struct RssQueuePair<'a, D: Device> {
     ctx: &'a Context<D>,
     table: &'a RwqIndirectionTable<'a, D>,
     qpn: u32,
     context: usize,
-    rule: usize,
+    /// The rule steering frames for its QPN to its context (a UD RSS QP's; a raw one has
+    /// none).
+    rule: Option<usize>,
     hash: RxHashConf,
 }
 
@@ -192,7 +206,13 @@ impl<D: Device> RssQueuePair<'_, D> {
         self.context
     }
 
-    /// Steers frames for it that match `attr` (`ibv_create_flow`).
+    /// A raw packet RSS QP (its frames are raw, brought by its flows alone).
+    pub fn is_raw(&self) -> bool {
+        self.table.raw
+    }
+
+    /// Steers frames that match `attr` to it (`ibv_create_flow`): for a UD RSS QP frames for
+    /// its QPN, for a raw one raw frames by their fields alone.
     pub fn create_flow(&self, attr: &FlowAttr) -> Result<Flow<'_, D>, Error> {
         let action = match attr.action {
             FlowAction::Rss => Action::Context(self.context as u8),
@@ -208,16 +228,21 @@ impl<D: Device> RssQueuePair<'_, D> {
         };
         let mut inner = self.ctx.inner.borrow_mut();
         let rx = inner.rx()?;
+        // Before the QP's own rule, which rules are tried in order.
         let rule = rx
             .rules
             .iter()
             .position(|u| !u)
-            .filter(|&r| r < self.rule)
+            .filter(|&r| self.rule.is_none_or(|own| r < own))
             .ok_or(Exhausted::SteeringRules)?;
         let mut value = attr.value;
         let mut mask = attr.mask;
-        value.qpn = self.qpn;
-        mask.qpn = QPN_MASK;
+        // A raw frame carries no BTH: its QPN field is 0 and means nothing.
+        (value.qpn, mask.qpn) = if self.table.raw {
+            (0, 0)
+        } else {
+            (self.qpn, QPN_MASK)
+        };
         let r = Rule {
             enabled: true,
             value,
@@ -242,10 +267,12 @@ impl<D: Device> Drop for RssQueuePair<'_, D> {
         let mut inner = self.ctx.inner.borrow_mut();
         // A failing device cannot be reported from a drop.
         if let Ok(rx) = inner.rx() {
-            if let Some(rss) = rx.rss.as_mut() {
-                let _ = rss.disable_rule(self.rule);
+            if let (Some(rss), Some(r)) = (rx.rss.as_mut(), self.rule) {
+                let _ = rss.disable_rule(r);
             }
-            rx.rules[self.rule] = false;
+            if let Some(r) = self.rule {
+                rx.rules[r] = false;
+            }
             rx.contexts[self.context] = false;
             for w in &self.table.wqs {
                 if let Some(e) = rx.wqs.get_mut(w) {
@@ -301,6 +328,31 @@ impl<D: Device> Context<D> {
         cq: &'a CompletionQueue<'_, D>,
         attr: &WqInitAttr,
     ) -> Result<WorkQueue<'a, D>, Error> {
+        self.create_wq_of(pd, cq, attr, WqKind::Plain)
+    }
+
+    /// A raw receive work queue in `pd` completing to `cq`, in RESET: frames that are not
+    /// RoCEv2 land in it whole, for a raw packet RSS QP's table. The receive path marks a queue
+    /// raw when it is created, where verbs leaves it to the QP that uses it.
+    pub fn create_raw_wq<'a>(
+        &'a self,
+        pd: &'a ProtectionDomain<'_, D>,
+        cq: &'a CompletionQueue<'_, D>,
+        attr: &WqInitAttr,
+    ) -> Result<WorkQueue<'a, D>, Error> {
+        if !self.query_device().raw_packet {
+            return Err(Error::Unsupported(Feature::RawPacket));
+        }
+        self.create_wq_of(pd, cq, attr, WqKind::Raw)
+    }
+
+    fn create_wq_of<'a>(
+        &'a self,
+        pd: &'a ProtectionDomain<'_, D>,
+        cq: &'a CompletionQueue<'_, D>,
+        attr: &WqInitAttr,
+        kind: WqKind,
+    ) -> Result<WorkQueue<'a, D>, Error> {
         if !std::ptr::eq(self, pd.context()) || !std::ptr::eq(self, cq.context()) {
             return Err(Invalid::Attr("a PD or completion queue of another context").into());
         }
@@ -310,7 +362,7 @@ impl<D: Device> Context<D> {
             attr.max_wr,
             attr.max_sge,
             None,
-            WqKind::Plain,
+            kind,
         )?;
         Ok(WorkQueue {
             ctx: self,
@@ -337,9 +389,18 @@ impl<D: Device> Context<D> {
         if wqs.iter().any(|w| !std::ptr::eq(self, w.ctx)) {
             return Err(Invalid::Attr("a work queue of another context").into());
         }
+        let raw: Vec<bool> = {
+            let inner = self.inner.borrow();
+            let rx = inner.rx.as_ref().expect("a device with RSS receives");
+            wqs.iter().map(|w| rx.wqs[&w.wq_num].raw).collect()
+        };
+        if raw.iter().any(|&r| r != raw[0]) {
+            return Err(Invalid::Attr("an indirection table of raw and plain work queues").into());
+        }
         Ok(RwqIndirectionTable {
             ctx: self,
             wqs: wqs.iter().map(|w| w.wq_num).collect(),
+            raw: raw[0],
         })
     }
 }
@@ -352,6 +413,36 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
         table: &'a RwqIndirectionTable<'a, D>,
         hash: &RxHashConf,
         qkey: u32,
+    ) -> Result<RssQueuePair<'a, D>, Error> {
+        if table.raw {
+            return Err(Invalid::Attr("a UD RSS QP's table of raw work queues").into());
+        }
+        self.create_rss(table, hash, Some(qkey))
+    }
+
+    /// A raw packet RSS QP spreading raw frames over `table`'s raw work queues by `hash`
+    /// (`ibv_create_qp_ex` of `IBV_QPT_RAW_PACKET` with `rx_hash_conf`). Frames reach it by
+    /// its flows ([`RssQueuePair::create_flow`]) alone; completions name it.
+    pub fn create_raw_rss_qp<'a>(
+        &'a self,
+        table: &'a RwqIndirectionTable<'a, D>,
+        hash: &RxHashConf,
+    ) -> Result<RssQueuePair<'a, D>, Error> {
+        if !table.raw {
+            return Err(
+                Invalid::Attr("a raw RSS QP's table of work queues that are not raw").into(),
+            );
+        }
+        self.create_rss(table, hash, None)
+    }
+
+    /// An RSS QP over `table`: UD with Q_Key `qkey` (in the engine, with the rule for its
+    /// QPN), or raw (`None`: a QPN for its completions, no rule, nothing in the engine).
+    fn create_rss<'a>(
+        &'a self,
+        table: &'a RwqIndirectionTable<'a, D>,
+        hash: &RxHashConf,
+        qkey: Option<u32>,
     ) -> Result<RssQueuePair<'a, D>, Error> {
         let ctx = self.context();
         if !std::ptr::eq(ctx, table.ctx) {
@@ -366,29 +457,44 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
             let context = (1..rx.contexts.len())
                 .find(|&c| !rx.contexts[c])
                 .ok_or(Exhausted::RssContexts)?;
-            let rule = (0..rx.rules.len())
-                .rev()
-                .find(|&r| !rx.rules[r])
-                .ok_or(Exhausted::SteeringRules)?;
+            let rule = match qkey {
+                Some(_) => Some(
+                    (0..rx.rules.len())
+                        .rev()
+                        .find(|&r| !rx.rules[r])
+                        .ok_or(Exhausted::SteeringRules)?,
+                ),
+                None => None,
+            };
             (context, rule)
         };
-        // A UD QP in the engine: the receive path reads its state from the send side.
         let attr = QpInitAttr {
             max_send_wr: 1,
             max_send_sge: 1,
-            ..QpInitAttr::new(QpType::Ud)
+            ..QpInitAttr::new(if qkey.is_some() {
+                QpType::Ud
+            } else {
+                QpType::RawPacket
+            })
         };
         let qpn = create_entry(ctx, self.pdn(), 0, None, None, &attr)?;
         let mut inner = ctx.inner.borrow_mut();
-        let up = [
-            QpAttr::Init(InitAttr::ud(qkey)),
-            QpAttr::Rtr(RtrAttr::ud(PathMtu::Mtu4096)),
-            QpAttr::Rts(RtsAttr::new(Psn::from_bits_truncate(0))),
-        ]
-        .into_iter()
-        .try_for_each(|a| inner.modify_qp(qpn, a));
+        // A UD RSS QP in the engine: the receive path reads its state from the send side.
+        let up = match qkey {
+            Some(qkey) => [
+                QpAttr::Init(InitAttr::ud(qkey)),
+                QpAttr::Rtr(RtrAttr::ud(PathMtu::Mtu4096)),
+                QpAttr::Rts(RtsAttr::new(Psn::from_bits_truncate(0))),
+            ]
+            .into_iter()
+            .try_for_each(|a| inner.modify_qp(qpn, a)),
+            None => Ok(()),
+        };
         let r = up.and_then(|()| {
-            let config = inner.qps[&qpn].engine_config().expect("in the engine");
+            let config = match qkey {
+                Some(_) => Some(inner.qps[&qpn].engine_config().expect("in the engine")),
+                None => None,
+            };
             let rx = inner.rx()?;
             let table_wqs: Vec<u16> = table.wqs.clone();
             let rss = rx.rss.as_mut().expect("checked above");
@@ -401,24 +507,26 @@ impl<'c, D: Device> ProtectionDomain<'c, D> {
                 },
                 &table_wqs,
             )?;
-            rx.fw
-                .attach(qpn, &config, Target::Rss, Psn::from_bits_truncate(0))?;
-            let rule_def = Rule {
-                enabled: true,
-                value: SteeringKey {
-                    qpn,
-                    ..SteeringKey::default()
-                },
-                mask: SteeringKey {
-                    qpn: QPN_MASK,
-                    ..SteeringKey::default()
-                },
-                action: Action::Context(context as u8),
-            };
-            let rss = rx.rss.as_mut().expect("checked above");
-            rss.set_rule(rule, &rule_def)?;
+            if let (Some(config), Some(rule)) = (config, rule) {
+                rx.fw
+                    .attach(qpn, &config, Target::Rss, Psn::from_bits_truncate(0))?;
+                let rule_def = Rule {
+                    enabled: true,
+                    value: SteeringKey {
+                        qpn,
+                        ..SteeringKey::default()
+                    },
+                    mask: SteeringKey {
+                        qpn: QPN_MASK,
+                        ..SteeringKey::default()
+                    },
+                    action: Action::Context(context as u8),
+                };
+                let rss = rx.rss.as_mut().expect("checked above");
+                rss.set_rule(rule, &rule_def)?;
+                rx.rules[rule] = true;
+            }
             rx.contexts[context] = true;
-            rx.rules[rule] = true;
             for w in &table_wqs {
                 if let Some(e) = rx.wqs.get_mut(w) {
                     e.rss_qpn = Some(qpn);

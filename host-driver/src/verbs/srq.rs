@@ -5,7 +5,10 @@
 //! of its QPs a message arrives for, and each completion to that QP's receive completion
 //! queue. A failed receive moves that QP to ERR; the SRQ goes on serving the others. Receives
 //! may complete out of posting order (an RC SEND keeps its WQE from its first packet to its
-//! last): the driver frees a slot by the completion that names it (see `recv.rs`).
+//! last): the driver frees a slot by the completion that names it (see `recv.rs`). A QP
+//! reset in the middle of a message gives that message's receive back `WR_FLUSH_ERR` before
+//! its receive side is detached, and the reset keeps its SRQ completions (`qp.rs`,
+//! `flush_srq_receive`).
 
 use super::cq::CompletionQueue;
 use super::pd::ProtectionDomain;

@@ -72,8 +72,14 @@ pub mod status {
         1,
         "a completion write faulted; its queue went to ERR (sticky)",
     );
-    /// Nothing in flight.
-    pub const IDLE: Field = field("IDLE", 4, 1, "no frame in flight and no command pending");
+    /// Nothing in flight and, while enabled, nothing to flush (docs/rx.md, "Idle").
+    pub const IDLE: Field = field(
+        "IDLE",
+        4,
+        1,
+        "no command pending and no frame in flight; while enabled also nothing left to flush: \
+         the last flush step found nothing, and nothing changed since it began",
+    );
 }
 
 /// `COMMAND` fields.

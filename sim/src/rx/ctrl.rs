@@ -238,6 +238,12 @@ pub enum Event {
     SqValid(u64),
     /// `dp_idle` has this value from `at`.
     DpIdle(bool),
+    /// `frame_in_path` has this value from `at`.
+    FrameInPath(bool),
+    /// A `qp_err` bit flipped in the cycle before `at`.
+    QpErrFlip,
+    /// `flush_done` was high in the cycle before `at`, with `flush_found`.
+    FlushDone(bool),
 }
 
 /// An event and its cycle (see [`Event`] for what the cycle means for each).
@@ -276,6 +282,9 @@ pub struct DataPath {
     pub qp_err_flip: f64,
     /// An `sq_valid` bit flips (only while no command is pending).
     pub sq_flip: f64,
+    /// `frame_in_path` (a frame between the path's input and its end) rises; it falls ten
+    /// times as often.
+    pub frame_flip: f64,
 }
 
 impl Default for DataPath {
@@ -293,6 +302,7 @@ impl Default for DataPath {
             fault: 0.0005,
             qp_err_flip: 0.005,
             sq_flip: 0.01,
+            frame_flip: 0.002,
         }
     }
 }
@@ -350,6 +360,7 @@ pub struct Bench<D: RxCtrlPorts> {
     sq_set: bool,
     qp_err: u64,
     dp_idle: bool,
+    frame_in_path: bool,
     cmd_pending: bool,
     /// The first cycle has been stepped (its inputs logged).
     started: bool,
@@ -386,6 +397,7 @@ impl<D: RxCtrlPorts> Bench<D> {
             sq_set: false,
             qp_err: 0,
             dp_idle: true,
+            frame_in_path: false,
             cmd_pending: false,
             started: false,
             pieces: 0,
@@ -557,6 +569,21 @@ impl<D: RxCtrlPorts> Bench<D> {
         let fault = self.rng.gen_bool(self.dp.fault);
         if self.rng.gen_bool(self.dp.qp_err_flip) {
             self.qp_err ^= 1 << self.rng.gen_range(0..self.qps);
+            out.push(Timed {
+                at: cycle + 1,
+                event: Event::QpErrFlip,
+            });
+        }
+        // A frame stays in the path about a tenth of the time.
+        let flip = self.dp.frame_flip * if self.frame_in_path { 10.0 } else { 1.0 };
+        // With no flips, no frame is in the path.
+        let off = self.dp.frame_flip == 0.0 && self.frame_in_path;
+        if off || self.rng.gen_bool(flip.min(1.0)) || !self.started {
+            self.frame_in_path ^= self.started;
+            out.push(Timed {
+                at: cycle,
+                event: Event::FrameInPath(self.frame_in_path),
+            });
         }
         if !self.cmd_pending && self.rng.gen_bool(self.dp.sq_flip) {
             self.sq_valid ^= 1 << self.rng.gen_range(0..self.qps);
@@ -573,6 +600,7 @@ impl<D: RxCtrlPorts> Bench<D> {
         self.sq_set = false;
         let d = &mut self.sim.dut;
         d.set_dp_idle(idle);
+        d.set_frame_in_path(self.frame_in_path);
         d.set_sq_valid(self.sq_valid);
         d.set_qp_err(self.qp_err);
         d.set_ctx_rd_valid(false);
@@ -769,6 +797,10 @@ impl<D: RxCtrlPorts> Bench<D> {
             }
             let (found, wq) = (d.flush_found(), d.flush_wq());
             let ip = (found && d.flush_ip()).then(|| (d.flush_qpn(), d.flush_wr_id()));
+            out.push(Timed {
+                at: cycle + 1,
+                event: Event::FlushDone(found),
+            });
             out.push(Timed {
                 at: cycle - PICK_LAG,
                 event: Event::FlushPick { found, wq, ip },

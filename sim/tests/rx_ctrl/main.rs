@@ -74,6 +74,26 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
             if done_actions < actions {
                 prog.act(&mut bench, &model);
                 done_actions += 1;
+            } else if end.is_none() {
+                // The end: enabled, flush steps only, nothing moving but a rare `qp_err` flip
+                // (some in the middle of a step, which must keep IDLE low), so that the flush
+                // drains what it can and STATUS.IDLE must rise; STATUS read all along.
+                end = Some(cycle);
+                bench.set_data_path(DataPath {
+                    start: 0.5,
+                    flush: 1.0,
+                    count: 0.0,
+                    fault: 0.0,
+                    qp_err_flip: 0.002,
+                    sq_flip: 0.0,
+                    frame_flip: 0.0,
+                    ..dp
+                });
+                prog.push(&mut bench, Op::write(a, v));
+            } else if cycle < end.unwrap() + 4_000
+                || (model.stats.idle_enabled == 0 && cycle < end.unwrap() + 20_000)
+            {
+                prog.push(&mut bench, Op::Read { addr: regs::STATUS });
             } else {
                 let e = *end.get_or_insert(cycle);
                 bench.set_data_path(DataPath { start: 0.0, ..dp });
@@ -131,7 +151,9 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
         && s.q_full > 0
         && s.flush_found > 0
         && s.flush_ip > 0
-        && s.rule_moves > 0;
+        && s.rule_moves > 0
+        && s.idle_enabled > 0
+        && s.busy_enabled > 0;
     assert!(
         covered,
         "{name}: the run did not cover enough: {s:?} (replay with ROCENIC_SEED={seed})"

@@ -47,6 +47,9 @@ pub(crate) struct Stats {
     pub(crate) flush_ip: u64,
     pub(crate) rule_moves: u64,
     pub(crate) reads: u64,
+    /// STATUS reads while enabled: IDLE set, and IDLE clear with no command pending.
+    pub(crate) idle_enabled: u64,
+    pub(crate) busy_enabled: u64,
 }
 
 /// Accepts every access: the completions a cloned engine writes while it flushes.
@@ -106,6 +109,12 @@ pub(crate) struct Model<const W: usize, const Q: usize> {
     pub(crate) regs: HashMap<u32, u32>,
     pub(crate) sq_valid: u64,
     pub(crate) dp_idle: bool,
+    /// `frame_in_path` as driven.
+    pub(crate) frame_in_path: bool,
+    /// STATUS.IDLE while enabled: a flush step is under way with nothing changed since its
+    /// request (`clean`), and the last one found nothing with nothing changed since (`quiet`).
+    pub(crate) clean: bool,
+    pub(crate) quiet: bool,
     pub(crate) cmd: Option<u32>,
     pub(crate) cmd_error: bool,
     pub(crate) db_error: bool,
@@ -138,6 +147,9 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
             regs: HashMap::new(),
             sq_valid: 0,
             dp_idle: true,
+            frame_in_path: false,
+            clean: false,
+            quiet: false,
             cmd: None,
             cmd_error: false,
             db_error: false,
@@ -302,11 +314,18 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
             }
             regs::CONTROL => self.reg(regs::CONTROL) & 1,
             regs::STATUS => {
+                if !busy && self.reg(regs::CONTROL) & 1 != 0 {
+                    if self.idle() {
+                        self.stats.idle_enabled += 1;
+                    } else {
+                        self.stats.busy_enabled += 1;
+                    }
+                }
                 status::BUSY.put(busy.into())
                     | status::CMD_ERROR.put(self.cmd_error.into())
                     | status::DB_ERROR.put(self.db_error.into())
                     | status::CQ_FAULT.put(self.cq_fault.into())
-                    | status::IDLE.put((self.dp_idle && !busy).into())
+                    | status::IDLE.put(self.idle().into())
             }
             regs::ACCEPTED => self.accepted,
             a if in_words(regs::DISCARDS, 16) => self.discards[((a - regs::DISCARDS) / 4) as usize],
@@ -498,10 +517,56 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
         Ok(())
     }
 
+    /// STATUS.IDLE now: no command pending and, while enabled, no frame in the path and a
+    /// quiet flush; while disabled, `dp_idle`.
+    fn idle(&self) -> bool {
+        let enabled = self.reg(regs::CONTROL) & 1 != 0;
+        self.cmd.is_none()
+            && if enabled {
+                self.quiet && !self.frame_in_path
+            } else {
+                self.dp_idle
+            }
+    }
+
+    /// `clean` and `quiet` of cycle `t` from the inputs of `t - 1`, which the events of `t`
+    /// say (rx_ctrl's registers): anything that could give a flush step work (a `qp_err` bit,
+    /// a doorbell or completion consumer write stored, a command pending) unsettles them, a
+    /// frame in the path clears `quiet`, and a flush step's end sets it when it found nothing
+    /// with nothing changed since its request.
+    fn settle(&mut self, events: &[Event]) {
+        let ring = |a: u32, base: u32| a >= base && a < base + 4 * W as u32;
+        let change = self.cmd.is_some()
+            || events.iter().any(|e| match *e {
+                Event::QpErrFlip => true,
+                Event::Write { addr, .. } => {
+                    ring(addr, regs::RQ_DOORBELL) || ring(addr, regs::CQ_CONSUMER)
+                }
+                _ => false,
+            });
+        let req = events.iter().any(|e| matches!(e, Event::FlushRule(_)));
+        let done = events.iter().find_map(|e| match *e {
+            Event::FlushDone(found) => Some(found),
+            _ => None,
+        });
+        let clean = self.clean;
+        self.clean = req || (clean && !change);
+        self.quiet = match done {
+            Some(found) => !found && clean && !change && !self.frame_in_path,
+            None => self.quiet && !change && !self.frame_in_path,
+        };
+    }
+
     /// Applies the events of cycle `t`: what is visible from `t` first (register writes before
     /// the pulses, so that a fault in the cycle of a STATUS clear stays set), then what shows
     /// the state of `t`.
     pub(crate) fn cycle(&mut self, t: u64, events: Vec<Event>) -> Result<(), String> {
+        self.settle(&events);
+        for e in &events {
+            if let Event::FrameInPath(b) = *e {
+                self.frame_in_path = b;
+            }
+        }
         for e in &events {
             if let Event::Write {
                 addr, data, strb, ..

@@ -31,6 +31,7 @@ use rocenic_sim::stream;
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use std::collections::{BTreeMap, VecDeque};
 
+mod idle;
 mod setup;
 mod traffic;
 use setup::*;

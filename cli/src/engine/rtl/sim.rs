@@ -169,8 +169,9 @@ impl Core {
     }
 
     /// The WQE engine reports `STATUS.IDLE`, and the receive path has finished every frame
-    /// taken. (Its own `STATUS.IDLE` reads 0 while its flush steps, which it does all the time
-    /// while enabled, so it never settles.)
+    /// taken. (The receive path's own `STATUS.IDLE` would say so too, docs/rx.md "Idle", but
+    /// reading it costs a register access per look, which would move the cycle counts; the
+    /// bench's counters cost none.)
     fn idle(&mut self) -> Result<bool, Failure> {
         let c = self.dev.borrow().counts();
         Ok(c.rx_done == c.rx_frames && fw("WQE engine status", self.wqe.status())?.idle)
