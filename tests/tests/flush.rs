@@ -148,8 +148,10 @@ fn send_flush_on_err<B: Backend>(backend: &mut B) {
         "successes, then flushes: {c:?}"
     );
     eprintln!("{sent} of 16 sent before the QP went to ERR");
-    assert_eq!(backend.sent_by_a().len(), sent, "a frame per success");
+    // b's receives first: a send's completion can come before its frame has left the core
+    // under back-pressure, so the wire is read once b has them all.
     let r = wait(&cqb, sent, &nics);
+    assert_eq!(backend.sent_by_a().len(), sent, "a frame per success");
     quiet(&cqb, 500, &nics);
     for (k, x) in r.iter().enumerate() {
         assert_eq!((x.wr_id(), x.status()), (k as u64, WcStatus::Success));
