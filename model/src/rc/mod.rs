@@ -12,8 +12,8 @@ pub mod timer;
 pub use ack::{emit_ack, parse_ack, Ack};
 pub use config::Reliable;
 pub use requester::{
-    AckOutcome, Completion, Counters, Packet, PostError, Requester, RequesterConfig, TickOutcome,
-    DEFAULT_WRS, RNR_RETRY_FOREVER,
+    AckOutcome, Completion, Counters, Packet, PostError, ReadMatch, Requester, RequesterConfig,
+    TickOutcome, DEFAULT_WRS, MAX_RD_ATOMIC, RNR_RETRY_FOREVER,
 };
 pub use responder::{Executed, PsnClass, Reply, Request, Responder, ResponderConfig, Verdict};
 pub use timer::{Scale, RNR_DELAY_US};

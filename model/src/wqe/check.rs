@@ -5,7 +5,9 @@
 //! 2. the opcode suits the QP (UD: SEND, SEND_WITH_IMM and, on an engine with TSO, TSO; RC:
 //!    everything but TSO; raw: SEND and, with TSO, TSO) and the address vector is there
 //!    exactly for UD: else `loc_qp_op_err`;
-//! 3. the gather list: at most `max_sge` entries (`loc_qp_op_err`), then each entry in order by
+//!    An RDMA READ is RC only and takes no inline data (its gather list is where the bytes
+//!    land): else `loc_qp_op_err`;
+//! 3. the gather list (a READ's entries must also allow local write): at most `max_sge` entries (`loc_qp_op_err`), then each entry in order by
 //!    the memory-region check (`loc_len_err` for a zero or oversized entry, `loc_prot_err` for
 //!    a bad lkey, PD or bounds), then the total (`loc_len_err` above 2^31);
 //! 4. TSO: the segmenter takes the header template, MSS and payload length ([`crate::tso`]):
@@ -17,7 +19,7 @@
 //!    and the largest segment): else `loc_len_err`.
 
 use super::{Flags, Opcode, Wqe, DATA_BYTES};
-use crate::qp::{check_gather, MrTable, QpContext, QpKind, Sge, Status};
+use crate::qp::{check_gather_for, Access, MrTable, QpContext, QpKind, Sge, Status};
 use crate::tso::{self, Limits, Segmenter};
 use crate::wire::LinkType;
 
@@ -56,6 +58,7 @@ pub fn check<'a, const M: usize>(
         Opcode::Send => true,
         Opcode::SendImm => !raw,
         Opcode::RdmaWrite | Opcode::RdmaWriteImm => kind == QpKind::Rc,
+        Opcode::RdmaRead => kind == QpKind::Rc && !control.flags.contains(Flags::INLINE),
         Opcode::Tso => kind != QpKind::Rc && tso.is_some(),
     };
     if !op_ok || control.av != ud {
@@ -78,7 +81,12 @@ pub fn check<'a, const M: usize>(
                 lkey: d.lkey,
             };
         }
-        check_gather(mrs, qp.config().pd, &sges[..n], max_sge)?
+        let access = if control.opcode == Opcode::RdmaRead {
+            Access::LOCAL_WRITE
+        } else {
+            Access::NONE
+        };
+        check_gather_for(mrs, qp.config().pd, &sges[..n], max_sge, access)?
     };
     let packet = match (control.opcode, tso) {
         (Opcode::Tso, Some(limits)) => {

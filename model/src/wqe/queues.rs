@@ -147,6 +147,7 @@ impl<const Q: usize> Queues<Q> {
                 timeouts: a.timeouts + c.timeouts,
                 seq_naks: a.seq_naks + c.seq_naks,
                 rnr_naks: a.rnr_naks + c.rnr_naks,
+                read_gaps: a.read_gaps + c.read_gaps,
             }
         })
     }
