@@ -188,6 +188,9 @@ pub struct RcReply {
     pub psn: Psn,
     /// Syndrome and MSN.
     pub aeth: AethRepr,
+    /// READ responses instead of an Acknowledge: the bytes at this address and length, one
+    /// path-MTU piece per PSN from `psn` on, `aeth` on the first and last.
+    pub read: Option<(u64, u32)>,
 }
 
 /// The receive side: work queues, each QP's receive context, the counters.
@@ -539,7 +542,15 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             });
         }
         if let Some(rel) = self.reliable {
+            if p.opcode == op::RC_RDMA_READ_REQUEST {
+                return self.rc_read(qps, mrs, slot, p, mtu, rel);
+            }
             return self.rc_reliable(qps, mrs, mem, slot, p, cqe, mtu, rel);
+        }
+        // A READ needs the responder's rules to answer it: without them, as in the RTL, it is
+        // not taken.
+        if p.opcode == op::RC_RDMA_READ_REQUEST {
+            return Err(Discard::Unsupported);
         }
         // RC: in order, in sequence, MTU-sized except at the end.
         if p.psn != rq.epsn.get() {

@@ -41,7 +41,7 @@ pub struct RocePacket<'a> {
     pub ack_req: bool,
     /// DETH: Q_Key and source QP (UD opcodes).
     pub deth: Option<(u32, u32)>,
-    /// RETH: virtual address, R_Key, DMA length (RDMA WRITE FIRST/ONLY).
+    /// RETH: virtual address, R_Key, DMA length (RDMA WRITE FIRST/ONLY, READ request).
     pub reth: Option<(u64, u32, u32)>,
     /// Immediate data, as the wire carries it (big-endian read).
     pub imm: Option<u32>,
@@ -67,12 +67,12 @@ pub enum Incoming<'a> {
     },
 }
 
-/// Whether the receive path handles `opcode` here: RC SEND and RDMA WRITE, UD SEND.
+/// Whether the receive path handles `opcode` here: RC SEND, RDMA WRITE and the READ request
+/// (taken only with the reliable transport on), UD SEND.
 pub const fn supported(opcode: u8) -> bool {
     matches!(
         opcode,
-        op::RC_SEND_FIRST
-            ..=op::RC_RDMA_WRITE_ONLY_WITH_IMM | op::UD_SEND_ONLY | op::UD_SEND_ONLY_WITH_IMM
+        op::RC_SEND_FIRST..=op::RC_RDMA_READ_REQUEST | op::UD_SEND_ONLY | op::UD_SEND_ONLY_WITH_IMM
     )
 }
 
@@ -310,7 +310,8 @@ mod tests {
     #[test]
     fn opcodes_handled_here() {
         for o in 0u8..=0xFF {
-            let want = o <= 0x0B || o == 0x64 || o == 0x65;
+            // RC SEND, WRITE and the READ request (0x0C); UD SEND ONLY with and without ImmDt.
+            let want = o <= 0x0C || o == 0x64 || o == 0x65;
             assert_eq!(supported(o), want, "{o:#x}");
         }
     }

@@ -363,6 +363,53 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     }
 }
 
+impl<const Q: usize, const M: usize> SendEngine<Q, M> {
+    /// Lands READ response `index` of RDMA READ WQE `wqe` of QP `qpn`: `payload` must be the
+    /// `index`th path-MTU piece of the READ's length (else `Ok(false)`, nothing written), and
+    /// is written at `index` × MTU into the WQE's gather list, which the send checks found
+    /// writable. A WQE that no longer checks, or a DMA fault, is the status the READ completes
+    /// with.
+    pub fn rc_read_land(
+        &self,
+        qpn: u32,
+        wqe: &[u8],
+        index: u32,
+        payload: &[u8],
+        mem: &mut impl Memory,
+    ) -> Result<bool, Status> {
+        let qp = self.qps.get(qpn).ok_or(Status::LocQpOpErr)?;
+        let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
+        if c.wqe.control().opcode != Opcode::RdmaRead {
+            return Err(Status::LocQpOpErr);
+        }
+        let mtu = u64::from(qp.config().mtu.bytes());
+        let offset = u64::from(index) * mtu;
+        let want = u64::from(c.len).saturating_sub(offset).min(mtu);
+        if payload.len() as u64 != want {
+            return Ok(false);
+        }
+        // Walk the gather list to `offset`, then write piece by piece.
+        let (mut skip, mut rest) = (offset, payload);
+        for i in 0..usize::from(c.wqe.control().nsge) {
+            if rest.is_empty() {
+                break;
+            }
+            let d = c.wqe.sge(i).ok_or(Status::LocQpOpErr)?;
+            let l = u64::from(d.length);
+            if skip >= l {
+                skip -= l;
+                continue;
+            }
+            let n = ((l - skip) as usize).min(rest.len());
+            mem.write(d.addr.wrapping_add(skip), &rest[..n])
+                .map_err(|_| Status::GeneralErr)?;
+            rest = &rest[n..];
+            skip = 0;
+        }
+        Ok(true)
+    }
+}
+
 /// Writes packet `p` of checked WQE `c` into `buf` (headers, payload gathered from `mem`, pad,
 /// ICRC) and returns its length; a DMA fault stops it.
 #[allow(clippy::too_many_arguments)]
