@@ -114,3 +114,80 @@ pub fn check<'a, const M: usize>(
     }
     Ok(Checked { wqe, len })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qp::{MemoryRegion, PathMtu, Psn, QpConfig, QpTable};
+    use crate::wqe::{DataSegment, Payload, RemoteAddress, WorkRequest, MAX_WQE_BYTES};
+
+    #[test]
+    fn a_read_is_rc_only_gathers_into_writable_memory_and_takes_no_inline_data() {
+        let mut qps = QpTable::<2>::default();
+        let rc = QpConfig {
+            qp_type: QpKind::Rc,
+            pd: 1,
+            mtu: PathMtu::Mtu1024,
+            psn: Psn::new(0).unwrap(),
+            dest_qpn: 0x22,
+            q_key: 0,
+            av: Some(crate::qp::AddressVector::new(
+                crate::qp::IpPair::V4 {
+                    src: crate::wire::Ipv4Address::new(10, 0, 0, 1),
+                    dst: crate::wire::Ipv4Address::new(10, 0, 0, 2),
+                },
+                crate::wire::EthernetAddress([2, 0, 0, 0, 0, 1]),
+                crate::wire::EthernetAddress([2, 0, 0, 0, 0, 2]),
+            )),
+        };
+        qps.create(0x11, rc).unwrap();
+        let mut mrs = MrTable::<2>::new();
+        for (lkey, access) in [(1, Access::NONE), (2, Access::LOCAL_WRITE)] {
+            mrs.register(MemoryRegion {
+                lkey,
+                base: 0x1000,
+                length: 0x1000,
+                pd: 1,
+                access,
+            })
+            .unwrap();
+        }
+        let run = |opcode: Opcode, lkey: u32, inline: bool| {
+            let sge = [DataSegment {
+                addr: 0x1000,
+                length: 100,
+                lkey,
+            }];
+            let wr = WorkRequest {
+                opcode,
+                flags: Flags::SIGNALED,
+                index: 0,
+                imm: 0,
+                wr_id: 7,
+                av: None,
+                raddr: opcode.has_raddr().then_some(RemoteAddress {
+                    addr: 0x9000,
+                    rkey: 5,
+                }),
+                payload: if inline {
+                    Payload::Inline(&[1, 2, 3])
+                } else {
+                    Payload::Gather(&sge)
+                },
+                tso: None,
+            };
+            let mut b = [0u8; MAX_WQE_BYTES];
+            Wqe::encode(&wr, &mut b).unwrap();
+            let qp = qps.get(0x11).unwrap();
+            check(qp, &mrs, 4, None, &b).map(|c| c.len)
+        };
+        assert_eq!(run(Opcode::RdmaRead, 2, false), Ok(100));
+        assert_eq!(run(Opcode::RdmaRead, 1, false), Err(Status::LocProtErr));
+        assert_eq!(
+            run(Opcode::RdmaWrite, 1, false),
+            Ok(100),
+            "a WRITE only reads"
+        );
+        assert_eq!(run(Opcode::RdmaRead, 2, true), Err(Status::LocQpOpErr));
+    }
+}
