@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use rocenic_model::qp::{QpState, Status};
 use rocenic_model::rc::{parse_read_response, Reliable, MAX_RD_ATOMIC};
-use rocenic_model::rx::{classify, Incoming};
+use rocenic_model::rx::{classify, classify_with, Discard, Incoming};
 use rocenic_model::wire::ib::opcode as op;
 use rocenic_model::wqe::{Memory, Opcode};
 
@@ -32,7 +32,7 @@ fn response_psn(f: &[u8]) -> Option<u32> {
 
 /// Whether `f` is a READ request.
 fn is_read_request(f: &[u8]) -> bool {
-    matches!(classify(f), Ok(Incoming::Roce(p)) if p.opcode == op::RC_RDMA_READ_REQUEST)
+    matches!(classify_with(f, true), Ok(Incoming::Roce(p)) if p.opcode == op::RC_RDMA_READ_REQUEST)
 }
 
 /// The READ figures of a run, both sides summed.
@@ -268,4 +268,16 @@ fn without_the_switch_a_read_is_refused() {
     run.until_done(100);
     assert_eq!(run.a.sent[1], [(0, Status::LocQpOpErr)]);
     assert_eq!(run.ab.frames, 0, "nothing sent");
+    // A READ request arriving at a NIC without the switch is not taken, as in the RTL.
+    let mut on = Run::new(17, Some(reliable()), [0, 0, 0], (0.0, 0.0, 0.0));
+    one_read(&mut on, DATA, 100);
+    on.turn();
+    let req = on.ab.flight.front().cloned().unwrap();
+    assert!(is_read_request(&req));
+    assert!(matches!(classify(&req), Err(Discard::Unsupported)));
+    assert_eq!(
+        run.b.nic.receive(&mut run.b.mem, &req),
+        Err(Discard::Unsupported)
+    );
+    assert_eq!(run.b.nic.rx.counts().discarded(Discard::Unsupported), 1);
 }

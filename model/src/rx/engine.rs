@@ -19,7 +19,7 @@
 //! RC request packets (sequence, length, SEND and WRITE, the responder) are in `engine/rc.rs`.
 
 use super::cqe::{RecvCqe, RecvFlags, RecvOpcode};
-use super::packet::{classify, Incoming, RocePacket};
+use super::packet::{classify_with, Incoming, RocePacket};
 use super::wq::{Wq, WqConfig, WqState, WqTransition};
 use super::wqe::RecvWqe;
 use super::{Discard, CQE_BYTES, HEADER_BYTES, MAX_SGE};
@@ -414,7 +414,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         frame: &[u8],
         meta: &Meta,
     ) -> Result<Accepted, Discard> {
-        let r = match classify(frame) {
+        let r = match classify_with(frame, self.reliable.is_some()) {
             Err(d) => Err(d),
             Ok(Incoming::Raw { frame, csum_ok }) => self.raw(mrs, mem, frame, csum_ok, meta),
             Ok(Incoming::Roce(p)) => self.roce(qps, mrs, mem, &p, meta),
@@ -546,11 +546,6 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
                 return self.rc_read(qps, mrs, slot, p, mtu, rel);
             }
             return self.rc_reliable(qps, mrs, mem, slot, p, cqe, mtu, rel);
-        }
-        // A READ needs the responder's rules to answer it: without them, as in the RTL, it is
-        // not taken.
-        if p.opcode == op::RC_RDMA_READ_REQUEST {
-            return Err(Discard::Unsupported);
         }
         // RC: in order, in sequence, MTU-sized except at the end.
         if p.psn != rq.epsn.get() {

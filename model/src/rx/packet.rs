@@ -67,12 +67,13 @@ pub enum Incoming<'a> {
     },
 }
 
-/// Whether the receive path handles `opcode` here: RC SEND, RDMA WRITE and the READ request
-/// (taken only with the reliable transport on), UD SEND.
+/// Whether the receive path handles `opcode` here: RC SEND and RDMA WRITE, UD SEND. With the
+/// reliable transport on, the READ request too ([`classify_with`]).
 pub const fn supported(opcode: u8) -> bool {
     matches!(
         opcode,
-        op::RC_SEND_FIRST..=op::RC_RDMA_READ_REQUEST | op::UD_SEND_ONLY | op::UD_SEND_ONLY_WITH_IMM
+        op::RC_SEND_FIRST
+            ..=op::RC_RDMA_WRITE_ONLY_WITH_IMM | op::UD_SEND_ONLY | op::UD_SEND_ONLY_WITH_IMM
     )
 }
 
@@ -80,6 +81,13 @@ pub const fn supported(opcode: u8) -> bool {
 /// frame must be well formed, carry a good ICRC (and IPv4 header checksum), the default P_Key,
 /// TVer 0 and an opcode [`supported`].
 pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
+    classify_with(frame, false)
+}
+
+/// [`classify`], also taking RC READ requests when `reads` (the reliable transport is on).
+/// Without it a READ request is [`Discard::Unsupported`] at the same point as before, which is
+/// what the RTL receive path, compared frame by frame, does.
+pub fn classify_with(frame: &[u8], reads: bool) -> Result<Incoming<'_>, Discard> {
     if frame.len() > MAX_FRAME {
         return Err(Discard::Malformed);
     }
@@ -113,7 +121,7 @@ pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
     if bth.pkey() != PKEY || bth.tver() != 0 {
         return Err(Discard::Malformed);
     }
-    if !supported(opcode) {
+    if !(supported(opcode) || (reads && opcode == op::RC_RDMA_READ_REQUEST)) {
         return Err(Discard::Unsupported);
     }
     let rest = f.bth_payload();
@@ -310,8 +318,7 @@ mod tests {
     #[test]
     fn opcodes_handled_here() {
         for o in 0u8..=0xFF {
-            // RC SEND, WRITE and the READ request (0x0C); UD SEND ONLY with and without ImmDt.
-            let want = o <= 0x0C || o == 0x64 || o == 0x65;
+            let want = o <= 0x0B || o == 0x64 || o == 0x65;
             assert_eq!(supported(o), want, "{o:#x}");
         }
     }
