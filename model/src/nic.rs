@@ -6,7 +6,10 @@
 pub mod regs;
 
 use crate::qp::Psn;
-use crate::rc::{emit_ack, parse_ack, Ack, Reliable};
+use crate::rc::{
+    emit_ack, emit_read_response, parse_ack, parse_read_response, response_opcode, Ack,
+    ReadResponse, Reliable,
+};
 use crate::rss::parse::classify;
 use crate::rss::steer::{distribute_by, Meta, Rule};
 use crate::rss::{FlowTuple, Function, HashFields, HashInput, HashType};
@@ -204,6 +207,13 @@ pub struct RcCounts {
     pub acks_dropped: u64,
     /// ACK frames received and handed to a requester.
     pub acks_received: u64,
+    /// READ responses sent (first executions and duplicates executed again).
+    pub read_responses_sent: u64,
+    /// READ responses received and handed to a requester (taken or not).
+    pub read_responses_received: u64,
+    /// READ responses not sent because reading host memory failed (the requester's timeout
+    /// asks again).
+    pub read_faults: u64,
 }
 
 impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
@@ -240,14 +250,21 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
         self.rc
     }
 
-    /// Sends the queued acknowledgements to `wire`.
-    fn send_acks(&mut self, wire: &mut impl FnMut(&[u8])) {
-        for a in self.acks.iter_mut() {
-            let Some(r) = a.take() else { continue };
+    /// Sends the queued acknowledgements and READ responses to `wire`, in the order the
+    /// responder produced them.
+    fn send_acks(&mut self, mem: &impl Memory, wire: &mut impl FnMut(&[u8])) {
+        for i in 0..ACK_QUEUE {
+            let Some(r) = self.acks[i].take() else {
+                continue;
+            };
             // A QP destroyed or reset since has no route: its acknowledgement is moot.
             let Some((route, dest_qpn)) = self.send.rc_route(r.qpn) else {
                 continue;
             };
+            if let Some((va, len)) = r.read {
+                self.send_read(&route, dest_qpn, &r, va, len, mem, wire);
+                continue;
+            }
             let ack = Ack {
                 dest_qpn,
                 psn: r.psn.get(),
@@ -265,13 +282,56 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
         }
     }
 
+    /// The READ responses of `r`: `len` bytes read at `va` now, cut by the QP's path MTU, one
+    /// PSN each from `r.psn`, the AETH on the first and last. A fault reading memory stops them
+    /// (the requester asks again when its timeout fires).
+    #[allow(clippy::too_many_arguments)]
+    fn send_read(
+        &mut self,
+        route: &crate::wqe::frame::Route,
+        dest_qpn: u32,
+        r: &RcReply,
+        va: u64,
+        len: u32,
+        mem: &impl Memory,
+        wire: &mut impl FnMut(&[u8]),
+    ) {
+        let Some(qp) = self.send.qps.get(r.qpn) else {
+            return;
+        };
+        let mtu = qp.config().mtu.bytes();
+        let count = crate::wqe::packets::read_psns(len, qp.config().mtu);
+        let mut data = [0u8; 4096];
+        let mut buf = [0u8; crate::wqe::frame::MAX_FRAME];
+        for i in 0..count {
+            let off = u64::from(i) * u64::from(mtu);
+            let n = (u64::from(len) - off.min(u64::from(len))).min(u64::from(mtu)) as usize;
+            let data = &mut data[..n];
+            if n > 0 && mem.read(va.wrapping_add(off), data).is_err() {
+                self.rc.read_faults += 1;
+                return;
+            }
+            let opcode = response_opcode(i, count);
+            let resp = ReadResponse {
+                dest_qpn,
+                psn: r.psn.add(i),
+                opcode,
+                aeth: crate::wire::ib::opcode::has_aeth(opcode).then_some(r.aeth),
+                payload: data,
+            };
+            let n = emit_read_response(route, &resp, &mut buf).expect("a response fits MAX_FRAME");
+            self.rc.read_responses_sent += 1;
+            wire(&buf[..n]);
+        }
+    }
+
     /// One turn of the send side: one WQE, its frames to `wire`.
     pub fn send_step(
         &mut self,
         mem: &mut impl Memory,
         wire: &mut impl FnMut(&[u8]),
     ) -> Result<Step, QueueError> {
-        self.send_acks(wire);
+        self.send_acks(mem, wire);
         self.queues.step(&mut self.send, mem, wire)
     }
 
@@ -290,6 +350,16 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
                     return Err(Discard::NoQp);
                 }
                 self.rc.acks_received += 1;
+                return Ok(Accepted {
+                    wq: None,
+                    completion: None,
+                });
+            }
+            if let Ok(r) = parse_read_response(frame) {
+                if self.queues.read_response(&mut self.send, mem, &r).is_none() {
+                    return Err(Discard::NoQp);
+                }
+                self.rc.read_responses_received += 1;
                 return Ok(Accepted {
                     wq: None,
                     completion: None,

@@ -31,6 +31,8 @@ pub enum WcOpcode {
     RdmaWriteWithImm,
     /// A TSO send.
     Tso,
+    /// An RDMA READ (a device model with the reliable transport; the driver posts none yet).
+    RdmaRead,
     /// A received SEND (receive path).
     Recv,
     /// A received RDMA WRITE with immediate (receive path).
@@ -45,6 +47,7 @@ impl From<Opcode> for WcOpcode {
             Opcode::RdmaWrite => WcOpcode::RdmaWrite,
             Opcode::RdmaWriteImm => WcOpcode::RdmaWriteWithImm,
             Opcode::Tso => WcOpcode::Tso,
+            Opcode::RdmaRead => WcOpcode::RdmaRead,
         }
     }
 }

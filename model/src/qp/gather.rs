@@ -27,12 +27,24 @@ pub fn check_gather<const N: usize>(
     sges: &[Sge],
     max_sge: usize,
 ) -> Result<u32, Status> {
+    check_gather_for(mrs, pd, sges, max_sge, Access::NONE)
+}
+
+/// [`check_gather`] for entries that also need `access` (an RDMA READ's list, where the
+/// remote bytes land, needs [`Access::LOCAL_WRITE`]).
+pub fn check_gather_for<const N: usize>(
+    mrs: &MrTable<N>,
+    pd: u32,
+    sges: &[Sge],
+    max_sge: usize,
+    access: Access,
+) -> Result<u32, Status> {
     if sges.len() > max_sge {
         return Err(Status::LocQpOpErr);
     }
     let mut total: u32 = 0;
     for sge in sges {
-        mrs.check(sge.lkey, pd, sge.addr, u64::from(sge.length), Access::NONE)?;
+        mrs.check(sge.lkey, pd, sge.addr, u64::from(sge.length), access)?;
         total = total.checked_add(sge.length).ok_or(Status::LocLenErr)?;
     }
     if total > MAX_MSG_SIZE {
@@ -96,6 +108,35 @@ mod tests {
         assert_eq!(
             check_gather(&t, 1, &[e(0, 0), bad_key], 2),
             Err(Status::LocLenErr)
+        );
+    }
+
+    #[test]
+    fn a_read_list_needs_local_write() {
+        let mut t = MrTable::<2>::new();
+        for (lkey, access) in [(1, Access::NONE), (2, Access::LOCAL_WRITE)] {
+            t.register(MemoryRegion {
+                lkey,
+                base: 0x1000,
+                length: 0x1000,
+                pd: 3,
+                access,
+            })
+            .unwrap();
+        }
+        let e = |lkey| Sge {
+            addr: 0x1000,
+            length: 64,
+            lkey,
+        };
+        assert_eq!(check_gather(&t, 3, &[e(1)], 1), Ok(64));
+        assert_eq!(
+            check_gather_for(&t, 3, &[e(1)], 1, Access::LOCAL_WRITE),
+            Err(Status::LocProtErr)
+        );
+        assert_eq!(
+            check_gather_for(&t, 3, &[e(2), e(2)], 2, Access::LOCAL_WRITE),
+            Ok(128)
         );
     }
 }

@@ -26,7 +26,7 @@ mod table;
 pub use av::{AddressVector, AvError, IpPair};
 pub use context::{ConfigError, QpConfig, QpContext, QPN_MAX, QPN_MIN};
 pub use entropy::qp_entropy;
-pub use gather::{check_gather, Sge};
+pub use gather::{check_gather, check_gather_for, Sge};
 pub use kind::QpKind;
 pub use mr::{Access, MemoryRegion, MrError, MrTable, MAX_MSG_SIZE};
 pub use mr_slot::{mr_lkeys_fit, mr_slot};

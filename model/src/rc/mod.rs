@@ -5,15 +5,19 @@
 
 pub mod ack;
 pub mod config;
+pub mod read;
 pub mod requester;
 pub mod responder;
 pub mod timer;
 
 pub use ack::{emit_ack, parse_ack, Ack};
 pub use config::Reliable;
+pub use read::{emit_read_response, parse_read_response, response_opcode, ReadResponse};
 pub use requester::{
-    AckOutcome, Completion, Counters, Packet, PostError, Requester, RequesterConfig, TickOutcome,
-    DEFAULT_WRS, RNR_RETRY_FOREVER,
+    AckOutcome, Completion, Counters, Packet, PostError, ReadMatch, Requester, RequesterConfig,
+    TickOutcome, DEFAULT_WRS, MAX_RD_ATOMIC, RNR_RETRY_FOREVER,
 };
-pub use responder::{Executed, PsnClass, Reply, Request, Responder, ResponderConfig, Verdict};
+pub use responder::{
+    Executed, PsnClass, ReadRequest, Reply, Request, Responder, ResponderConfig, Verdict,
+};
 pub use timer::{Scale, RNR_DELAY_US};

@@ -23,6 +23,13 @@
 //!   completes the request it names with `rem_inv_req_err`, `rem_access_err` or `rem_op_err`.
 //!   Either way the QP is in ERR: what was acknowledged before completes with success, the
 //!   rest with `wr_flush_err`, and nothing more is sent.
+//! - An RDMA READ takes one PSN per response packet but sends one request packet (from the
+//!   first PSN not yet answered, on a resend). Its responses are taken only in order
+//!   ([`Requester::read_match`]): each acknowledges everything before it, the last completes
+//!   the READ. One out of order means responses were lost: sending goes back to the first
+//!   missing one, as for a NAK sequence error. An ACK or NAK never acknowledges past a READ
+//!   whose responses have not all arrived; one that would, goes back there too. At most
+//!   [`MAX_RD_ATOMIC`] READs are outstanding, what the responder keeps to re-execute.
 
 use super::timer::Scale;
 use crate::qp::{Psn, Status};
@@ -33,6 +40,11 @@ pub const DEFAULT_WRS: usize = 16;
 
 /// `rnr_retry` value that retries without limit.
 pub const RNR_RETRY_FOREVER: u8 = 7;
+
+/// RDMA READs a requester has outstanding at most (verbs `max_rd_atomic`), and the READs a
+/// responder keeps to execute again when their request comes back (`max_dest_rd_atomic`):
+/// equal, so a READ still waiting for responses is always one the responder kept.
+pub const MAX_RD_ATOMIC: usize = 4;
 
 /// Requester settings fixed when the QP moves to RTS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,6 +140,28 @@ pub struct Counters {
     pub seq_naks: u64,
     /// RNR NAKs acted on.
     pub rnr_naks: u64,
+    /// READ responses out of sequence (or an acknowledgement past a READ's missing
+    /// responses) that sent the READ again.
+    pub read_gaps: u64,
+}
+
+/// Where a READ response's PSN stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadMatch {
+    /// The response expected next: take its payload at `index` × MTU of the READ's gather
+    /// list, then [`Requester::read_accept`].
+    Expected {
+        /// The READ's id.
+        wr_id: u64,
+        /// The response's index in the READ (its PSN less the READ's first).
+        index: u32,
+        /// The READ's PSN count: index `packets - 1` is its last response.
+        packets: u32,
+    },
+    /// Outside what is outstanding, or not a READ's PSN, or in ERR: ignored.
+    Stale,
+    /// A READ's PSN, but responses before it are missing: [`Requester::read_gap`].
+    OutOfSequence,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -135,6 +169,8 @@ struct Wr {
     wr_id: u64,
     first: Psn,
     packets: u32,
+    /// An RDMA READ: one request packet, a PSN per response.
+    read: bool,
 }
 
 /// One QP's requester state with room for `W` outstanding requests.
@@ -185,6 +221,7 @@ impl<const W: usize> Requester<W> {
                 wr_id: 0,
                 first: Psn::from_bits_truncate(0),
                 packets: 0,
+                read: false,
             }; W],
             head: 0,
             len: 0,
@@ -203,6 +240,7 @@ impl<const W: usize> Requester<W> {
                 timeouts: 0,
                 seq_naks: 0,
                 rnr_naks: 0,
+                read_gaps: 0,
             },
         }
     }
@@ -245,10 +283,63 @@ impl<const W: usize> Requester<W> {
     /// Whether [`Self::send`] would give a packet now: not in ERR, no RNR delay running,
     /// something posted beyond `snd`, and the window open.
     pub fn can_send(&self) -> bool {
-        self.failed.is_none()
-            && self.rnr_until.is_none()
-            && self.snd != self.nxt
-            && self.snd.distance_from(self.una) < self.cfg.max_inflight
+        self.next_wr().is_some()
+    }
+
+    /// The request holding `snd`, when sending may go on: not in ERR, no RNR delay, something
+    /// posted beyond `snd`, the window open, and for a READ sent the first time, fewer than
+    /// [`MAX_RD_ATOMIC`] READs outstanding.
+    fn next_wr(&self) -> Option<Wr> {
+        if self.failed.is_some() || self.rnr_until.is_some() || self.snd == self.nxt {
+            return None;
+        }
+        if self.snd.distance_from(self.una) >= self.cfg.max_inflight {
+            return None;
+        }
+        let w = self.wr(self.holding(self.snd)?);
+        let fresh = !self.snd.is_before(self.hi);
+        if w.read && fresh && self.reads_outstanding() >= MAX_RD_ATOMIC {
+            return None;
+        }
+        Some(w)
+    }
+
+    /// READs whose request has been sent and whose responses have not all arrived.
+    fn reads_outstanding(&self) -> usize {
+        (0..self.len)
+            .map(|i| self.wr(i))
+            .filter(|w| w.read && w.first.is_before(self.hi) && !self.acked(w))
+            .count()
+    }
+
+    /// Whether every PSN of `w` lies before `una`.
+    fn acked(&self, w: &Wr) -> bool {
+        let d = self.una.distance_from(w.first);
+        d >= w.packets && d < Psn::HALF
+    }
+
+    /// The first PSN in `[una, to)` held by a READ whose responses have not arrived (`to`
+    /// when there is none): how far an acknowledgement up to `to` may go.
+    fn read_bound(&self, to: Psn) -> Psn {
+        let span = to.distance_from(self.una);
+        for i in 0..self.len {
+            let w = self.wr(i);
+            if !w.read || self.acked(&w) {
+                continue;
+            }
+            // `una` inside the READ: its responses before `una` have arrived.
+            let start = if self.una.distance_from(w.first) < w.packets {
+                0
+            } else {
+                w.first.distance_from(self.una)
+            };
+            if start < span {
+                return self.una.add(start);
+            }
+            // Requests are in PSN order: nothing further can start before `to`.
+            break;
+        }
+        to
     }
 
     /// The completion [`Self::poll`] would return, without taking it.
@@ -285,6 +376,16 @@ impl<const W: usize> Requester<W> {
 
     /// Adds a request of `packets` packets (1 or more) and returns its first PSN.
     pub fn post(&mut self, wr_id: u64, packets: u32) -> Result<Psn, PostError> {
+        self.post_as(wr_id, packets, false)
+    }
+
+    /// Adds an RDMA READ taking `packets` PSNs (one per response, 1 or more): one request
+    /// packet is sent for it. Returns its first PSN.
+    pub fn post_read(&mut self, wr_id: u64, packets: u32) -> Result<Psn, PostError> {
+        self.post_as(wr_id, packets, true)
+    }
+
+    fn post_as(&mut self, wr_id: u64, packets: u32, read: bool) -> Result<Psn, PostError> {
         if self.failed.is_some() {
             return Err(PostError::Error);
         }
@@ -300,6 +401,7 @@ impl<const W: usize> Requester<W> {
             wr_id,
             first,
             packets,
+            read,
         };
         self.len += 1;
         self.nxt = first.add(packets);
@@ -308,15 +410,11 @@ impl<const W: usize> Requester<W> {
 
     /// The next packet to send at tick `now`, if sending may go on: not in ERR, no RNR delay
     /// running, something posted beyond `snd`, and the window open. Arms the ACK timeout.
+    /// A READ's request covers its PSNs from `snd` to its end, and always asks for an
+    /// acknowledgement (its responses).
     pub fn send(&mut self, now: u64) -> Option<Packet> {
-        if self.failed.is_some() || self.rnr_until.is_some() || self.snd == self.nxt {
-            return None;
-        }
+        let w = self.next_wr()?;
         let inflight = self.snd.distance_from(self.una);
-        if inflight >= self.cfg.max_inflight {
-            return None;
-        }
-        let w = self.wr(self.holding(self.snd)?);
         let index = self.snd.distance_from(w.first);
         let resend = self.snd.is_before(self.hi);
         let p = Packet {
@@ -324,13 +422,18 @@ impl<const W: usize> Requester<W> {
             wr_id: w.wr_id,
             index,
             packets: w.packets,
-            ack_req: index + 1 == w.packets || inflight + 1 == self.cfg.max_inflight,
+            ack_req: w.read || index + 1 == w.packets || inflight + 1 == self.cfg.max_inflight,
             resend,
         };
-        self.snd = self.snd.next();
+        self.snd = if w.read {
+            w.first.add(w.packets)
+        } else {
+            self.snd.next()
+        };
         if resend {
             self.counters.resent += 1;
-        } else {
+        }
+        if self.hi.is_before(self.snd) {
             self.hi = self.snd;
         }
         if self.deadline.is_none() {
@@ -381,13 +484,20 @@ impl<const W: usize> Requester<W> {
         let sent = self.hi.distance_from(self.una);
         match aeth.syndrome {
             Syndrome::Ack { .. } => {
-                // Cumulative: everything up to `psn`.
+                // Cumulative: everything up to `psn`, but not past a READ's missing responses.
                 let to = psn.next();
                 let d = to.distance_from(self.una);
                 if d == 0 || d > sent {
                     return AckOutcome::Stale;
                 }
-                self.progress(to, now);
+                let bound = self.read_bound(to);
+                if bound != self.una {
+                    self.progress(bound, now);
+                }
+                if bound != to {
+                    self.counters.read_gaps += 1;
+                    return self.go_back(bound, now);
+                }
                 AckOutcome::Progress
             }
             Syndrome::RnrNak { timer } => {
@@ -396,8 +506,9 @@ impl<const W: usize> Requester<W> {
                 if d >= sent {
                     return AckOutcome::Stale;
                 }
-                if d > 0 {
-                    self.progress(psn, now);
+                let bound = self.read_bound(psn);
+                if bound != self.una {
+                    self.progress(bound, now);
                 }
                 self.counters.rnr_naks += 1;
                 if self.cfg.rnr_retry != RNR_RETRY_FOREVER {
@@ -406,7 +517,8 @@ impl<const W: usize> Requester<W> {
                     }
                     self.rnr_left -= 1;
                 }
-                self.snd = psn;
+                // From a READ still missing responses, if one lies before `psn`.
+                self.snd = bound;
                 self.deadline = None;
                 let until = now + self.cfg.scale.rnr_delay(timer);
                 self.rnr_until = Some(until);
@@ -417,28 +529,17 @@ impl<const W: usize> Requester<W> {
                 if d >= sent {
                     return AckOutcome::Stale;
                 }
-                if d > 0 {
-                    self.progress(psn, now);
+                let bound = self.read_bound(psn);
+                if bound != self.una {
+                    self.progress(bound, now);
                 }
                 let status = match code {
                     NakCode::PsnSequence => {
-                        if self.last_nak == Some(psn) {
+                        if self.last_nak == Some(bound) {
                             return AckOutcome::Stale;
                         }
-                        self.last_nak = Some(psn);
                         self.counters.seq_naks += 1;
-                        if self.retry_left == 0 {
-                            return AckOutcome::Error(self.fail(psn, Status::RetryExcErr));
-                        }
-                        self.retry_left -= 1;
-                        self.snd = psn;
-                        self.rnr_until = None;
-                        self.deadline = self
-                            .cfg
-                            .scale
-                            .ack_timeout(self.cfg.timeout)
-                            .map(|t| now + t);
-                        return AckOutcome::GoBack(psn);
+                        return self.go_back(bound, now);
                     }
                     NakCode::InvalidRequest => Status::RemInvReqErr,
                     NakCode::RemoteAccess => Status::RemAccessErr,
@@ -448,6 +549,77 @@ impl<const W: usize> Requester<W> {
                 AckOutcome::Error(self.fail(psn, status))
             }
         }
+    }
+
+    /// Sends again from `psn` (go-back-N), once per `psn` until progress, counting
+    /// `retry_cnt`.
+    fn go_back(&mut self, psn: Psn, now: u64) -> AckOutcome {
+        if self.last_nak == Some(psn) {
+            return AckOutcome::Stale;
+        }
+        self.last_nak = Some(psn);
+        if self.retry_left == 0 {
+            return AckOutcome::Error(self.fail(psn, Status::RetryExcErr));
+        }
+        self.retry_left -= 1;
+        self.snd = psn;
+        self.rnr_until = None;
+        self.deadline = self
+            .cfg
+            .scale
+            .ack_timeout(self.cfg.timeout)
+            .map(|t| now + t);
+        AckOutcome::GoBack(psn)
+    }
+
+    /// Where the READ response with PSN `psn` stands (nothing changes).
+    pub fn read_match(&self, psn: Psn) -> ReadMatch {
+        if self.failed.is_some() || psn.distance_from(self.una) >= self.hi.distance_from(self.una) {
+            return ReadMatch::Stale;
+        }
+        let Some(w) = self.holding(psn).map(|i| self.wr(i)) else {
+            return ReadMatch::Stale;
+        };
+        if !w.read {
+            return ReadMatch::Stale;
+        }
+        if self.read_bound(psn) != psn {
+            return ReadMatch::OutOfSequence;
+        }
+        ReadMatch::Expected {
+            wr_id: w.wr_id,
+            index: psn.distance_from(w.first),
+            packets: w.packets,
+        }
+    }
+
+    /// Takes the expected READ response `psn` (its payload has landed): everything up to it is
+    /// acknowledged; on the READ's last response the READ completes.
+    pub fn read_accept(&mut self, psn: Psn, now: u64) -> AckOutcome {
+        match self.read_match(psn) {
+            ReadMatch::Expected { .. } => {
+                self.progress(psn.next(), now);
+                AckOutcome::Progress
+            }
+            _ => AckOutcome::Stale,
+        }
+    }
+
+    /// A READ response `psn` out of sequence: what came before the first missing response is
+    /// acknowledged, and sending goes back to it (once, until progress).
+    pub fn read_gap(&mut self, psn: Psn, now: u64) -> AckOutcome {
+        if self.read_match(psn) != ReadMatch::OutOfSequence {
+            return AckOutcome::Stale;
+        }
+        let bound = self.read_bound(psn);
+        if bound != self.una {
+            self.progress(bound, now);
+        }
+        if self.last_nak == Some(bound) {
+            return AckOutcome::Stale;
+        }
+        self.counters.read_gaps += 1;
+        self.go_back(bound, now)
     }
 
     /// Lets time pass to tick `now`: ends an RNR delay, or fires the local ACK timeout.
@@ -855,6 +1027,98 @@ mod tests {
         assert_eq!(r.post(2, 2), Err(PostError::Span));
         r.post(2, 1).unwrap();
         assert_eq!(r.post(3, 1), Err(PostError::Full));
+    }
+
+    #[test]
+    fn a_read_sends_one_request_and_takes_its_responses_in_order() {
+        let mut r: Requester = Requester::new(cfg(100));
+        assert_eq!(r.post_read(1, 3), Ok(psn(100)));
+        assert_eq!(r.post(2, 1), Ok(psn(103)));
+        let p = r.send(0).unwrap();
+        assert_eq!(
+            (p.psn.get(), p.index, p.ack_req, p.resend),
+            (100, 0, true, false)
+        );
+        // The READ's request covers its three PSNs: the SEND comes next.
+        assert_eq!(r.send(0).map(|p| p.psn.get()), Some(103));
+        assert_eq!(
+            r.read_match(psn(100)),
+            ReadMatch::Expected {
+                wr_id: 1,
+                index: 0,
+                packets: 3
+            }
+        );
+        assert_eq!(r.read_match(psn(103)), ReadMatch::Stale, "not a READ's PSN");
+        assert_eq!(r.read_accept(psn(100), 1), AckOutcome::Progress);
+        // 101 lost: 102 is out of sequence and sends the READ again from 101, once.
+        assert_eq!(r.read_match(psn(102)), ReadMatch::OutOfSequence);
+        assert_eq!(r.read_gap(psn(102), 2), AckOutcome::GoBack(psn(101)));
+        assert_eq!(r.read_gap(psn(102), 2), AckOutcome::Stale);
+        let p = r.send(3).unwrap();
+        assert_eq!((p.psn.get(), p.index, p.resend), (101, 1, true));
+        assert_eq!(
+            r.send(3).map(|p| (p.psn.get(), p.resend)),
+            Some((103, true))
+        );
+        assert_eq!(r.poll(), None);
+        r.read_accept(psn(101), 4);
+        r.read_accept(psn(102), 4);
+        assert_eq!(r.read_match(psn(102)), ReadMatch::Stale, "already taken");
+        assert_eq!(
+            r.poll().map(|c| (c.wr_id, c.status)),
+            Some((1, Status::Success))
+        );
+        assert_eq!(rx(&mut r, ack(103), 5), AckOutcome::Progress);
+        assert_eq!(r.poll().map(|c| c.wr_id), Some(2));
+        assert_eq!(r.counters().read_gaps, 1);
+    }
+
+    #[test]
+    fn an_ack_never_covers_a_reads_missing_responses() {
+        let mut r: Requester = Requester::new(cfg(Psn::MASK));
+        r.post(1, 1).unwrap();
+        r.post_read(2, 2).unwrap();
+        r.post(3, 1).unwrap();
+        let mut sent = [0u32; 8];
+        assert_eq!(drain(&mut r, 0, &mut sent), 3);
+        assert_eq!(sent[..3], [Psn::MASK, 0, 2]);
+        // The ACK of 2 says the responder executed the READ: its responses were lost. The
+        // SEND before it is acknowledged, and the READ is asked for again.
+        assert_eq!(rx(&mut r, ack(2), 1), AckOutcome::GoBack(psn(0)));
+        assert_eq!(r.poll().map(|c| c.wr_id), Some(1));
+        assert_eq!(r.poll(), None);
+        // A response behind a missing one of another READ is out of sequence as well.
+        assert_eq!(r.read_match(psn(1)), ReadMatch::OutOfSequence);
+        // A NAK sequence error past the READ goes back to it too.
+        let seq = Syndrome::Nak(NakCode::PsnSequence);
+        r.send(2).unwrap();
+        r.read_accept(psn(0), 3);
+        assert_eq!(rx(&mut r, nak(2, seq), 3), AckOutcome::GoBack(psn(1)));
+    }
+
+    #[test]
+    fn at_most_max_rd_atomic_reads_are_outstanding() {
+        let mut r: Requester = Requester::new(RequesterConfig {
+            max_inflight: 64,
+            ..cfg(0)
+        });
+        for id in 0..6 {
+            r.post_read(id, 2).unwrap();
+        }
+        let mut sent = [0u32; 8];
+        assert_eq!(drain(&mut r, 0, &mut sent), MAX_RD_ATOMIC);
+        assert!(!r.can_send());
+        // The first READ's responses free a place.
+        r.read_accept(psn(0), 1);
+        assert!(!r.can_send(), "half a READ is still outstanding");
+        r.read_accept(psn(1), 1);
+        assert_eq!(r.send(1).map(|p| p.psn.get()), Some(8));
+        assert_eq!(r.send(1), None);
+        // A timeout resends READs already counted, whatever the limit.
+        assert_eq!(r.tick(1 + RTO), TickOutcome::Timeout(psn(2)));
+        assert_eq!(drain(&mut r, 1 + RTO, &mut sent), 4);
+        assert_eq!(sent[..4], [2, 4, 6, 8]);
     }
 
     #[test]

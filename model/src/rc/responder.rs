@@ -15,7 +15,13 @@
 //! - What executing a packet found is the caller's ([`Executed`]): no receive WQE gives an
 //!   RNR NAK (the PSN is not consumed, the requester sends it again later); a failed access
 //!   check, an invalid or an unperformable request give their NAK and move the QP to ERR.
+//! - An RDMA READ request ([`Responder::read`]) takes one PSN per response packet; executed,
+//!   its answer is the responses themselves ([`Reply::Read`]), which acknowledge everything
+//!   before them. The last [`MAX_RD_ATOMIC`] READs are kept: a duplicate READ inside one of
+//!   them, asking for the rest of it from its PSN on, is executed again (its responses were
+//!   lost); one that is not kept is dropped unanswered, and the requester's timeout decides.
 
+use super::requester::MAX_RD_ATOMIC;
 use crate::qp::Psn;
 use crate::wire::ib::{AethRepr, NakCode, Syndrome, CREDITS_UNLIMITED};
 
@@ -55,6 +61,30 @@ pub struct Request {
     pub last: bool,
 }
 
+/// An RDMA READ request as the responder's rules see it: its PSN and RETH.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadRequest {
+    /// The BTH PSN: the first response's.
+    pub psn: Psn,
+    /// The RETH's virtual address.
+    pub va: u64,
+    /// The RETH's R_Key.
+    pub rkey: u32,
+    /// The RETH's DMA length.
+    pub len: u32,
+}
+
+impl ReadRequest {
+    /// Response packets (PSNs) it takes at path MTU `mtu` bytes: at least one.
+    pub const fn psns(&self, mtu: u32) -> u32 {
+        if self.len == 0 {
+            1
+        } else {
+            self.len.div_ceil(mtu)
+        }
+    }
+}
+
 /// What executing an expected packet found (the receive engine's verdict).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Executed {
@@ -81,6 +111,18 @@ pub enum Reply {
         psn: Psn,
         /// Its syndrome and MSN.
         aeth: AethRepr,
+    },
+    /// Send READ responses: `len` bytes read at `va`, one path-MTU piece per PSN from `psn`
+    /// on, the AETH (ACK with this MSN) on the first and last.
+    Read {
+        /// The first response's PSN.
+        psn: Psn,
+        /// Where the bytes are read.
+        va: u64,
+        /// How many.
+        len: u32,
+        /// The MSN the AETHs carry.
+        msn: u32,
     },
 }
 
@@ -117,6 +159,11 @@ pub struct Responder {
     nak_sent: bool,
     unacked: u32,
     error: bool,
+    /// The last READs executed, to execute a duplicate again; `next_read` is the oldest.
+    reads: [Option<ReadRequest>; MAX_RD_ATOMIC],
+    next_read: usize,
+    /// Duplicate READs dropped because no kept READ holds them.
+    reads_dropped: u64,
 }
 
 impl Responder {
@@ -130,7 +177,15 @@ impl Responder {
             nak_sent: false,
             unacked: 0,
             error: false,
+            reads: [None; MAX_RD_ATOMIC],
+            next_read: 0,
+            reads_dropped: 0,
         }
+    }
+
+    /// Duplicate READs dropped unanswered: no kept READ held them.
+    pub const fn reads_dropped(&self) -> u64 {
+        self.reads_dropped
     }
 
     /// The expected PSN.
@@ -179,6 +234,107 @@ impl Responder {
         Reply::Send {
             psn: self.epsn,
             aeth: self.aeth(syndrome),
+        }
+    }
+
+    /// The fatal NAK for what execution found (`None` for `Done`), at `psn`: the QP goes to
+    /// ERR. A receiver-not-ready has no meaning for a READ: an operational error.
+    fn fatal(&mut self, e: Executed, psn: Psn, v: &mut Verdict) -> bool {
+        let code = match e {
+            Executed::Done => return false,
+            Executed::InvalidRequest => NakCode::InvalidRequest,
+            Executed::AccessError => NakCode::RemoteAccess,
+            Executed::NoReceiveWqe | Executed::OperationalError => NakCode::RemoteOperational,
+        };
+        v.reply = Reply::Send {
+            psn,
+            aeth: self.aeth(Syndrome::Nak(code)),
+        };
+        v.qp_error = true;
+        self.error = true;
+        true
+    }
+
+    /// The part of a kept READ that duplicate `req` asks for again: the same R_Key, and the
+    /// address and length advanced by its PSN's offset × `mtu`.
+    fn kept(&self, req: &ReadRequest, mtu: u32) -> bool {
+        self.reads.iter().flatten().any(|k| {
+            let off = req.psn.distance_from(k.psn);
+            let skip = u64::from(off) * u64::from(mtu);
+            off < k.psns(mtu)
+                && req.rkey == k.rkey
+                && req.va == k.va.wrapping_add(skip)
+                && u64::from(req.len) == u64::from(k.len).saturating_sub(skip)
+        })
+    }
+
+    /// Takes one RDMA READ request at path MTU `mtu` bytes. `execute` (the R_Key, PD, access
+    /// and bounds check) runs for the expected PSN, and again for a duplicate that a kept READ
+    /// holds; done, the answer is the responses from the request's PSN on. An expected READ
+    /// moves the expected PSN past all its responses and counts a message.
+    pub fn read(
+        &mut self,
+        req: ReadRequest,
+        mtu: u32,
+        execute: impl FnOnce() -> Executed,
+    ) -> Verdict {
+        let class = self.classify(req.psn);
+        let mut v = Verdict {
+            class,
+            executed: false,
+            reply: Reply::None,
+            qp_error: false,
+        };
+        if self.error {
+            return v;
+        }
+        let psns = req.psns(mtu);
+        match class {
+            PsnClass::Ahead => {
+                if !self.nak_sent {
+                    self.nak_sent = true;
+                    v.reply = self.nak(Syndrome::Nak(NakCode::PsnSequence));
+                }
+            }
+            PsnClass::Duplicate => {
+                if !self.kept(&req, mtu) {
+                    self.reads_dropped += 1;
+                    return v;
+                }
+                if !self.fatal(execute(), req.psn, &mut v) {
+                    v.reply = self.read_reply(&req);
+                }
+            }
+            PsnClass::Expected => {
+                self.nak_sent = false;
+                // Responses spread over half the PSN space could not be told from duplicates.
+                let e = if psns >= Psn::HALF {
+                    Executed::InvalidRequest
+                } else {
+                    execute()
+                };
+                if self.fatal(e, self.epsn, &mut v) {
+                    return v;
+                }
+                v.executed = true;
+                self.epsn = self.epsn.add(psns);
+                self.msn = (self.msn + 1) & Psn::MASK;
+                // The last response acknowledges everything up to it.
+                self.unacked = 0;
+                self.reads[self.next_read] = Some(req);
+                self.next_read = (self.next_read + 1) % MAX_RD_ATOMIC;
+                v.reply = self.read_reply(&req);
+            }
+        }
+        v
+    }
+
+    fn read_reply(&self, req: &ReadRequest) -> Reply {
+        Reply::Read {
+            psn: req.psn,
+            va: req.va,
+            len: req.len,
+            msn: self.msn,
         }
     }
 
@@ -267,6 +423,7 @@ mod tests {
         match v.reply {
             Reply::None => None,
             Reply::Send { psn, aeth } => Some((psn.get(), aeth.syndrome, aeth.msn)),
+            Reply::Read { .. } => panic!("not a READ"),
         }
     }
 
@@ -403,6 +560,90 @@ mod tests {
         // The resend, once a WQE is posted, goes through.
         let v = r.request(req(7, true, true), || Executed::Done);
         assert_eq!(sent(&v), Some((7, ACK, 1)));
+    }
+
+    fn rd(p: u32, va: u64, len: u32) -> ReadRequest {
+        ReadRequest {
+            psn: psn(p),
+            va,
+            rkey: 0x77,
+            len,
+        }
+    }
+
+    fn read_at(v: &Verdict) -> Option<(u32, u64, u32, u32)> {
+        match v.reply {
+            Reply::Read { psn, va, len, msn } => Some((psn.get(), va, len, msn)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_read_takes_a_psn_per_response_and_answers_with_them() {
+        let mut r = responder(Psn::MASK - 1, 4);
+        r.request(req(Psn::MASK - 1, false, false), || Executed::Done);
+        // 600 bytes at MTU 256: three responses, PSNs 0xFFFFFF, 0, 1 (across the wrap).
+        let v = r.read(rd(Psn::MASK, 0x1000, 600), 256, || Executed::Done);
+        assert!(v.executed);
+        assert_eq!(read_at(&v), Some((Psn::MASK, 0x1000, 600, 1)));
+        assert_eq!((r.epsn().get(), r.msn()), (2, 1));
+        // A zero-length READ still takes one PSN.
+        let v = r.read(rd(2, 0x9000, 0), 256, || Executed::Done);
+        assert_eq!(read_at(&v), Some((2, 0x9000, 0, 2)));
+        assert_eq!(r.epsn().get(), 3);
+        // The responses acknowledged the SEND before: the coalescing count starts again.
+        for p in 3..6 {
+            assert_eq!(
+                sent(&r.request(req(p, false, false), || Executed::Done)),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn a_duplicate_read_is_executed_again_from_its_psn_if_kept() {
+        let mut r = responder(10, 16);
+        r.read(rd(10, 0x1000, 1000), 256, || Executed::Done);
+        assert_eq!(r.epsn().get(), 14);
+        // The requester lost responses from 12 on: it asks again from 12, the RETH advanced.
+        let again = r.read(rd(12, 0x1200, 488), 256, || Executed::Done);
+        assert_eq!(again.class, PsnClass::Duplicate);
+        assert!(!again.executed, "the expected PSN does not move");
+        assert_eq!(read_at(&again), Some((12, 0x1200, 488, 1)));
+        assert_eq!(r.epsn().get(), 14);
+        // A RETH that does not match what was kept is not executed: dropped, unanswered.
+        for bad in [rd(12, 0x1000, 488), rd(12, 0x1200, 1000), rd(9, 0x1000, 1)] {
+            let v = r.read(bad, 256, || unreachable!());
+            assert_eq!(v.reply, Reply::None);
+        }
+        assert_eq!(r.reads_dropped(), 3);
+        // Four more READs push the first out of the table.
+        for i in 0..MAX_RD_ATOMIC as u32 {
+            r.read(rd(14 + i, 0x8000, 4), 256, || Executed::Done);
+        }
+        let v = r.read(rd(10, 0x1000, 1000), 256, || unreachable!());
+        assert_eq!((v.reply, r.reads_dropped()), (Reply::None, 4));
+        // The newest kept ones still execute; a refused duplicate is a fatal NAK at its PSN.
+        let v = r.read(rd(17, 0x8000, 4), 256, || Executed::AccessError);
+        assert!(v.qp_error);
+        assert_eq!(
+            sent(&v),
+            Some((17, Syndrome::Nak(NakCode::RemoteAccess), 5))
+        );
+    }
+
+    #[test]
+    fn a_read_ahead_is_naked_and_a_refused_one_is_fatal() {
+        let mut r = responder(0, 16);
+        let v = r.read(rd(3, 0, 10), 256, || unreachable!());
+        assert_eq!(sent(&v), Some((0, SEQ, 0)));
+        let v = r.read(rd(0, 0, 10), 256, || Executed::AccessError);
+        assert!(v.qp_error && r.is_error());
+        assert_eq!(sent(&v), Some((0, Syndrome::Nak(NakCode::RemoteAccess), 0)));
+        assert_eq!(
+            r.read(rd(0, 0, 10), 256, || unreachable!()).reply,
+            Reply::None
+        );
     }
 
     #[test]

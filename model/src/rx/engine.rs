@@ -19,7 +19,7 @@
 //! RC request packets (sequence, length, SEND and WRITE, the responder) are in `engine/rc.rs`.
 
 use super::cqe::{RecvCqe, RecvFlags, RecvOpcode};
-use super::packet::{classify, Incoming, RocePacket};
+use super::packet::{classify_with, Incoming, RocePacket};
 use super::wq::{Wq, WqConfig, WqState, WqTransition};
 use super::wqe::RecvWqe;
 use super::{Discard, CQE_BYTES, HEADER_BYTES, MAX_SGE};
@@ -188,6 +188,9 @@ pub struct RcReply {
     pub psn: Psn,
     /// Syndrome and MSN.
     pub aeth: AethRepr,
+    /// READ responses instead of an Acknowledge: the bytes at this address and length, one
+    /// path-MTU piece per PSN from `psn` on, `aeth` on the first and last.
+    pub read: Option<(u64, u32)>,
 }
 
 /// The receive side: work queues, each QP's receive context, the counters.
@@ -411,7 +414,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         frame: &[u8],
         meta: &Meta,
     ) -> Result<Accepted, Discard> {
-        let r = match classify(frame) {
+        let r = match classify_with(frame, self.reliable.is_some()) {
             Err(d) => Err(d),
             Ok(Incoming::Raw { frame, csum_ok }) => self.raw(mrs, mem, frame, csum_ok, meta),
             Ok(Incoming::Roce(p)) => self.roce(qps, mrs, mem, &p, meta),
@@ -539,6 +542,9 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             });
         }
         if let Some(rel) = self.reliable {
+            if p.opcode == op::RC_RDMA_READ_REQUEST {
+                return self.rc_read(qps, mrs, slot, p, mtu, rel);
+            }
             return self.rc_reliable(qps, mrs, mem, slot, p, cqe, mtu, rel);
         }
         // RC: in order, in sequence, MTU-sized except at the end.

@@ -22,7 +22,7 @@ pub mod wqe;
 
 pub use cqe::{RecvCqe, RecvFlags, RecvOpcode};
 pub use engine::{qp_slot, Accepted, Counts, Message, RcReply, RecvEngine, RxError, Target};
-pub use packet::{classify, Incoming, RocePacket, GRH_AREA, MAX_FRAME};
+pub use packet::{classify, classify_with, Incoming, RocePacket, GRH_AREA, MAX_FRAME};
 pub use wq::{RecvRing, Wq, WqConfig, WqState, WqTransition};
 pub use wqe::RecvWqe;
 

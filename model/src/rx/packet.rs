@@ -41,7 +41,7 @@ pub struct RocePacket<'a> {
     pub ack_req: bool,
     /// DETH: Q_Key and source QP (UD opcodes).
     pub deth: Option<(u32, u32)>,
-    /// RETH: virtual address, R_Key, DMA length (RDMA WRITE FIRST/ONLY).
+    /// RETH: virtual address, R_Key, DMA length (RDMA WRITE FIRST/ONLY, READ request).
     pub reth: Option<(u64, u32, u32)>,
     /// Immediate data, as the wire carries it (big-endian read).
     pub imm: Option<u32>,
@@ -67,7 +67,8 @@ pub enum Incoming<'a> {
     },
 }
 
-/// Whether the receive path handles `opcode` here: RC SEND and RDMA WRITE, UD SEND.
+/// Whether the receive path handles `opcode` here: RC SEND and RDMA WRITE, UD SEND. With the
+/// reliable transport on, the READ request too ([`classify_with`]).
 pub const fn supported(opcode: u8) -> bool {
     matches!(
         opcode,
@@ -80,6 +81,13 @@ pub const fn supported(opcode: u8) -> bool {
 /// frame must be well formed, carry a good ICRC (and IPv4 header checksum), the default P_Key,
 /// TVer 0 and an opcode [`supported`].
 pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
+    classify_with(frame, false)
+}
+
+/// [`classify`], also taking RC READ requests when `reads` (the reliable transport is on).
+/// Without it a READ request is [`Discard::Unsupported`] at the same point as before, which is
+/// what the RTL receive path, compared frame by frame, does.
+pub fn classify_with(frame: &[u8], reads: bool) -> Result<Incoming<'_>, Discard> {
     if frame.len() > MAX_FRAME {
         return Err(Discard::Malformed);
     }
@@ -113,7 +121,7 @@ pub fn classify(frame: &[u8]) -> Result<Incoming<'_>, Discard> {
     if bth.pkey() != PKEY || bth.tver() != 0 {
         return Err(Discard::Malformed);
     }
-    if !supported(opcode) {
+    if !(supported(opcode) || (reads && opcode == op::RC_RDMA_READ_REQUEST)) {
         return Err(Discard::Unsupported);
     }
     let rest = f.bth_payload();

@@ -5,7 +5,9 @@
 //! 2. the opcode suits the QP (UD: SEND, SEND_WITH_IMM and, on an engine with TSO, TSO; RC:
 //!    everything but TSO; raw: SEND and, with TSO, TSO) and the address vector is there
 //!    exactly for UD: else `loc_qp_op_err`;
-//! 3. the gather list: at most `max_sge` entries (`loc_qp_op_err`), then each entry in order by
+//!    An RDMA READ is RC only and takes no inline data (its gather list is where the bytes
+//!    land): else `loc_qp_op_err`;
+//! 3. the gather list (a READ's entries must also allow local write): at most `max_sge` entries (`loc_qp_op_err`), then each entry in order by
 //!    the memory-region check (`loc_len_err` for a zero or oversized entry, `loc_prot_err` for
 //!    a bad lkey, PD or bounds), then the total (`loc_len_err` above 2^31);
 //! 4. TSO: the segmenter takes the header template, MSS and payload length ([`crate::tso`]):
@@ -17,7 +19,7 @@
 //!    and the largest segment): else `loc_len_err`.
 
 use super::{Flags, Opcode, Wqe, DATA_BYTES};
-use crate::qp::{check_gather, MrTable, QpContext, QpKind, Sge, Status};
+use crate::qp::{check_gather_for, Access, MrTable, QpContext, QpKind, Sge, Status};
 use crate::tso::{self, Limits, Segmenter};
 use crate::wire::LinkType;
 
@@ -56,6 +58,7 @@ pub fn check<'a, const M: usize>(
         Opcode::Send => true,
         Opcode::SendImm => !raw,
         Opcode::RdmaWrite | Opcode::RdmaWriteImm => kind == QpKind::Rc,
+        Opcode::RdmaRead => kind == QpKind::Rc && !control.flags.contains(Flags::INLINE),
         Opcode::Tso => kind != QpKind::Rc && tso.is_some(),
     };
     if !op_ok || control.av != ud {
@@ -78,7 +81,12 @@ pub fn check<'a, const M: usize>(
                 lkey: d.lkey,
             };
         }
-        check_gather(mrs, qp.config().pd, &sges[..n], max_sge)?
+        let access = if control.opcode == Opcode::RdmaRead {
+            Access::LOCAL_WRITE
+        } else {
+            Access::NONE
+        };
+        check_gather_for(mrs, qp.config().pd, &sges[..n], max_sge, access)?
     };
     let packet = match (control.opcode, tso) {
         (Opcode::Tso, Some(limits)) => {
@@ -105,4 +113,81 @@ pub fn check<'a, const M: usize>(
         return Err(Status::LocLenErr);
     }
     Ok(Checked { wqe, len })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::qp::{MemoryRegion, PathMtu, Psn, QpConfig, QpTable};
+    use crate::wqe::{DataSegment, Payload, RemoteAddress, WorkRequest, MAX_WQE_BYTES};
+
+    #[test]
+    fn a_read_is_rc_only_gathers_into_writable_memory_and_takes_no_inline_data() {
+        let mut qps = QpTable::<2>::default();
+        let rc = QpConfig {
+            qp_type: QpKind::Rc,
+            pd: 1,
+            mtu: PathMtu::Mtu1024,
+            psn: Psn::new(0).unwrap(),
+            dest_qpn: 0x22,
+            q_key: 0,
+            av: Some(crate::qp::AddressVector::new(
+                crate::qp::IpPair::V4 {
+                    src: crate::wire::Ipv4Address::new(10, 0, 0, 1),
+                    dst: crate::wire::Ipv4Address::new(10, 0, 0, 2),
+                },
+                crate::wire::EthernetAddress([2, 0, 0, 0, 0, 1]),
+                crate::wire::EthernetAddress([2, 0, 0, 0, 0, 2]),
+            )),
+        };
+        qps.create(0x11, rc).unwrap();
+        let mut mrs = MrTable::<2>::new();
+        for (lkey, access) in [(1, Access::NONE), (2, Access::LOCAL_WRITE)] {
+            mrs.register(MemoryRegion {
+                lkey,
+                base: 0x1000,
+                length: 0x1000,
+                pd: 1,
+                access,
+            })
+            .unwrap();
+        }
+        let run = |opcode: Opcode, lkey: u32, inline: bool| {
+            let sge = [DataSegment {
+                addr: 0x1000,
+                length: 100,
+                lkey,
+            }];
+            let wr = WorkRequest {
+                opcode,
+                flags: Flags::SIGNALED,
+                index: 0,
+                imm: 0,
+                wr_id: 7,
+                av: None,
+                raddr: opcode.has_raddr().then_some(RemoteAddress {
+                    addr: 0x9000,
+                    rkey: 5,
+                }),
+                payload: if inline {
+                    Payload::Inline(&[1, 2, 3])
+                } else {
+                    Payload::Gather(&sge)
+                },
+                tso: None,
+            };
+            let mut b = [0u8; MAX_WQE_BYTES];
+            Wqe::encode(&wr, &mut b).unwrap();
+            let qp = qps.get(0x11).unwrap();
+            check(qp, &mrs, 4, None, &b).map(|c| c.len)
+        };
+        assert_eq!(run(Opcode::RdmaRead, 2, false), Ok(100));
+        assert_eq!(run(Opcode::RdmaRead, 1, false), Err(Status::LocProtErr));
+        assert_eq!(
+            run(Opcode::RdmaWrite, 1, false),
+            Ok(100),
+            "a WRITE only reads"
+        );
+        assert_eq!(run(Opcode::RdmaRead, 2, true), Err(Status::LocQpOpErr));
+    }
 }

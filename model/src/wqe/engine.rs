@@ -17,7 +17,7 @@
 
 use super::check::{check, Checked};
 use super::frame::{emit_headers, finish, Route, Transport, MAX_FRAME, PKEY};
-use super::packets::Packets;
+use super::packets::{read_psns, Packets};
 use super::{get_u32, get_u64, Cqe, Fault, Flags, Memory, Opcode, CONTROL_BYTES};
 use crate::entropy::{Profile, QpType};
 use crate::qp::{AddressVector, IpPair, MrTable, Psn, QpKind, QpState, QpTable, Status};
@@ -158,6 +158,11 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             Ok(c) => c,
             Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
         };
+        // A READ needs the reliable transport: its bytes come back in responses that only the
+        // requester's receive path takes (docs/rc.md). Without it, as in the RTL, it is refused.
+        if c.wqe.control().opcode == Opcode::RdmaRead {
+            return Ok(Some(self.fail(qpn, wqe, Status::LocQpOpErr)?));
+        }
         if qp.config().qp_type == QpKind::Raw {
             return self.raw_send(qpn, &c, wqe, mem, frame);
         }
@@ -229,7 +234,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             let psn = qp.take_psns(1);
             let ack_req = p.last && qp_type == QpType::Rc;
             let Ok(n) = emit_packet(
-                &route, dest_qpn, deth, &c, &p, psn, ack_req, raddr, mem, &mut buf,
+                &route, dest_qpn, deth, &c, &p, psn, ack_req, raddr, c.len, mem, &mut buf,
             ) else {
                 return Ok(Some(self.fail(qpn, wqe, Status::GeneralErr)?));
             };
@@ -252,6 +257,8 @@ pub struct RcWqe {
     pub cqe: Cqe,
     /// A success is written only for a signaled WQE.
     pub signaled: bool,
+    /// An RDMA READ: its PSNs are its responses', which land in its gather list.
+    pub read: bool,
 }
 
 impl<const Q: usize, const M: usize> SendEngine<Q, M> {
@@ -284,10 +291,17 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         if qp.config().qp_type != QpKind::Rc || control.opcode == Opcode::Tso {
             return Err(raw.cqe(qpn, Status::LocQpOpErr, 0));
         }
+        let mtu = qp.config().mtu;
+        let read = control.opcode == Opcode::RdmaRead;
         Ok(RcWqe {
-            packets: Packets::new(QpType::Rc, control.opcode, c.len, qp.config().mtu).packets(),
+            packets: if read {
+                read_psns(c.len, mtu)
+            } else {
+                Packets::new(QpType::Rc, control.opcode, c.len, mtu).packets()
+            },
             cqe: raw.cqe(qpn, Status::Success, c.len),
             signaled: control.flags.contains(Flags::SIGNALED),
+            read,
         })
     }
 
@@ -307,9 +321,28 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
         let (route, dest_qpn) = self.rc_route(qpn).ok_or(Status::LocQpOpErr)?;
         let control = c.wqe.control();
-        let p = Packets::new(QpType::Rc, control.opcode, c.len, qp.config().mtu)
-            .nth(pkt.index as usize)
-            .ok_or(Status::LocQpOpErr)?;
+        let mtu = qp.config().mtu;
+        let mut raddr = c.wqe.raddr();
+        let mut dma_len = c.len;
+        let p = if control.opcode == Opcode::RdmaRead {
+            // A READ resent from its `index`th response on asks only for what is missing: the
+            // RETH's address and length advanced by `index` × MTU.
+            let skip = pkt
+                .index
+                .checked_mul(mtu.bytes())
+                .ok_or(Status::LocQpOpErr)?;
+            if pkt.index >= read_psns(c.len, mtu) {
+                return Err(Status::LocQpOpErr);
+            }
+            if let Some(r) = raddr.as_mut() {
+                r.addr = r.addr.wrapping_add(skip.into());
+            }
+            dma_len = c.len.saturating_sub(skip);
+            Packets::new(QpType::Rc, control.opcode, c.len, mtu).next()
+        } else {
+            Packets::new(QpType::Rc, control.opcode, c.len, mtu).nth(pkt.index as usize)
+        }
+        .ok_or(Status::LocQpOpErr)?;
         let mut buf = [0u8; MAX_FRAME];
         let n = emit_packet(
             &route,
@@ -319,13 +352,61 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             &p,
             pkt.psn,
             pkt.ack_req,
-            c.wqe.raddr(),
+            raddr,
+            dma_len,
             mem,
             &mut buf,
         )
         .map_err(|_| Status::GeneralErr)?;
         frame(&buf[..n]);
         Ok(())
+    }
+}
+
+impl<const Q: usize, const M: usize> SendEngine<Q, M> {
+    /// Lands READ response `index` of RDMA READ WQE `wqe` of QP `qpn`: `payload` must be the
+    /// `index`th path-MTU piece of the READ's length (else `Ok(false)`, nothing written), and
+    /// is written at `index` × MTU into the WQE's gather list, which the send checks found
+    /// writable. A WQE that no longer checks, or a DMA fault, is the status the READ completes
+    /// with.
+    pub fn rc_read_land(
+        &self,
+        qpn: u32,
+        wqe: &[u8],
+        index: u32,
+        payload: &[u8],
+        mem: &mut impl Memory,
+    ) -> Result<bool, Status> {
+        let qp = self.qps.get(qpn).ok_or(Status::LocQpOpErr)?;
+        let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
+        if c.wqe.control().opcode != Opcode::RdmaRead {
+            return Err(Status::LocQpOpErr);
+        }
+        let mtu = u64::from(qp.config().mtu.bytes());
+        let offset = u64::from(index) * mtu;
+        let want = u64::from(c.len).saturating_sub(offset).min(mtu);
+        if payload.len() as u64 != want {
+            return Ok(false);
+        }
+        // Walk the gather list to `offset`, then write piece by piece.
+        let (mut skip, mut rest) = (offset, payload);
+        for i in 0..usize::from(c.wqe.control().nsge) {
+            if rest.is_empty() {
+                break;
+            }
+            let d = c.wqe.sge(i).ok_or(Status::LocQpOpErr)?;
+            let l = u64::from(d.length);
+            if skip >= l {
+                skip -= l;
+                continue;
+            }
+            let n = ((l - skip) as usize).min(rest.len());
+            mem.write(d.addr.wrapping_add(skip), &rest[..n])
+                .map_err(|_| Status::GeneralErr)?;
+            rest = &rest[n..];
+            skip = 0;
+        }
+        Ok(true)
     }
 }
 
@@ -341,6 +422,7 @@ fn emit_packet(
     psn: Psn,
     ack_req: bool,
     raddr: Option<super::RemoteAddress>,
+    dma_len: u32,
     mem: &impl Memory,
     buf: &mut [u8; MAX_FRAME],
 ) -> Result<usize, Fault> {
@@ -365,7 +447,7 @@ fn emit_packet(
             (true, Some(r)) => Some(RethRepr {
                 va: r.addr,
                 rkey: r.rkey,
-                dma_len: c.len,
+                dma_len,
             }),
             _ => None,
         },

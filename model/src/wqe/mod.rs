@@ -68,13 +68,19 @@ pub enum Opcode {
     Send = 2,
     /// `IBV_WR_SEND_WITH_IMM`.
     SendImm = 3,
+    /// `IBV_WR_RDMA_READ`: RC only, and only with the reliable transport on
+    /// ([`crate::rc::Reliable`]); the gather list is where the remote bytes land. The RTL
+    /// engine does not run it yet, so it is not in [`Opcode::ALL`].
+    RdmaRead = 4,
     /// `IBV_WR_TSO`: a header template and a payload cut into MSS-sized TCP segments
     /// ([`crate::tso`]), on an engine built with TSO ([`SendEngine::tso`]); refused otherwise.
     Tso = 10,
 }
 
 impl Opcode {
-    /// Every opcode the format carries, in value order.
+    /// Every opcode the RTL engine runs too, in value order ([`Opcode::RdmaRead`] is the
+    /// model's alone for now: the generated SystemVerilog package and the co-simulation's
+    /// opcode sweeps follow this list).
     pub const ALL: [Opcode; 5] = [
         Opcode::RdmaWrite,
         Opcode::RdmaWriteImm,
@@ -90,6 +96,7 @@ impl Opcode {
             1 => Some(Opcode::RdmaWriteImm),
             2 => Some(Opcode::Send),
             3 => Some(Opcode::SendImm),
+            4 => Some(Opcode::RdmaRead),
             10 => Some(Opcode::Tso),
             _ => None,
         }
@@ -100,9 +107,12 @@ impl Opcode {
         matches!(self, Opcode::RdmaWriteImm | Opcode::SendImm)
     }
 
-    /// Needs a remote-address segment (RDMA WRITE).
+    /// Needs a remote-address segment (RDMA WRITE and READ).
     pub const fn has_raddr(self) -> bool {
-        matches!(self, Opcode::RdmaWrite | Opcode::RdmaWriteImm)
+        matches!(
+            self,
+            Opcode::RdmaWrite | Opcode::RdmaWriteImm | Opcode::RdmaRead
+        )
     }
 
     /// The lower-case name the completion CSV uses.
@@ -112,6 +122,7 @@ impl Opcode {
             Opcode::RdmaWriteImm => "rdma_write_imm",
             Opcode::Send => "send",
             Opcode::SendImm => "send_imm",
+            Opcode::RdmaRead => "rdma_read",
             Opcode::Tso => "tso",
         }
     }

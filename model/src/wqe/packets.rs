@@ -4,7 +4,9 @@
 //! RC cuts a message into path-MTU pieces, FIRST / MIDDLE… / LAST, or ONLY when it fits one
 //! packet (a zero-length message is one ONLY packet); the RETH rides on the first packet of an
 //! RDMA WRITE, the immediate on the last. UD sends exactly one packet, ONLY, with a DETH; the
-//! engine refuses a UD message larger than the MTU before it gets here.
+//! engine refuses a UD message larger than the MTU before it gets here. An RDMA READ is one
+//! request packet (READ_REQUEST, a RETH, no payload) however long the read: the bytes come
+//! back in the responder's READ responses, one PSN each ([`read_psns`]).
 
 use super::Opcode;
 use crate::entropy::QpType;
@@ -63,6 +65,11 @@ impl Packet {
     }
 }
 
+/// The PSNs an RDMA READ of `len` bytes takes: one per response packet, at least one.
+pub const fn read_psns(len: u32, mtu: PathMtu) -> u32 {
+    mtu.packets(len)
+}
+
 /// The packets of one message, in order.
 #[derive(Clone, Debug)]
 pub struct Packets {
@@ -76,14 +83,15 @@ pub struct Packets {
 
 impl Packets {
     /// The packets of an `opcode` message of `len` bytes on a QP of `qp_type` with path MTU
-    /// `mtu` (the count is [`PathMtu::packets`]).
+    /// `mtu` (the count is [`PathMtu::packets`]; an RDMA READ is one request packet).
     pub const fn new(qp_type: QpType, opcode: Opcode, len: u32, mtu: PathMtu) -> Packets {
+        let read = matches!(opcode, Opcode::RdmaRead);
         Packets {
             qp_type,
             opcode,
-            len,
+            len: if read { 0 } else { len },
             mtu: mtu.bytes(),
-            count: mtu.packets(len),
+            count: if read { 1 } else { mtu.packets(len) },
             next: 0,
         }
     }
@@ -99,6 +107,7 @@ impl Packets {
         match (self.qp_type, self.opcode) {
             (QpType::Ud, Opcode::SendImm) => op::UD_SEND_ONLY_WITH_IMM,
             (QpType::Ud, _) => op::UD_SEND_ONLY,
+            (QpType::Rc, Opcode::RdmaRead) => op::RC_RDMA_READ_REQUEST,
             (QpType::Rc, o) => {
                 let imm = o.has_imm();
                 let (first_op, middle, last_op, last_imm, only, only_imm) = if o.has_raddr() {
@@ -180,6 +189,21 @@ mod tests {
             n += 1;
         }
         (out, n)
+    }
+
+    #[test]
+    fn a_read_is_one_request_packet_and_a_psn_per_response() {
+        for (len, psns) in [(0, 1), (1, 1), (256, 1), (257, 2), (1000, 4)] {
+            let mut it = Packets::new(QpType::Rc, Opcode::RdmaRead, len, m(256));
+            assert_eq!(it.packets(), 1);
+            let p = it.next().unwrap();
+            assert_eq!(
+                (p.opcode, p.len, p.last),
+                (op::RC_RDMA_READ_REQUEST, 0, true)
+            );
+            assert!(p.reth() && !p.imm() && it.next().is_none());
+            assert_eq!(read_psns(len, m(256)), psns);
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::reliable::{RcSend, Turn, RC_WRS};
 use super::{CompletionRing, Cqe, DoorbellError, Fault, Memory, SendRing};
 use super::{BLOCK_BYTES, CQE_BYTES, MAX_WQE_BYTES};
 use crate::qp::{Psn, QpKind, QpState, QpTable, Status};
-use crate::rc::{AckOutcome, Counters, Reliable, Requester, TickOutcome};
+use crate::rc::{AckOutcome, Counters, ReadResponse, Reliable, Requester, TickOutcome};
 use crate::wire::ib::AethRepr;
 use core::fmt;
 
@@ -147,6 +147,7 @@ impl<const Q: usize> Queues<Q> {
                 timeouts: a.timeouts + c.timeouts,
                 seq_naks: a.seq_naks + c.seq_naks,
                 rnr_naks: a.rnr_naks + c.rnr_naks,
+                read_gaps: a.read_gaps + c.read_gaps,
             }
         })
     }
@@ -172,6 +173,24 @@ impl<const Q: usize> Queues<Q> {
             }
         }
         Some(out)
+    }
+
+    /// A READ response for QP `qpn` (the frame's destination), at the current tick: landed in
+    /// its READ's gather list in `mem` when it is the one expected ([`RcSend::read_response`]).
+    /// `None` when the QP has no requester.
+    pub fn read_response<const QT: usize, const M: usize>(
+        &mut self,
+        engine: &mut SendEngine<QT, M>,
+        mem: &mut impl Memory,
+        r: &ReadResponse<'_>,
+    ) -> Option<AckOutcome> {
+        let slot = self
+            .sqs
+            .iter()
+            .position(|q| q.is_some_and(|q| q.qpn == r.dest_qpn))?;
+        let sq = self.sqs[slot]?;
+        let rc = self.rc[slot].as_mut()?;
+        Some(rc.read_response(&sq, engine, mem, r, self.now))
     }
 
     /// Gives each RC send queue a requester (from its QP's next PSN) and lets its timers run:

@@ -8,12 +8,16 @@
 //! released (or a WQE that failed its checks, once everything before it has completed); take
 //! the next posted WQE, check it and post it to the requester; send one packet. A QP in ERR
 //! with nothing outstanding flushes the rest of its ring as without the switch.
+//!
+//! An RDMA READ is posted with a PSN per response; its responses come in from the receive
+//! side ([`RcSend::read_response`]) and land in its gather list, read again from its slot.
 
 use super::engine::{Raw, RcWqe, SendEngine};
 use super::queues::{fetch, SendQueue};
 use super::{Cqe, Memory, MAX_WQE_BYTES};
 use crate::qp::{QpState, Status};
-use crate::rc::{Requester, DEFAULT_WRS};
+use crate::rc::{AckOutcome, ReadMatch, ReadResponse, Requester, DEFAULT_WRS};
+use crate::wire::ib::opcode as op;
 
 /// Work requests an RC send queue keeps outstanding (acknowledged or not, not yet completed).
 pub const RC_WRS: usize = DEFAULT_WRS;
@@ -128,7 +132,11 @@ impl RcSend {
                 }
             };
             match got {
-                Ok(w) => match self.req.post(u64::from(index), w.packets) {
+                Ok(w) => match if w.read {
+                    self.req.post_read(u64::from(index), w.packets)
+                } else {
+                    self.req.post(u64::from(index), w.packets)
+                } {
                     Ok(_) => {
                         let at = (self.head + self.req.outstanding() - 1) % RC_WRS;
                         self.wrs[at] = Some(w);
@@ -163,5 +171,52 @@ impl RcSend {
             }
         }
         Turn::Done(None)
+    }
+
+    /// A READ response for this queue at tick `now`: taken in order and landed in its READ's
+    /// gather list (the last one completes the READ), or, out of order, the READ sent again
+    /// from the first missing response. A response whose opcode or length does not fit its
+    /// place is ignored; a landing that fails completes the READ with its status (ERR).
+    pub(super) fn read_response<const Q: usize, const M: usize>(
+        &mut self,
+        sq: &SendQueue,
+        engine: &mut SendEngine<Q, M>,
+        mem: &mut impl Memory,
+        r: &ReadResponse<'_>,
+        now: u64,
+    ) -> AckOutcome {
+        let (wr_id, index, packets) = match self.req.read_match(r.psn) {
+            ReadMatch::Stale => return AckOutcome::Stale,
+            ReadMatch::OutOfSequence => return self.req.read_gap(r.psn, now),
+            ReadMatch::Expected {
+                wr_id,
+                index,
+                packets,
+            } => (wr_id, index, packets),
+        };
+        let ends = matches!(
+            r.opcode,
+            op::RC_RDMA_READ_RESPONSE_LAST | op::RC_RDMA_READ_RESPONSE_ONLY
+        );
+        if ends != (index + 1 == packets) {
+            return AckOutcome::Stale;
+        }
+        let stride = sq.ring.stride_blocks() as usize;
+        let mut wqe = [0u8; MAX_WQE_BYTES];
+        let landed = match fetch(mem, sq.ring.addr(wr_id as u32), stride, &mut wqe) {
+            Ok(n) => engine.rc_read_land(sq.qpn, &wqe[..n], index, r.payload, mem),
+            Err((status, _)) => Err(status),
+        };
+        match landed {
+            Ok(true) => self.req.read_accept(r.psn, now),
+            Ok(false) => AckOutcome::Stale,
+            Err(status) => {
+                self.req.abort(r.psn, status);
+                if let Some(qp) = engine.qps.get_mut(sq.qpn) {
+                    qp.set_error();
+                }
+                AckOutcome::Error(status)
+            }
+        }
     }
 }

@@ -1,16 +1,17 @@
 //! RC request packets (docs/rx.md, "The receive engine"; docs/rc.md): a packet at the expected
 //! PSN is checked for its place in the message and its length, then scattered as a SEND or
 //! written as an RDMA WRITE; with the reliable transport on, the responder decides first which
-//! PSN is executed and what is answered.
+//! PSN is executed and what is answered. A READ request (reliable transport only) is checked
+//! against its R_Key here and answered with READ responses, which the send side emits.
 
 use super::{meta_none, scatter, Accepted, Message, RcReply, RecvEngine};
 use crate::qp::{Access, MrTable, Psn, QpTable, Status};
-use crate::rc::{Executed, Reliable, Reply, Request, Responder};
+use crate::rc::{Executed, PsnClass, ReadRequest, Reliable, Reply, Request, Responder};
 use crate::rx::cqe::{RecvCqe, RecvOpcode};
 use crate::rx::packet::RocePacket;
 use crate::rx::wq::{Wq, WqState};
 use crate::rx::Discard;
-use crate::wire::ib::opcode as op;
+use crate::wire::ib::{opcode as op, AethRepr, Syndrome, CREDITS_UNLIMITED};
 use crate::wqe::Memory;
 
 /// What executing an expected RC packet found, as the responder's rules take it: a frame taken
@@ -87,13 +88,83 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         let q = self.qps[slot].as_mut().expect("caller found it");
         q.resp = Some(resp);
         q.epsn = resp.epsn();
-        if let Reply::Send { psn, aeth } = v.reply {
-            self.reply = Some(RcReply {
-                qpn: p.dest_qpn,
+        self.keep_reply(p.dest_qpn, v.reply);
+        result
+    }
+
+    /// Keeps the responder's answer for [`Self::take_reply`].
+    fn keep_reply(&mut self, qpn: u32, reply: Reply) {
+        self.reply = match reply {
+            Reply::None => None,
+            Reply::Send { psn, aeth } => Some(RcReply {
+                qpn,
                 psn,
                 aeth,
-            });
+                read: None,
+            }),
+            Reply::Read { psn, va, len, msn } => Some(RcReply {
+                qpn,
+                psn,
+                aeth: AethRepr {
+                    syndrome: Syndrome::Ack {
+                        credits: CREDITS_UNLIMITED,
+                    },
+                    msn,
+                },
+                read: Some((va, len)),
+            }),
+        };
+    }
+
+    /// An RDMA READ request under the responder's rules: at the expected PSN (no message in
+    /// progress, no payload) or a duplicate the responder kept, its RETH is checked (R_Key,
+    /// PD, remote read, bounds; a zero-length READ touches nothing) and answered with READ
+    /// responses, read from host memory when the send side emits them.
+    pub(super) fn rc_read<const QT: usize, const M: usize>(
+        &mut self,
+        qps: &mut QpTable<QT>,
+        mrs: &MrTable<M>,
+        slot: usize,
+        p: &RocePacket<'_>,
+        mtu: usize,
+        rel: Reliable,
+    ) -> Result<Accepted, Discard> {
+        let rq = self.qps[slot].expect("caller found it");
+        let mut resp = rq.resp.unwrap_or(Responder::new(rel.responder(rq.epsn)));
+        let (va, rkey, len) = p.reth.expect("a READ request carries a RETH");
+        let psn = Psn::from_bits_truncate(p.psn);
+        let pd = qps.get(p.dest_qpn).expect("caller checked").config().pd;
+        let expected = resp.classify(psn) == PsnClass::Expected;
+        let mut result = Err(Discard::Psn);
+        let req = ReadRequest { psn, va, rkey, len };
+        let v = resp.read(req, mtu as u32, || {
+            result = if expected && rq.msg.is_some() {
+                Err(Discard::Sequence)
+            } else if !p.payload.is_empty() {
+                Err(Discard::Length)
+            } else if len != 0
+                && mrs
+                    .check(rkey, pd, va, len.into(), Access::REMOTE_READ)
+                    .is_err()
+            {
+                Err(Discard::RKey)
+            } else {
+                Ok(Accepted {
+                    wq: None,
+                    completion: None,
+                })
+            };
+            executed(&result)
+        });
+        if v.qp_error {
+            if let Some(ctx) = qps.get_mut(p.dest_qpn) {
+                ctx.set_error();
+            }
         }
+        let q = self.qps[slot].as_mut().expect("caller found it");
+        q.resp = Some(resp);
+        q.epsn = resp.epsn();
+        self.keep_reply(p.dest_qpn, v.reply);
         result
     }
 
