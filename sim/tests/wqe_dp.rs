@@ -273,6 +273,22 @@ fn tso_work_requests() {
     }
 }
 
+/// Gather entries of `lens` bytes from `start` on, in order, `gap` bytes apart, in region `lkey`.
+fn entries(start: u64, gap: u64, lkey: u32, lens: &[u32]) -> Vec<DataSegment> {
+    let mut at = start;
+    lens.iter()
+        .map(|&length| {
+            let d = DataSegment {
+                addr: at,
+                length,
+                lkey,
+            };
+            at += u64::from(length) + gap;
+            d
+        })
+        .collect()
+}
+
 /// The raw-packet QP's SENDs, one directed case a run, each followed by a valid 60-byte SEND:
 /// whole frames of the edge lengths (14, 59, 60, 61, 4,096, 4,097, 4,218 bytes; gathered from
 /// one entry or across several, one of them over 4,096 bytes, which the planner reads in two
@@ -339,20 +355,7 @@ fn raw_sends() {
         }]
     };
     // Several entries that add up to `lens`' sum, in order.
-    let many = |lens: &[u32]| -> Vec<DataSegment> {
-        let mut at = data + 3;
-        lens.iter()
-            .map(|&length| {
-                let d = DataSegment {
-                    addr: at,
-                    length,
-                    lkey,
-                };
-                at += u64::from(length) + 5;
-                d
-            })
-            .collect()
-    };
+    let many = |lens: &[u32]| entries(data + 3, 5, lkey, lens);
     let inline: Vec<u8> = (0..200).map(|_| r.gen()).collect();
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
     for len in [14u32, 59, 60, 61, 1514, 4096, 4097, 4218] {
@@ -462,20 +465,7 @@ fn raw_tso() {
         bytes
     };
     // Entries that add up to `lens`' sum, in order, with gaps between them.
-    let many = |lens: &[u32]| -> Vec<DataSegment> {
-        let mut at = data + 5;
-        lens.iter()
-            .map(|&length| {
-                let d = DataSegment {
-                    addr: at,
-                    length,
-                    lkey,
-                };
-                at += u64::from(length) + 3;
-                d
-            })
-            .collect()
-    };
+    let many = |lens: &[u32]| entries(data + 5, 3, lkey, lens);
     let inline: Vec<u8> = (0..600).map(|_| r.gen()).collect();
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
     for (mss, lens) in [

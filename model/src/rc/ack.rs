@@ -81,14 +81,15 @@ pub fn parse_ack(frame: &[u8]) -> core::result::Result<Ack, Discard> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::qp::IpPair;
     use crate::wire::ib::{NakCode, Syndrome, CREDITS_UNLIMITED};
     use crate::wire::{EthernetAddress, Ipv4Address, Ipv6Address, MIN_FRAME};
     use crate::wqe::frame::MAX_FRAME;
 
-    fn route(ip: IpPair, vlan: Option<(u16, u8)>) -> Route {
+    /// A route for the tests of this module and `read`'s.
+    pub(in crate::rc) fn route(ip: IpPair, vlan: Option<(u16, u8)>) -> Route {
         Route {
             src_mac: EthernetAddress([2, 0, 0, 0, 0, 2]),
             dst_mac: EthernetAddress([2, 0, 0, 0, 0, 1]),

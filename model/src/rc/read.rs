@@ -119,22 +119,10 @@ pub fn parse_read_response(frame: &[u8]) -> core::result::Result<ReadResponse<'_
 mod tests {
     use super::*;
     use crate::qp::IpPair;
+    use crate::rc::ack::tests::route;
     use crate::wire::ib::{Syndrome, CREDITS_UNLIMITED};
-    use crate::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+    use crate::wire::{Ipv4Address, Ipv6Address};
     use crate::wqe::frame::MAX_FRAME;
-
-    fn route(ip: IpPair, vlan: Option<(u16, u8)>) -> Route {
-        Route {
-            src_mac: EthernetAddress([2, 0, 0, 0, 0, 2]),
-            dst_mac: EthernetAddress([2, 0, 0, 0, 0, 1]),
-            vlan,
-            ip,
-            traffic_class: 0,
-            hop_limit: 64,
-            flow_label: 0x1234,
-            udp_sport: 0xC001,
-        }
-    }
 
     #[test]
     fn opcodes_follow_the_position() {
