@@ -3,14 +3,11 @@
 //! (frames per cycle), with an ideal host and with one that answers 100 cycles late.
 
 use rocenic_model::entropy::Profile;
-use rocenic_model::wqe::{
-    AddressVector, DataSegment, Flags, Opcode, Payload, WorkRequest, Wqe, BLOCK_BYTES,
-    MAX_WQE_BYTES,
-};
+use rocenic_model::wqe::{AddressVector, DataSegment, Flags, Opcode, Payload, WorkRequest};
 use rocenic_sim::wqe::dp::Run;
 use rocenic_sim::wqe::engine::{run, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
-use rocenic_sim::wqe::scenario::{base, post, DATA, MRS};
+use rocenic_sim::wqe::scenario::{base, encoded, post, DATA, MRS};
 
 /// `n` SENDs of `len` bytes on queue `k` (3: RC IPv6 MTU 4096; 2: UD MTU 512).
 fn sends(k: usize, n: u32, len: u32) -> Run {
@@ -42,9 +39,7 @@ fn sends(k: usize, n: u32, len: u32) -> Run {
             tso: None,
             payload: Payload::Gather(&sges),
         };
-        let mut out = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut out).unwrap();
-        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        let out = encoded(&wr);
         post(&mut run, k, &out);
     }
     run

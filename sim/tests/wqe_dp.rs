@@ -10,14 +10,11 @@
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::tso::Limits;
-use rocenic_model::wqe::{
-    AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
-    MAX_WQE_BYTES,
-};
+use rocenic_model::wqe::{AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest};
 use rocenic_sim::stream::{rng, seed};
 use rocenic_sim::wqe::dp::{rtl, Load, Run};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
-use rocenic_sim::wqe::scenario::{base, post, scenario, tso_template, wqe_bytes, MRS};
+use rocenic_sim::wqe::scenario::{base, encoded, post, scenario, tso_template, wqe_bytes, MRS};
 
 /// Runs `run` through the RTL and the model (with TSO, as the `wqe_dp` DUT is built) and
 /// compares frames and completions.
@@ -230,10 +227,7 @@ fn tso_wqe(
         tso: Some(Tso { mss, header }),
         payload,
     };
-    let mut bytes = vec![0u8; MAX_WQE_BYTES];
-    let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
-    bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-    bytes
+    encoded(&wr)
 }
 
 /// TSO work requests on the UD QP (IPoIB templates over IPv4 and IPv6, good and bad, MSS 0 to
@@ -297,10 +291,7 @@ fn entries(start: u64, gap: u64, lkey: u32, lens: &[u32]) -> Vec<DataSegment> {
 /// frames (no headers, zeros to 60 bytes, no ICRC) and completions must be the model's.
 #[test]
 fn raw_sends() {
-    use rocenic_model::wqe::{
-        AddressVector, DataSegment, Flags, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES,
-        MAX_WQE_BYTES,
-    };
+    use rocenic_model::wqe::{AddressVector, DataSegment, Flags, Payload, Tso, WorkRequest};
     use rocenic_sim::wqe::scenario::{tso_template, MRS, RAW_QUEUE};
     let s = seed("wqe_dp::raw_sends");
     let load = Load {
@@ -342,10 +333,7 @@ fn raw_sends() {
             }),
             payload,
         };
-        let mut bytes = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
-        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-        bytes
+        encoded(&wr)
     };
     let one = |len: u32| {
         [DataSegment {
@@ -459,10 +447,7 @@ fn raw_tso() {
             tso: Some(Tso { mss, header }),
             payload,
         };
-        let mut bytes = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut bytes).expect("in the format");
-        bytes.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-        bytes
+        encoded(&wr)
     };
     // Entries that add up to `lens`' sum, in order, with gaps between them.
     let many = |lens: &[u32]| entries(data + 5, 3, lkey, lens);

@@ -177,10 +177,8 @@ fn tso_figures(
     header: &[u8],
     av: Option<rocenic_model::wqe::AddressVector>,
 ) {
-    use rocenic_model::wqe::{
-        DataSegment, Flags, Opcode, Payload, Tso, WorkRequest, Wqe, BLOCK_BYTES, MAX_WQE_BYTES,
-    };
-    use rocenic_sim::wqe::scenario::{post, DATA, MRS};
+    use rocenic_model::wqe::{DataSegment, Flags, Opcode, Payload, Tso, WorkRequest};
+    use rocenic_sim::wqe::scenario::{encoded, post, DATA, MRS};
     run.engine.tso = tso_of::<WqeEngine>().expect("CAPS");
     assert!(run.engine.tso.is_some(), "the default build has TSO");
     let (lkey, ..) = MRS[0];
@@ -201,9 +199,7 @@ fn tso_figures(
             tso: Some(Tso { mss: 1448, header }),
             payload: Payload::Gather(&sges),
         };
-        let mut out = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut out).unwrap();
-        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        let out = encoded(&wr);
         post(&mut run, k, &out);
     }
     let want = run.model();

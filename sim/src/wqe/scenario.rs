@@ -170,9 +170,7 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
             Payload::Gather(&sges)
         },
     };
-    let mut out = vec![0u8; MAX_WQE_BYTES];
-    let c = Wqe::encode(&wr, &mut out).expect("in the format");
-    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+    let mut out = encoded(&wr);
     // Now and then an unknown opcode, a reserved bit, or any bit of the WQE flipped: the model
     // decides what each means.
     match if r.gen_bool(f(0.1)) {
@@ -193,6 +191,14 @@ pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64
         }
         _ => {}
     }
+    out
+}
+
+/// `wr` as the WQE bytes a send ring holds: its blocks, no more (it must fit the format).
+pub fn encoded(wr: &WorkRequest) -> Vec<u8> {
+    let mut out = vec![0u8; MAX_WQE_BYTES];
+    let c = Wqe::encode(wr, &mut out).expect("in the format");
+    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
     out
 }
 
@@ -482,9 +488,7 @@ pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> V
             Payload::Gather(&sges[..if len == 0 { 0 } else { sges.len() }])
         },
     };
-    let mut out = vec![0u8; MAX_WQE_BYTES];
-    let c = Wqe::encode(&wr, &mut out).expect("in the format");
-    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+    let mut out = encoded(&wr);
     if r.gen_bool(f(0.05)) && !out.is_empty() {
         let i = r.gen_range(0..out.len().min(64));
         out[i] ^= 1 << r.gen_range(0..8);
@@ -524,8 +528,5 @@ pub fn wqe_bytes(k: usize, index: u32, opcode: Opcode) -> Vec<u8> {
         tso: None,
         payload: Payload::Gather(&sges),
     };
-    let mut out = vec![0u8; MAX_WQE_BYTES];
-    let c = Wqe::encode(&wr, &mut out).unwrap();
-    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-    out
+    encoded(&wr)
 }
