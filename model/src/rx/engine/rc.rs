@@ -80,16 +80,29 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             result = self.rc_execute(qps, mrs, mem, slot, p, cqe, mtu);
             executed(&result)
         });
+        self.rc_settle(qps, slot, p.dest_qpn, resp, &v);
+        result
+    }
+
+    /// After the responder judged a request of QP `qpn` (receive context `slot`): the QP to
+    /// ERR if the verdict says so, the responder and the expected PSN kept, its answer queued.
+    fn rc_settle<const QT: usize>(
+        &mut self,
+        qps: &mut QpTable<QT>,
+        slot: usize,
+        qpn: u32,
+        resp: Responder,
+        v: &crate::rc::Verdict,
+    ) {
         if v.qp_error {
-            if let Some(ctx) = qps.get_mut(p.dest_qpn) {
+            if let Some(ctx) = qps.get_mut(qpn) {
                 ctx.set_error();
             }
         }
         let q = self.qps[slot].as_mut().expect("caller found it");
         q.resp = Some(resp);
         q.epsn = resp.epsn();
-        self.keep_reply(p.dest_qpn, v.reply);
-        result
+        self.keep_reply(qpn, v.reply);
     }
 
     /// Keeps the responder's answer for [`Self::take_reply`].
@@ -156,15 +169,7 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
             };
             executed(&result)
         });
-        if v.qp_error {
-            if let Some(ctx) = qps.get_mut(p.dest_qpn) {
-                ctx.set_error();
-            }
-        }
-        let q = self.qps[slot].as_mut().expect("caller found it");
-        q.resp = Some(resp);
-        q.epsn = resp.epsn();
-        self.keep_reply(p.dest_qpn, v.reply);
+        self.rc_settle(qps, slot, p.dest_qpn, resp, &v);
         result
     }
 
