@@ -458,10 +458,7 @@ impl<const W: usize> Requester<W> {
                 if d == 0 || d > sent {
                     return AckOutcome::Stale;
                 }
-                let bound = self.read_bound(to);
-                if bound != self.una {
-                    self.progress(bound, now);
-                }
+                let bound = self.acknowledge_to(to, now);
                 if bound != to {
                     self.counters.read_gaps += 1;
                     return self.go_back(bound, now);
@@ -474,10 +471,7 @@ impl<const W: usize> Requester<W> {
                 if d >= sent {
                     return AckOutcome::Stale;
                 }
-                let bound = self.read_bound(psn);
-                if bound != self.una {
-                    self.progress(bound, now);
-                }
+                let bound = self.acknowledge_to(psn, now);
                 self.counters.rnr_naks += 1;
                 if self.cfg.rnr_retry != RNR_RETRY_FOREVER {
                     if self.rnr_left == 0 {
@@ -497,10 +491,7 @@ impl<const W: usize> Requester<W> {
                 if d >= sent {
                     return AckOutcome::Stale;
                 }
-                let bound = self.read_bound(psn);
-                if bound != self.una {
-                    self.progress(bound, now);
-                }
+                let bound = self.acknowledge_to(psn, now);
                 let status = match code {
                     NakCode::PsnSequence => {
                         if self.last_nak == Some(bound) {
@@ -517,6 +508,16 @@ impl<const W: usize> Requester<W> {
                 AckOutcome::Error(self.fail(psn, status))
             }
         }
+    }
+
+    /// Acknowledges everything before `to`, but not past a READ whose responses are missing;
+    /// returns how far it went ([`Self::read_bound`]).
+    fn acknowledge_to(&mut self, to: Psn, now: u64) -> Psn {
+        let bound = self.read_bound(to);
+        if bound != self.una {
+            self.progress(bound, now);
+        }
+        bound
     }
 
     /// Sends again from `psn` (go-back-N), once per `psn` until progress, counting

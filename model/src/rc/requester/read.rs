@@ -77,10 +77,7 @@ impl<const W: usize> Requester<W> {
         if self.read_match(psn) != ReadMatch::OutOfSequence {
             return AckOutcome::Stale;
         }
-        let bound = self.read_bound(psn);
-        if bound != self.una {
-            self.progress(bound, now);
-        }
+        let bound = self.acknowledge_to(psn, now);
         if self.last_nak == Some(bound) {
             return AckOutcome::Stale;
         }
