@@ -77,7 +77,8 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
             } else if end.is_none() {
                 // The end: enabled, flush steps only, nothing moving but a rare `qp_err` flip
                 // (some in the middle of a step, which must keep IDLE low), so that the flush
-                // drains what it can and STATUS.IDLE must rise; STATUS read all along.
+                // drains what it can and STATUS.IDLE must rise; STATUS read all along. Queues
+                // with a backlog too long to drain are reset first.
                 end = Some(cycle);
                 bench.set_data_path(DataPath {
                     start: 0.5,
@@ -89,7 +90,7 @@ fn run<D: RxCtrlPorts, const W: usize, const Q: usize>(name: &str, actions: u32,
                     frame_flip: 0.0,
                     ..dp
                 });
-                prog.push(&mut bench, Op::write(a, v));
+                prog.end(&mut bench, &model);
             } else if cycle < end.unwrap() + 4_000
                 || (model.stats.idle_enabled == 0 && cycle < end.unwrap() + 20_000)
             {

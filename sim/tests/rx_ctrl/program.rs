@@ -4,6 +4,9 @@
 
 use super::*;
 
+/// The most WQEs a queue may hold at the end phase's start (some 5,000 cycles of flush steps).
+const BACKLOG: u32 = 256;
+
 /// The program's state: what it waits for, and the operations it queued by tag.
 pub(crate) struct Program {
     pub(crate) rng: SmallRng,
@@ -54,6 +57,30 @@ impl Program {
         let first = steps.remove(0);
         self.queue.extend(steps);
         self.run_step(bench, first);
+    }
+
+    /// The end phase's first steps: software resets every queue whose backlog a flush could
+    /// not drain in the phase (a ring of up to 2^16 WQEs with a doorbell far ahead: some
+    /// 20 cycles a WQE), so that STATUS.IDLE can rise; then the data path is enabled again.
+    pub(crate) fn end<D: RxCtrlPorts, const W: usize, const Q: usize>(
+        &mut self,
+        bench: &mut Bench<D>,
+        model: &Model<W, Q>,
+    ) {
+        let mut steps: Vec<Vec<Op>> = (0..W as u16)
+            .filter(|&w| {
+                model
+                    .engine
+                    .wq(w)
+                    .is_some_and(|q| q.doorbell.pending() > BACKLOG)
+            })
+            .map(|w| {
+                let (a, v) = regs::wq_modify(w, WqState::Reset);
+                vec![Op::write(a, v)]
+            })
+            .collect();
+        steps.push(vec![Op::write(regs::CONTROL, control::ENABLE.put(1))]);
+        self.run_steps(bench, steps);
     }
 
     /// Reacts to what the bus returned this cycle.
