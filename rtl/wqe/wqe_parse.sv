@@ -472,7 +472,10 @@ module wqe_parse
             end
             len_add_v_q <= 1'b0;
             len_add_p_q <= len_add_v_q;
-            tso_start_q <= state_q == S_READ && next_state_wait;
+            // Only a TSO WQE starts the check, since only it waits for the answer: a check
+            // started for any other WQE answered six cycles on, into the next WQE's read, and
+            // that WQE took the stale verdict for its own.
+            tso_start_q <= state_q == S_READ && next_state_wait && tso_op;
             if (tso_done) begin
                 tso_done_q <= 1'b1;
                 tso_err_q  <= tso_err;

@@ -283,6 +283,76 @@ fn entries(start: u64, gap: u64, lkey: u32, lens: &[u32]) -> Vec<DataSegment> {
         .collect()
 }
 
+/// A raw QP's TSO WQE: signaled, no address vector.
+fn raw_tso_wqe(index: u32, header: &[u8], mss: u16, payload: Payload) -> Vec<u8> {
+    let wr = WorkRequest {
+        opcode: Opcode::Tso,
+        flags: Flags::SIGNALED,
+        index,
+        imm: 0,
+        wr_id: 0x7150_0000 + u64::from(index),
+        av: None,
+        raddr: None,
+        tso: Some(Tso { mss, header }),
+        payload,
+    };
+    encoded(&wr)
+}
+
+/// TSO WQEs (UD over IPv4 and IPv6, raw), inline and gathered, each right behind an RC QP's
+/// short SEND, the scheduler alternating the two queues, on a host that answers at once: the
+/// template check of one WQE must not answer for the next. A check started for every WQE once
+/// reached the TSO WQE behind a SEND and refused it with the SEND's verdict.
+#[test]
+fn tso_behind_other_work() {
+    use rocenic_sim::wqe::scenario::{eth_tso_template, RAW_QUEUE};
+    let s = seed("wqe_dp::tso_behind_other_work");
+    let load = Load {
+        dma: DmaConfig::ideal(8, 4),
+        out_ready: 1.0,
+        mr_latency: 1..=1,
+    };
+    let mut r = rng(s);
+    let (lkey, data, ..) = MRS[0];
+    let inline: Vec<u8> = (0..120).map(|_| r.gen()).collect();
+    let gather = entries(data + 9, 0, lkey, &[1500]);
+    // Small enough for the UD QP's 512-byte MTU with the largest template.
+    const MSS: u16 = 300;
+    for (k, what) in [(2, "UD IPv4"), (2, "UD IPv6"), (RAW_QUEUE, "raw")] {
+        for inl in [true, false] {
+            let payload = || {
+                if inl {
+                    Payload::Inline(&inline)
+                } else {
+                    Payload::Gather(&gather)
+                }
+            };
+            let mut run = base(Profile::Linux);
+            for i in 0..6 {
+                post(&mut run, 0, &wqe_bytes(0, i, Opcode::Send));
+                let tso = if k == RAW_QUEUE {
+                    raw_tso_wqe(i, &eth_tso_template(&mut r, false), MSS, payload())
+                } else {
+                    let v4 = what.ends_with("IPv4");
+                    let wr_id = 0x7150_0000 + u64::from(i);
+                    tso_wqe(i, wr_id, &tso_template(&mut r, false), MSS, payload(), v4)
+                };
+                post(&mut run, k, &tso);
+            }
+            let how = if inl { "inline" } else { "gathered" };
+            // Every WQE passes in the model: six SENDs, six TSO sends of this many segments.
+            let segs = if inl {
+                1
+            } else {
+                1500usize.div_ceil(MSS.into())
+            };
+            let want = with_tso(&run).model().frames.len();
+            assert_eq!(want, 6 + 6 * segs, "{what} {how}: the model's frames");
+            compare(&format!("{what} {how} (seed {s})"), &run, &load, r.gen());
+        }
+    }
+}
+
 /// The raw-packet QP's SENDs, one directed case a run, each followed by a valid 60-byte SEND:
 /// whole frames of the edge lengths (14, 59, 60, 61, 4,096, 4,097, 4,218 bytes; gathered from
 /// one entry or across several, one of them over 4,096 bytes, which the planner reads in two
@@ -435,20 +505,6 @@ fn raw_tso() {
     };
     let mut r = rng(s);
     let (lkey, data, ..) = MRS[0];
-    let raw_tso = |index: u32, header: &[u8], mss: u16, payload: Payload| {
-        let wr = WorkRequest {
-            opcode: Opcode::Tso,
-            flags: Flags::SIGNALED,
-            index,
-            imm: 0,
-            wr_id: 0x7150_0000 + u64::from(index),
-            av: None,
-            raddr: None,
-            tso: Some(Tso { mss, header }),
-            payload,
-        };
-        encoded(&wr)
-    };
     // Entries that add up to `lens`' sum, in order, with gaps between them.
     let many = |lens: &[u32]| entries(data + 5, 3, lkey, lens);
     let inline: Vec<u8> = (0..600).map(|_| r.gen()).collect();
@@ -465,14 +521,14 @@ fn raw_tso() {
         let header = eth_tso_template(&mut r, false);
         cases.push((
             format!("TSO MSS {mss}, {lens:?}, a {}-byte template", header.len()),
-            raw_tso(0, &header, mss, Payload::Gather(&many(lens))),
+            raw_tso_wqe(0, &header, mss, Payload::Gather(&many(lens))),
         ));
     }
     for len in [0usize, 1, 100, 600] {
         let header = eth_tso_template(&mut r, false);
         cases.push((
             format!("TSO inline {len} bytes"),
-            raw_tso(0, &header, 97, Payload::Inline(&inline[..len])),
+            raw_tso_wqe(0, &header, 97, Payload::Inline(&inline[..len])),
         ));
     }
     // Exactly a whole frame in one segment, then one byte over.
@@ -481,7 +537,7 @@ fn raw_tso() {
         let seg = 4218 - header.len() as u32 + over;
         cases.push((
             format!("TSO a segment of {} bytes", 4218 + over),
-            raw_tso(0, &header, seg as u16, Payload::Gather(&many(&[seg, 700]))),
+            raw_tso_wqe(0, &header, seg as u16, Payload::Gather(&many(&[seg, 700]))),
         ));
     }
     let good = eth_tso_template(&mut r, false);
@@ -493,10 +549,10 @@ fn raw_tso() {
     ] {
         cases.push((
             format!("refused TSO: {what}"),
-            raw_tso(0, &header, mss, Payload::Gather(&many(&[1000]))),
+            raw_tso_wqe(0, &header, mss, Payload::Gather(&many(&[1000]))),
         ));
     }
-    let next = raw_tso(1, &good, 300, Payload::Gather(&many(&[700])));
+    let next = raw_tso_wqe(1, &good, 300, Payload::Gather(&many(&[700])));
     for (what, bytes) in &cases {
         let mut run = base(Profile::Linux);
         post(&mut run, RAW_QUEUE, bytes);
