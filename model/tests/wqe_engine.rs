@@ -11,6 +11,7 @@ use rocenic_model::entropy::{Profile, QpType, Request};
 use rocenic_model::qp::{
     self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpState, Status,
 };
+use rocenic_model::rc::Reliable;
 use rocenic_model::wire::ib::{opcode as op, Deth, ImmDt, Reth};
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address, RoceFrame};
 use rocenic_model::wqe::{self, *};
@@ -630,5 +631,112 @@ fn unreadable_wqes() {
         assert_eq!(got, vec![first, flushed], "case {case}");
         assert_eq!(frames, 0);
         assert_eq!(e.qps.get(0x11).unwrap().state(), QpState::Err);
+    }
+}
+
+/// RDMA READ, which only the reliable transport runs: without it (the RTL engine's case) its
+/// opcode is unknown, refused before its gather list is looked at and flushed with no opcode;
+/// with it, a flushed READ's completion names it.
+#[test]
+fn read_without_the_transport() {
+    let read = |index: u32, lkey: u32| {
+        let sges = [DataSegment {
+            addr: DATA,
+            length: 64,
+            lkey,
+        }];
+        let wr = WorkRequest {
+            opcode: Opcode::RdmaRead,
+            flags: Flags::SIGNALED,
+            index,
+            imm: 0,
+            wr_id: 0x4EAD_0000 + u64::from(index),
+            av: None,
+            raddr: Some(RemoteAddress {
+                addr: 0x7000_0000,
+                rkey: 0x55,
+            }),
+            tso: None,
+            payload: Payload::Gather(&sges),
+        };
+        let mut out = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut out).unwrap();
+        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        out
+    };
+    let send = |index: u32, k: usize| {
+        let w = Wr {
+            qp: 0,
+            opcode: 2,
+            signaled: true,
+            solicited: false,
+            inline: None,
+            sges: vec![(k, 0, 10)],
+            av: (false, None, 0, 0, false),
+            av_mismatch: false,
+            imm: 0,
+        };
+        encode(&w, index)
+    };
+    let read_id = |i: u64| 0x4EAD_0000 + i;
+    let send_id = |i: u64| 0xABC0_0000 + i * 16;
+    // (the reliable transport on, WQE 0, WQE 1, the completions due)
+    let cases = [
+        // A READ whose entry names no region: an unknown opcode, not a protection error.
+        (
+            false,
+            read(0, LKEYS[3]),
+            send(1, 0),
+            [
+                (read_id(0), Status::LocQpOpErr, None),
+                (send_id(1), Status::WrFlushErr, Some(Opcode::Send)),
+            ],
+        ),
+        (
+            false,
+            send(0, 3),
+            read(1, LKEYS[0]),
+            [
+                (send_id(0), Status::LocProtErr, Some(Opcode::Send)),
+                (read_id(1), Status::WrFlushErr, None),
+            ],
+        ),
+        (
+            true,
+            send(0, 3),
+            read(1, LKEYS[0]),
+            [
+                (send_id(0), Status::LocProtErr, Some(Opcode::Send)),
+                (read_id(1), Status::WrFlushErr, Some(Opcode::RdmaRead)),
+            ],
+        ),
+    ];
+    for (n, (reliable, w0, w1, want)) in cases.into_iter().enumerate() {
+        let (mut e, mut q, mut mem) = setup();
+        if reliable {
+            q.set_reliable(Some(Reliable::default()));
+        }
+        let base = RINGS; // QP 0x11's ring, stride 16 blocks
+        mem.write(base, &w0).unwrap();
+        mem.write(base + (BLOCK_BYTES << STRIDE_LOG2) as u64, &w1)
+            .unwrap();
+        q.doorbell(0x11, 2).unwrap();
+        let mut frames = 0;
+        let mut got = Vec::new();
+        for _ in 0..1000 {
+            match q
+                .step(&mut e, &mut mem, &mut |_: &[u8]| frames += 1)
+                .unwrap()
+            {
+                Step::Ran { cqe, .. } => {
+                    got.extend(cqe.map(|c| (c.1.wr_id, c.1.status, c.1.opcode)))
+                }
+                _ if got.len() == 2 => break,
+                _ => {}
+            }
+        }
+        assert_eq!(got, want, "case {n}");
+        assert_eq!(frames, 0, "case {n}");
+        assert_eq!(e.qps.get(0x11).unwrap().state(), QpState::Err, "case {n}");
     }
 }

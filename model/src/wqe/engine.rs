@@ -60,8 +60,9 @@ pub(super) struct Raw {
 }
 
 impl Raw {
-    /// The raw fields; an opcode the engine does not run (TSO without TSO) reads as unknown.
-    pub(super) fn read(bytes: &[u8], tso: bool) -> Raw {
+    /// The raw fields; an opcode the engine does not run (TSO without TSO, RDMA READ without
+    /// the reliable transport) reads as unknown.
+    pub(super) fn read(bytes: &[u8], tso: bool, read: bool) -> Raw {
         let mut c = [0u8; CONTROL_BYTES];
         let n = bytes.len().min(CONTROL_BYTES);
         c[..n].copy_from_slice(&bytes[..n]);
@@ -73,7 +74,7 @@ impl Raw {
                 None
             } else {
                 Opcode::from_u8(c[super::layout::control::OPCODE.offset])
-                    .filter(|&o| tso || o != Opcode::Tso)
+                    .filter(|&o| (tso || o != Opcode::Tso) && (read || o != Opcode::RdmaRead))
             },
         }
     }
@@ -125,8 +126,19 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     /// `BLOCKS` does not fit the slot): `status` under the WQE's raw fields, QP moved to ERR
     /// unless it was flushing.
     pub fn fail(&mut self, qpn: u32, wqe: &[u8], status: Status) -> Result<Cqe, NotRun> {
+        self.fail_as(qpn, wqe, status, false)
+    }
+
+    /// [`Self::fail`], with RDMA READ a known opcode when `read` (the reliable transport on).
+    pub(crate) fn fail_as(
+        &mut self,
+        qpn: u32,
+        wqe: &[u8],
+        status: Status,
+        read: bool,
+    ) -> Result<Cqe, NotRun> {
         let qp = self.qps.get_mut(qpn).ok_or(NotRun::NoQp(qpn))?;
-        let raw = Raw::read(wqe, self.tso.is_some());
+        let raw = Raw::read(wqe, self.tso.is_some(), read);
         Ok(match qp.state() {
             QpState::Err => raw.cqe(qpn, Status::WrFlushErr, 0),
             QpState::Rts => {
@@ -138,7 +150,8 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     }
 
     /// Runs the WQE in `wqe` (its `BLOCKS` × 64 bytes) of QP `qpn`: its frames go to `frame`,
-    /// one by one; returns the completion due, if any.
+    /// one by one; returns the completion due, if any. The engine alone, as the RTL's: RDMA
+    /// READ is an unknown opcode.
     pub fn execute(
         &mut self,
         qpn: u32,
@@ -146,22 +159,41 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         mem: &impl Memory,
         frame: &mut impl FnMut(&[u8]),
     ) -> Result<Option<Cqe>, NotRun> {
+        self.execute_as(qpn, wqe, mem, frame, false)
+    }
+
+    /// [`Self::execute`], with RDMA READ a known opcode when `read` (the reliable transport on,
+    /// whose requester runs an RC QP's READs; what reaches here is a flush or another QP's).
+    pub(crate) fn execute_as(
+        &mut self,
+        qpn: u32,
+        wqe: &[u8],
+        mem: &impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+        read: bool,
+    ) -> Result<Option<Cqe>, NotRun> {
         let profile = self.qps.profile();
         let qp = self.qps.get(qpn).ok_or(NotRun::NoQp(qpn))?;
-        let raw = Raw::read(wqe, self.tso.is_some());
+        let raw = Raw::read(wqe, self.tso.is_some(), read);
         match qp.state() {
             QpState::Err => return Ok(Some(raw.cqe(qpn, Status::WrFlushErr, 0))),
             QpState::Rts => {}
             s => return Err(NotRun::NotReady(s)),
         }
+        // A READ needs the reliable transport: its bytes come back in responses that only the
+        // requester's receive path takes (docs/rc.md). Without it, as in the RTL, its opcode is
+        // unknown: refused before any other check, its completion's opcode unknown.
+        let opcode = Raw::read(wqe, false, true).opcode;
+        if opcode == Some(Opcode::RdmaRead) && !read {
+            return Ok(Some(self.fail_as(qpn, wqe, Status::LocQpOpErr, false)?));
+        }
         let c = match check(qp, &self.mrs, self.max_sge, self.tso, wqe) {
             Ok(c) => c,
-            Err(status) => return Ok(Some(self.fail(qpn, wqe, status)?)),
+            Err(status) => return Ok(Some(self.fail_as(qpn, wqe, status, read)?)),
         };
-        // A READ needs the reliable transport: its bytes come back in responses that only the
-        // requester's receive path takes (docs/rc.md). Without it, as in the RTL, it is refused.
+        // The requester runs an RC QP's READs; one that reaches here is refused.
         if c.wqe.control().opcode == Opcode::RdmaRead {
-            return Ok(Some(self.fail(qpn, wqe, Status::LocQpOpErr)?));
+            return Ok(Some(self.fail_as(qpn, wqe, Status::LocQpOpErr, read)?));
         }
         if qp.config().qp_type == QpKind::Raw {
             return self.raw_send(qpn, &c, wqe, mem, frame);
@@ -280,7 +312,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     /// what the requester needs, or the completion of a WQE that fails (the caller moves the
     /// QP to ERR when it writes it).
     pub fn rc_prepare(&self, qpn: u32, wqe: &[u8]) -> Result<RcWqe, Cqe> {
-        let raw = Raw::read(wqe, self.tso.is_some());
+        let raw = Raw::read(wqe, self.tso.is_some(), true);
         let qp = self
             .qps
             .get(qpn)
@@ -530,7 +562,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         Ok(control
             .flags
             .contains(Flags::SIGNALED)
-            .then(|| Raw::read(wqe, true).cqe(qpn, Status::Success, c.len)))
+            .then(|| Raw::read(wqe, true, false).cqe(qpn, Status::Success, c.len)))
     }
 }
 

@@ -356,6 +356,7 @@ impl<const Q: usize> Queues<Q> {
                 return Ok(Step::Ran { qpn, cqe });
             }
         }
+        let read = self.reliable.is_some();
         let sq = self.sqs[slot].as_mut().expect("found above");
         let qpn = sq.qpn;
         let index = sq.doorbell.take().expect("pending above");
@@ -363,8 +364,8 @@ impl<const Q: usize> Queues<Q> {
         let stride = sq.ring.stride_blocks() as usize;
         let mut wqe = [0u8; MAX_WQE_BYTES];
         let cqe = match fetch(mem, addr, stride, &mut wqe) {
-            Ok(n) => engine.execute(qpn, &wqe[..n], mem, frame),
-            Err((status, n)) => engine.fail(qpn, &wqe[..n], status).map(Some),
+            Ok(n) => engine.execute_as(qpn, &wqe[..n], mem, frame, read),
+            Err((status, n)) => engine.fail_as(qpn, &wqe[..n], status, read).map(Some),
         }
         .unwrap_or_else(|e: NotRun| unreachable!("eligible QP refused: {e:?}"));
         let cqe = match cqe {

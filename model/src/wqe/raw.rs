@@ -75,6 +75,6 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         Ok(control
             .flags
             .contains(Flags::SIGNALED)
-            .then(|| Raw::read(wqe, self.tso.is_some()).cqe(qpn, Status::Success, c.len)))
+            .then(|| Raw::read(wqe, self.tso.is_some(), false).cqe(qpn, Status::Success, c.len)))
     }
 }

@@ -128,7 +128,7 @@ impl RcSend {
             let got = match fetch(mem, sq.ring.addr(index), stride, &mut wqe) {
                 Ok(n) => engine.rc_prepare(qpn, &wqe[..n]),
                 Err((status, n)) => {
-                    Err(Raw::read(&wqe[..n], engine.tso.is_some()).cqe(qpn, status, 0))
+                    Err(Raw::read(&wqe[..n], engine.tso.is_some(), true).cqe(qpn, status, 0))
                 }
             };
             match got {
