@@ -14,6 +14,7 @@ mod pcapio;
 mod rss;
 mod send;
 mod sim;
+mod soak;
 mod toeplitz;
 mod tso;
 
@@ -47,6 +48,9 @@ enum Command {
     /// default: docs/examples/sim.toml); the wire to DIR/run.pcap, the completions to
     /// DIR/completions.csv, a summary on standard output.
     Sim(sim::Args),
+    /// The reliable connection's proof run: random messages (1 B to 64 KiB) over RC QPs both
+    /// ways on a lossy wire, each checked delivered once, in order, byte for byte.
+    Soak(soak::Args),
     /// Golden-model checks: export vectors, check a device's results and real captures.
     Golden(golden::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
         Command::Tso(args) => tso::run(args),
         Command::Send(args) => send::run(args),
         Command::Sim(args) => sim::run(args),
+        Command::Soak(args) => soak::run(args),
         Command::Golden(args) => golden::run(args),
         Command::Demo => demo::run(),
     };

@@ -15,7 +15,7 @@
 mod check;
 mod host;
 mod layout;
-mod link;
+pub(crate) mod link;
 pub use link::Transport;
 pub mod scenario;
 mod summary;

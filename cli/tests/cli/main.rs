@@ -19,5 +19,6 @@ mod sim;
 mod sim_link;
 #[cfg(feature = "rtl")]
 mod sim_rtl;
+mod soak;
 mod toeplitz;
 mod tso;
