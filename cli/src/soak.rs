@@ -31,9 +31,16 @@ pub struct Args {
     /// RC QPs each way (1..=8).
     #[arg(long, default_value_t = 8)]
     qps: usize,
-    /// The largest message in bytes (1..=65536); sizes are uniform from 1.
+    /// The largest message in bytes (1..=65536); sizes are uniform from --min-len.
     #[arg(long, default_value_t = MAX_LEN)]
     max_len: u32,
+    /// The smallest message in bytes (1..=--max-len).
+    #[arg(long, default_value_t = 1)]
+    min_len: u32,
+    /// The kinds of message, drawn alike: send, send_imm, rdma_write, rdma_write_imm,
+    /// rdma_read (all by default), comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_op)]
+    ops: Vec<Opcode>,
     /// Probability that the wire loses a frame (each frame, each way; 0 to 0.5).
     #[arg(long, default_value_t = 0.01)]
     loss: f64,
@@ -104,7 +111,12 @@ pub fn run(args: Args) -> Outcome {
         rdone: [vec![0; args.qps], vec![0; args.qps]],
         flight: [Vec::new(), Vec::new()],
         tally: Tally::default(),
-        max_len: args.max_len,
+        lens: (args.min_len, args.max_len),
+        ops: if args.ops.is_empty() {
+            OPS.to_vec()
+        } else {
+            args.ops.clone()
+        },
         // Far more than retry_cnt + 1 timeouts with no completion anywhere.
         stall: (1u64 << args.timeout) * (u64::from(rel.retry_cnt) + 2) * 8,
     };
@@ -143,6 +155,12 @@ fn check_args(a: &Args) -> Result<(), Failure> {
             a.max_len
         )));
     }
+    if !(1..=a.max_len).contains(&a.min_len) {
+        return Err(Failure(format!(
+            "--min-len {} is not 1..={} (--max-len)",
+            a.min_len, a.max_len
+        )));
+    }
     for (name, p) in [
         ("loss", a.loss),
         ("corrupt", a.corrupt),
@@ -159,6 +177,22 @@ fn check_args(a: &Args) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// A message kind by its name in the completion CSV.
+fn parse_op(s: &str) -> Result<Opcode, String> {
+    OPS.iter().copied().find(|o| o.name() == s).ok_or_else(|| {
+        format!("{s:?} is not one of send, send_imm, rdma_write, rdma_write_imm, rdma_read")
+    })
+}
+
+/// Every kind of message the soak sends.
+const OPS: [Opcode; 5] = [
+    Opcode::Send,
+    Opcode::SendImm,
+    Opcode::RdmaWrite,
+    Opcode::RdmaWriteImm,
+    Opcode::RdmaRead,
+];
 
 /// Messages per side and QP: `n` dealt in turn to side a's QP 0, side b's QP 0, a's QP 1, …
 fn quotas(n: u64, qps: usize) -> [Vec<u32>; 2] {
@@ -181,7 +215,9 @@ struct Soak {
     /// Frames each side sent this turn, delivered next turn.
     flight: [Vec<Vec<u8>>; 2],
     tally: Tally,
-    max_len: u32,
+    /// Message sizes, smallest and largest, and kinds.
+    lens: (u32, u32),
+    ops: Vec<Opcode>,
     stall: u64,
 }
 
@@ -237,7 +273,7 @@ impl Soak {
             for i in 0..self.quota[s].len() {
                 while sides[s].flight[i].len() < WINDOW && sides[s].posted[i] < self.quota[s][i] {
                     let k = sides[s].posted[i];
-                    let m = message(&mut self.rng, i, k, self.max_len);
+                    let m = message(&mut self.rng, i, k, self.lens, &self.ops);
                     if m.takes_wqe() {
                         sides[t].post_recv(i, m.dst);
                     }
@@ -431,10 +467,11 @@ fn opcode_slot(o: Opcode) -> usize {
 fn print_summary(args: &Args, soak: &Soak, sides: &[Side; 2], secs: f64) {
     let t = &soak.tally;
     println!(
-        "soak: {} messages over {} RC QPs each way, 1 to {} bytes, seed {}; link loss {}, \
+        "soak: {} messages over {} RC QPs each way, {} to {} bytes, seed {}; link loss {}, \
          corrupt {}, duplicate {}, timeout 2^{} turns",
         args.messages,
         args.qps,
+        args.min_len,
         args.max_len,
         args.seed,
         args.loss,
@@ -452,7 +489,11 @@ fn print_summary(args: &Args, soak: &Soak, sides: &[Side; 2], secs: f64) {
         t.by_opcode[3],
         t.by_opcode[4]
     );
-    println!("  turns              {}", t.turns);
+    println!(
+        "  turns              {} ({:.1} message bytes a turn)",
+        t.turns,
+        t.bytes as f64 / t.turns.max(1) as f64
+    );
     println!("{:<20} {:>12} {:>12}", "", "a", "b");
     let f = soak.wire.faults;
     let row = |name: &str, a: u64, b: u64| println!("  {name:<18} {a:>12} {b:>12}");
@@ -510,7 +551,8 @@ mod tests {
             rdone: [vec![0], vec![0]],
             flight: [Vec::new(), Vec::new()],
             tally: Tally::default(),
-            max_len: 5000,
+            lens: (1, 5000),
+            ops: OPS.to_vec(),
             stall: 1000,
         };
         soak.post(&mut sides);

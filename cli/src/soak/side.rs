@@ -241,17 +241,12 @@ pub fn slot(i: usize, k: u32, read: bool) -> u64 {
     LAND + n as u64 * u64::from(MAX_LEN)
 }
 
-/// A random message of 1 to `max_len` bytes on QP `i`, the `k`th this side posts there: SEND,
-/// SEND with immediate, RDMA WRITE with and without immediate, RDMA READ, one in five each.
-pub fn message(rng: &mut Rng, i: usize, k: u32, max_len: u32) -> Msg {
-    let opcode = rng.pick(&[
-        Opcode::Send,
-        Opcode::SendImm,
-        Opcode::RdmaWrite,
-        Opcode::RdmaWriteImm,
-        Opcode::RdmaRead,
-    ]);
-    let len = rng.range(1, u64::from(max_len)) as u32;
+/// A random message of `lens.0` to `lens.1` bytes on QP `i`, the `k`th this side posts there,
+/// of one of `ops` (SEND, SEND with immediate, RDMA WRITE with and without immediate, RDMA
+/// READ), each alike.
+pub fn message(rng: &mut Rng, i: usize, k: u32, lens: (u32, u32), ops: &[Opcode]) -> Msg {
+    let opcode = rng.pick(ops);
+    let len = rng.range(u64::from(lens.0), u64::from(lens.1)) as u32;
     Msg {
         opcode,
         src: DATA + rng.below(1 << 20),

@@ -77,6 +77,37 @@ fn duplicates_executed_once() {
     assert!(dup[0] > 50 && dup[1] > 50, "{out}");
 }
 
+/// One kind and one size: 64 KiB RDMA WRITEs on one QP each way (the goodput figure's run).
+#[test]
+fn one_kind_one_size() {
+    let o = rocenic(
+        &[
+            "soak",
+            "--messages",
+            "200",
+            "--qps",
+            "1",
+            "--ops",
+            "rdma_write",
+            "--min-len",
+            "65536",
+            "--max-len",
+            "65536",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert_eq!(
+        row(&out, "delivered"),
+        [200, 200 * 65536, 0, 0, 200, 0, 0],
+        "{out}"
+    );
+    // QP 0's MTU is 1024: 64 packets a message, at most one packet a turn each way.
+    let turns = row(&out, "turns")[0];
+    assert!((200 * 64 / 2..200 * 64).contains(&turns), "{out}");
+}
+
 /// Half the frames lost and a timeout of 2 turns: a request runs out of retries, and the run
 /// says which and stops with exit status 1.
 #[test]
@@ -117,9 +148,19 @@ fn bad_arguments_refused() {
             "--duplicate 1 is not a probability",
         ),
         (&["--timeout", "0"][..], "--timeout 0 is not 1..=20"),
+        (&["--min-len", "0"][..], "--min-len 0 is not 1..=65536"),
+        (
+            &["--min-len", "10", "--max-len", "9"][..],
+            "--min-len 10 is not 1..=9",
+        ),
     ] {
         let mut a = vec!["soak"];
         a.extend_from_slice(args);
         fails_with(&rocenic(&a, ""), needle);
     }
+    // clap's own refusal, exit status 2 too.
+    fails_with(
+        &rocenic(&["soak", "--ops", "send,atomic"], ""),
+        "\"atomic\" is not one of send",
+    );
 }
