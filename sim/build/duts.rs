@@ -43,6 +43,7 @@ const NIC_AXIL: &str = "rtl/top/nic_axil.f";
 const NIC_DMA: &str = "rtl/top/nic_dma.f";
 const RX_PATH: &str = "rtl/rx/rx_path.f";
 const NIC_CORE: &str = "rtl/top/nic_core.f";
+const RC_RESPONDER: &str = "rtl/rc/rc_responder.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -184,6 +185,8 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8")],
         ..dut("rx_path_8", "rx_path", RX_PATH)
     },
+    // The reliable connection's responder rules (8-bit ACK counts).
+    dut("rc_responder", "rc_responder", RC_RESPONDER),
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),

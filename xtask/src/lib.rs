@@ -11,6 +11,7 @@ mod entropy;
 mod golden;
 mod markdown;
 mod nic_regs;
+mod rc;
 mod rss;
 mod rx;
 mod rx_regs;
@@ -192,6 +193,10 @@ pub const OUTPUTS: &[Output] = &[
     Output {
         path: "docs/rx.md#RCQE",
         render: rx::markdown_cqe,
+    },
+    Output {
+        path: "rtl/rc/rc_pkg.sv",
+        render: rc::sv_package,
     },
     Output {
         path: "rtl/top/nic_regs_pkg.sv",

@@ -25,15 +25,31 @@ use super::requester::MAX_RD_ATOMIC;
 use crate::qp::Psn;
 use crate::wire::ib::{AethRepr, NakCode, Syndrome, CREDITS_UNLIMITED};
 
-/// Where a request's PSN lies against the expected PSN.
+/// Where a request's PSN lies against the expected PSN (its value is the RTL's code,
+/// `rc_pkg::RC_CLASS_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum PsnClass {
     /// The expected PSN: execute it.
-    Expected,
+    Expected = 0,
     /// Already executed (`(expected - psn) mod 2^24` in `1..=2^23`): answer, do not execute.
-    Duplicate,
+    Duplicate = 1,
     /// Ahead of the expected PSN (`(psn - expected) mod 2^24` in `1..2^23`): packets were lost.
-    Ahead,
+    Ahead = 2,
+}
+
+impl PsnClass {
+    /// Every class, in code order.
+    pub const ALL: [PsnClass; 3] = [PsnClass::Expected, PsnClass::Duplicate, PsnClass::Ahead];
+
+    /// The lower-case name (the generated package's constant names).
+    pub const fn name(self) -> &'static str {
+        match self {
+            PsnClass::Expected => "expected",
+            PsnClass::Duplicate => "duplicate",
+            PsnClass::Ahead => "ahead",
+        }
+    }
 }
 
 /// Classifies `psn` against `expected`. Half the PSN space behind counts as duplicate, half
@@ -85,19 +101,43 @@ impl ReadRequest {
     }
 }
 
-/// What executing an expected packet found (the receive engine's verdict).
+/// What executing an expected packet found (the receive engine's verdict; its value is the
+/// RTL's code, `rc_pkg::RC_EXEC_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Executed {
     /// Done: its data landed (and its message completed if it was the last packet).
-    Done,
+    Done = 0,
     /// A SEND (or WRITE with immediate) found no receive WQE: receiver not ready.
-    NoReceiveWqe,
+    NoReceiveWqe = 1,
     /// Opcode out of sequence, a length that does not fit, an unsupported operation.
-    InvalidRequest,
+    InvalidRequest = 2,
     /// R_Key, PD, access rights or bounds refused.
-    AccessError,
+    AccessError = 3,
     /// A valid request the responder could not carry out (a fault writing its memory).
-    OperationalError,
+    OperationalError = 4,
+}
+
+impl Executed {
+    /// Every verdict, in code order.
+    pub const ALL: [Executed; 5] = [
+        Executed::Done,
+        Executed::NoReceiveWqe,
+        Executed::InvalidRequest,
+        Executed::AccessError,
+        Executed::OperationalError,
+    ];
+
+    /// The lower-case name (the generated package's constant names).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Executed::Done => "done",
+            Executed::NoReceiveWqe => "no_receive_wqe",
+            Executed::InvalidRequest => "invalid_request",
+            Executed::AccessError => "access_error",
+            Executed::OperationalError => "operational_error",
+        }
+    }
 }
 
 /// The answer to one request packet.
@@ -255,9 +295,9 @@ impl Responder {
         true
     }
 
-    /// The part of a kept READ that duplicate `req` asks for again: the same R_Key, and the
-    /// address and length advanced by its PSN's offset × `mtu`.
-    fn kept(&self, req: &ReadRequest, mtu: u32) -> bool {
+    /// Whether a kept READ holds duplicate `req`: the same R_Key, and the address and length
+    /// advanced by its PSN's offset × `mtu` (what the RTL's rule takes as its `kept` input).
+    pub fn kept(&self, req: &ReadRequest, mtu: u32) -> bool {
         self.reads.iter().flatten().any(|k| {
             let off = req.psn.distance_from(k.psn);
             let skip = u64::from(off) * u64::from(mtu);
