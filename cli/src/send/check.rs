@@ -89,8 +89,9 @@ fn range<U>(at: &At<U>, ok: bool, key: &str, value: u64, range: &str) -> Result<
 pub enum Flavor {
     /// `rocenic send`: no receive side.
     Send,
-    /// `rocenic sim`: a QP's receive queue (`rq`, `srq`, `rss`).
-    Sim,
+    /// `rocenic sim`: a QP's receive queue (`rq`, `srq`, `rss`); with `reliable` (a `[link]`
+    /// table) the reliable transport runs, and with it RDMA READ.
+    Sim { reliable: bool },
 }
 
 /// Checks a send scenario and builds its plan.
@@ -104,7 +105,7 @@ pub fn plan(s: &Scenario, flavor: Flavor) -> Result<Plan, ScenarioError> {
     let memory = memory(&s.memory)?;
     let mrs = regions(&s.mr)?;
     let mut qps = queue_pairs(&s.qp, &nic, families, flavor)?;
-    requests(&s.wr, &mut qps, families)?;
+    requests(&s.wr, &mut qps, families, flavor)?;
     Ok(Plan {
         nic,
         profile,
@@ -506,6 +507,7 @@ fn requests(
     list: &[At<scenario::Wr>],
     qps: &mut [PlannedQp],
     families: Families,
+    flavor: Flavor,
 ) -> Result<(), ScenarioError> {
     let index: HashMap<u32, usize> = qps.iter().enumerate().map(|(i, q)| (q.qpn, i)).collect();
     let mut buf = vec![0u8; MAX_WQE_BYTES];
@@ -519,8 +521,18 @@ fn requests(
             OpName::SendImm => Opcode::SendImm,
             OpName::RdmaWrite => Opcode::RdmaWrite,
             OpName::RdmaWriteImm => Opcode::RdmaWriteImm,
+            OpName::RdmaRead => Opcode::RdmaRead,
             OpName::Tso => Opcode::Tso,
         };
+        // Only the reliable transport takes a READ's responses (docs/rc.md); without it the
+        // engine, as the RTL's, would refuse the opcode as unknown.
+        if opcode == Opcode::RdmaRead && flavor != (Flavor::Sim { reliable: true }) {
+            return fail(
+                at,
+                "opcode \"rdma_read\" needs the reliable transport: only `rocenic sim` with a \
+                 [link] table runs it (on the model)",
+            );
+        }
         let tso = tso(at, opcode)?;
         if w.imm.is_some() && !opcode.has_imm() {
             return fail(

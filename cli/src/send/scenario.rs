@@ -225,6 +225,7 @@ pub enum OpName {
     SendImm,
     RdmaWrite,
     RdmaWriteImm,
+    RdmaRead,
     Tso,
 }
 

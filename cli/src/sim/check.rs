@@ -96,9 +96,10 @@ enum Use {
 
 /// Checks `s` and builds each NIC's plan.
 pub fn check(s: &Scenario) -> Result<[SidePlan; 2], ScenarioError> {
+    let reliable = s.link.is_some();
     let sends = [
-        send_check::plan(&s.sides[0].send, Flavor::Sim)?,
-        send_check::plan(&s.sides[1].send, Flavor::Sim)?,
+        send_check::plan(&s.sides[0].send, Flavor::Sim { reliable })?,
+        send_check::plan(&s.sides[1].send, Flavor::Sim { reliable })?,
     ];
     for side in &s.sides {
         qp_slots(side)?;

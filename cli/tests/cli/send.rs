@@ -366,6 +366,11 @@ fn scenario_errors_name_the_key_and_leave_no_output() {
             "[[wr]] #3: key \"rkey\": send writes no remote memory",
         ),
         (
+            "id = 3\nopcode = \"send\"\n",
+            "id = 3\nopcode = \"rdma_read\"\nremote_addr = 0\nrkey = 1\n",
+            "[[wr]] #3: opcode \"rdma_read\" needs the reliable transport",
+        ),
+        (
             "",
             "inline = \"00\"\nsge = []\n",
             "[[wr]] #3: keys \"sge\" and \"inline\" both given",

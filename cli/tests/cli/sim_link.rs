@@ -192,3 +192,103 @@ fn a_bad_link_is_refused_first() {
     );
     std::fs::remove_file(file).unwrap();
 }
+
+/// RDMA READs both ways among the file's traffic: a reads 5,000 bytes of b's counter memory
+/// five times, b reads 3,000 of a's three times, each into its own write region. Read back
+/// from a region another side keeps `remote_read`.
+const READS: &str = r#"
+[[nic.a.mr]]
+lkey = 0x400
+pd = 1
+addr = 0x100000
+length = 0x40000
+access = ["remote_read"]
+
+[[nic.b.mr]]
+lkey = 0x400
+pd = 1
+addr = 0x100000
+length = 0x40000
+access = ["remote_read"]
+
+[[nic.a.wr]]
+qpn = 0x11
+id = 500
+opcode = "rdma_read"
+sge = [{ addr = 0x1140000, length = 5000, lkey = 0x300 }]
+remote_addr = 0x120000
+rkey = 0x400
+repeat = 5
+
+[[nic.b.wr]]
+qpn = 0x22
+id = 600
+opcode = "rdma_read"
+sge = [{ addr = 0x1140000, length = 3000, lkey = 0x300 }]
+remote_addr = 0x130000
+rkey = 0x400
+repeat = 3
+"#;
+
+/// The READs complete in order among their QPs' other requests, with the remote bytes (their
+/// CRC-32: counter bytes from a 256-byte boundary), over a clean link and a lossy one alike.
+#[test]
+fn reads_over_a_lossy_link() {
+    let text = format!("{}{READS}", lossy());
+    let (_, clean) = run("read-clean", &format!("{text}\n[link]\n"), &[]);
+    let link = "loss = 0.05\nduplicate = 0.01\ncorrupt = 0.01\n";
+    let (summary, got) = run(
+        "read-lossy",
+        &format!("{text}\n[link]\n{link}"),
+        &["--seed", "3"],
+    );
+    assert_eq!(
+        got, clean,
+        "the lossy run's completions are the clean run's"
+    );
+    assert!(
+        count(&summary, "packets sent again", 0) + count(&summary, "packets sent again", 1) > 0
+    );
+    let counter = |n: usize| crc32fast::hash(&(0..n).map(|j| j as u8).collect::<Vec<_>>());
+    let mut reads = [0, 0];
+    for rows in got.values() {
+        for row in rows {
+            // nic,cq,wr_id,qpn,status,opcode,byte_len,wqe_index,imm,src_qp,hash,flags,crc32
+            let f: Vec<&str> = row.split(',').collect();
+            if f[5] != "rdma_read" {
+                continue;
+            }
+            let (side, len) = if f[0] == "a" { (0, 5000) } else { (1, 3000) };
+            assert_eq!((f[4], f[6]), ("success", len.to_string().as_str()), "{row}");
+            assert_eq!(f[12], format!("{:#010x}", counter(len)), "{row}");
+            reads[side] += 1;
+        }
+    }
+    assert_eq!(reads, [5, 3]);
+}
+
+/// A READ with no `[link]`: no reliable transport, so the scenario is refused before any output.
+#[test]
+fn a_read_without_a_link_is_refused() {
+    let file = temp("read-nolink.toml");
+    std::fs::write(&file, format!("{}{READS}", lossy())).unwrap();
+    let out = temp("read-nolink");
+    let o = rocenic(
+        &[
+            "sim",
+            "--engine",
+            "model",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    fails_with(
+        &o,
+        "[[nic.a.wr]] #5: opcode \"rdma_read\" needs the reliable transport",
+    );
+    assert!(!out.exists(), "no output");
+    std::fs::remove_file(file).unwrap();
+}
