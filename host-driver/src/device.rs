@@ -71,6 +71,11 @@ pub struct DeviceInfo {
     /// engine and the model have them; an engine without them refuses one as its `QP_WRITE`
     /// refuses a path MTU code of 0).
     pub raw: bool,
+    /// The device runs the reliable connection transport (docs/rc.md: an RC request completes
+    /// when acknowledged; lost packets are sent again) and with it RDMA READ. The model's NIC
+    /// does when made so ([`crate::model_device::ModelDevice::with_reliable`]); the RTL has no
+    /// transport yet.
+    pub reliable: bool,
 }
 
 impl DeviceInfo {

@@ -125,6 +125,14 @@ impl ModelDevice {
         self
     }
 
+    /// With the reliable connection transport (docs/rc.md) of settings `rel`: RC requests
+    /// complete when acknowledged, lost packets are sent again, and RDMA READ runs
+    /// ([`DeviceInfo::reliable`]).
+    pub fn with_reliable(mut self, rel: rocenic_model::rc::Reliable) -> Self {
+        self.nic.set_reliable(Some(rel));
+        self
+    }
+
     /// The model behind the registers, to inspect.
     pub fn nic(&self) -> &NicModel {
         &self.nic
@@ -223,6 +231,7 @@ impl Device for ModelDevice {
             blocks: vec![Block::Wqe, Block::Rss, Block::Rx],
             tso: self.nic.send.tso,
             raw: self.nic.send.qps.raw(),
+            reliable: self.nic.reliable().is_some(),
         }
     }
 

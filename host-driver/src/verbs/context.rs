@@ -105,6 +105,8 @@ pub struct DeviceAttr {
     pub tso: Option<TsoCaps>,
     /// Raw-packet QPs (`IBV_QPT_RAW_PACKET`).
     pub raw_packet: bool,
+    /// RDMA READ (the device runs the reliable transport).
+    pub rdma_read: bool,
     /// RSS, `None` without a receive path.
     pub rss: Option<RssCaps>,
     /// Receive queues and `post_recv` work.
@@ -272,6 +274,7 @@ impl<D: Device> Context<D> {
             max_pd: u32::MAX,
             tso,
             raw_packet: inner.info.raw,
+            rdma_read: inner.info.reliable,
             rss,
             receive: rx.is_some(),
             profile: inner.fw.profile(),

@@ -31,7 +31,7 @@ pub enum WcOpcode {
     RdmaWriteWithImm,
     /// A TSO send.
     Tso,
-    /// An RDMA READ (a device model with the reliable transport; the driver posts none yet).
+    /// An RDMA READ (a device with the reliable transport).
     RdmaRead,
     /// A received SEND (receive path).
     Recv,

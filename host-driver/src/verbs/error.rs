@@ -128,6 +128,9 @@ pub enum Feature {
     RawPacket,
     /// An SRQ limit (verbs' limit event: the device raises no asynchronous events).
     SrqLimit,
+    /// RDMA READ: only a device with the reliable transport takes its responses
+    /// ([`crate::device::DeviceInfo::reliable`]).
+    RdmaRead,
 }
 
 /// A verbs call that failed. [`Error::errno`] is the value libibverbs would return.

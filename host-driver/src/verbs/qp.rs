@@ -480,6 +480,7 @@ pub(super) fn create_entry<D: Device>(
                 tso: dev
                     .tso
                     .is_some_and(|t| attr.qp_type != QpType::RawPacket || t.raw_packet),
+                read: dev.rdma_read,
             },
             producer: 0,
             done: 0,

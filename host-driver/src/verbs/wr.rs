@@ -32,6 +32,9 @@ pub enum SendOp<'a> {
     RdmaWrite(RemoteAddr),
     /// `IBV_WR_RDMA_WRITE_WITH_IMM` (RC).
     RdmaWriteWithImm(RemoteAddr, u32),
+    /// `IBV_WR_RDMA_READ` (RC, a device with the reliable transport): the peer's bytes at the
+    /// remote address land in the gather list, which may not be inline.
+    RdmaRead(RemoteAddr),
     /// `IBV_WR_TSO` (UD): the IPoIB, IP and TCP headers every segment starts with, and the
     /// TCP payload bytes per segment.
     Tso {
@@ -117,6 +120,8 @@ pub(super) struct SqShape {
     pub(super) sig_all: bool,
     pub(super) stride_blocks: u32,
     pub(super) tso: bool,
+    /// The device runs RDMA READ (the reliable transport).
+    pub(super) read: bool,
 }
 
 impl SendWr<'_> {
@@ -131,10 +136,14 @@ impl SendWr<'_> {
             SendOp::SendWithImm(imm) => (Opcode::SendImm, imm, None, None),
             SendOp::RdmaWrite(r) => (Opcode::RdmaWrite, 0, Some(r), None),
             SendOp::RdmaWriteWithImm(r, imm) => (Opcode::RdmaWriteImm, imm, Some(r), None),
+            SendOp::RdmaRead(r) => (Opcode::RdmaRead, 0, Some(r), None),
             SendOp::Tso { mss, header } => (Opcode::Tso, 0, None, Some(wqe::Tso { mss, header })),
         };
         if opcode == Opcode::Tso && !sq.tso {
             return Err(Error::Unsupported(Feature::Tso));
+        }
+        if opcode == Opcode::RdmaRead && !sq.read {
+            return Err(Error::Unsupported(Feature::RdmaRead));
         }
         match (sq.qp_type, opcode) {
             (QpType::RawPacket, Opcode::SendImm | Opcode::RdmaWrite | Opcode::RdmaWriteImm) => {
@@ -143,10 +152,18 @@ impl SendWr<'_> {
             (QpType::Ud, Opcode::RdmaWrite | Opcode::RdmaWriteImm) => {
                 return Err(Invalid::Opcode("RDMA WRITE needs an RC QP").into())
             }
+            (QpType::Ud | QpType::RawPacket, Opcode::RdmaRead) => {
+                return Err(Invalid::Opcode("RDMA READ needs an RC QP").into())
+            }
             (QpType::Rc, Opcode::Tso) => {
                 return Err(Invalid::Opcode("TSO needs a UD or raw packet QP").into())
             }
             _ => {}
+        }
+        if opcode == Opcode::RdmaRead && matches!(self.data, Data::Inline(_)) {
+            return Err(
+                Invalid::Opcode("an RDMA READ lands in its gather list: no inline data").into(),
+            );
         }
         let av = match (ud, self.ud) {
             (true, Some(d)) => Some(d.ah.attr().ud_vector(d.remote_qpn, d.remote_qkey)),

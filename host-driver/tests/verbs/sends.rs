@@ -271,6 +271,7 @@ fn check_intent(
             SendOp::RdmaWrite(_) => WcOpcode::RdmaWrite,
             SendOp::RdmaWriteWithImm(..) => WcOpcode::RdmaWriteWithImm,
             SendOp::Tso { .. } => WcOpcode::Tso,
+            SendOp::RdmaRead(_) => WcOpcode::RdmaRead,
         };
         let len = message(q, content, base).len() as u32;
         assert_eq!(
@@ -294,6 +295,7 @@ fn op_name(op: &SendOp<'_>) -> &'static str {
         SendOp::RdmaWrite(_) => "write",
         SendOp::RdmaWriteWithImm(..) => "write_imm",
         SendOp::Tso { .. } => "tso",
+        SendOp::RdmaRead(_) => "read",
     }
 }
 

@@ -287,6 +287,8 @@ impl Device for CoreDevice {
             // raw-packet QPs (CAPS.RAW).
             tso: Some(rocenic_model::tso::Limits::default()),
             raw: true,
+            // No reliable transport in the RTL yet.
+            reliable: false,
         }
     }
 

@@ -78,6 +78,8 @@ impl Device for WqeDevice {
             // As the engine says (CAPS.TSO: the default build has TSO, for UD and raw QPs).
             tso: None,
             raw: true,
+            // No reliable transport in the RTL yet.
+            reliable: false,
         }
     }
 
