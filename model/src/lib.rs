@@ -15,6 +15,7 @@
 pub mod bridge;
 pub mod entropy;
 pub mod golden;
+pub mod link;
 pub mod nic;
 pub mod qp;
 pub mod rc;

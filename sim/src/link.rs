@@ -1,7 +1,10 @@
 //! A link between two co-simulated NICs: each direction a [`Wire`] that takes a sender's frame
 //! stream (AXI-Stream beats, [`crate::axis::Beat`]) and offers it to the receiver after a
-//! configurable delay, dropping whole frames with a seeded probability (0 by default), and
-//! recording every frame for a pcap ([`Link::write_pcap`], the model's `PcapWriter`).
+//! configurable delay, losing, corrupting (one bit flipped) or duplicating whole frames with
+//! seeded probabilities (none by default; each frame's fate is `model::link::Faults::fate` of
+//! the seed, the direction and its place in the stream, as the model NICs' wire draws it), or
+//! dropping exactly the frames it is told to ([`Wire::drop_frame`]); and recording every frame
+//! for a pcap ([`Link::write_pcap`], the model's `PcapWriter`).
 //!
 //! Like [`crate::stream`]'s models it holds no DUT: each cycle the bench calls
 //! [`Wire::offer`] for the wire's outputs (its ready toward the sender, a beat toward the
@@ -16,11 +19,9 @@
 //! wait in it, in order, while the receiver holds its ready low.
 
 use crate::axis::{beats, Beat};
-use crate::stream::rng;
-use rand::rngs::SmallRng;
-use rand::Rng;
+use rocenic_model::link::{Fate, Faults};
 use rocenic_model::wire::{LinkType, PcapWriter};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// How a wire behaves.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +33,21 @@ pub struct Config {
     pub delay: u64,
     /// Probability that a frame is lost whole, drawn once per frame.
     pub loss: f64,
+    /// Probability that one bit of a frame (not lost) is flipped.
+    pub corrupt: f64,
+    /// Probability that a frame (not lost, not corrupted) is delivered twice.
+    pub duplicate: f64,
+}
+
+impl Config {
+    /// The faults it draws.
+    pub fn faults(&self) -> Faults {
+        Faults {
+            loss: self.loss,
+            corrupt: self.corrupt,
+            duplicate: self.duplicate,
+        }
+    }
 }
 
 impl Default for Config {
@@ -41,6 +57,8 @@ impl Default for Config {
             lanes: 8,
             delay: 1,
             loss: 0.0,
+            corrupt: 0.0,
+            duplicate: 0.0,
         }
     }
 }
@@ -68,8 +86,16 @@ pub struct Frame {
     /// The cycle whose edge handed its last beat to the receiver; `None` while on its way, or
     /// if lost.
     pub delivered: Option<u64>,
-    /// Dropped by the wire.
-    pub lost: bool,
+    /// What the wire did to it: delivered as sent, lost (drawn, or dropped as told),
+    /// corrupted or delivered twice.
+    pub fate: Fate,
+}
+
+impl Frame {
+    /// Whether the wire dropped it.
+    pub fn lost(&self) -> bool {
+        self.fate == Fate::Lost
+    }
 }
 
 /// A wire's outputs in one cycle.
@@ -92,6 +118,10 @@ pub struct Counters {
     pub delivered: u64,
     /// Frames dropped.
     pub lost: u64,
+    /// Frames delivered with a bit flipped.
+    pub corrupted: u64,
+    /// Frames delivered twice (counted once in `delivered` per copy).
+    pub duplicated: u64,
     /// The most frames in the wire at once (delayed or waiting for the receiver).
     pub max_queued: usize,
 }
@@ -100,7 +130,9 @@ pub struct Counters {
 pub struct Wire {
     dir: Dir,
     cfg: Config,
-    rng: SmallRng,
+    seed: u64,
+    /// Frames (by their place in the stream) to drop whatever their draw.
+    drops: BTreeSet<u64>,
     cycle: u64,
     /// The frame coming in from the sender: bytes so far, its `tuser`.
     incoming: Option<(Vec<u8>, bool)>,
@@ -111,20 +143,22 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// A wire carrying direction `dir`, its losses drawn from `seed` (see [`crate::stream::seed`]).
+    /// A wire carrying direction `dir`, its faults drawn from `seed` (see
+    /// [`crate::stream::seed`]).
     ///
     /// # Panics
-    /// If `cfg.lanes` is 0 or `cfg.loss` is not a probability.
+    /// If `cfg.lanes` is 0 or a fault's probability is not one.
     pub fn new(dir: Dir, cfg: Config, seed: u64) -> Self {
         assert!(cfg.lanes > 0, "a beat has at least one lane");
         assert!(
-            (0.0..=1.0).contains(&cfg.loss),
-            "loss {} is not a probability",
-            cfg.loss
+            cfg.faults().valid(),
+            "{:?} are not probabilities",
+            cfg.faults()
         );
         Wire {
             dir,
-            rng: rng(seed ^ 0x5EED_1141 ^ dir as u64),
+            seed,
+            drops: BTreeSet::new(),
             cfg,
             cycle: 0,
             incoming: None,
@@ -168,26 +202,54 @@ impl Wire {
         self.cycle += 1;
     }
 
+    /// Drops frame `index` of this direction (counted from 0, the next one the sender finishes
+    /// being [`Wire::frames`]'s length), whatever its draw: a test's exact loss.
+    pub fn drop_frame(&mut self, index: u64) {
+        self.drops.insert(index);
+    }
+
     /// A whole frame from the sender, at this cycle's edge.
     fn frame_in(&mut self, data: Vec<u8>, user: bool) {
-        let lost = self.cfg.loss > 0.0 && self.rng.gen_bool(self.cfg.loss);
+        let index = self.frames.len() as u64;
+        let fate = if self.drops.remove(&index) {
+            Fate::Lost
+        } else {
+            self.cfg
+                .faults()
+                .fate(self.seed, self.dir as u8, index, data.len())
+        };
         self.counters.frames += 1;
         self.counters.bytes += data.len() as u64;
-        if lost {
-            self.counters.lost += 1;
-        } else {
-            let due = self.cycle + self.cfg.delay.max(1);
-            let b = beats(&data, self.cfg.lanes, user).into();
+        let due = self.cycle + self.cfg.delay.max(1);
+        let copies = match fate {
+            Fate::Lost => {
+                self.counters.lost += 1;
+                0
+            }
+            Fate::Corrupt { .. } => {
+                self.counters.corrupted += 1;
+                1
+            }
+            Fate::Duplicate => {
+                self.counters.duplicated += 1;
+                2
+            }
+            Fate::Pass => 1,
+        };
+        let mut bytes = data.clone();
+        fate.apply(&mut bytes);
+        for _ in 0..copies {
+            let b = beats(&bytes, self.cfg.lanes, user).into();
             self.queue.push_back((self.frames.len(), due, b));
-            self.counters.max_queued = self.counters.max_queued.max(self.queue.len());
         }
+        self.counters.max_queued = self.counters.max_queued.max(self.queue.len());
         self.frames.push(Frame {
             dir: self.dir,
             data,
             user,
             sent: self.cycle,
             delivered: None,
-            lost,
+            fate,
         });
     }
 
@@ -258,7 +320,8 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::{Sink, Source};
+    use crate::stream::{rng, Sink, Source};
+    use rand::Rng;
     use rocenic_model::wire::PcapReader;
 
     /// Random frames of 1..=300 bytes, every tenth with `tuser`.
@@ -280,8 +343,22 @@ mod tests {
         sent: &[(Vec<u8>, bool)],
         stall: f64,
     ) -> (Vec<(Vec<u8>, bool)>, Wire) {
+        carry_dropping(cfg, seed, sent, stall, &[])
+    }
+
+    /// [`carry`], the wire told to drop frames `drops`.
+    fn carry_dropping(
+        cfg: Config,
+        seed: u64,
+        sent: &[(Vec<u8>, bool)],
+        stall: f64,
+        drops: &[u64],
+    ) -> (Vec<(Vec<u8>, bool)>, Wire) {
         let lanes = cfg.lanes;
         let mut w = Wire::new(Dir::AtoB, cfg, seed);
+        for &d in drops {
+            w.drop_frame(d);
+        }
         let mut src: Source<Beat> = Source::new(seed, 0.3);
         for (f, user) in sent {
             for b in beats(f, lanes, *user) {
@@ -377,13 +454,13 @@ mod tests {
         let kept: Vec<_> = sent
             .iter()
             .zip(w.frames())
-            .filter(|(_, f)| !f.lost)
+            .filter(|(_, f)| !f.lost())
             .map(|(s, _)| s.clone())
             .collect();
         assert_eq!(got, kept);
         // The same seed loses the same frames.
         let (_, again) = carry(cfg, seed, &sent, 0.2);
-        let lost = |w: &Wire| w.frames().iter().map(|f| f.lost).collect::<Vec<_>>();
+        let lost = |w: &Wire| w.frames().iter().map(|f| f.lost()).collect::<Vec<_>>();
         assert_eq!(lost(&w), lost(&again));
         // Everything lost, nothing arrives.
         let all = Config {
@@ -392,6 +469,54 @@ mod tests {
         };
         let (got, _) = carry(all, seed, &sent[..50], 0.0);
         assert!(got.is_empty());
+    }
+
+    /// Corruption, duplication and loss together: what arrives is each frame as
+    /// `model::link::Faults::fate` says (the model NICs' wire draws the same), and a frame the
+    /// wire is told to drop is dropped whatever its draw.
+    #[test]
+    fn faults_are_the_models() {
+        let seed = crate::stream::seed("link::faults_are_the_models");
+        let sent = frames(seed, 1500);
+        let cfg = Config {
+            loss: 0.05,
+            corrupt: 0.05,
+            duplicate: 0.05,
+            delay: 7,
+            ..Config::default()
+        };
+        let (got, w) = carry_dropping(cfg.clone(), seed, &sent, 0.3, &[0, 700]);
+        let mut want = Vec::new();
+        for (i, (f, user)) in sent.iter().enumerate() {
+            let fate = if i == 0 || i == 700 {
+                Fate::Lost
+            } else {
+                cfg.faults().fate(seed, Dir::AtoB as u8, i as u64, f.len())
+            };
+            assert_eq!(w.frames()[i].fate, fate, "frame {i}");
+            let mut bytes = f.clone();
+            fate.apply(&mut bytes);
+            match fate {
+                Fate::Lost => {}
+                Fate::Duplicate => want.extend([(bytes.clone(), *user), (bytes, *user)]),
+                _ => want.push((bytes, *user)),
+            }
+        }
+        assert_eq!(got, want);
+        let c = w.counters();
+        assert_eq!(c.delivered, got.len() as u64);
+        for (n, what) in [
+            (c.lost, "lost"),
+            (c.corrupted, "corrupted"),
+            (c.duplicated, "duplicated"),
+        ] {
+            assert!(
+                (40..=120).contains(&n),
+                "{n} {what} of 1500 at 5 % (seed {seed})"
+            );
+        }
+        // The pcap's tap sees frames as sent: the first one, lost, is there unflipped.
+        assert_eq!(w.frames()[0].data, sent[0].0);
     }
 
     #[test]

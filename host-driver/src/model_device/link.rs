@@ -1,7 +1,11 @@
 //! A wire between two model NICs: what one sends, the other receives, in order; every frame
-//! recorded (which side sent it, at which of its turns) for a pcap.
+//! recorded (which side sent it, at which of its turns) for a pcap. A faulty wire
+//! ([`Link::pair_with`]) loses, corrupts or duplicates frames as `model::link::Faults::fate`
+//! says for the seed, the direction and each frame's place in it: as the co-simulated cores'
+//! wire (`sim::link`) does to the same frames.
 
 use super::ModelDevice;
+use rocenic_model::link::{Fate, Faults};
 use rocenic_model::wire::{LinkType, PcapWriter};
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -43,6 +47,10 @@ struct Wire {
     /// Frames on their way, by the side that sent them.
     queues: [VecDeque<Vec<u8>>; 2],
     record: Vec<WireFrame>,
+    faults: Faults,
+    seed: u64,
+    /// Frames sent so far by each side, and what the faults did to each.
+    fates: [Vec<Fate>; 2],
 }
 
 /// Two model NICs back to back. Each device runs its own turns (a device runs when its driver
@@ -56,7 +64,21 @@ pub struct Link {
 impl Link {
     /// Two fresh devices, `a` and `b`, on one wire.
     pub fn pair() -> (ModelDevice, ModelDevice, Link) {
+        Self::pair_with(Faults::NONE, 0)
+    }
+
+    /// [`Link::pair`] on a wire with `faults`, drawn from `seed`.
+    ///
+    /// # Panics
+    /// If a fault's probability is not one.
+    pub fn pair_with(faults: Faults, seed: u64) -> (ModelDevice, ModelDevice, Link) {
+        assert!(faults.valid(), "{faults:?} are not probabilities");
         let link = Link::default();
+        {
+            let mut w = link.wire.borrow_mut();
+            w.faults = faults;
+            w.seed = seed;
+        }
         let mut a = ModelDevice::new().named("a");
         let mut b = ModelDevice::new().named("b");
         a.attach_link(link.clone(), Side::A);
@@ -66,12 +88,25 @@ impl Link {
 
     pub(super) fn send(&self, from: Side, cycle: u64, data: Vec<u8>) {
         let mut w = self.wire.borrow_mut();
-        w.record.push(WireFrame {
-            from,
-            cycle,
-            data: data.clone(),
-        });
-        w.queues[from as usize].push_back(data);
+        let index = w.fates[from as usize].len() as u64;
+        let fate = w.faults.fate(w.seed, from as u8, index, data.len());
+        w.fates[from as usize].push(fate);
+        let mut bytes = data.clone();
+        fate.apply(&mut bytes);
+        let copies = match fate {
+            Fate::Lost => 0,
+            Fate::Duplicate => 2,
+            _ => 1,
+        };
+        for _ in 0..copies {
+            w.queues[from as usize].push_back(bytes.clone());
+        }
+        w.record.push(WireFrame { from, cycle, data });
+    }
+
+    /// What the faults did to each frame `from` sent so far, in order.
+    pub fn fates(&self, from: Side) -> Vec<Fate> {
+        self.wire.borrow().fates[from as usize].clone()
     }
 
     /// The oldest frame `from` sent that the other side has not taken.

@@ -15,6 +15,12 @@
 //!
 //! The cores run with an adversarial host (latency, reordering, back-pressure), random
 //! back-pressure on transmit and random gaps on receive. `ROCENIC_SEED=N` replays a run.
+//!
+//! On a faulty wire (`a_faulty_wire_as_the_model`) both pairs' wires lose, corrupt and
+//! duplicate the same frames (`model::link` draws each frame's fate from the seed, the
+//! direction and its place): the receive phases then let the wire drain and take the
+//! completions that came, and what the cores discarded (each reason's counter), delivered and
+//! landed must still be what the model NICs did.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -26,6 +32,7 @@ use rocenic_host_driver::verbs::{
     QueuePair, RecvWr, RemoteAddr, RtrAttr, RtsAttr, RxHashConf, SendOp, SendWr, UdDest, WorkQueue,
     WqInitAttr, WqState,
 };
+use rocenic_model::link::{Fate, Faults};
 use rocenic_model::toeplitz::MICROSOFT_KEY;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::HostMemory;
@@ -41,6 +48,9 @@ const QKEY: u32 = 0x1111_2222;
 const LIMIT: u64 = 400_000;
 /// The same for a run expected to lose frames.
 const LOSSY_LIMIT: u64 = 40_000;
+/// Cycles (model: turns) a receive phase on a faulty wire lets pass before it takes what came:
+/// far more than the last frame in flight needs.
+const SETTLE: u64 = 20_000;
 
 /// Completions by queue: (receive, work queue, QP).
 type ByQueue = BTreeMap<(bool, Option<u32>, u32), Vec<Completion>>;
@@ -115,6 +125,23 @@ fn wait<D: Device>(
     Ok(got)
 }
 
+/// A receive phase's completions: on a clean wire, `n` of them; on a faulty one (`faulty`),
+/// what came (at most `n`) once the wire has drained.
+fn receives<D: Device>(
+    cq: &CompletionQueue<'_, D>,
+    n: usize,
+    nics: [&Context<D>; 2],
+    limit: u64,
+    what: &str,
+    faulty: bool,
+) -> Result<Vec<Completion>, String> {
+    if !faulty {
+        return wait(cq, n, nics, limit, what);
+    }
+    run_together(&nics, SETTLE).map_err(|e| format!("{what}: {e}"))?;
+    cq.poll(n).map_err(|e| format!("{what}: poll: {e}"))
+}
+
 /// A UD QP with `recv` receives of `sge` entries, in RTS.
 fn ud<'a, D: Device>(
     pd: &'a ProtectionDomain<'_, D>,
@@ -186,6 +213,7 @@ fn program<D: Device>(
     seed: u64,
     limit: u64,
     sent_by_a: &dyn Fn() -> Vec<Vec<u8>>,
+    faulty: bool,
 ) -> Result<Record, String> {
     let mut r = SmallRng::seed_from_u64(seed);
     let attr = |i| OpenAttr {
@@ -245,7 +273,14 @@ fn program<D: Device>(
         qa.post_send(&wr).unwrap();
     }
     cqes_a.extend(wait(&cqa, n_ud as usize, both, limit, "UD sends")?);
-    cqes_b.extend(wait(&cqb, n_ud as usize, both, limit, "UD receives")?);
+    cqes_b.extend(receives(
+        &cqb,
+        n_ud as usize,
+        both,
+        limit,
+        "UD receives",
+        faulty,
+    )?);
 
     // RSS: four work queues of 64 receives of 128 bytes from 32 KiB, an RSS QP over them.
     let wq_attr = WqInitAttr {
@@ -301,7 +336,7 @@ fn program<D: Device>(
         }
         cqes_a.extend(wait(&cqa, 32, both, limit, "RSS sends")?);
     }
-    cqes_b.extend(wait(&cqb, n_rss, both, limit, "RSS receives")?);
+    cqes_b.extend(receives(&cqb, n_rss, both, limit, "RSS receives", faulty)?);
     let rss_cycles = a.cycle() - rss_start;
 
     // RC: connected both ways, b's receives of 4 KiB from 64 KiB, WRITEs from 96 KiB.
@@ -350,7 +385,7 @@ fn program<D: Device>(
     ];
     ra.post_send_list(&wrs).unwrap();
     cqes_a.extend(wait(&cqa, 4, both, limit, "RC sends")?);
-    cqes_b.extend(wait(&cqb, 3, both, limit, "RC receives")?);
+    cqes_b.extend(receives(&cqb, 3, both, limit, "RC receives", faulty)?);
     // And back: b to a.
     let sgl = [mra.sge(60 * 1024, 2048).unwrap()];
     ra.post_recv(&RecvWr {
@@ -361,10 +396,15 @@ fn program<D: Device>(
     let sb = [mrb.sge(0, r.gen_range(1..=2048)).unwrap()];
     rb.post_send(&SendWr::new(5, SendOp::Send, Data::Sgl(&sb)).signaled())
         .unwrap();
-    cqes_a.extend(wait(&cqa, 1, both, limit, "RC receive back")?);
+    cqes_a.extend(receives(&cqa, 1, both, limit, "RC receive back", faulty)?);
     cqes_b.extend(wait(&cqb, 1, both, limit, "RC send back")?);
     // Let both settle (flush steps, last counters), then read what is left to compare.
     run_together(&both, 2000).map_err(|e| e.to_string())?;
+    if faulty {
+        // Duplicates beyond a phase's count, taken last.
+        cqes_a.extend(cqa.poll(256).map_err(|e| e.to_string())?);
+        cqes_b.extend(cqb.poll(512).map_err(|e| e.to_string())?);
+    }
 
     let wire = sent_by_a();
     let counters = [counters(&a), counters(&b)];
@@ -392,7 +432,14 @@ fn program<D: Device>(
 
 /// The model pair's record of the program.
 fn model(seed: u64) -> Record {
-    let (a, b, link) = Link::pair();
+    model_on(seed, Faults::NONE).0
+}
+
+/// The model pair's record on a wire with `faults` (drawn as the cores' wire of `seed` draws
+/// them), and what the faults did to a's frames.
+fn model_on(seed: u64, faults: Faults) -> (Record, Vec<Fate>) {
+    let (a, b, link) = Link::pair_with(faults, seed ^ LINK_SEED);
+    let fates = link.clone();
     let sent = move || {
         link.frames()
             .into_iter()
@@ -400,16 +447,23 @@ fn model(seed: u64) -> Record {
             .map(|f| f.data)
             .collect()
     };
-    program::<ModelDevice>(a, b, seed, LIMIT, &sent).expect("the model runs the program")
+    let faulty = faults != Faults::NONE;
+    let rec = program::<ModelDevice>(a, b, seed, LIMIT, &sent, faulty)
+        .expect("the model runs the program");
+    (rec, fates.fates(Side::A))
 }
+
+/// What `CoreDevice::pair` gives its link of the pair's seed (`sim/src/top/device.rs`).
+const LINK_SEED: u64 = 0x11AC;
 
 /// The cores' record of the program, on a link configured as `cfg`.
 fn cores(seed: u64, load: &Load, cfg: LinkConfig, limit: u64) -> Result<Record, String> {
+    let faulty = cfg.faults() != Faults::NONE;
     let (a, b, link): (CoreDevice, CoreDevice, CoreLink) = CoreDevice::pair(load, cfg, seed);
     let l = link.clone();
     let sent = move || l.sent(Side::A);
     let t = Instant::now();
-    let rec = program::<CoreDevice>(a, b, seed, limit, &sent)?;
+    let rec = program::<CoreDevice>(a, b, seed, limit, &sent, faulty)?;
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
         "{} frames a to b, {} back; cycles a {}, b {}; 96 RSS sends posted to received in {} \
@@ -531,6 +585,46 @@ fn back_to_back_as_the_model() {
 #[test]
 fn back_to_back_ideal() {
     check("back_to_back_ideal", &Load::ideal());
+}
+
+/// A wire that loses, corrupts and duplicates frames, the same frames on both pairs: the cores
+/// discard, deliver and land what the model NICs do.
+#[test]
+fn a_faulty_wire_as_the_model() {
+    let test = "a_faulty_wire_as_the_model";
+    let seed = rocenic_sim::stream::seed(test);
+    let faults = Faults {
+        loss: 0.08,
+        corrupt: 0.08,
+        duplicate: 0.08,
+    };
+    let (want, fates) = model_on(seed, faults);
+    let link = LinkConfig {
+        delay: 20,
+        loss: faults.loss,
+        corrupt: faults.corrupt,
+        duplicate: faults.duplicate,
+        ..LinkConfig::default()
+    };
+    let got = cores(seed, &Load::random(), link, LIMIT)
+        .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
+    if let Some(d) = diff(&got, &want) {
+        panic!("{test}: {d} (replay with ROCENIC_SEED={seed})");
+    }
+    let n = |k: fn(&Fate) -> bool| fates.iter().filter(|f| k(f)).count();
+    let (lost, corrupt, dup) = (
+        n(|f| *f == Fate::Lost),
+        n(|f| matches!(f, Fate::Corrupt { .. })),
+        n(|f| *f == Fate::Duplicate),
+    );
+    eprintln!(
+        "{test}: {} frames a to b: {lost} lost, {corrupt} corrupted, {dup} duplicated; as the model",
+        fates.len()
+    );
+    assert!(
+        lost > 0 && corrupt > 0 && dup > 0,
+        "every fault happened (seed {seed})"
+    );
 }
 
 /// A wire that loses frames must fail the comparison (or the run).
