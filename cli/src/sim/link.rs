@@ -6,8 +6,8 @@
 //! not have yet, so `--engine rtl` refuses such a scenario.
 
 use super::scenario::Scenario;
-use crate::golden::rng::Rng;
 use crate::send::scenario::ScenarioError;
+use rocenic_model::link::{Fate, Faults as Draws};
 use rocenic_model::nic::RcCounts;
 use rocenic_model::rc::{Counters, Reliable};
 use serde::Deserialize;
@@ -106,10 +106,14 @@ pub struct Faults {
     pub corrupted: u64,
 }
 
-/// The link's draws: one stream per run, from the run's seed.
+/// The link: each frame's fate is `model::link::Faults::fate` of the run's seed, its
+/// direction and its place in that direction, as the co-simulated cores' wire and the driver's
+/// model wire draw it.
 pub struct Wire {
-    link: Link,
-    rng: Rng,
+    draws: Draws,
+    seed: u64,
+    /// Frames each way so far.
+    sent: [u64; 2],
     /// By direction: 0 is a to b.
     pub faults: [Faults; 2],
 }
@@ -117,35 +121,41 @@ pub struct Wire {
 impl Wire {
     pub fn new(link: Link, seed: u64) -> Wire {
         Wire {
-            link,
+            draws: Draws {
+                loss: link.loss,
+                corrupt: link.corrupt,
+                duplicate: link.duplicate,
+            },
             // Apart from the host's pace, which draws from the seed as it is.
-            rng: Rng::new(seed).fork(0x11_4e_6b),
+            seed: seed ^ 0x11_4e_6b,
+            sent: [0; 2],
             faults: [Faults::default(); 2],
         }
-    }
-
-    /// True with probability `p`.
-    fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && ((self.rng.next() >> 11) as f64) / ((1u64 << 53) as f64) < p
     }
 
     /// What arrives of `frame`, sent by NIC `side`: nothing, the frame (one bit flipped, if
     /// corrupted), or the frame twice.
     pub fn carry(&mut self, side: usize, mut frame: Vec<u8>) -> Vec<Vec<u8>> {
-        if self.chance(self.link.loss) {
-            self.faults[side].lost += 1;
-            return Vec::new();
+        let fate = self
+            .draws
+            .fate(self.seed, side as u8, self.sent[side], frame.len());
+        self.sent[side] += 1;
+        fate.apply(&mut frame);
+        match fate {
+            Fate::Lost => {
+                self.faults[side].lost += 1;
+                Vec::new()
+            }
+            Fate::Corrupt { .. } => {
+                self.faults[side].corrupted += 1;
+                vec![frame]
+            }
+            Fate::Duplicate => {
+                self.faults[side].duplicated += 1;
+                vec![frame.clone(), frame]
+            }
+            Fate::Pass => vec![frame],
         }
-        if self.chance(self.link.corrupt) && !frame.is_empty() {
-            let bit = self.rng.below(frame.len() as u64 * 8);
-            frame[(bit / 8) as usize] ^= 1 << (bit % 8);
-            self.faults[side].corrupted += 1;
-        }
-        if self.chance(self.link.duplicate) {
-            self.faults[side].duplicated += 1;
-            return vec![frame.clone(), frame];
-        }
-        vec![frame]
     }
 }
 
