@@ -50,6 +50,8 @@ pub struct Args {
 pub struct SendQueue {
     pub qpn: u32,
     pub config: QpConfig,
+    /// Its own transport attributes (none but with the reliable transport).
+    pub transport: rocenic_model::rc::QpTransport,
     pub ring: SendRing,
     pub producer: u32,
 }

@@ -295,3 +295,109 @@ fn a_refused_rkey_completes_rem_access_err_and_both_qps_go_to_err() {
     assert_eq!(run.b.recvd[1].len(), 1, "the SEND before it landed");
     let _ = (good, after);
 }
+
+/// A QP's own transport attributes in place of the NIC's: on a dead link pair 1's requester,
+/// given `retry_cnt` 2 and `timeout` 3, gives up after three timeouts of 8 turns while pair 0
+/// keeps the NIC's seven retries; and b's pair 1 carries its own `min_rnr_timer` in its RNR
+/// NAKs. Out-of-range attributes are refused.
+#[test]
+fn per_qp_attributes_take_the_nics_place() {
+    use rocenic_model::rc::QpTransport;
+    use rocenic_model::wire::ib::{AethRepr, Syndrome};
+    let mut run = Run::new(4, Some(reliable()), [0, 0, 0], (0.0, 0.0, 0.0));
+    let own = QpTransport {
+        timeout: Some(3),
+        retry_cnt: Some(2),
+        ..QpTransport::default()
+    };
+    assert!(run
+        .a
+        .nic
+        .send
+        .qps
+        .get_mut(QPN_A[1])
+        .unwrap()
+        .set_transport(own));
+    let rnr = QpTransport {
+        min_rnr_timer: Some(17),
+        ..QpTransport::default()
+    };
+    assert!(run
+        .b
+        .nic
+        .send
+        .qps
+        .get_mut(QPN_A[1] + 0x10)
+        .unwrap()
+        .set_transport(rnr));
+    for bad in [
+        QpTransport {
+            timeout: Some(0),
+            ..QpTransport::default()
+        },
+        QpTransport {
+            retry_cnt: Some(8),
+            ..QpTransport::default()
+        },
+        QpTransport {
+            rnr_retry: Some(8),
+            ..QpTransport::default()
+        },
+        QpTransport {
+            min_rnr_timer: Some(32),
+            ..QpTransport::default()
+        },
+    ] {
+        assert!(
+            !run.a
+                .nic
+                .send
+                .qps
+                .get_mut(QPN_A[0])
+                .unwrap()
+                .set_transport(bad),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(
+        run.a.nic.send.qps.get(QPN_A[0]).unwrap().transport(),
+        QpTransport::default()
+    );
+
+    // b's pair 1 with no receive WQE: its RNR NAKs carry timer 17.
+    let m = one_message(&mut run, Opcode::Send, 100, false);
+    let mut naks = Vec::new();
+    for _ in 0..20 {
+        run.turn();
+        naks.extend(run.ba.flight.iter().filter_map(|f| parse_ack(f).ok()));
+    }
+    assert!(!naks.is_empty(), "an RNR NAK came back");
+    for n in &naks {
+        assert!(
+            matches!(
+                n.aeth,
+                AethRepr {
+                    syndrome: Syndrome::RnrNak { timer: 17 },
+                    ..
+                }
+            ),
+            "{n:?}"
+        );
+    }
+    run.b.post_recv(1, &m);
+    run.until_done(10_000);
+
+    // Then a dead link: pair 1 gives up after its own three timeouts, pair 0 after the NIC's
+    // eight.
+    run.ab.loss = 1.0;
+    one_message(&mut run, Opcode::Send, 100, true);
+    let m0 = message(&mut run.rng, &mut run.b, 100);
+    run.b.post_recv(0, &m0);
+    run.a.post_send(0, &m0);
+    run.until_done(100_000);
+    let c1 = run.a.nic.queues.requester(QPN_A[1]).unwrap().counters();
+    let c0 = run.a.nic.queues.requester(QPN_A[0]).unwrap().counters();
+    assert_eq!((c1.timeouts, c0.timeouts), (3, 8), "{}", summary(&run));
+    assert_eq!(run.a.sent[1].last().unwrap().1, Status::RetryExcErr);
+    assert_eq!(run.a.sent[0].last().unwrap().1, Status::RetryExcErr);
+}

@@ -166,6 +166,10 @@ fn send_side(job: &send::Job, order: Order) -> Result<(SendEngine, Queues), Fail
             .qps
             .bring_up(q.qpn)
             .map_err(|e| bug("bring up", &e))?;
+        let qp = engine.qps.get_mut(q.qpn).expect("created above");
+        if !qp.set_transport(q.transport) {
+            return Err(bug("transport attributes", &"out of range"));
+        }
         match order {
             Order::Listed => {
                 queues.attach(q.qpn, q.ring, 0)?;

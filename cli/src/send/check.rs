@@ -18,6 +18,7 @@ use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{
     self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, DEFAULT_QPS, QPN_MAX, QPN_MIN,
 };
+use rocenic_model::rc::QpTransport;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::engine::DEFAULT_MRS;
 use rocenic_model::wqe::regs::{mr_slot, MR_SLOT_LSB};
@@ -49,6 +50,8 @@ pub struct Region {
 pub struct PlannedQp {
     pub qpn: u32,
     pub config: QpConfig,
+    /// Its own transport attributes (`rocenic sim` with a `[link]`; none otherwise).
+    pub transport: QpTransport,
     pub wqes: Vec<Vec<u8>>,
 }
 
@@ -482,8 +485,10 @@ fn queue_pairs(
                 (qp::QpKind::Raw, 0, None)
             }
         };
+        let transport = transport(at, flavor)?;
         out.push(PlannedQp {
             qpn: q.qpn,
+            transport,
             config: QpConfig {
                 qp_type,
                 pd: q.pd,
@@ -498,6 +503,49 @@ fn queue_pairs(
         places.push(at.place);
     }
     Ok(out)
+}
+
+/// A `[[qp]]`'s transport attributes: only an RC QP's, only with the reliable transport, each
+/// in its verbs range.
+fn transport(at: &At<scenario::Qp>, flavor: Flavor) -> Result<QpTransport, ScenarioError> {
+    let q = &at.item;
+    let t = QpTransport {
+        timeout: q.timeout,
+        retry_cnt: q.retry_cnt,
+        rnr_retry: q.rnr_retry,
+        min_rnr_timer: q.min_rnr_timer,
+    };
+    let given = [
+        ("timeout", t.timeout, 1..=31u8),
+        ("retry_cnt", t.retry_cnt, 0..=7),
+        ("rnr_retry", t.rnr_retry, 0..=7),
+        ("min_rnr_timer", t.min_rnr_timer, 0..=31),
+    ];
+    for (key, value, ok) in given {
+        let Some(v) = value else { continue };
+        if flavor != (Flavor::Sim { reliable: true }) {
+            return fail(
+                at,
+                format!(
+                    "key \"{key}\": a transport attribute needs the reliable transport: only \
+                     `rocenic sim` with a [link] table runs it"
+                ),
+            );
+        }
+        if q.qp_type != QpKind::Rc {
+            return fail(
+                at,
+                format!("key \"{key}\": only an RC QP has transport attributes"),
+            );
+        }
+        if !ok.contains(&v) {
+            return fail(
+                at,
+                format!("key \"{key}\": {v} is not {}..={}", ok.start(), ok.end()),
+            );
+        }
+    }
+    Ok(t)
 }
 
 /// The Q_Key value that tells the engine to take the QP's own (verbs: the top bit set).

@@ -73,6 +73,7 @@ pub fn lay_out(plan: Plan) -> Job {
         queues.push(SendQueue {
             qpn: q.qpn,
             config: q.config,
+            transport: q.transport,
             ring: sq,
             producer: q.wqes.len() as u32,
         });

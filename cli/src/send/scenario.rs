@@ -151,6 +151,14 @@ pub struct Qp {
     pub srq: Option<u16>,
     /// `rocenic sim`: an RSS QP (UD), landing in the queue the steering picks.
     pub rss: Option<bool>,
+    /// `rocenic sim` with a `[link]`, RC: the QP's own verbs `timeout` (1..=31).
+    pub timeout: Option<u8>,
+    /// The same: `retry_cnt` (0..=7).
+    pub retry_cnt: Option<u8>,
+    /// The same: `rnr_retry` (0..=7, 7 forever).
+    pub rnr_retry: Option<u8>,
+    /// The same: `min_rnr_timer` (0..=31), the code its RNR NAKs carry.
+    pub min_rnr_timer: Option<u8>,
 }
 
 /// `type`'s values.

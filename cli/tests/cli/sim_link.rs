@@ -292,3 +292,87 @@ fn a_read_without_a_link_is_refused() {
     assert!(!out.exists(), "no output");
     std::fs::remove_file(file).unwrap();
 }
+
+/// A QP's own transport attributes: a's QP 0x11 with `retry_cnt = 0` gives up at its first
+/// resend (`retry_exc_err`, the rest flushed) on a wire losing 20 %, while QP 0x12, on the
+/// `[link]`'s seven retries, delivers everything.
+#[test]
+fn per_qp_attributes() {
+    let text = lossy().replacen(
+        "qpn = 0x11\ntype = \"rc\"\n",
+        "qpn = 0x11\ntype = \"rc\"\nretry_cnt = 0\ntimeout = 3\nrnr_retry = 7\nmin_rnr_timer = 12\n",
+        1,
+    );
+    assert_ne!(text, lossy());
+    let (_, rings) = run("per-qp", &format!("{text}\n[link]\nloss = 0.2\n"), &[]);
+    let statuses = |qpn: &str| -> Vec<String> {
+        rings
+            .iter()
+            .filter(|(k, _)| k.starts_with("a,send,") && k.ends_with(qpn))
+            .flat_map(|(_, rows)| {
+                rows.iter()
+                    .map(|r| r.split(',').nth(4).unwrap().to_string())
+            })
+            .collect()
+    };
+    let (s11, s12) = (statuses("0x11"), statuses("0x12"));
+    assert_eq!(
+        s11.iter().filter(|s| *s == "retry_exc_err").count(),
+        1,
+        "{s11:?}"
+    );
+    assert!(s11.iter().any(|s| s == "wr_flush_err"), "{s11:?}");
+    assert!(
+        !s12.is_empty() && s12.iter().all(|s| s == "success"),
+        "{s12:?}"
+    );
+}
+
+/// Transport attributes without a `[link]`, on a UD QP, or out of range: refused first.
+#[test]
+fn per_qp_attributes_refused() {
+    let qp11 = "qpn = 0x11\ntype = \"rc\"\n";
+    for (key, link, needle) in [
+        (
+            "timeout = 5",
+            "",
+            "key \"timeout\": a transport attribute needs the reliable transport",
+        ),
+        (
+            "timeout = 0",
+            "[link]\n",
+            "key \"timeout\": 0 is not 1..=31",
+        ),
+        (
+            "retry_cnt = 8",
+            "[link]\n",
+            "key \"retry_cnt\": 8 is not 0..=7",
+        ),
+        (
+            "rnr_retry = 9",
+            "[link]\n",
+            "key \"rnr_retry\": 9 is not 0..=7",
+        ),
+        (
+            "min_rnr_timer = 32",
+            "[link]\n",
+            "key \"min_rnr_timer\": 32 is not 0..=31",
+        ),
+    ] {
+        let text = lossy().replacen(qp11, &format!("{qp11}{key}\n"), 1);
+        let file = temp("per-qp-bad.toml");
+        std::fs::write(&file, format!("{text}\n{link}")).unwrap();
+        let o = rocenic(
+            &[
+                "sim",
+                "--engine",
+                "model",
+                "--scenario",
+                file.to_str().unwrap(),
+            ],
+            "",
+        );
+        fails_with(&o, &format!("[[nic.a.qp]] #1: {needle}"));
+        std::fs::remove_file(file).unwrap();
+    }
+}

@@ -3,6 +3,7 @@
 use super::entropy::qp_entropy;
 use super::{AddressVector, AvError, IllegalTransition, PathMtu, Psn, QpKind, QpState};
 use crate::entropy::{Entropy, Profile, QpType};
+use crate::rc::QpTransport;
 
 /// Largest QPN (24 bits).
 pub const QPN_MAX: u32 = 0x00FF_FFFF;
@@ -54,6 +55,7 @@ pub struct QpContext {
     state: QpState,
     next_psn: Psn,
     entropy: Option<Entropy>,
+    transport: QpTransport,
 }
 
 impl QpContext {
@@ -81,6 +83,12 @@ impl QpContext {
             state: QpState::Reset,
             next_psn: config.psn,
             entropy: None,
+            transport: QpTransport {
+                timeout: None,
+                retry_cnt: None,
+                rnr_retry: None,
+                min_rnr_timer: None,
+            },
         })
     }
 
@@ -107,6 +115,22 @@ impl QpContext {
     /// RC: the UDP source port and flow label fixed on entering RTR; `None` before (and for UD).
     pub const fn entropy(&self) -> Option<Entropy> {
         self.entropy
+    }
+
+    /// RC: its own transport attributes (none by default: the NIC's settings).
+    pub const fn transport(&self) -> QpTransport {
+        self.transport
+    }
+
+    /// Sets its transport attributes (verbs sets them with RTR and RTS): a requester and a
+    /// responder take them when they start, at the QP's first packet each way. `false`, and
+    /// nothing changed, if one is out of range.
+    pub fn set_transport(&mut self, t: QpTransport) -> bool {
+        if !t.valid() {
+            return false;
+        }
+        self.transport = t;
+        true
     }
 
     /// A verbs modify to `to`. Entering RTR from INIT fixes an RC QP's entropy under `profile`;

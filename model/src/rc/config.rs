@@ -9,9 +9,8 @@ use super::responder::ResponderConfig;
 use super::timer::Scale;
 use crate::qp::Psn;
 
-/// The reliable transport's settings, the same for every RC QP of a NIC (the verbs attributes
-/// `timeout`, `retry_cnt`, `rnr_retry` and `min_rnr_timer` would be per QP; the QP context
-/// does not carry them yet).
+/// The reliable transport's settings for the RC QPs of a NIC; a QP's own verbs attributes
+/// ([`QpTransport`]) take the place of `timeout`, `retry_cnt`, `rnr_retry` and `rnr_timer`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reliable {
     /// Verbs `timeout` (0..=31): the local ACK timeout is `scale` × 2^timeout ticks.
@@ -47,7 +46,43 @@ impl Default for Reliable {
     }
 }
 
+/// A QP's own transport attributes, as verbs sets them: `timeout`, `retry_cnt` and
+/// `rnr_retry` with RTS, `min_rnr_timer` with RTR. What it leaves `None` is the NIC's
+/// ([`Reliable`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QpTransport {
+    /// Verbs `timeout` (1..=31 here: 0, no timeout, would let a lost last packet hang).
+    pub timeout: Option<u8>,
+    /// Verbs `retry_cnt` (0..=7).
+    pub retry_cnt: Option<u8>,
+    /// Verbs `rnr_retry` (0..=7, 7 = forever).
+    pub rnr_retry: Option<u8>,
+    /// Verbs `min_rnr_timer` (0..=31): the code this QP's RNR NAKs carry.
+    pub min_rnr_timer: Option<u8>,
+}
+
+impl QpTransport {
+    /// Whether every attribute given is in its range.
+    pub fn valid(&self) -> bool {
+        self.timeout.is_none_or(|t| (1..=31).contains(&t))
+            && self.retry_cnt.is_none_or(|r| r <= 7)
+            && self.rnr_retry.is_none_or(|r| r <= 7)
+            && self.min_rnr_timer.is_none_or(|r| r <= 31)
+    }
+}
+
 impl Reliable {
+    /// These settings with QP attributes `t` in place of the NIC's.
+    pub fn for_qp(&self, t: QpTransport) -> Reliable {
+        Reliable {
+            timeout: t.timeout.unwrap_or(self.timeout),
+            retry_cnt: t.retry_cnt.unwrap_or(self.retry_cnt),
+            rnr_retry: t.rnr_retry.unwrap_or(self.rnr_retry),
+            rnr_timer: t.min_rnr_timer.unwrap_or(self.rnr_timer),
+            ..*self
+        }
+    }
+
     /// A requester's settings starting at `sq_psn`.
     pub const fn requester(&self, sq_psn: Psn) -> RequesterConfig {
         RequesterConfig {

@@ -11,7 +11,7 @@ pub mod responder;
 pub mod timer;
 
 pub use ack::{emit_ack, parse_ack, Ack};
-pub use config::Reliable;
+pub use config::{QpTransport, Reliable};
 pub use read::{emit_read_response, parse_read_response, response_opcode, ReadResponse};
 pub use requester::{
     AckOutcome, Completion, Counters, Packet, PostError, ReadMatch, Requester, RequesterConfig,

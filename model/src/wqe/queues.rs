@@ -206,6 +206,7 @@ impl<const Q: usize> Queues<Q> {
             if qp.config().qp_type != QpKind::Rc {
                 continue;
             }
+            let rel = rel.for_qp(qp.transport());
             let r =
                 rc.get_or_insert_with(|| RcSend::new(Requester::new(rel.requester(qp.next_psn()))));
             if qp.state() == QpState::Err {

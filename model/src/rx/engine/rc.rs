@@ -69,6 +69,8 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         rel: Reliable,
     ) -> Result<Accepted, Discard> {
         let rq = self.qps[slot].expect("caller found it");
+        // A QP's own min_rnr_timer (its attributes) in place of the NIC's.
+        let rel = qps.get(rq.qpn).map_or(rel, |q| rel.for_qp(q.transport()));
         let mut resp = rq.resp.unwrap_or(Responder::new(rel.responder(rq.epsn)));
         let req = Request {
             psn: Psn::from_bits_truncate(p.psn),
@@ -143,6 +145,8 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
         rel: Reliable,
     ) -> Result<Accepted, Discard> {
         let rq = self.qps[slot].expect("caller found it");
+        // A QP's own min_rnr_timer (its attributes) in place of the NIC's.
+        let rel = qps.get(rq.qpn).map_or(rel, |q| rel.for_qp(q.transport()));
         let mut resp = rq.resp.unwrap_or(Responder::new(rel.responder(rq.epsn)));
         let (va, rkey, len) = p.reth.expect("a READ request carries a RETH");
         let psn = Psn::from_bits_truncate(p.psn);
