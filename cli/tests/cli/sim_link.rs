@@ -51,6 +51,28 @@ fn run(name: &str, text: &str, extra: &[&str]) -> (String, BTreeMap<String, Vec<
     (stdout(&o), rings)
 }
 
+/// `rocenic sim --engine model` on `text` (written to `name`), which must be refused: its
+/// output, after checking that no output directory was made.
+fn refused(name: &str, text: &str) -> std::process::Output {
+    let (file, out) = (temp(name), temp(&format!("{name}.out")));
+    std::fs::write(&file, text).unwrap();
+    let o = rocenic(
+        &[
+            "sim",
+            "--engine",
+            "model",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!out.exists(), "no output for a refused scenario");
+    std::fs::remove_file(file).unwrap();
+    o
+}
+
 /// The number a summary line ends its column `col` (0: a's or a -> b) with.
 fn count(summary: &str, label: &str, col: usize) -> u64 {
     let line = summary
@@ -131,7 +153,6 @@ fn a_lossy_link_delivers_everything_once() {
 
 #[test]
 fn a_bad_link_is_refused_first() {
-    let out = temp("refused");
     for (link, needle) in [
         (
             "loss = 0.7\n",
@@ -149,29 +170,14 @@ fn a_bad_link_is_refused_first() {
         ("los = 0.1\n", "[link]: unknown key \"los\""),
     ] {
         let text = format!("{}\n[link]\n{link}", lossy());
-        let file = temp("bad.toml");
-        std::fs::write(&file, &text).unwrap();
         let line = text.lines().position(|l| l == "[link]").unwrap() + 1;
-        let o = rocenic(
-            &[
-                "sim",
-                "--engine",
-                "model",
-                "--scenario",
-                file.to_str().unwrap(),
-                "--out",
-                out.to_str().unwrap(),
-            ],
-            "",
-        );
+        let o = refused("bad.toml", &text);
         fails_with(&o, needle);
         assert!(
             stderr(&o).contains(&format!("bad.toml:{line}: ")),
             "{}",
             stderr(&o)
         );
-        assert!(!out.exists());
-        std::fs::remove_file(file).unwrap();
     }
     // A misspelt table names the three the top level takes.
     let file = temp("lnk.toml");
@@ -270,27 +276,11 @@ fn reads_over_a_lossy_link() {
 /// A READ with no `[link]`: no reliable transport, so the scenario is refused before any output.
 #[test]
 fn a_read_without_a_link_is_refused() {
-    let file = temp("read-nolink.toml");
-    std::fs::write(&file, format!("{}{READS}", lossy())).unwrap();
-    let out = temp("read-nolink");
-    let o = rocenic(
-        &[
-            "sim",
-            "--engine",
-            "model",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        "",
-    );
+    let o = refused("read-nolink.toml", &format!("{}{READS}", lossy()));
     fails_with(
         &o,
         "[[nic.a.wr]] #5: opcode \"rdma_read\" needs the reliable transport",
     );
-    assert!(!out.exists(), "no output");
-    std::fs::remove_file(file).unwrap();
 }
 
 /// A QP's own transport attributes: a's QP 0x11 with `retry_cnt = 0` gives up at its first
@@ -360,19 +350,7 @@ fn per_qp_attributes_refused() {
         ),
     ] {
         let text = lossy().replacen(qp11, &format!("{qp11}{key}\n"), 1);
-        let file = temp("per-qp-bad.toml");
-        std::fs::write(&file, format!("{text}\n{link}")).unwrap();
-        let o = rocenic(
-            &[
-                "sim",
-                "--engine",
-                "model",
-                "--scenario",
-                file.to_str().unwrap(),
-            ],
-            "",
-        );
+        let o = refused("per-qp-bad.toml", &format!("{text}\n{link}"));
         fails_with(&o, &format!("[[nic.a.qp]] #1: {needle}"));
-        std::fs::remove_file(file).unwrap();
     }
 }
