@@ -528,22 +528,22 @@ fn print_summary(args: &Args, soak: &Soak, sides: &[Side; 2], secs: f64) {
 mod tests {
     use super::*;
 
-    /// One SEND of 5,000 bytes (the seed's first message is one) from a's QP 0 on a perfect
-    /// wire; `meddle` runs after every delivery, with the sides.
-    fn one_send(meddle: impl Fn(&mut [Side; 2])) -> Result<(), Broken> {
-        let rel = Reliable::default();
+    /// The two NICs with one QP each way and a run of one message from a (the seed's first is
+    /// a SEND of 5,000 bytes) on a wire losing `loss` of the frames, a hang declared after
+    /// `stall` turns.
+    fn one_message(rel: Reliable, loss: f64, stall: u64) -> ([Side; 2], Soak) {
         let mut rng = Rng::new(5);
-        let mut sides = [
+        let sides = [
             side(1, 1, &[10], &[20], rel, &mut rng),
             side(2, 1, &[20], &[10], rel, &mut rng),
         ];
         let link = Link {
-            loss: 0.0,
+            loss,
             duplicate: 0.0,
             corrupt: 0.0,
             reliable: rel,
         };
-        let mut soak = Soak {
+        let soak = Soak {
             wire: Wire::new(link, 1),
             rng: Rng::new(1),
             quota: [vec![1], vec![0]],
@@ -553,8 +553,15 @@ mod tests {
             tally: Tally::default(),
             lens: (1, 5000),
             ops: OPS.to_vec(),
-            stall: 1000,
+            stall,
         };
+        (sides, soak)
+    }
+
+    /// [`one_message`] on a perfect wire, run by hand; `meddle` runs after every delivery,
+    /// with the sides.
+    fn one_send(meddle: impl Fn(&mut [Side; 2])) -> Result<(), Broken> {
+        let (mut sides, mut soak) = one_message(Reliable::default(), 0.0, 1000);
         soak.post(&mut sides);
         assert_eq!(
             sides[0].flight[0][0].opcode,
@@ -577,6 +584,24 @@ mod tests {
     #[test]
     fn a_message_as_sent_passes() {
         assert!(one_send(|_| {}).is_ok());
+    }
+
+    /// No completion for `stall` turns (every frame lost, a timeout far longer than that): the
+    /// run stops and names the turns, not waiting for ever.
+    #[test]
+    fn a_stall_is_reported() {
+        let rel = Reliable {
+            timeout: 20,
+            ..Reliable::default()
+        };
+        let (mut sides, mut soak) = one_message(rel, 1.0, 300);
+        let Err(Broken(why)) = soak.run(&mut sides, false) else {
+            panic!("a run on a dead wire passed")
+        };
+        assert!(
+            why.contains("a hang: no completion from turn 0 to turn 301"),
+            "{why}"
+        );
     }
 
     /// A byte of the landed message changed before the sender's completion: caught.
