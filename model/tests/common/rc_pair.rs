@@ -11,6 +11,7 @@
 
 use crate::splitmix::Rng;
 use rocenic_model::entropy::Profile;
+use rocenic_model::link::{Fate, Faults};
 use rocenic_model::nic::NicModel;
 use rocenic_model::qp::Status;
 use rocenic_model::qp::{self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind};
@@ -337,7 +338,8 @@ fn message_of(rng: &mut Rng, to: &mut Side, opcode: Opcode, max_len: u32) -> Msg
 pub type Pick = Box<dyn FnMut(&[u8]) -> bool>;
 
 /// One direction of the wire: frames in flight (delivered on the next turn), the seeded
-/// faults, and an exact frame to drop once.
+/// faults (each frame's fate `model::link::Faults::fate` of the seed, the direction and its
+/// place, as every rocenic wire draws it), and an exact frame to drop once.
 pub struct Wire {
     pub flight: VecDeque<Vec<u8>>,
     pub loss: f64,
@@ -346,10 +348,12 @@ pub struct Wire {
     pub drop_once: Option<Pick>,
     pub frames: u64,
     pub dropped: u64,
+    seed: u64,
+    dir: u8,
 }
 
 impl Wire {
-    pub fn new(loss: f64, dup: f64, corrupt: f64) -> Wire {
+    pub fn new(dir: u8, seed: u64, loss: f64, dup: f64, corrupt: f64) -> Wire {
         Wire {
             flight: VecDeque::new(),
             loss,
@@ -358,13 +362,21 @@ impl Wire {
             drop_once: None,
             frames: 0,
             dropped: 0,
+            seed,
+            dir,
         }
     }
 
     /// What reaches the far end of the frames in flight.
-    pub fn deliver(&mut self, rng: &mut Rng) -> Vec<Vec<u8>> {
+    pub fn deliver(&mut self) -> Vec<Vec<u8>> {
+        let faults = Faults {
+            loss: self.loss,
+            corrupt: self.corrupt,
+            duplicate: self.dup,
+        };
         let mut out = Vec::new();
         for mut f in self.flight.drain(..) {
+            let index = self.frames;
             self.frames += 1;
             if let Some(pick) = self.drop_once.as_mut() {
                 if pick(&f) {
@@ -373,18 +385,13 @@ impl Wire {
                     continue;
                 }
             }
-            if rng.chance(self.loss) {
-                self.dropped += 1;
-                continue;
+            let fate = faults.fate(self.seed, self.dir, index, f.len());
+            fate.apply(&mut f);
+            match fate {
+                Fate::Lost => self.dropped += 1,
+                Fate::Duplicate => out.extend([f.clone(), f]),
+                _ => out.push(f),
             }
-            if rng.chance(self.corrupt) {
-                let i = rng.below(f.len() as u64) as usize;
-                f[i] ^= 1 << rng.below(8);
-            }
-            if rng.chance(self.dup) {
-                out.push(f.clone());
-            }
-            out.push(f);
         }
         out
     }
@@ -417,8 +424,8 @@ impl Run {
         Run {
             a,
             b,
-            ab: Wire::new(wire.0, wire.1, wire.2),
-            ba: Wire::new(wire.0, wire.1, wire.2),
+            ab: Wire::new(0, seed, wire.0, wire.1, wire.2),
+            ba: Wire::new(1, seed, wire.0, wire.1, wire.2),
             rng,
             turns: 0,
         }
@@ -428,7 +435,7 @@ impl Run {
     pub fn turn(&mut self) {
         self.turns += 1;
         for (wire, to) in [(&mut self.ab, &mut self.b), (&mut self.ba, &mut self.a)] {
-            for f in wire.deliver(&mut self.rng) {
+            for f in wire.deliver() {
                 if let Ok(acc) = to.nic.receive(&mut to.mem, &f) {
                     if let (Some(w), Some((_, c))) = (acc.wq, acc.completion) {
                         to.recvd[usize::from(w)].push(c);
