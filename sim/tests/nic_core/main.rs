@@ -594,9 +594,11 @@ fn a_faulty_wire_as_the_model() {
     let test = "a_faulty_wire_as_the_model";
     let seed = rocenic_sim::stream::seed(test);
     let faults = Faults {
-        loss: 0.08,
-        corrupt: 0.08,
-        duplicate: 0.08,
+        // High enough that every kind happens in a run of some 115 frames (none of one kind:
+        // under one run in 100,000).
+        loss: 0.12,
+        corrupt: 0.12,
+        duplicate: 0.12,
     };
     let (want, fates) = model_on(seed, faults);
     let link = LinkConfig {
