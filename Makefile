@@ -31,9 +31,18 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all deps run run-model demo soak test lint lint-rtl sim interop bench fmt clean
+.PHONY: all help deps run run-model demo soak test lint lint-rtl sim interop bench fmt clean
 
 all: test
+
+## help: this list: every target with its `## target:` comment, from the Makefile and fpga.mk.
+help:
+	@echo "make TARGET [VAR=VALUE...]; the targets, from the comments above their rules:"
+	@awk '/^## [a-z][a-z-]*: / { sub(/^## /, ""); n = index($$0, ":"); \
+	        printf "\n  %-10s %s\n", substr($$0, 1, n - 1), substr($$0, n + 2); on = 1; next } \
+	      on && /^## / { sub(/^## /, ""); printf "  %-10s %s\n", "", $$0; next } \
+	      { on = 0 }' $(MAKEFILE_LIST)
+	@echo; echo "  BOARD is one of: $(BOARDS) (default $(BOARD)); FPGA_TESTS=0 skips the FPGA part of make test."
 
 ## deps: install what is missing (Verilator from apt, Rust components and the no_std target).
 deps: $(DEPS_STAMP)
@@ -116,6 +125,7 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
 # Each module is linted as the top, with the first list (in name order) that holds it, so that
 # unused ports and parameters of leaves show too, and a module that needs a file its list lacks
 # fails. Then every RTL file must be in some list.
+## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
 	@set -e; seen=" "; n=0; \
 	for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
@@ -155,10 +165,13 @@ bench: deps
 	$(CARGO) bench -p rocenic-sim --bench wqe
 	$(CARGO) bench -p rocenic --no-default-features --bench memory
 
+## fmt: format the Rust code (`cargo fmt --all`).
 fmt:
 	$(CARGO) fmt --all
 
+## clean: remove Cargo's target folder and build/ (the FPGA venv .venv/ stays).
 clean:
 	$(CARGO) clean
 	rm -rf $(BUILD)
+
 include fpga.mk

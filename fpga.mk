@@ -180,8 +180,18 @@ $(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
 
 board_bit = $(FPGA)/$(1)/$(1).$(if $(filter ecp5,$($(1).family)),bit,bin)
 
+# A BOARD that is not one of BOARDS gets the list, not make's "No rule to make target".
+ifneq ($(filter synth pnr bitstream flash,$(MAKECMDGOALS)),)
+ifeq ($(filter $(BOARD),$(BOARDS)),)
+$(error BOARD=$(BOARD) is not a board rocenic builds for; BOARD is one of: $(BOARDS))
+endif
+endif
+
+## synth: one board's synthesis, BOARD=colorlight_i5 by default (docs/fpga.md lists the boards).
 synth: $(FPGA)/$(BOARD)/synth.json
+## pnr: one board's place and route, its timing report read into build/fpga/<board>/row.json.
 pnr: $(FPGA)/$(BOARD)/row.json
+## bitstream: one board's bitstream, build/fpga/<board>/<board>.bit (ECP5) or .bin (iCE40).
 bitstream: $(call board_bit,$(BOARD))
 
 ## flash: loads the bitstream into the FPGA's SRAM (add OFLFLAGS=-f to write the flash).
@@ -250,6 +260,7 @@ mul_reg_equiv = $(call mul_reg_form,$(1),-DROCENIC_ECP5 formal/common/ecp5_mult1
   design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \
   equiv_make gold gate equiv; hierarchy -top equiv; equiv_struct; equiv_simple -seq 2; equiv_induct; equiv_status -assert
 
+## formal-dsp: the ECP5 DSP form of mul_reg equals its plain RTL (part of formal).
 formal-dsp: $(FPGA_DEPS)
 	@mkdir -p $(BUILD)/formal
 	@$(foreach shape,$(MUL_REG_SHAPES),$(YW)yosys -q -l $(BUILD)/formal/mul_reg_ecp5-$(subst :,_,$(shape)).log \
@@ -268,6 +279,7 @@ toeplitz_equiv = read_verilog -sv formal/rss/toeplitz_bytes_ref.sv formal/rss/to
   prep -flatten -top toeplitz_refs_fv; techmap; opt -fast; \
   abc -g AND -script \"+strash;&get,-n;&fraig,-x;&put\"; opt_clean; sat -prove differ 0 -verify
 
+## formal-toeplitz: the per-word Toeplitz/XOR form equals the per-byte reference (part of formal).
 formal-toeplitz: $(FPGA_DEPS)
 	@mkdir -p $(BUILD)/formal
 	@[ -n "$(TOEPLITZ_SIZE)" ] || { echo "formal toeplitz_refs: no equiv MAX_INPUT in formal/rss/rss_hash.sby"; exit 1; }
