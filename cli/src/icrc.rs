@@ -1,4 +1,4 @@
-//! `rocenic icrc FILE.pcap`: stored against computed ICRC for every RoCEv2 frame, a row written
+//! `rocenic icrc -i FILE.pcap`: stored against computed ICRC for every RoCEv2 frame, a row written
 //! as each frame is read.
 
 use crate::output::Output;
@@ -10,8 +10,16 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2.
-    pcap: PathBuf,
+    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2; `-` is standard input.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
+    input: PathBuf,
+    /// The earlier form, `rocenic icrc FILE`, kept so that scripts written for it still run.
+    #[arg(value_name = "FILE", hide = true, conflicts_with = "input")]
+    file: Option<PathBuf>,
+    /// Where the CSV goes (`-` is standard output); a file is written only if the whole capture
+    /// was read.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
+    output: PathBuf,
 }
 
 /// An ICRC as Wireshark shows it: its four bytes in wire order, read as one hex number (the
@@ -22,9 +30,10 @@ fn as_wireshark(icrc: u32) -> u32 {
 }
 
 pub fn run(args: Args) -> Outcome {
-    let mut capture = Capture::open(&args.pcap, "frame")?;
+    let input = args.file.as_ref().unwrap_or(&args.input);
+    let mut capture = Capture::open(input, "frame")?;
     capture.link_among(&[LinkType::Ethernet], "; RoCEv2 runs over Ethernet")?;
-    let (all_good, not_roce) = Output::run(None, |out| {
+    let (all_good, not_roce) = Output::run(Some(&args.output), |out| {
         writeln!(out, "index,stored,computed,status")?;
         let (mut all_good, mut not_roce) = (true, 0u64);
         while let Some((index, record)) = capture.next()? {

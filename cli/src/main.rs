@@ -71,7 +71,20 @@ impl<E: std::fmt::Display> From<E> for Failure {
 /// something bad (exit status 1).
 pub type Outcome = Result<bool, Failure>;
 
+/// Rust ignores SIGPIPE, so a write to a closed pipe fails and the command would report `Broken
+/// pipe`; a filter is expected to end quietly when its reader has gone (`rocenic … | head`), as
+/// `cat` and `tshark` do. rocenic writes to no pipe of its own, so the default action is safe.
+#[cfg(unix)]
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: signal(2) with SIG_DFL installs no handler, and runs before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Entropy(args) => entropy::run(args),

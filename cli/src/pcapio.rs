@@ -10,15 +10,18 @@ use ng::NgSource;
 use rocenic_model::wire::pcap::{PcapRecord, PcapStream, MAX_RECORD_LEN};
 use rocenic_model::wire::LinkType;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 /// The first four bytes of a pcapng file (a section header block's type).
 const PCAPNG_MAGIC: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
 
+/// A file, or standard input for `-`: the readers need only bytes in order.
+type Input = BufReader<Box<dyn Read>>;
+
 enum Source {
-    Classic(PcapStream<BufReader<File>>),
-    Ng(NgSource<BufReader<File>>),
+    Classic(PcapStream<Input>),
+    Ng(NgSource<Input>),
 }
 
 /// A capture file being read; errors name the file and the record.
@@ -34,11 +37,16 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// Opens `path` and reads its global header.
+    /// Opens `path` (standard input for `-`) and reads its global header.
     pub fn open(path: &Path, noun: &'static str) -> Result<Capture, Failure> {
-        let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
-        let mut inner = BufReader::with_capacity(1 << 16, file);
+        let (name, reader): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
+            ("standard input".into(), Box::new(io::stdin().lock()))
+        } else {
+            let name = path.display().to_string();
+            let file = File::open(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
+            (name, Box::new(file))
+        };
+        let mut inner = BufReader::with_capacity(1 << 16, reader);
         let head = inner
             .fill_buf()
             .map_err(|e| Failure(format!("cannot read {name}: {e}")))?;

@@ -55,9 +55,14 @@ const BATCH_BYTES: usize = 1 << 20;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A pcap or pcapng of Ethernet (link type 1) or InfiniBand (link type 247) frames.
-    #[arg(long)]
-    pcap: PathBuf,
+    /// A pcap or pcapng of Ethernet (link type 1) or InfiniBand (link type 247) frames; `-` is
+    /// standard input. (`--pcap`, the earlier name, still works.)
+    #[arg(long, short, alias = "pcap", value_name = "FILE", default_value = "-")]
+    input: PathBuf,
+    /// Where the CSV goes (`-` is standard output); a file is written only if every frame was
+    /// hashed.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
+    output: PathBuf,
     /// Implementation to run: model, rtl (co-simulated), or serial:PORT (a board's RSS hash unit
     /// behind its UART, e.g. serial:/dev/ttyUSB1, at 115200 baud).
     #[arg(long, default_value = "model", value_parser = parse_engine)]
@@ -150,7 +155,7 @@ pub fn run(args: Args) -> Outcome {
     table.fill_round_robin(args.queues)?;
 
     let mut unit = args.engine.rss()?;
-    let mut capture = Capture::open(&args.pcap, "frame")?;
+    let mut capture = Capture::open(&args.input, "frame")?;
     // The RTL parser reads Ethernet and native InfiniBand, not bare IPoIB.
     let link = capture.link_among(&[LinkType::Ethernet, LinkType::Infiniband], "")?;
     let job = Job {
@@ -162,7 +167,7 @@ pub fn run(args: Args) -> Outcome {
     };
     unit.start(&job)?;
     let mut per_queue = vec![0u64; usize::from(args.queues)];
-    Output::run(None, |out| {
+    Output::run(Some(&args.output), |out| {
         writeln!(out, "{CSV_HEADER}")?;
         let mut batch = Batch::new();
         while capture.next_batch(&mut batch, BATCH_FRAMES, BATCH_BYTES, |r| r.data.len())? {

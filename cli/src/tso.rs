@@ -12,16 +12,18 @@ use crate::pcapio::{Batch, Capture};
 use crate::{Failure, Outcome};
 use rocenic_model::tso::Limits;
 use rocenic_model::wire::{LinkType, PcapWriter};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A pcap or pcapng of oversized TCP packets: Ethernet (link type 1) or IPoIB (242).
-    #[arg(long, short)]
+    /// A pcap or pcapng of oversized TCP packets: Ethernet (link type 1) or IPoIB (242); `-` is
+    /// standard input.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
     input: PathBuf,
-    /// Where to write the segments (a pcap of the same link type); written only if every packet
-    /// is segmented.
-    #[arg(long, short)]
+    /// Where to write the segments (a pcap of the same link type; `-` is standard output, which
+    /// must not be a terminal); a file is written only if every packet is segmented.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
     output: PathBuf,
     /// TCP payload bytes per segment (1 to 9000, the segment buffer of the RTL).
     #[arg(long, value_parser = parse_mss)]
@@ -86,6 +88,11 @@ fn output_bound(len: usize, mss: u16) -> usize {
 }
 
 pub fn run(args: Args) -> Outcome {
+    if args.output.as_os_str() == "-" && std::io::stdout().is_terminal() {
+        return Err(Failure(
+            "a pcap is not for a terminal: give --output FILE, or redirect standard output".into(),
+        ));
+    }
     let mut unit = args.engine.tso()?;
     let mut capture = Capture::open(&args.input, "packet")?;
     let link = capture.link_among(&[LinkType::Ethernet, LinkType::Ipoib], "")?;

@@ -1,4 +1,4 @@
-//! `rocenic golden check-pcap CAPTURE.pcap [--profile P] [--qp-map FILE] [--html FILE]`: the ICRC of every
+//! `rocenic golden check-pcap -i CAPTURE.pcap [-o FLOWS.csv] [--profile P] [--qp-map FILE] [--html FILE]`: the ICRC of every
 //! RoCEv2 frame of a capture and the entropy of every flow, against the model (docs/golden.md).
 //!
 //! The capture is read a record at a time; only the flow table grows, by one row per flow.
@@ -25,8 +25,17 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2 over IPv4 or IPv6.
-    capture: PathBuf,
+    /// A pcap or pcapng of Ethernet frames (link type 1) carrying RoCEv2 over IPv4 or IPv6; `-`
+    /// is standard input.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
+    input: PathBuf,
+    /// The earlier form, `rocenic golden check-pcap FILE`, kept so that scripts still run.
+    #[arg(value_name = "FILE", hide = true, conflicts_with = "input")]
+    capture: Option<PathBuf>,
+    /// Where the per-flow CSV goes (`-` is standard output); a file is written only if the whole
+    /// capture was read.
+    #[arg(long, short, value_name = "FILE", default_value = "-")]
+    output: PathBuf,
     /// The profile a flow must follow to `match`: linux (upstream, default), rfc-v2, rfc-v1, rxe.
     #[arg(long, default_value = "linux", value_parser = parse_profile)]
     profile: Profile,
@@ -57,7 +66,8 @@ pub fn run(args: Args) -> Outcome {
         Some(path) => QpMap::read(path)?,
         None => QpMap::default(),
     };
-    let mut capture = Capture::open(&args.capture, "frame")?;
+    let input = args.capture.as_ref().unwrap_or(&args.input);
+    let mut capture = Capture::open(input, "frame")?;
     capture.link_among(&[LinkType::Ethernet], "; RoCEv2 runs over Ethernet")?;
     let mut flows = Flows::default();
     let mut counts = Counts::default();
@@ -90,7 +100,7 @@ pub fn run(args: Args) -> Outcome {
         }
     }
     let rows: Vec<FlowRow> = flows.into_rows(args.profile).collect();
-    Output::run(None, |out| {
+    Output::run(Some(&args.output), |out| {
         let mut w = crate::csvio::writer(out);
         w.write_record(COLUMNS)?;
         for row in &rows {

@@ -7,6 +7,11 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 pub fn rocenic(args: &[&str], stdin: &str) -> Output {
+    rocenic_bytes(args, stdin.as_bytes())
+}
+
+/// `rocenic` with binary standard input (a pcap).
+pub fn rocenic_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rocenic"))
         .args(args)
         .stdin(Stdio::piped())
@@ -15,7 +20,7 @@ pub fn rocenic(args: &[&str], stdin: &str) -> Output {
         .spawn()
         .expect("run rocenic");
     // A command may stop reading early (a bad line, a line too long): that is not a test error.
-    match child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
+    match child.stdin.take().unwrap().write_all(stdin) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.unwrap(),
     }

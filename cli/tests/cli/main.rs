@@ -6,6 +6,7 @@ mod common;
 mod csv_input;
 mod partial_output;
 mod pcapng;
+mod streams;
 
 mod demo;
 mod engine;
