@@ -1,5 +1,8 @@
 //! `rocenic rss`: hash and queue of every packet of a pcap, as the NIC's RSS would pick them.
 
+mod ethtool;
+pub mod histogram;
+
 use crate::engine::{parse_engine, Engine, Width};
 use crate::output::Output;
 use crate::pcapio::{Batch, Capture};
@@ -9,8 +12,7 @@ use clap::ValueEnum;
 use rocenic_model::rss::{check_table_size, Context, Function, HashFields, IndirectionTable, Meta};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
 use rocenic_model::wire::LinkType;
-use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 /// The hash function.
@@ -70,7 +72,8 @@ pub struct Args {
     /// Hash function.
     #[arg(long, value_enum, default_value_t = HashFunction::Toeplitz)]
     function: HashFunction,
-    /// Toeplitz key as plain hex bytes (default: the Microsoft verification key).
+    /// Toeplitz key as hex bytes, plain (`6d5a56da…`) or as ethtool prints it (`6d:5a:56:da:…`)
+    /// (default: the Microsoft verification key).
     #[arg(long, conflicts_with = "symmetric_key")]
     key: Option<String>,
     /// Use the symmetric key (0x6d5a repeated): both directions of a flow land on one queue.
@@ -89,6 +92,13 @@ pub struct Args {
     /// Receive queues, filled into the table round-robin.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     queues: u16,
+    /// A NIC's RSS as saved from `ethtool -x DEV > FILE`: its indirection table, key and hash
+    /// function take the place of --table-size, --queues, --key and --function.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["table_size", "queues", "key", "symmetric_key"])]
+    ethtool: Option<PathBuf>,
+    /// Also draw the per-queue spread as an SVG bar chart.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 /// A table size is checked before anything is sized by it.
@@ -137,12 +147,25 @@ pub fn check_cover(function: Function, fields: HashFields, key: &[u8]) -> Result
 
 pub fn run(args: Args) -> Outcome {
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
-    let given = match &args.key {
-        Some(hex) => Some(decode_hex(hex).map_err(|e| Failure(format!("--key: {e}")))?),
+    let saved = match &args.ethtool {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+            Some(ethtool::parse(&text).map_err(|e| Failure(format!("{}: {e}", path.display())))?)
+        }
         None => None,
     };
+    let given = match (&args.key, &saved) {
+        (Some(hex), _) => Some(decode_hex(hex).map_err(|e| Failure(format!("--key: {e}")))?),
+        (None, Some(saved)) => saved.key.clone(),
+        (None, None) => None,
+    };
     let key = choose_key(fields, given, args.symmetric_key);
-    let function = match args.function {
+    let chosen = saved
+        .as_ref()
+        .and_then(|s| s.function)
+        .unwrap_or(args.function);
+    let function = match chosen {
         HashFunction::Toeplitz => Function::Toeplitz,
         HashFunction::Xor => Function::Xor,
     };
@@ -150,9 +173,21 @@ pub fn run(args: Args) -> Outcome {
         Context::new(function, fields, &key).map_err(|e| Failure(format!("--key: {e}")))?;
     // The key's own length is checked first (above), then what it covers.
     check_cover(function, fields, &key).map_err(Failure)?;
-    let mut table = IndirectionTable::new(vec![0u16; args.table_size])
-        .map_err(|e| Failure(format!("--table-size: {e}")))?;
-    table.fill_round_robin(args.queues)?;
+    let (table, queues) = match saved {
+        Some(saved) => {
+            let what = args.ethtool.as_ref().map(|p| p.display().to_string());
+            let what = what.unwrap_or_default();
+            let table = IndirectionTable::new(saved.table)
+                .map_err(|e| Failure(format!("{what}: the indirection table: {e}")))?;
+            (table, saved.rings)
+        }
+        None => {
+            let mut table = IndirectionTable::new(vec![0u16; args.table_size])
+                .map_err(|e| Failure(format!("--table-size: {e}")))?;
+            table.fill_round_robin(args.queues)?;
+            (table, args.queues)
+        }
+    };
 
     let mut unit = args.engine.rss()?;
     let mut capture = Capture::open(&args.input, "frame")?;
@@ -166,7 +201,7 @@ pub fn run(args: Args) -> Outcome {
         width: args.width,
     };
     unit.start(&job)?;
-    let mut per_queue = vec![0u64; usize::from(args.queues)];
+    let mut per_queue = vec![0u64; usize::from(queues)];
     Output::run(Some(&args.output), |out| {
         writeln!(out, "{CSV_HEADER}")?;
         let mut batch = Batch::new();
@@ -179,7 +214,16 @@ pub fn run(args: Args) -> Outcome {
         }
         Ok(())
     })?;
-    eprint!("{}", histogram(&per_queue));
+    // A person at a terminal gets bars; a script reading standard error, the CSV it always had.
+    if std::io::stderr().is_terminal() {
+        eprint!("{}", histogram::bars(&per_queue));
+    } else {
+        eprint!("{}", histogram::csv(&per_queue));
+    }
+    if let Some(path) = &args.plot {
+        let title = format!("RSS spread of {}", capture.name());
+        histogram::plot(&per_queue, &title, path)?;
+    }
     Ok(true)
 }
 
@@ -190,21 +234,6 @@ pub const CSV_HEADER: &str = "index,hash,queue,flags";
 pub fn write_row(out: &mut impl Write, index: u64, meta: &Meta) -> std::io::Result<()> {
     let (hash, queue) = (meta.hash, meta.queue);
     writeln!(out, "{index},{hash:#010x},{queue},{}", meta.flags)
-}
-
-/// The per-queue histogram written to standard error.
-pub fn histogram(per_queue: &[u64]) -> String {
-    let total: u64 = per_queue.iter().sum();
-    let mut text = String::from("queue,packets,share\n");
-    for (q, n) in per_queue.iter().enumerate() {
-        let share = if total == 0 {
-            0.0
-        } else {
-            100.0 * *n as f64 / total as f64
-        };
-        let _ = writeln!(text, "{q},{n},{share:.1}%");
-    }
-    text
 }
 
 #[cfg(test)]

@@ -41,9 +41,23 @@ pub struct Args {
     data: Option<String>,
 }
 
-/// Decodes plain hex bytes (an even number of digits, no prefix).
+/// Decodes hex bytes: plain digit pairs (an even number of digits, no prefix), or pairs
+/// separated by colons as `ethtool -x` prints a key (`6d:5a:56:da:…`).
 pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
     let t = text.trim();
+    if t.contains(':') {
+        return t
+            .split(':')
+            .map(|pair| {
+                (pair.len() == 2)
+                    .then(|| u8::from_str_radix(pair, 16).ok())
+                    .flatten()
+                    .ok_or_else(|| {
+                        format!("`{t}`: `{pair}` is not a byte (two hex digits between colons)")
+                    })
+            })
+            .collect();
+    }
     if t.len() % 2 != 0 {
         return Err(format!("`{t}` has an odd number of hex digits"));
     }
@@ -124,5 +138,9 @@ mod tests {
         assert!(decode_hex("abc").is_err());
         assert!(decode_hex("zz").is_err());
         assert!(decode_hex("é0").is_err());
+        assert_eq!(decode_hex("6d:5A:00"), Ok(vec![0x6d, 0x5a, 0]));
+        assert!(decode_hex("6d:5:00").is_err());
+        assert!(decode_hex("6d:5a:").is_err());
+        assert!(decode_hex("6d5a:00").is_err());
     }
 }

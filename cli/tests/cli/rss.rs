@@ -327,3 +327,123 @@ fn rss_key_length_message() {
     );
     assert_eq!(crate::common::stderr(&o).matches("52").count(), 1);
 }
+
+/// `ethtool -x` output as a NIC prints it: an 8-entry table over 8 rings, reversed, the key in
+/// colon form and Toeplitz on.
+fn saved_ethtool(function: &str) -> String {
+    let key: Vec<String> = rocenic_model::toeplitz::MICROSOFT_KEY
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let (toeplitz, xor) = if function == "xor" {
+        ("off", "on")
+    } else {
+        ("on", "off")
+    };
+    format!(
+        "RX flow hash indirection table for enp1s0 with 8 RX ring(s):\n    0:      7     6     5     4     3     2     1     0\nRSS hash key:\n{}\nRSS hash function:\n    toeplitz: {toeplitz}\n    xor: {xor}\n    crc32: off\n",
+        key.join(":")
+    )
+}
+
+/// `--ethtool FILE` steers as the saved table, key and function say; a key in ethtool's colon
+/// form is the same key; `--plot` draws the spread.
+#[test]
+fn rss_follows_a_saved_ethtool_x() {
+    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
+    let frames: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
+        .collect();
+    let p = pcap_file("rss-ethtool", 1, &frames);
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("ethtool-x.txt");
+    std::fs::write(&saved, saved_ethtool("toeplitz")).unwrap();
+    let svg = dir.path().join("spread.svg");
+    let o = rocenic(
+        &[
+            "rss",
+            "-i",
+            p.to_str().unwrap(),
+            "--ethtool",
+            saved.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for (i, (v, line)) in rows.iter().zip(text.lines().skip(1)).enumerate() {
+        let want = v.hash_l3l4;
+        let queue = 7 - (want & 7);
+        assert_eq!(line, format!("{i},{want:#010x},{queue},ipv4|tcp"));
+    }
+    // The histogram has the file's 8 rings.
+    assert_eq!(stderr(&o).lines().count(), 1 + 8, "{}", stderr(&o));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("<svg") && drawn.contains("receive queue"));
+
+    // The key alone, in colon form, hashes as the plain form does.
+    let colon = saved_ethtool("toeplitz");
+    let colon = colon.lines().nth(3).unwrap();
+    let plain = colon.replace(':', "");
+    let a = rocenic(&["rss", "-i", p.to_str().unwrap(), "--key", colon], "");
+    let b = rocenic(&["rss", "-i", p.to_str().unwrap(), "--key", &plain], "");
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+
+    // XOR on in the file is XOR's hash.
+    std::fs::write(&saved, saved_ethtool("xor")).unwrap();
+    let x = rocenic(
+        &[
+            "rss",
+            "-i",
+            p.to_str().unwrap(),
+            "--ethtool",
+            saved.to_str().unwrap(),
+        ],
+        "",
+    );
+    let y = rocenic(&["rss", "-i", p.to_str().unwrap(), "--function", "xor"], "");
+    let hashes = |t: String| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split(',').nth(1).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(hashes(stdout(&x)), hashes(stdout(&y)));
+    assert_ne!(hashes(stdout(&x)), hashes(text));
+
+    // What the file cannot give is refused, naming file and line; --ethtool takes the place of
+    // --queues.
+    std::fs::write(
+        &saved,
+        saved_ethtool("toeplitz").replace("crc32: off", "crc32: on"),
+    )
+    .unwrap();
+    let o = rocenic(
+        &[
+            "rss",
+            "-i",
+            p.to_str().unwrap(),
+            "--ethtool",
+            saved.to_str().unwrap(),
+        ],
+        "",
+    );
+    fails_with(&o, "ethtool-x.txt: line 8: the NIC hashes with `crc32`");
+    let o = rocenic(
+        &[
+            "rss",
+            "-i",
+            p.to_str().unwrap(),
+            "--ethtool",
+            saved.to_str().unwrap(),
+            "--queues",
+            "2",
+        ],
+        "",
+    );
+    fails_with(&o, "cannot be used with");
+    std::fs::remove_file(p).unwrap();
+}

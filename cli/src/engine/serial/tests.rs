@@ -94,7 +94,7 @@ impl Case {
             write_row(&mut csv, index, meta).unwrap();
             per_queue[usize::from(meta.queue)] += 1;
         }
-        (csv, histogram(&per_queue))
+        (csv, histogram::csv(&per_queue))
     }
 }
 
