@@ -6,12 +6,38 @@
 mod ng;
 
 use crate::Failure;
+use indicatif::{ProgressBar, ProgressStyle};
 use ng::NgSource;
 use rocenic_model::wire::pcap::{PcapRecord, PcapStream, MAX_RECORD_LEN};
 use rocenic_model::wire::LinkType;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::path::Path;
+
+/// A bar of bytes read for a file of known size, a counter for standard input; none unless
+/// standard error is a terminal, so that scripts and logs see nothing of it.
+fn progress_bar(name: &str, size: Option<u64>) -> Option<ProgressBar> {
+    if !io::stderr().is_terminal() {
+        return None;
+    }
+    let (bar, template) = match size {
+        Some(len) => (
+            ProgressBar::new(len),
+            "{prefix} [{bar:40}] {bytes}/{total_bytes} ({eta} left)",
+        ),
+        None => (
+            ProgressBar::no_length(),
+            "{prefix} {spinner} {bytes} read ({elapsed})",
+        ),
+    };
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(name.to_string());
+    Some(bar)
+}
 
 /// The first four bytes of a pcapng file (a section header block's type).
 const PCAPNG_MAGIC: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
@@ -27,6 +53,9 @@ enum Source {
 /// A capture file being read; errors name the file and the record.
 pub struct Capture {
     source: Source,
+    /// Bytes read so far, on standard error when it is a terminal (a long capture on a slow
+    /// engine takes minutes); cleared when the capture is dropped.
+    progress: Option<ProgressBar>,
     name: String,
     /// What the command calls a record in messages: "frame" or "packet".
     noun: &'static str,
@@ -39,12 +68,19 @@ pub struct Capture {
 impl Capture {
     /// Opens `path` (standard input for `-`) and reads its global header.
     pub fn open(path: &Path, noun: &'static str) -> Result<Capture, Failure> {
-        let (name, reader): (String, Box<dyn Read>) = if path.as_os_str() == "-" {
-            ("standard input".into(), Box::new(io::stdin().lock()))
+        let (name, reader, size): (String, Box<dyn Read>, Option<u64>) = if path.as_os_str() == "-"
+        {
+            ("standard input".into(), Box::new(io::stdin().lock()), None)
         } else {
             let name = path.display().to_string();
             let file = File::open(path).map_err(|e| Failure(format!("cannot read {name}: {e}")))?;
-            (name, Box::new(file))
+            let size = file.metadata().ok().map(|m| m.len());
+            (name, Box::new(file), size)
+        };
+        let progress = progress_bar(&name, size);
+        let reader = match &progress {
+            Some(bar) => Box::new(bar.wrap_read(reader)),
+            None => reader,
         };
         let mut inner = BufReader::with_capacity(1 << 16, reader);
         let head = inner
@@ -57,6 +93,7 @@ impl Capture {
         };
         Ok(Capture {
             source,
+            progress,
             name,
             noun,
             next: 0,
@@ -166,6 +203,14 @@ impl Capture {
             }
         }
         Ok(!batch.is_empty())
+    }
+}
+
+impl Drop for Capture {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.progress {
+            bar.finish_and_clear();
+        }
     }
 }
 
