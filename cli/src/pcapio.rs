@@ -4,6 +4,9 @@
 //! the same records from either.
 
 mod ng;
+mod write;
+
+pub use write::{Format, FrameWriter};
 
 use crate::Failure;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -15,10 +15,11 @@ pub mod scenario;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
+use crate::pcapio::{Format, FrameWriter};
 use crate::{Failure, Outcome};
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig};
-use rocenic_model::wire::{LinkType, PcapWriter};
+use rocenic_model::wire::LinkType;
 use rocenic_model::wqe::{Cqe, HostMemory, Nic, Ring, SendRing};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -109,10 +110,13 @@ pub fn run(args: Args) -> Outcome {
     let plan = check::check(&scenario).map_err(|e| Failure(e.render(&name)))?;
     let job = layout::lay_out(plan);
     let (frames, bytes, cqes) = Output::run(Some(&args.output), |out| {
-        let mut pcap = PcapWriter::new(out, LinkType::Ethernet)?;
+        let mut pcap = FrameWriter::new(out, LinkType::Ethernet, Format::of(&args.output))?;
         let (mut frames, mut bytes) = (0u64, 0u64);
         let cqes = unit.run(job, args.vcd.as_deref(), &mut |f: &[u8]| {
-            let ts = ((frames / 1_000_000) as u32, (frames % 1_000_000) as u32);
+            let ts = (
+                (frames / 1_000_000) as u32,
+                (frames % 1_000_000) as u32 * 1000,
+            );
             frames += 1;
             bytes += f.len() as u64;
             pcap.write_record(ts, f)

@@ -24,13 +24,14 @@ pub use host::Host;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
+use crate::pcapio::{Format, FrameWriter};
 use crate::send;
 use crate::send::scenario::ScenarioError;
 use crate::{Failure, Outcome};
 use check::{ContextPlan, Receiver};
 use rocenic_model::rss::Rule;
 use rocenic_model::rx::{Counts, WqConfig};
-use rocenic_model::wire::{LinkType, PcapWriter};
+use rocenic_model::wire::LinkType;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -47,6 +48,10 @@ pub struct Args {
     /// The directory for run.pcap and completions.csv (created if missing).
     #[arg(long, default_value = "out")]
     out: PathBuf,
+    /// Write the wire as run.pcapng (pcapng, Wireshark's default; nanosecond stamps) instead of
+    /// run.pcap.
+    #[arg(long)]
+    pcapng: bool,
     /// Seeds the pace of the wire and of the host's polls; what lands where does not depend on
     /// it.
     #[arg(long, default_value_t = 1)]
@@ -186,16 +191,27 @@ pub fn run(args: Args) -> Outcome {
     job.link = link;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| Failure(format!("cannot create {}: {e}", args.out.display())))?;
-    let pcap_path = args.out.join("run.pcap");
+    let format = if args.pcapng {
+        Format::PcapNg
+    } else {
+        Format::Pcap
+    };
+    let pcap_path = args.out.join(match format {
+        Format::PcapNg => "run.pcapng",
+        Format::Pcap => "run.pcap",
+    });
     let csv_path = args.out.join("completions.csv");
     let map_path = args.out.join("qp-map.csv");
     let qp_map = summary::qp_map(&job);
     let wqs = summary::queue_names(&job);
     let (report, wire, rows) = Output::run(Some(&pcap_path), |out| {
-        let mut pcap = PcapWriter::new(out, LinkType::Ethernet)?;
+        let mut pcap = FrameWriter::new(out, LinkType::Ethernet, format)?;
         let mut frames = 0u64;
         let mut tap = |_side: usize, f: &[u8]| {
-            let ts = ((frames / 1_000_000) as u32, (frames % 1_000_000) as u32);
+            let ts = (
+                (frames / 1_000_000) as u32,
+                (frames % 1_000_000) as u32 * 1000,
+            );
             frames += 1;
             pcap.write_record(ts, f)
         };

@@ -8,10 +8,10 @@
 
 use crate::engine::{parse_engine, Engine, Width};
 use crate::output::Output;
-use crate::pcapio::{Batch, Capture};
+use crate::pcapio::{Batch, Capture, Format, FrameWriter};
 use crate::{Failure, Outcome};
 use rocenic_model::tso::Limits;
-use rocenic_model::wire::{LinkType, PcapWriter};
+use rocenic_model::wire::LinkType;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -103,7 +103,7 @@ pub fn run(args: Args) -> Outcome {
         width: args.width,
     };
     let (packets, segments) = Output::run(Some(&args.output), |out| {
-        let mut pcap = PcapWriter::new(out, link)?;
+        let mut pcap = FrameWriter::new(out, link, Format::of(&args.output))?;
         let (mut packets, mut segments) = (0u64, 0u64);
         let mut batch = Batch::new();
         while capture.next_batch(&mut batch, BATCH_PACKETS, BATCH_OUTPUT, |r| {
@@ -122,12 +122,12 @@ pub fn run(args: Args) -> Outcome {
                         ),
                     ));
                 }
-                let usec = if nanos {
-                    record.ts_frac / 1000
-                } else {
+                let nsec = if nanos {
                     record.ts_frac
+                } else {
+                    record.ts_frac.saturating_mul(1000)
                 };
-                stamps.push((record.ts_sec, usec));
+                stamps.push((record.ts_sec, nsec));
             }
             let frames = batch.frames();
             let mut emit = |i: usize, segment: &[u8]| {

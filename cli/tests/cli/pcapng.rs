@@ -1,5 +1,6 @@
 //! pcapng captures (Wireshark's default) read as classic pcap ones: every capture command gives
-//! the same output for the same packets in either format.
+//! the same output for the same packets in either format; and written, for an output named
+//! `*.pcapng`.
 
 use crate::common::{pcap_file, rocenic, stderr};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
@@ -83,5 +84,102 @@ fn capture_commands_read_pcapng_as_pcap() {
     assert_eq!(stamps, want);
     for p in [classic, ng, out] {
         std::fs::remove_file(p).unwrap();
+    }
+}
+
+/// `send` and `tso` write pcapng for an output named `.pcapng`, `sim --pcapng` its wire: the same
+/// frames as their classic pcap, which rocenic and tshark read back.
+#[test]
+fn pcapng_out_for_a_pcapng_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/examples/send.toml");
+    let (classic, ng) = (dir.path().join("f.pcap"), dir.path().join("f.pcapng"));
+    for out in [&classic, &ng] {
+        let o = rocenic(
+            &[
+                "send",
+                "--scenario",
+                scenario,
+                "--output",
+                out.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let bytes = std::fs::read(&ng).unwrap();
+    assert_eq!(
+        &bytes[..4],
+        &[0x0A, 0x0D, 0x0D, 0x0A],
+        "a pcapng section header"
+    );
+    let icrc = |p: &std::path::Path| {
+        let o = rocenic(&["icrc", "-i", p.to_str().unwrap()], "");
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert_eq!(icrc(&ng), icrc(&classic));
+    assert!(icrc(&ng).lines().count() > 4);
+
+    // TSO: pcapng in, pcapng out; the segments read back as packets of the same count.
+    let frames: Vec<Vec<u8>> = (0..3)
+        .map(|i| crate::tso::tso_frame(false, false, true, i, 4000))
+        .collect();
+    let input = pcapng_file("tso-ng-in", LinkType::Ethernet, &frames);
+    let segments = dir.path().join("segments.pcapng");
+    let o = rocenic(
+        &[
+            "tso",
+            "-i",
+            input.to_str().unwrap(),
+            "-o",
+            segments.to_str().unwrap(),
+            "--mss",
+            "1000",
+        ],
+        "",
+    );
+    assert!(
+        stderr(&o).contains("3 packet(s) in, 12 segment(s) out"),
+        "{}",
+        stderr(&o)
+    );
+    let again = dir.path().join("again.pcap");
+    let o = rocenic(
+        &[
+            "tso",
+            "-i",
+            segments.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+            "--mss",
+            "1000",
+        ],
+        "",
+    );
+    assert!(
+        stderr(&o).contains("12 packet(s) in, 12 segment(s) out"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(input).unwrap();
+
+    // tshark, where it is installed, reads the pcapng with nanosecond stamps.
+    if let Ok(t) = std::process::Command::new("tshark")
+        .args([
+            "-r",
+            ng.to_str().unwrap(),
+            "-T",
+            "fields",
+            "-e",
+            "frame.time_epoch",
+            "-c",
+            "2",
+        ])
+        .output()
+    {
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        let times = String::from_utf8(t.stdout).unwrap();
+        assert_eq!(times.lines().nth(1), Some("0.000001000"), "{times}");
     }
 }
