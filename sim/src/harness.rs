@@ -66,6 +66,34 @@ pub fn vcd_requested() -> bool {
     std::env::var("ROCENIC_VCD").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// One clock period in the trace, in its time unit (1 ps, the RTL's precision): 8 ns, the
+/// 125 MHz the NIC runs at, so that a viewer's time axis reads in real nanoseconds and one
+/// co-simulation cycle is one period of `clk`.
+pub const TRACE_PERIOD_PS: u64 = 8_000;
+
+/// The cycles a trace covers: `ROCENIC_TRACE_FROM` (first cycle, default 0) to
+/// `ROCENIC_TRACE_TO` (first cycle not traced, default none), so that a long run traced around
+/// the cycle of interest does not write gigabytes. A value that is not a number is an error.
+pub fn trace_window() -> Result<std::ops::Range<u64>, String> {
+    let read = |name: &str, default: u64| match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("{name}={v}: not a cycle number")),
+        _ => Ok(default),
+    };
+    let (from, to) = (
+        read("ROCENIC_TRACE_FROM", 0)?,
+        read("ROCENIC_TRACE_TO", u64::MAX)?,
+    );
+    if from >= to {
+        return Err(format!(
+            "ROCENIC_TRACE_FROM={from} is not before ROCENIC_TRACE_TO={to}: nothing would be traced"
+        ));
+    }
+    Ok(from..to)
+}
+
 /// A DUT with its clock: one `step` is one full clock cycle.
 ///
 /// Convention: drive inputs, call [`Sim::settle`] if a combinational output must be sampled,
@@ -76,6 +104,8 @@ pub struct Sim<D: Dut> {
     pub dut: D,
     cycle: u64,
     vcd: Option<PathBuf>,
+    /// The cycles that are traced when a VCD is open ([`trace_window`]).
+    window: std::ops::Range<u64>,
 }
 
 impl<D: Dut> Sim<D> {
@@ -100,6 +130,16 @@ impl<D: Dut> Sim<D> {
     }
 
     fn traced(vcd: Option<PathBuf>) -> std::io::Result<Self> {
+        let window = match &vcd {
+            Some(_) => trace_window()
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?,
+            None => 0..0,
+        };
+        Self::traced_in(vcd, window)
+    }
+
+    /// A model traced to `vcd` over the cycles `window` only.
+    pub fn traced_in(vcd: Option<PathBuf>, window: std::ops::Range<u64>) -> std::io::Result<Self> {
         let mut dut = D::new_model(vcd.is_some());
         if let Some(p) = &vcd {
             dut.trace_open(p)?;
@@ -107,7 +147,12 @@ impl<D: Dut> Sim<D> {
         dut.set_clk(false);
         dut.set_rst(false);
         dut.eval();
-        Ok(Sim { dut, cycle: 0, vcd })
+        Ok(Sim {
+            dut,
+            cycle: 0,
+            vcd,
+            window,
+        })
     }
 
     /// Clock cycles stepped so far.
@@ -126,18 +171,20 @@ impl<D: Dut> Sim<D> {
         self.dut.eval();
     }
 
-    /// One clock cycle: rising edge, then falling edge.
+    /// One clock cycle: rising edge, then falling edge. Traced, cycle `c` is the period from
+    /// `c` × [`TRACE_PERIOD_PS`]: `clk` low (the values before the edge), then high from its
+    /// middle (the values after it).
     #[inline]
     pub fn step(&mut self) {
-        if self.vcd.is_none() {
+        if self.vcd.is_none() || !self.window.contains(&self.cycle) {
             self.dut.tick();
         } else {
-            let t = self.cycle * 2;
+            let t = self.cycle * TRACE_PERIOD_PS;
             self.dut.eval();
             self.dut.trace_dump(t);
             self.dut.set_clk(true);
             self.dut.eval();
-            self.dut.trace_dump(t + 1);
+            self.dut.trace_dump(t + TRACE_PERIOD_PS / 2);
             self.dut.set_clk(false);
             self.dut.eval();
         }

@@ -24,6 +24,7 @@ pub mod board;
 pub mod entropy;
 pub mod harness;
 pub mod link;
+pub mod mismatch;
 pub mod rc;
 pub mod rss;
 pub mod rx;

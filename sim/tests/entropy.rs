@@ -356,3 +356,52 @@ fn vcd_trace_records_the_run() {
     assert!(valid_rose);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A trace over a window of cycles holds those cycles only, each one clock period of 8 ns: `clk`
+/// rises in the middle of each period, at the picosecond times a viewer shows.
+#[test]
+fn a_trace_window_holds_its_cycles_at_the_clock_period() {
+    use rocenic_sim::harness::TRACE_PERIOD_PS;
+    let path = std::env::temp_dir().join(format!("rocenic-window-{}.vcd", std::process::id()));
+    {
+        let mut sim: Sim<EntropyUnit> = Sim::traced_in(Some(path.clone()), 10..15).unwrap();
+        sim.reset(2);
+        for _ in 0..30 {
+            sim.step();
+        }
+        assert_eq!(sim.cycle(), 32);
+    }
+    let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    let header = parser.parse_header().unwrap();
+    assert_eq!(header.timescale, Some((1, vcd::TimescaleUnit::PS)));
+    let clk = header.find_var(&["TOP", "clk"]).unwrap().code;
+    let (mut times, mut rises) = (Vec::new(), Vec::new());
+    let mut now = 0;
+    for cmd in parser {
+        match cmd.unwrap() {
+            vcd::Command::Timestamp(t) => {
+                now = t;
+                times.push(t);
+            }
+            vcd::Command::ChangeScalar(code, vcd::Value::V1) if code == clk => rises.push(now),
+            _ => {}
+        }
+    }
+    let want: Vec<u64> = (10..15u64)
+        .flat_map(|c| {
+            [
+                c * TRACE_PERIOD_PS,
+                c * TRACE_PERIOD_PS + TRACE_PERIOD_PS / 2,
+            ]
+        })
+        .collect();
+    assert_eq!(
+        times, want,
+        "two samples per traced cycle, nothing outside the window"
+    );
+    let want_rises: Vec<u64> = (10..15u64)
+        .map(|c| c * TRACE_PERIOD_PS + TRACE_PERIOD_PS / 2)
+        .collect();
+    assert_eq!(rises, want_rises);
+    std::fs::remove_file(&path).unwrap();
+}

@@ -12,6 +12,7 @@
 use rand::Rng;
 use rocenic_model::wqe::Memory;
 use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
+use rocenic_sim::mismatch::{compare_frames, Observed};
 use rocenic_sim::stream::{rng, seed};
 use rocenic_sim::wqe::engine::{run_on, tso_of, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
@@ -37,9 +38,12 @@ fn check<D: WqeEnginePorts>(
             Ok(o) => o,
             Err(e) => panic!("{what}: {e}"),
         };
-        assert_eq!(out.frames.len(), want.frames.len(), "{what}: frame count");
-        for (n, (g, w)) in out.frames.iter().zip(&want.frames).enumerate() {
-            assert_eq!(g, w, "{what}: frame {n}");
+        let observed = Observed {
+            frames: &out.frames,
+            cycles: &out.frame_cycles,
+        };
+        if let Err(e) = compare_frames(&what, Some(s), observed, &want.frames) {
+            panic!("{e}");
         }
         let mut cq = vec![0u8; want.cq.len()];
         out.memory.read(sc.cq.0, &mut cq).unwrap();

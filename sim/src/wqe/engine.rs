@@ -110,6 +110,8 @@ impl Load {
 pub struct Outcome {
     /// Frames in the order they left.
     pub frames: Vec<Vec<u8>>,
+    /// The cycle each frame's last beat left in.
+    pub frame_cycles: Vec<u64>,
     /// Host memory afterwards (the completion ring in it).
     pub memory: HostMemory,
     /// Cycles from the first doorbell to the last WQE retired and the output empty.
@@ -129,6 +131,8 @@ pub struct Bench<D: WqeEnginePorts = WqeEngine> {
     out_ready: f64,
     /// Frames out, in order, not yet taken; the one being received.
     frames: Vec<Vec<u8>>,
+    /// The cycle of each frame's last beat, beside `frames`.
+    frame_cycles: Vec<u64>,
     frame: Vec<u8>,
     /// Output beats taken, and whether the output offered one in the last cycle.
     beats: u64,
@@ -163,6 +167,7 @@ impl<D: WqeEnginePorts> Bench<D> {
             rnd: rng(seed),
             out_ready: load.out_ready,
             frames: Vec::new(),
+            frame_cycles: Vec::new(),
             frame: Vec::new(),
             beats: 0,
             out_busy: false,
@@ -208,6 +213,7 @@ impl<D: WqeEnginePorts> Bench<D> {
             self.beats += 1;
             if d.m_axis_tlast() {
                 self.frames.push(std::mem::take(&mut self.frame));
+                self.frame_cycles.push(now);
             }
         }
         let eng = sample_dma(d);
@@ -266,7 +272,15 @@ impl<D: WqeEnginePorts> Bench<D> {
 
     /// Takes the frames out so far.
     pub fn take_frames(&mut self) -> Vec<Vec<u8>> {
-        std::mem::take(&mut self.frames)
+        self.take_frames_with_cycles().0
+    }
+
+    /// Takes the frames out so far, with the cycle each one's last beat left in.
+    pub fn take_frames_with_cycles(&mut self) -> (Vec<Vec<u8>>, Vec<u64>) {
+        (
+            std::mem::take(&mut self.frames),
+            std::mem::take(&mut self.frame_cycles),
+        )
     }
 
     /// Output beats taken so far.
@@ -388,9 +402,10 @@ pub fn run_on<D: WqeEnginePorts>(
         if retired == posted && idle && bench.quiet() {
             let cycles = now - start.unwrap_or(0);
             let beats = bench.beats();
-            let frames = bench.take_frames();
+            let (frames, frame_cycles) = bench.take_frames_with_cycles();
             return Ok(Outcome {
                 frames,
+                frame_cycles,
                 memory: bench.into_memory(),
                 cycles,
                 beats,
