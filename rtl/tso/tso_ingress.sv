@@ -13,7 +13,7 @@
 //
 // A part of its own because it holds the send's control (which step, which slot, which error)
 // and the stream handshakes, and nothing of the data path. Its ready flags come from
-// flip-flops: s_data_ready in S_PAY is formed from the next values of the slot state and the
+// flip-flops: s_axis_tready in S_PAY is formed from the next values of the slot state and the
 // segment's end, so that the skid buffer's data enables do not wait for a pass.
 module tso_ingress #(
     parameter  int DATA_W  = 64,       // Data path width in bits (tso_segmenter's)
@@ -143,7 +143,7 @@ module tso_ingress #(
     // ---- template beats (S_HDR): hdr_left_q bytes of the template are still to come. Only a
     // last beat may be partial, so a keep bit tells whether the beat reaches a given byte. A
     // beat that may hold payload after the template is not taken here (whatever its keep bits,
-    // so that s_data_ready does not wait for them): S_PAY or S_DRAIN takes it.
+    // so that s_axis_tready does not wait for them): S_PAY or S_DRAIN takes it.
     wire [LW-1:0] hl_lane  = hdr_left_q[LW-1:0];
     wire          hdr_end  = hdr_z_q || (hdr_le_q && i_keep[hl_lane - LW'(1)]);
     wire          hdr_more = hdr_lt_q && i_keep[hl_lane];   // payload in this beat

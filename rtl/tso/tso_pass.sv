@@ -58,7 +58,7 @@ module tso_pass #(
     output wire              commit_any,   // a segment ends, good or not
     output wire              consume,      // the beat is used up
     output wire              bad_short,    // on a bad beat: SHORT, else LONG
-    output logic             uses_up_n,    // uses_up, next clock (for s_data_ready)
+    output logic             uses_up_n,    // uses_up, next clock (for s_axis_tready)
     // the current segment
     output logic             end_q,        // the segment ends in the current beat
     output logic             last_q,       // the send's last segment
@@ -145,7 +145,7 @@ module tso_pass #(
     assign       commit    = empty_commit || (pass && end_q && !bad);
     assign       drop      = pass && bad;
     // The beat is used up unless a segment ends inside it and the next one starts there (also
-    // on a mismatch, so that s_data_ready does not wait for the keep bits: S_DRAIN takes it).
+    // on a mismatch, so that s_axis_tready does not wait for the keep bits: S_DRAIN takes it).
     wire         uses_up   = !end_q || e_top_q || last_q;
     assign       consume   = pass && uses_up;
 
@@ -173,7 +173,7 @@ module tso_pass #(
     wire          last0    = rm1_q[RW-1] || rm1_q == '0;
     wire [LW-1:0] e0       = last0 ? lend_q : sum0[LW-1:0];
 
-    // s_data_ready in S_PAY (pay_q && !busy_q[wsel_q] && uses_up) comes from a flip-flop: its
+    // s_axis_tready in S_PAY (pay_q && !busy_q[wsel_q] && uses_up) comes from a flip-flop: its
     // next value is formed from the next values of busy_q, wsel_q and the segment's end, so that
     // the skid buffer's data enables do not wait for this clock's pass. A bad beat is taken for
     // good here: after it pay_q is low, which masks the flag.

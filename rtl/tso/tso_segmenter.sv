@@ -14,9 +14,9 @@
 // Streams (all valid/ready; lane 0 = bits [7:0] is the first byte; tkeep is contiguous from lane
 // 0 and only a last beat may be partial):
 //   s_desc_*   one descriptor per send: header length, MSS, payload length, link type.
-//   s_data_*   per send, the header bytes then the payload bytes, packed (the whole oversized
+//   s_axis_*   per send, the header bytes then the payload bytes, packed (the whole oversized
 //              frame as the host hands it), starting at a beat boundary, tlast on its last beat.
-//   m_seg_*    the segments, each a packet starting at a beat boundary, tlast on its last beat.
+//   m_axis_*   the segments, each a packet starting at a beat boundary, tlast on its last beat.
 //   m_sts_*    one status per descriptor, in order: error code and segments sent.
 //
 // Errors: MSS_ZERO, HDR_TOO_LONG (over MAX_HDR), LEN_TOO_LONG (over MAX_TSO) from the descriptor;
@@ -64,7 +64,7 @@
 // the last, and its beat count, are known a segment ahead; the header fields, sums and folds
 // of a segment are computed in the write pipeline's stages after its commit.
 //
-// Back-pressure: s_desc_ready, s_data_ready, m_seg_valid and m_sts_valid come from the
+// Back-pressure: s_desc_ready, s_axis_tready, m_axis_tvalid and m_sts_valid come from the
 // skid_buffer registers. The egress is a stall-all pipeline (R, P, D) that advances on the
 // output skid buffer's registered s_ready, as in entropy_unit.
 //
@@ -92,17 +92,17 @@ module tso_segmenter #(
     input  wire [31:0]       s_desc_len,      // payload bytes of the send
     input  wire              s_desc_ipoib,    // 1: IPoIB link header, 0: Ethernet II
     // send data: header then payload
-    input  wire              s_data_valid,
-    output wire              s_data_ready,
-    input  wire [DATA_W-1:0] s_data_tdata,
-    input  wire [W-1:0]      s_data_tkeep,
-    input  wire              s_data_tlast,
+    input  wire              s_axis_tvalid,
+    output wire              s_axis_tready,
+    input  wire [DATA_W-1:0] s_axis_tdata,
+    input  wire [W-1:0]      s_axis_tkeep,
+    input  wire              s_axis_tlast,
     // segments
-    output wire              m_seg_valid,
-    input  wire              m_seg_ready,
-    output wire [DATA_W-1:0] m_seg_tdata,
-    output wire [W-1:0]      m_seg_tkeep,
-    output wire              m_seg_tlast,
+    output wire              m_axis_tvalid,
+    input  wire              m_axis_tready,
+    output wire [DATA_W-1:0] m_axis_tdata,
+    output wire [W-1:0]      m_axis_tkeep,
+    output wire              m_axis_tlast,
     // status, one per descriptor
     output wire              m_sts_valid,
     input  wire              m_sts_ready,
@@ -159,9 +159,9 @@ module tso_segmenter #(
     ) u_data_skid (
         .clk    (clk),
         .rst    (rst),
-        .s_valid(s_data_valid),
-        .s_ready(s_data_ready),
-        .s_data ({s_data_tdata, s_data_tkeep, s_data_tlast}),
+        .s_valid(s_axis_tvalid),
+        .s_ready(s_axis_tready),
+        .s_data ({s_axis_tdata, s_axis_tkeep, s_axis_tlast}),
         .m_valid(i_valid),
         .m_ready(i_ready),
         .m_data ({i_data, i_keep, i_last})
@@ -354,9 +354,9 @@ module tso_segmenter #(
         .s_valid(d_valid_q),
         .s_ready(adv),
         .s_data ({d_data, d_keep_q, d_last_q}),
-        .m_valid(m_seg_valid),
-        .m_ready(m_seg_ready),
-        .m_data ({m_seg_tdata, m_seg_tkeep, m_seg_tlast})
+        .m_valid(m_axis_tvalid),
+        .m_ready(m_axis_tready),
+        .m_data ({m_axis_tdata, m_axis_tkeep, m_axis_tlast})
     );
 
 endmodule

@@ -133,10 +133,10 @@ module wqe_tso_tx
         .s_desc_valid(rs_q == R_DESC), .s_desc_ready(desc_ready),
         .s_desc_hdr_len(hdr_len_q), .s_desc_mss(mss_q), .s_desc_len(len_q),
         .s_desc_ipoib(ipoib_q),
-        .s_data_valid(sd_valid), .s_data_ready(sd_ready),
-        .s_data_tdata(sd_data), .s_data_tkeep(sd_keep), .s_data_tlast(sd_last),
-        .m_seg_valid(seg_valid), .m_seg_ready(seg_ready), .m_seg_tdata(seg_data),
-        .m_seg_tkeep(seg_keep), .m_seg_tlast(seg_last),
+        .s_axis_tvalid(sd_valid), .s_axis_tready(sd_ready),
+        .s_axis_tdata(sd_data), .s_axis_tkeep(sd_keep), .s_axis_tlast(sd_last),
+        .m_axis_tvalid(seg_valid), .m_axis_tready(seg_ready), .m_axis_tdata(seg_data),
+        .m_axis_tkeep(seg_keep), .m_axis_tlast(seg_last),
         .m_sts_valid(sts_valid), .m_sts_ready(sts_ready), .m_sts_error(sts_error),
         .m_sts_segments(sts_segments)
     );

@@ -186,7 +186,7 @@ impl std::error::Error for Error {}
 
 /// Bytes per beat of a segmenter DUT (its data path width).
 pub fn beat_bytes<D: TsoSegmenterPorts>() -> usize {
-    D::S_DATA_TDATA_BITS as usize / 8
+    D::S_AXIS_TDATA_BITS as usize / 8
 }
 
 fn drive_desc<D: TsoSegmenterPorts>(dut: &mut D, desc: Option<&Send>) {
@@ -200,28 +200,28 @@ fn drive_desc<D: TsoSegmenterPorts>(dut: &mut D, desc: Option<&Send>) {
 }
 
 fn drive_data<D: TsoSegmenterPorts>(dut: &mut D, beat: Option<&Beat>) {
-    dut.set_s_data_valid(beat.is_some());
+    dut.set_s_axis_tvalid(beat.is_some());
     if let Some(b) = beat {
-        dut.write_s_data_tdata(&b.data);
-        dut.set_s_data_tkeep(keep_mask(b.keep));
-        dut.set_s_data_tlast(b.last);
+        dut.write_s_axis_tdata(&b.data);
+        dut.set_s_axis_tkeep(keep_mask(b.keep));
+        dut.set_s_axis_tlast(b.last);
     }
 }
 
 /// The segment beat on offer: its valid bytes and tlast. A tkeep that is not contiguous comes
 /// back as one byte too many, which the run reports.
 fn seg_beat<D: TsoSegmenterPorts>(dut: &D) -> Option<(Vec<u8>, bool)> {
-    if !dut.m_seg_valid() {
+    if !dut.m_axis_tvalid() {
         return None;
     }
     let w = beat_bytes::<D>();
-    let Some(n) = keep_count(dut.m_seg_tkeep(), w) else {
+    let Some(n) = keep_count(dut.m_axis_tkeep(), w) else {
         return Some((vec![0; w + 1], true));
     };
     let mut lanes = vec![0u8; w];
-    dut.read_m_seg_tdata(&mut lanes);
+    dut.read_m_axis_tdata(&mut lanes);
     lanes.truncate(n);
-    Some((lanes, dut.m_seg_tlast()))
+    Some((lanes, dut.m_axis_tlast()))
 }
 
 /// The status on offer: code and segment count.
@@ -287,7 +287,7 @@ impl<D: TsoSegmenterPorts> TsoRtl<D> {
         let mut sim: Sim<D> = Sim::new(run);
         drive_desc(&mut sim.dut, None);
         drive_data(&mut sim.dut, None);
-        sim.dut.set_m_seg_ready(false);
+        sim.dut.set_m_axis_tready(false);
         sim.dut.set_m_sts_ready(false);
         sim.reset(4);
         TsoRtl { sim }
@@ -344,7 +344,7 @@ impl<D: TsoSegmenterPorts> TsoRtl<D> {
             let dut = &mut self.sim.dut;
             drive_desc(dut, d.as_ref());
             drive_data(dut, b.as_ref());
-            dut.set_m_seg_ready(seg_ready);
+            dut.set_m_axis_tready(seg_ready);
             dut.set_m_sts_ready(sts_ready);
             let seg = seg_beat(dut);
             let sts = status(dut);
@@ -395,7 +395,7 @@ impl<D: TsoSegmenterPorts> TsoRtl<D> {
                     held_sts = Some((code, n));
                 }
             }
-            let (desc_ready, data_ready) = (dut.s_desc_ready(), dut.s_data_ready());
+            let (desc_ready, data_ready) = (dut.s_desc_ready(), dut.s_axis_tready());
             if desc_src.accepted(desc_ready).is_some() {
                 first_in.get_or_insert(now);
             }
@@ -419,7 +419,7 @@ impl<D: TsoSegmenterPorts> TsoRtl<D> {
         // Drain: nothing more may come out.
         drive_desc(&mut self.sim.dut, None);
         drive_data(&mut self.sim.dut, None);
-        self.sim.dut.set_m_seg_ready(true);
+        self.sim.dut.set_m_axis_tready(true);
         self.sim.dut.set_m_sts_ready(true);
         for _ in 0..32 {
             if seg_beat(&self.sim.dut).is_some() || status(&self.sim.dut).is_some() {
