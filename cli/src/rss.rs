@@ -1,7 +1,9 @@
 //! `rocenic rss`: hash and queue of every packet of a pcap, as the NIC's RSS would pick them.
 
+mod config;
 mod ethtool;
 pub mod histogram;
+pub mod rule;
 
 use crate::engine::{parse_engine, Engine, Width};
 use crate::output::Output;
@@ -9,7 +11,9 @@ use crate::pcapio::{Batch, Capture};
 use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
-use rocenic_model::rss::{check_table_size, Context, Function, HashFields, IndirectionTable, Meta};
+use rocenic_model::rss::{
+    check_table_size, Context, Function, HashFields, IndirectionTable, Meta, Rule,
+};
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
 use rocenic_model::wire::LinkType;
 use std::io::{IsTerminal, Write};
@@ -24,14 +28,22 @@ pub enum HashFunction {
     Xor,
 }
 
-/// What `rocenic rss` computes: the metadata of every frame of a pcap under one context and
-/// indirection table. The frames come in batches; an engine may keep state from one to the next.
+/// One RSS context of a job: its hash, the key as given (the RTL and the boards hold it in key
+/// registers of their own length), and its indirection table.
+pub struct JobContext {
+    pub context: Context,
+    pub key: Vec<u8>,
+    pub table: Vec<u16>,
+}
+
+/// What `rocenic rss` computes: the metadata of every frame of a pcap under the NIC's steering
+/// rules (first match wins) and RSS contexts (context 0 hashes what no rule takes; with none,
+/// such a frame goes to queue 0 unhashed). The frames come in batches; an engine may keep state
+/// from one to the next.
 pub struct Job<'a> {
     pub link: LinkType,
-    pub context: &'a Context,
-    /// The key as given: the RTL and the boards hold it in key registers of their own length.
-    pub key: &'a [u8],
-    pub table: &'a [u16],
+    pub contexts: &'a [JobContext],
+    pub rules: &'a [Rule],
     /// The RTL's data path width; the metadata do not depend on it.
     #[cfg_attr(not(feature = "rtl"), allow(dead_code))]
     pub width: Width,
@@ -96,6 +108,10 @@ pub struct Args {
     /// function take the place of --table-size, --queues, --key and --function.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["table_size", "queues", "key", "symmetric_key"])]
     ethtool: Option<PathBuf>,
+    /// The NIC's whole steering from a TOML file: RSS contexts (`[[rss]]`: function, fields,
+    /// key, table) and steering rules (`[[rule]]`, first match wins); see docs/cli.md.
+    #[arg(long, value_name = "FILE.toml", conflicts_with_all = ["ethtool", "table_size", "queues", "key", "symmetric_key", "fields"])]
+    config: Option<PathBuf>,
     /// Also draw the per-queue spread as an SVG bar chart.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
@@ -145,7 +161,9 @@ pub fn check_cover(function: Function, fields: HashFields, key: &[u8]) -> Result
     Ok(())
 }
 
-pub fn run(args: Args) -> Outcome {
+/// The one context the options describe: a saved `ethtool -x` (`--ethtool`), or `--key`,
+/// `--function`, `--fields`, `--table-size` and `--queues`; and the number of queues.
+fn one_context(args: &Args) -> Result<(JobContext, u16), Failure> {
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
     let saved = match &args.ethtool {
         Some(path) => {
@@ -188,6 +206,31 @@ pub fn run(args: Args) -> Outcome {
             (table, args.queues)
         }
     };
+    let table = table.entries().to_vec();
+    Ok((
+        JobContext {
+            context,
+            key,
+            table,
+        },
+        queues,
+    ))
+}
+
+pub fn run(args: Args) -> Outcome {
+    let (contexts, rules, queues) = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+            let c =
+                config::parse(&text).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+            (c.contexts, c.rules, c.queues)
+        }
+        None => {
+            let (context, queues) = one_context(&args)?;
+            (vec![context], Vec::new(), queues)
+        }
+    };
 
     let mut unit = args.engine.rss()?;
     let mut capture = Capture::open(&args.input, "frame")?;
@@ -195,9 +238,8 @@ pub fn run(args: Args) -> Outcome {
     let link = capture.link_among(&[LinkType::Ethernet, LinkType::Infiniband], "")?;
     let job = Job {
         link,
-        context: &context,
-        key: &key,
-        table: table.entries(),
+        contexts: &contexts,
+        rules: &rules,
         width: args.width,
     };
     unit.start(&job)?;

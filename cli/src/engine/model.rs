@@ -38,13 +38,17 @@ impl rss::Unit for Model {
         _first: u64,
         frames: &[&[u8]],
     ) -> Result<Vec<Meta>, Failure> {
-        let view = ContextView {
-            context: job.context,
-            table: job.table,
-        };
+        let views: Vec<ContextView> = job
+            .contexts
+            .iter()
+            .map(|c| ContextView {
+                context: &c.context,
+                table: &c.table,
+            })
+            .collect();
         Ok(frames
             .iter()
-            .map(|f| distribute(&classify(job.link, f), &[], &[view]))
+            .map(|f| distribute(&classify(job.link, f), job.rules, &views))
             .collect())
     }
 }

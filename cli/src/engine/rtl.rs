@@ -5,6 +5,7 @@ mod sim;
 use super::Width;
 use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, tso, Failure};
+use rocenic_firmware::rss::ContextConfig;
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::rss::regs::KEY_BYTES;
 use rocenic_model::rss::Meta;
@@ -30,42 +31,47 @@ enum RssRun {
 
 impl RssRun {
     fn new(job: &rss::Job) -> Result<Self, Failure> {
-        if job.key.len() > KEY_BYTES {
-            return Err(Failure(format!(
-                "--key: the RTL holds keys of up to {KEY_BYTES} bytes"
-            )));
+        if job.contexts.is_empty() {
+            return Err(Failure(
+                "RTL engine: the RTL needs an RSS context (an [[rss]] table) for the frames no \
+                 rule takes"
+                    .into(),
+            ));
         }
-        if job.table.len() > 1 << RTL_TABLE_LOG2 {
-            return Err(Failure(format!(
-                "--table-size: the RTL's tables hold up to {} entries",
-                1 << RTL_TABLE_LOG2
-            )));
+        for (i, c) in job.contexts.iter().enumerate() {
+            if c.key.len() > KEY_BYTES {
+                return Err(Failure(format!(
+                    "context {i}: the RTL holds keys of up to {KEY_BYTES} bytes"
+                )));
+            }
+            if c.table.len() > 1 << RTL_TABLE_LOG2 {
+                return Err(Failure(format!(
+                    "context {i}: the RTL's tables hold up to {} entries",
+                    1 << RTL_TABLE_LOG2
+                )));
+            }
         }
+        let contexts: Vec<(ContextConfig, &[u16])> = job
+            .contexts
+            .iter()
+            .map(|c| {
+                let config = ContextConfig {
+                    function: c.context.function,
+                    fields: c.context.fields,
+                    key: &c.key,
+                };
+                (config, &c.table[..])
+            })
+            .collect();
         let failed = |e: String| Failure(format!("RTL engine: {e}"));
-        let (function, fields) = (job.context.function, job.context.fields);
+        let run = "rocenic_rss";
         Ok(match job.width {
-            Width::W64 => RssRun::W64(
-                ContextRun::new(
-                    "rocenic_rss",
-                    job.link,
-                    function,
-                    fields,
-                    job.key,
-                    job.table,
-                )
-                .map_err(failed)?,
-            ),
-            Width::W512 => RssRun::W512(
-                ContextRun::new(
-                    "rocenic_rss",
-                    job.link,
-                    function,
-                    fields,
-                    job.key,
-                    job.table,
-                )
-                .map_err(failed)?,
-            ),
+            Width::W64 => {
+                RssRun::W64(ContextRun::new(run, job.link, &contexts, job.rules).map_err(failed)?)
+            }
+            Width::W512 => {
+                RssRun::W512(ContextRun::new(run, job.link, &contexts, job.rules).map_err(failed)?)
+            }
         })
     }
 }

@@ -57,10 +57,21 @@ impl<L: ByteLink> rss::Unit for Board<L> {
                 "serial engine: the board has no RSS hash unit".into(),
             ));
         }
-        if job.context.function != Function::Xor {
+        let context = match job.contexts {
+            [] => return Ok(()),
+            [one] => one,
+            more => {
+                return Err(Failure(format!(
+                    "serial engine: the board's RSS hash unit holds one key, and the job has {} \
+                     contexts (run it on the model or the RTL)",
+                    more.len()
+                )))
+            }
+        };
+        if context.context.function != Function::Xor {
             let mut board_key = vec![0u8; max + 4];
-            let n = job.key.len().min(max + 4);
-            board_key[..n].copy_from_slice(&job.key[..n]);
+            let n = context.key.len().min(max + 4);
+            board_key[..n].copy_from_slice(&context.key[..n]);
             self.rss_key(&board_key)
                 .map_err(|e| Failure(format!("serial engine: loading the key: {e}")))?;
         }
@@ -74,15 +85,22 @@ impl<L: ByteLink> rss::Unit for Board<L> {
         frames: &[&[u8]],
     ) -> Result<Vec<Meta>, Failure> {
         let max = self.caps().rss_max_input;
-        let xor = job.context.function == Function::Xor;
-        let view = ContextView {
-            context: job.context,
-            table: job.table,
-        };
+        // `start` refused more than one context.
+        let views: Vec<ContextView> = job
+            .contexts
+            .iter()
+            .map(|c| ContextView {
+                context: &c.context,
+                table: &c.table,
+            })
+            .collect();
+        let xor = views
+            .first()
+            .is_some_and(|v| v.context.function == Function::Xor);
         (first..)
             .zip(frames)
             .map(|(index, frame)| {
-                distribute_with(&classify(job.link, frame), &[], &[view], |view, tuple| {
+                distribute_with(&classify(job.link, frame), job.rules, &views, |view, tuple| {
                     let input = HashInput::new(tuple, view.context.fields);
                     let bytes = input.as_bytes();
                     if bytes.len() > max {

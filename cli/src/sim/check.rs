@@ -11,13 +11,13 @@
 //! `[[rule]]`), then the peers.
 
 use super::scenario::{self, Scenario, Side, SIDES};
+use crate::rss::rule::MatchKeys;
 use crate::rss::{check_cover, choose_key};
 use crate::send::check::{self as send_check, Flavor, Plan};
 use crate::send::scenario::{At, OpName, Place, QpKind, ScenarioError};
 use rocenic_model::nic::{DEFAULT_CONTEXTS, DEFAULT_RULES, DEFAULT_TABLE};
 use rocenic_model::qp::{Psn, DEFAULT_QPS, QPN_MAX};
-use rocenic_model::rss::steer::v4_mapped;
-use rocenic_model::rss::{Action, Function, HashFields, Rule, SteeringKey};
+use rocenic_model::rss::{Action, Function, HashFields, Rule};
 use rocenic_model::rx::engine::DEFAULT_WQS;
 use rocenic_model::rx::{qp_slot, Target};
 use std::net::IpAddr;
@@ -489,32 +489,14 @@ fn rules(
                     Action::Context(c)
                 }
             };
-        let (mut value, mut mask) = (SteeringKey::default(), SteeringKey::default());
-        if let Some(q) = r.qpn {
-            if q > QPN_MAX {
-                return fail(
-                    at,
-                    format!("key \"qpn\": {q:#x} is out of range (0..=0xFFFFFF)"),
-                );
-            }
-            (value.qpn, mask.qpn) = (q, QPN_MAX);
-        }
-        let ip = |a: IpAddr| match a {
-            IpAddr::V4(v) => v4_mapped(v.octets()),
-            IpAddr::V6(v) => v.octets(),
+        let keys = MatchKeys {
+            qpn: r.qpn,
+            src_ip: r.src_ip,
+            dst_ip: r.dst_ip,
+            src_port: r.src_port,
+            dst_port: r.dst_port,
         };
-        if let Some(a) = r.src_ip {
-            (value.src, mask.src) = (ip(a), [0xFF; 16]);
-        }
-        if let Some(a) = r.dst_ip {
-            (value.dst, mask.dst) = (ip(a), [0xFF; 16]);
-        }
-        if let Some(p) = r.src_port {
-            (value.src_port, mask.src_port) = (p, 0xFFFF);
-        }
-        if let Some(p) = r.dst_port {
-            (value.dst_port, mask.dst_port) = (p, 0xFFFF);
-        }
+        let (value, mask) = keys.value_and_mask().or_else(|why| fail(at, why))?;
         out.push(Rule {
             enabled: true,
             value,

@@ -447,3 +447,83 @@ fn rss_follows_a_saved_ethtool_x() {
     fails_with(&o, "cannot be used with");
     std::fs::remove_file(p).unwrap();
 }
+
+/// `--config`: a rule on the first vector's destination port sends it to queue 9 unhashed; a
+/// rule on the second's source address hashes it with context 1 (XOR); the rest are hashed with
+/// context 0 (Toeplitz, the Microsoft key) into its explicit table. On the RTL too, where built.
+#[test]
+fn rss_config_rules_and_contexts() {
+    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
+    let frames: Vec<Vec<u8>> = rows
+        .iter()
+        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
+        .collect();
+    let p = pcap_file("rss-config", 1, &frames);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("steering.toml");
+    let [a, b, ..] = rows;
+    std::fs::write(
+        &config,
+        format!(
+            "[[rss]]\ntable = [3, 2, 1, 0, 3, 2, 1, 0]\n\
+             [[rss]]\nfunction = \"xor\"\ntable = [4]\n\
+             [[rule]]\ndst_port = {}\nqueue = 9\n\
+             [[rule]]\nsrc_ip = \"{}.{}.{}.{}\"\nrss = 1\n",
+            a.dst_port, b.src[0], b.src[1], b.src[2], b.src[3]
+        ),
+    )
+    .unwrap();
+    let args = |engine: &'static str| {
+        vec![
+            "rss".to_string(),
+            "-i".into(),
+            p.to_str().unwrap().into(),
+            "--config".into(),
+            config.to_str().unwrap().into(),
+            "--engine".into(),
+            engine.into(),
+        ]
+    };
+    let run = |engine| {
+        let a = args(engine);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        rocenic(&a, "")
+    };
+    let o = run("model");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let queues: Vec<u16> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    let mut want = vec![9, 4];
+    want.extend(
+        rows[2..]
+            .iter()
+            .map(|v| [3, 2, 1, 0][(v.hash_l3l4 & 3) as usize]),
+    );
+    assert_eq!(queues, want, "{text}");
+    // Context 0's rows carry the Toeplitz hash of the verification table.
+    for (v, line) in rows[2..].iter().zip(text.lines().skip(3)) {
+        assert_eq!(
+            line.split(',').nth(1),
+            Some(&*format!("{:#010x}", v.hash_l3l4))
+        );
+    }
+    // The histogram has the ten queues the file names.
+    assert_eq!(stderr(&o).lines().count(), 1 + 10, "{}", stderr(&o));
+    #[cfg(feature = "rtl")]
+    {
+        let r = run("rtl");
+        assert!(r.status.success(), "{}", stderr(&r));
+        assert_eq!(stdout(&r), text, "the RTL engine");
+    }
+    // A bad file is named with its table.
+    std::fs::write(&config, "[[rule]]\nqueue = 1\nrss = 0\n").unwrap();
+    fails_with(
+        &run("model"),
+        "steering.toml: [[rule]] #0: a rule needs exactly one",
+    );
+    std::fs::remove_file(p).unwrap();
+}

@@ -11,8 +11,7 @@ use rocenic_firmware::rss::ContextConfig;
 use rocenic_firmware::{Bus, BusError, RssPipeline};
 use rocenic_model::rss::regs::{self, ContextRegs, Write32};
 use rocenic_model::rss::{
-    classify, distribute, Context, ContextView, Function, HashFields, HashType, Meta, ParseFlags,
-    Rule,
+    classify, distribute, Context, ContextView, HashType, Meta, ParseFlags, Rule,
 };
 use rocenic_model::wire::LinkType;
 use std::collections::VecDeque;
@@ -482,35 +481,35 @@ impl<D: RssPipelinePorts> Bus for FirmwareBus<D> {
     }
 }
 
-/// The RTL with one RSS context and no steering rules, as `rocenic rss --engine rtl` runs it:
-/// the firmware sets context 0 (`RssPipeline::set_context`: the table into the bank not in
-/// use, then the commit); then frames go through in batches, one bench for the whole run.
+/// The RTL with its RSS contexts and steering rules loaded, as `rocenic rss --engine rtl` runs
+/// it: the firmware sets each context (`RssPipeline::set_context`: the table into the bank not
+/// in use, then the commit), then each rule; then frames go through in batches, one bench for
+/// the whole run.
 pub struct ContextRun<D: RssPipelinePorts> {
     bench: Bench<D>,
     link: LinkType,
 }
 
 impl<D: RssPipelinePorts> ContextRun<D> {
-    /// Builds the RTL and has the firmware load context 0: `function` over `fields` with `key`
-    /// (up to 52 bytes, covering the fields' longest input), and `table`.
+    /// Builds the RTL and has the firmware load `contexts` (context i: its function, fields and
+    /// key of up to 52 bytes covering the fields' longest input, and its table) and `rules`
+    /// (rule i), as the NIC numbers them.
     pub fn new(
         run: &str,
         link: LinkType,
-        function: Function,
-        fields: HashFields,
-        key: &[u8],
-        table: &[u16],
+        contexts: &[(ContextConfig<'_>, &[u16])],
+        rules: &[Rule],
     ) -> Result<Self, String> {
         let bench: Bench<D> = Bench::new(run, 0, 0.0, 0.0);
         let mut fw: RssPipeline<FirmwareBus<D>> =
             RssPipeline::open(FirmwareBus::new(bench)).map_err(|e| e.to_string())?;
-        let config = ContextConfig {
-            function,
-            fields,
-            key,
-        };
-        fw.set_context(0, &config, table)
-            .map_err(|e| e.to_string())?;
+        for (i, (config, table)) in contexts.iter().enumerate() {
+            fw.set_context(i, config, table)
+                .map_err(|e| format!("context {i}: {e}"))?;
+        }
+        for (i, rule) in rules.iter().enumerate() {
+            fw.set_rule(i, rule).map_err(|e| format!("rule {i}: {e}"))?;
+        }
         Ok(ContextRun {
             bench: fw.into_bus().bench,
             link,
