@@ -12,7 +12,7 @@ use crate::toeplitz::decode_hex;
 use crate::{Failure, Outcome};
 use clap::ValueEnum;
 use rocenic_model::rss::{
-    check_table_size, Context, Function, HashFields, IndirectionTable, Meta, Rule,
+    check_table_size, Context, ContextView, Function, HashFields, IndirectionTable, Meta, Rule,
 };
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
 use rocenic_model::wire::LinkType;
@@ -47,6 +47,19 @@ pub struct Job<'a> {
     /// The RTL's data path width; the metadata do not depend on it.
     #[cfg_attr(not(feature = "rtl"), allow(dead_code))]
     pub width: Width,
+}
+
+impl Job<'_> {
+    /// The contexts as the model's steering reads them.
+    pub fn views(&self) -> Vec<ContextView<'_>> {
+        self.contexts
+            .iter()
+            .map(|c| ContextView {
+                context: &c.context,
+                table: &c.table,
+            })
+            .collect()
+    }
 }
 
 /// Computes a [`Job`]; the engines implement it.

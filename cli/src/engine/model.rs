@@ -6,7 +6,7 @@ use crate::tso::{Emit, Job as TsoJob, Refusal};
 use crate::{entropy, rss, send, toeplitz, tso, Failure};
 use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::qp::DEFAULT_QPS;
-use rocenic_model::rss::{classify, distribute, ContextView, Meta};
+use rocenic_model::rss::{classify, distribute, Meta};
 use rocenic_model::rx::qp_slot;
 use rocenic_model::toeplitz::ToeplitzTable;
 use rocenic_model::tso::{Limits, Segmenter};
@@ -38,14 +38,7 @@ impl rss::Unit for Model {
         _first: u64,
         frames: &[&[u8]],
     ) -> Result<Vec<Meta>, Failure> {
-        let views: Vec<ContextView> = job
-            .contexts
-            .iter()
-            .map(|c| ContextView {
-                context: &c.context,
-                table: &c.table,
-            })
-            .collect();
+        let views = job.views();
         Ok(frames
             .iter()
             .map(|f| distribute(&classify(job.link, f), job.rules, &views))

@@ -5,7 +5,7 @@ use crate::{entropy, rss, Failure};
 use rocenic_host_driver::serial::{SerialLink, DEFAULT_BAUD};
 use rocenic_host_driver::{Board, Error as BoardError, Link as ByteLink};
 use rocenic_model::entropy::{Entropy, Profile, Request};
-use rocenic_model::rss::{classify, distribute_with, ContextView, Function, HashInput, Meta};
+use rocenic_model::rss::{classify, distribute_with, Function, HashInput, Meta};
 
 #[cfg(all(test, feature = "rtl"))]
 mod tests;
@@ -86,14 +86,7 @@ impl<L: ByteLink> rss::Unit for Board<L> {
     ) -> Result<Vec<Meta>, Failure> {
         let max = self.caps().rss_max_input;
         // `start` refused more than one context.
-        let views: Vec<ContextView> = job
-            .contexts
-            .iter()
-            .map(|c| ContextView {
-                context: &c.context,
-                table: &c.table,
-            })
-            .collect();
+        let views = job.views();
         let xor = views
             .first()
             .is_some_and(|v| v.context.function == Function::Xor);

@@ -18,14 +18,19 @@ pub fn tcp4_frame(src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> Vec<u8>
     f
 }
 
-#[test]
-fn rss_verification_suite_from_a_pcap() {
-    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
-    let frames: Vec<Vec<u8>> = rows
+/// A pcap of the public RSS verification suite's IPv4 rows as TCP frames, in order.
+fn verification_capture(name: &str) -> std::path::PathBuf {
+    let frames: Vec<Vec<u8>> = rocenic_model::toeplitz::VERIFICATION_IPV4
         .iter()
         .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
         .collect();
-    let p = pcap_file("rss", 1, &frames);
+    pcap_file(name, 1, &frames)
+}
+
+#[test]
+fn rss_verification_suite_from_a_pcap() {
+    let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
+    let p = verification_capture("rss");
     let o = rocenic(&["rss", "--pcap", p.to_str().unwrap()], "");
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -351,11 +356,7 @@ fn saved_ethtool(function: &str) -> String {
 #[test]
 fn rss_follows_a_saved_ethtool_x() {
     let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
-    let frames: Vec<Vec<u8>> = rows
-        .iter()
-        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
-        .collect();
-    let p = pcap_file("rss-ethtool", 1, &frames);
+    let p = verification_capture("rss-ethtool");
     let dir = tempfile::tempdir().unwrap();
     let saved = dir.path().join("ethtool-x.txt");
     std::fs::write(&saved, saved_ethtool("toeplitz")).unwrap();
@@ -454,11 +455,7 @@ fn rss_follows_a_saved_ethtool_x() {
 #[test]
 fn rss_config_rules_and_contexts() {
     let rows = rocenic_model::toeplitz::VERIFICATION_IPV4;
-    let frames: Vec<Vec<u8>> = rows
-        .iter()
-        .map(|v| tcp4_frame(v.src, v.src_port, v.dst, v.dst_port))
-        .collect();
-    let p = pcap_file("rss-config", 1, &frames);
+    let p = verification_capture("rss-config");
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("steering.toml");
     let [a, b, ..] = rows;
