@@ -5,7 +5,7 @@
 use crate::engine::model::Model;
 use crate::engine::Width;
 use crate::pcapio::Capture;
-use crate::rss::{histogram, write_row, Job, Unit, CSV_HEADER};
+use crate::rss::{histogram, write_row, Job, JobContext, Unit, CSV_HEADER};
 use crate::Failure;
 use rocenic_host_driver::{Board, Link as ByteLink};
 use rocenic_model::bridge::{self, regs};
@@ -57,12 +57,15 @@ impl Case {
         link: LinkType,
         frames: &[Vec<u8>],
     ) -> Result<Vec<Meta>, Failure> {
-        let (context, table) = (self.context(), self.table());
+        let contexts = [JobContext {
+            context: self.context(),
+            key: self.key.clone(),
+            table: self.table().entries().to_vec(),
+        }];
         let job = Job {
             link,
-            context: &context,
-            key: &self.key,
-            table: table.entries(),
+            contexts: &contexts,
+            rules: &[],
             width: Width::W64,
         };
         unit.start(&job)?;
