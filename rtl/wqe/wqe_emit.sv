@@ -105,7 +105,12 @@ module wqe_emit
     } state_t;
     state_t state_q;
 
+    // The WQE is read where it stands, at the commit queue's head (that FIFO's output register
+    // holds still until it is popped, in S_END), not copied into a register of its own: the
+    // copy was 1,146 flip-flops more loaded by one enable, and it let the queue hold one record
+    // more, which the planner does not need to stay ahead.
     wqe_dp_pkg::wqe_t        w_q;
+    assign w_q = s_commit;
     logic [19:0] left_q;            // packets not yet taken
     logic        last_q;            // left_q == 1: this packet is the message's last
     logic        none_q;            // left_q == 0
@@ -211,7 +216,9 @@ module wqe_emit
         m_desc.raw         = w_q.ctx.raw;   // the payload is the whole frame: no headers
     end
 
-    assign s_commit_ready = state_q == S_IDLE;
+    // Popped as the WQE ends (S_END): nothing reads it after that but the completion, which is
+    // registered then. The pop hangs on the state alone, not on the completion writer's ready.
+    assign s_commit_ready = state_q == S_END;
     assign s_ent_ready    = state_q == S_ENT;
     assign s_pkt_ready    = state_q == S_NEXT;
     assign m_desc_valid   = state_q == S_DESC;
@@ -232,14 +239,17 @@ module wqe_emit
                          && !w_q.ctx.raw;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
-    always_comb begin
-        m_cqe          = '0;
-        m_cqe.wr_id    = w_q.wr_id;
-        m_cqe.qpn      = w_q.ctx.qpn;
-        m_cqe.byte_len = status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0;
-        m_cqe.index    = w_q.index;
-        m_cqe.opcode   = w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
-        m_cqe.status   = status_q;
+    // The completion, registered in S_END from the WQE before it is popped (165 bits).
+    always_ff @(posedge clk) begin
+        if (state_q == S_END) begin
+            m_cqe          <= '0;
+            m_cqe.wr_id    <= w_q.wr_id;
+            m_cqe.qpn      <= w_q.ctx.qpn;
+            m_cqe.byte_len <= status_q == wqe_fmt_pkg::STATUS_SUCCESS ? w_q.len : 32'd0;
+            m_cqe.index    <= w_q.index;
+            m_cqe.opcode   <= w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
+            m_cqe.status   <= status_q;
+        end
     end
 
     // Piece streaming: the piece's words are read in order, one per cycle, into flip-flops
@@ -311,7 +321,6 @@ module wqe_emit
         end
         case (state_q)
             S_IDLE: if (s_commit_valid) begin
-                w_q     <= s_commit;
                 tso_run_q <= 1'b0;
                 left_q  <= s_commit_packets;
                 last_q  <= s_commit_packets == 20'd1;
