@@ -261,7 +261,9 @@ module wqe_dp
     logic [12:0]     epc_len;
     logic            epc_end;
 
-    stream_fifo #(.WIDTH($bits(gc) + 20), .DEPTH_LOG2(2)) u_commit_fifo (
+    // The commit queue's head is the sender's WQE, read in place (wqe_emit): its 1,170 bits are
+    // addressed and loaded in eight slices, each with its own pointers (COPIES).
+    stream_fifo #(.WIDTH($bits(gc) + 20), .DEPTH_LOG2(2), .COPIES(8)) u_commit_fifo (
         .clk, .rst, .s_valid(gc_valid), .s_ready(gc_ready), .s_data({gc, gc_packets}),
         .m_valid(ec_valid), .m_ready(ec_ready), .m_data({ec, ec_packets})
     );

@@ -10,6 +10,13 @@
 // move in the table, so a move in that cycle would be lost; the data path's never meet one, as
 // no command runs while it works). None is lost; two for one slot before it passes are one move.
 // The receive path waits for the slot's qp_err to show its move, so a later pass only delays it.
+//
+// Timing: the slot to pass and whether there is one are registered from the pending bits as
+// they were (pend_q), not as they will be: the pick fed back through the bit it clears and a
+// 16- to 256-bit priority encoder into its own register, 9.8 ns on the 25F (wqe_ctrl's 16-slot
+// row at 102 MHz). The registered pick then lags the bits by a cycle, so a pass is never
+// followed by another in the next cycle, whose pick may still be the slot just passed: at most
+// one move every two cycles, which a receive path that waits for its move never notices.
 module wqe_err_merge #(
     parameter  int QPS = 64,          // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS)
@@ -27,9 +34,36 @@ module wqe_err_merge #(
 
     logic [QPS-1:0] pend_q, pend_n;
     logic           have_q;
-    logic [SW-1:0]  pick_q;           // the lowest pending slot, registered
+    logic [SW-1:0]  pick_q;           // the lowest slot pending a cycle ago
+    logic           fired_q;          // a move passed in the previous cycle
 
-    wire fire = have_q && !dp_valid && !hold;
+    wire fire = have_q && !fired_q && !dp_valid && !hold;
+
+    // The lowest pending slot in two levels, each group's lowest bit and then the lowest group
+    // with one: written as one loop over the slots, Yosys made a chain 21 LUTs deep at 64 slots
+    // (wqe_ctrl's default row at 68.3 MHz).
+    localparam int GW = QPS < 8 ? QPS : 8;   // slots per group
+    localparam int NG = QPS / GW;             // groups
+    logic [NG-1:0]      g_any;
+    logic [NG-1:0][2:0] g_low;
+    logic [SW-1:0]      pick_d;
+    always_comb begin
+        for (int g = 0; g < NG; g++) begin
+            g_any[g] = |pend_q[g * GW +: GW];
+            g_low[g] = '0;
+            for (int j = GW - 1; j >= 0; j--) begin
+                if (pend_q[g * GW + j]) begin
+                    g_low[g] = 3'(j);
+                end
+            end
+        end
+        pick_d = '0;
+        for (int g = NG - 1; g >= 0; g--) begin
+            if (g_any[g]) begin
+                pick_d = SW'(g * GW) + SW'(g_low[g]);
+            end
+        end
+    end
 
     assign err_valid = dp_valid || fire;
     assign err_slot  = dp_valid ? dp_slot : 8'(pick_q);
@@ -46,16 +80,16 @@ module wqe_err_merge #(
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            pend_q <= '0;
-            have_q <= 1'b0;
-            pick_q <= '0;
+            pend_q  <= '0;
+            have_q  <= 1'b0;
+            pick_q  <= '0;
+            fired_q <= 1'b0;
         end else begin
-            pend_q <= pend_n;
-            have_q <= |pend_n;
-            for (int s = QPS - 1; s >= 0; s--) begin
-                if (pend_n[s]) begin
-                    pick_q <= SW'(s);
-                end
+            pend_q  <= pend_n;
+            have_q  <= |pend_q;
+            fired_q <= fire;
+            if (g_any != '0) begin
+                pick_q <= pick_d;
             end
         end
     end

@@ -187,8 +187,13 @@ module wqe_frame_hdr #(
         end
     end
 
+    // H's words and facts load whenever H is free or being freed, not only on h_load: while H is
+    // free nothing reads them, and the last load before h_valid_q rises is h_load's. Their
+    // enable then leaves out D's valid and the checksum's done, which reached all of H's
+    // flip-flops (a worst path of the whole engine on the 25F).
+    wire h_free = !h_valid_q || release_h;
     always_ff @(posedge clk) begin
-        if (h_load) begin
+        if (h_free) begin
             h_q      <= layout;
             f_q      <= hl_words_q[4:1];
             s6_q     <= hl_words_q[0];

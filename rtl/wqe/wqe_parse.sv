@@ -452,6 +452,214 @@ module wqe_parse
     end
 
     always_ff @(posedge clk) begin
+        if (s_mr_valid) begin
+            mr_seen_q <= mr_seen_q + 5'd1;
+            if (mr_status_q == wqe_fmt_pkg::STATUS_SUCCESS) begin
+                mr_status_q <= s_mr_status;
+            end
+        end
+        len_add_v_q <= 1'b0;
+        len_add_p_q <= len_add_v_q;
+        // Only a TSO WQE starts the check, since only it waits for the answer: a check
+        // started for any other WQE answered six cycles on, into the next WQE's read, and
+        // that WQE took the stale verdict for its own.
+        tso_start_q <= state_q == S_READ && next_state_wait && tso_op;
+        if (tso_done) begin
+            tso_done_q <= 1'b1;
+            tso_err_q  <= tso_err;
+        end
+        total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
+        // The decode stage (dsel_q is 0 outside S_READ: only then is a word taken).
+        if (dsel_q[0]) begin
+            {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
+            {known, is_write, has_imm} <= op_class(dw_q[7:0]);
+        end
+        if (dsel_q[1]) begin
+            imm_q        <= dw_q[31:0];
+            inline_len_q <= dw_q[47:32];
+            av_b_q       <= dw_q[55:48];
+            if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
+        end
+        if (dsel_q[2]) wr_id_q <= dw_q;
+        // Word 3: MSS and HDR_LEN for TSO (HDR_LEN 0 is the decoder's TsoMismatch), else
+        // reserved.
+        if (dsel_q[3]) begin
+            mss_q     <= dw_q[15:0];
+            hdr_len_q <= dw_q[31:16];
+            if (tso_op ? (dw_hi_nz || dw_byte_nz_q[3:2] == 2'b0) : dw_nz) dec_err_q <= 1'b1;
+        end
+        if (d_av) begin
+            if (dsel_q[4]) begin
+                dqpn_q <= dw_q[23:0];
+                qkey_q <= dw_q[63:32];
+                if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
+            end
+            if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
+            if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
+            if (dsel_q[7]) begin
+                dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
+                tci_q  <= dw_q[63:48];
+                tci_nz_q <= dw_q[63:48] != 16'd0;
+            end
+            if (dsel_q[8]) begin
+                fl_q     <= dw_q[19:0];
+                tclass_q <= dw_q[39:32];
+                hop_q    <= dw_q[47:40];
+                avflag_q <= dw_q[48];
+                if (dw_2320_nz_q || dw_byte_nz_q[3] || dw_5549_nz_q || dw_byte_nz_q[7]
+                    || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
+                    dec_err_q <= 1'b1;
+                end
+            end
+            if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
+        end
+        if (d_raddr) begin
+            raddr_q <= dw_q;
+        end
+        if (d_rkey) begin
+            rkey_q <= dw_q[31:0];
+            if (dw_hi_nz) dec_err_q <= 1'b1;
+        end
+        case (state_q)
+            // Everything is loaded and cleared while idle, whether or not a WQE is offered:
+            // nothing reads these registers here, and the load then hangs on the state
+            // alone rather than on the handshake too (it reaches a thousand flip-flops).
+            S_IDLE: begin
+                pick_q         <= s_wqe_pick;
+                fetch_status_q <= s_wqe_status;
+                blocks_q       <= s_wqe_blocks;
+                buf_q          <= s_wqe_buf;
+                next_q         <= '0;
+                nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
+                layout_q       <= 1'b0;
+                rv1_q          <= 1'b0;
+                rv2_q          <= 1'b0;
+                qn_q           <= '0;
+                qrd_q          <= '0;
+                qwr_q          <= '0;
+                dv_q           <= 1'b0;
+                {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
+                {known, is_write, has_imm} <= op_class(8'd0);
+                {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
+                dec_err_q      <= 1'b0;
+                nopush_q       <= 1'b0;
+                // Not cleared: the address vector's and the remote address's registers
+                // (382 flip-flops, which a clear would give a reset of their own). Only a UD
+                // WQE's frames read the first (it must have an address vector, ctl1_err;
+                // tci_q is checked as word 8 is decoded, after word 7 wrote it), only an RDMA
+                // WRITE's the second, and a WQE that is sent has read all its words.
+                sges_q         <= '0;
+                inl_q          <= '0;
+                mr_seen_q      <= '0;
+                mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
+                total_q        <= '0;
+                tcnt_q         <= '0;
+                tso_done_q     <= 1'b0;
+                {mss_q, hdr_len_q} <= '0;
+                if (s_wqe_valid) begin
+                    state_q <= S_READ;
+                end
+            end
+            S_READ: begin
+                if (issue) begin
+                    next_q <= next_q + 7'd1;
+                end
+                rv1_q <= issue;
+                rv2_q <= rv1_q;
+                if (issue) begin
+                    rr_dat_q <= i_dat;
+                    rr_hi_q  <= !inline_en && i_dat && !i_tpl && next_q[0] != w_data_q[0];
+                    rr_inl_q <= i_dat && (i_tpl ? i_tpl_out : inline_en);
+                    rr_tpl_q <= i_dat && i_tpl;
+                    rr_sel_q <= i_sel;
+                end
+                rr2_dat_q <= rr_dat_q;
+                rr2_hi_q  <= rr_hi_q;
+                rr2_inl_q <= rr_inl_q;
+                rr2_tpl_q <= rr_tpl_q;
+                rr2_sel_q <= rr_sel_q;
+                // The queue: the arriving word in, the head out when taken.
+                if (rv2_q) begin
+                    qw_q[qwr_q]   <= rd_data;
+                    qdat_q[qwr_q] <= rr2_dat_q;
+                    qhi_q[qwr_q]  <= rr2_hi_q;
+                    qinl_q[qwr_q] <= rr2_inl_q;
+                    qtpl_q[qwr_q] <= rr2_tpl_q;
+                    qsel_q[qwr_q] <= rr2_sel_q;
+                    qwr_q         <= qwr_q + 2'd1;
+                end
+                if (take) begin
+                    qrd_q <= qrd_q + 2'd1;
+                end
+                if (take && h_tpl) begin
+                    tcnt_q <= tcnt_q + 5'(!tcnt_q[4]);
+                end
+                qn_q <= qn_q + 3'(rv2_q) - 3'(take);
+                dv_q <= hv && !h_dat;
+                // An SGE's address word is held for its second word, which takes it along;
+                // it is simply reloaded while it waits at the head.
+                if (hv && h_dat && !h_hi && !h_inl) begin
+                    sge_addr_q <= hw;
+                end
+                len_add_q <= hw[31:0];
+                if (inl_push) begin
+                    inl_q <= inl_q + 8'd1;
+                end
+                if (sge_push) begin
+                    sges_q      <= sges_q + 5'd1;
+                    len_add_v_q <= 1'b1;
+                end
+                // Words 0 and 1 are decoded by the time word 3 is: size the read.
+                if (!layout_q && (tso_op ? lay2_q : dsel_q[3])) begin
+                    layout_q <= 1'b1;
+                    // A fetch failure reads only the raw fields; an inline UD WQE over the
+                    // MTU (a raw one outside a frame's length) fails before its data, so
+                    // inline words go out only for a pass.
+                    if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
+                        || (inl_mtu_err_q && !tso_op)) begin
+                        if (ctl_err_q) dec_err_q <= 1'b1;
+                        nopush_q  <= 1'b1;
+                        nwords_q  <= 7'd4;
+                    end else begin
+                        nwords_q <= seg_words_q;
+                    end
+                end
+                if (next_state_wait) begin
+                    state_q <= S_WAIT;
+                end
+            end
+            // The verdict is loaded on every cycle of the wait, so that only the state
+            // waits for the last region check's answer.
+            S_WAIT: begin
+                sge_out_q  <= '0;
+                sge_pend_q <= sges_q != 5'd0;
+                sge_last_q <= sges_q == 5'd1;
+                verdict_q <= verdict;
+                len_q     <= msg_len;
+                if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q
+                    && (!tso_op || tso_done_q)) begin
+                    state_q <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
+                end
+            end
+            S_SGE: begin
+                if (m_sge_valid && m_sge_ready) begin
+                    sge_out_q  <= sge_out_q + 5'd1;
+                    sge_pend_q <= !sge_last_q;
+                    sge_last_q <= sge_out_q + 5'd2 == sges_q;
+                end
+                if (!sge_pend_q || (m_sge_ready && sge_last_q)) begin
+                    state_q <= S_OUT;
+                end
+            end
+            S_OUT: if (m_wqe_ready) begin
+                state_q <= S_IDLE;
+            end
+            default: state_q <= S_IDLE;
+        endcase
+        // Reset last: only these control registers take it, so it joins none of the datapath
+        // registers' enables. Inside an `if (rst) else` every register's enable had the reset
+        // in it: many distinct clock enables, more control sets than the slices pack (the
+        // whole engine on the 25F stalled on that).
         if (rst) begin
             state_q   <= S_IDLE;
             rv1_q     <= 1'b0;
@@ -463,210 +671,6 @@ module wqe_parse
             len_add_p_q <= 1'b0;
             tso_start_q <= 1'b0;
             tso_done_q  <= 1'b0;
-        end else begin
-            if (s_mr_valid) begin
-                mr_seen_q <= mr_seen_q + 5'd1;
-                if (mr_status_q == wqe_fmt_pkg::STATUS_SUCCESS) begin
-                    mr_status_q <= s_mr_status;
-                end
-            end
-            len_add_v_q <= 1'b0;
-            len_add_p_q <= len_add_v_q;
-            // Only a TSO WQE starts the check, since only it waits for the answer: a check
-            // started for any other WQE answered six cycles on, into the next WQE's read, and
-            // that WQE took the stale verdict for its own.
-            tso_start_q <= state_q == S_READ && next_state_wait && tso_op;
-            if (tso_done) begin
-                tso_done_q <= 1'b1;
-                tso_err_q  <= tso_err;
-            end
-            total_q     <= total_q + (len_add_v_q ? {4'b0, len_add_q} : 36'd0);
-            // The decode stage (dsel_q is 0 outside S_READ: only then is a word taken).
-            if (dsel_q[0]) begin
-                {index_q, nsge_q, blocks_b_q, flags_q, opcode_q} <= dw_q;
-                {known, is_write, has_imm} <= op_class(dw_q[7:0]);
-            end
-            if (dsel_q[1]) begin
-                imm_q        <= dw_q[31:0];
-                inline_len_q <= dw_q[47:32];
-                av_b_q       <= dw_q[55:48];
-                if (dw_byte_nz_q[7]) dec_err_q <= 1'b1;
-            end
-            if (dsel_q[2]) wr_id_q <= dw_q;
-            // Word 3: MSS and HDR_LEN for TSO (HDR_LEN 0 is the decoder's TsoMismatch), else
-            // reserved.
-            if (dsel_q[3]) begin
-                mss_q     <= dw_q[15:0];
-                hdr_len_q <= dw_q[31:16];
-                if (tso_op ? (dw_hi_nz || dw_byte_nz_q[3:2] == 2'b0) : dw_nz) dec_err_q <= 1'b1;
-            end
-            if (d_av) begin
-                if (dsel_q[4]) begin
-                    dqpn_q <= dw_q[23:0];
-                    qkey_q <= dw_q[63:32];
-                    if (dw_byte_nz_q[3]) dec_err_q <= 1'b1;
-                end
-                if (dsel_q[5]) dgid_q[127:64] <= bswap64(dw_q);
-                if (dsel_q[6]) dgid_q[63:0]   <= bswap64(dw_q);
-                if (dsel_q[7]) begin
-                    dmac_q <= 48'(bswap64({dw_q[47:0], 16'b0}));
-                    tci_q  <= dw_q[63:48];
-                    tci_nz_q <= dw_q[63:48] != 16'd0;
-                end
-                if (dsel_q[8]) begin
-                    fl_q     <= dw_q[19:0];
-                    tclass_q <= dw_q[39:32];
-                    hop_q    <= dw_q[47:40];
-                    avflag_q <= dw_q[48];
-                    if (dw_2320_nz_q || dw_byte_nz_q[3] || dw_5549_nz_q || dw_byte_nz_q[7]
-                        || tci_q[12] || (!dw_q[48] && tci_nz_q)) begin
-                        dec_err_q <= 1'b1;
-                    end
-                end
-                if (dsel_q[9] && dw_nz) dec_err_q <= 1'b1;
-            end
-            if (d_raddr) begin
-                raddr_q <= dw_q;
-            end
-            if (d_rkey) begin
-                rkey_q <= dw_q[31:0];
-                if (dw_hi_nz) dec_err_q <= 1'b1;
-            end
-            case (state_q)
-                // Everything is loaded and cleared while idle, whether or not a WQE is offered:
-                // nothing reads these registers here, and the load then hangs on the state
-                // alone rather than on the handshake too (it reaches a thousand flip-flops).
-                S_IDLE: begin
-                    pick_q         <= s_wqe_pick;
-                    fetch_status_q <= s_wqe_status;
-                    blocks_q       <= s_wqe_blocks;
-                    buf_q          <= s_wqe_buf;
-                    next_q         <= '0;
-                    nwords_q       <= s_wqe_blocks == 7'd0 ? 7'd0 : 7'd4;
-                    layout_q       <= 1'b0;
-                    rv1_q          <= 1'b0;
-                    rv2_q          <= 1'b0;
-                    qn_q           <= '0;
-                    qrd_q          <= '0;
-                    qwr_q          <= '0;
-                    dv_q           <= 1'b0;
-                    {opcode_q, flags_q, blocks_b_q, nsge_q, index_q} <= '0;
-                    {known, is_write, has_imm} <= op_class(8'd0);
-                    {imm_q, inline_len_q, av_b_q, wr_id_q}           <= '0;
-                    dec_err_q      <= 1'b0;
-                    nopush_q       <= 1'b0;
-                    {dqpn_q, qkey_q, dgid_q, dmac_q, tci_q, fl_q, tclass_q, hop_q} <= '0;
-                    tci_nz_q       <= 1'b0;
-                    avflag_q       <= 1'b0;
-                    {raddr_q, rkey_q} <= '0;
-                    sges_q         <= '0;
-                    inl_q          <= '0;
-                    mr_seen_q      <= '0;
-                    mr_status_q    <= wqe_fmt_pkg::STATUS_SUCCESS;
-                    total_q        <= '0;
-                    tcnt_q         <= '0;
-                    tso_done_q     <= 1'b0;
-                    {mss_q, hdr_len_q} <= '0;
-                    if (s_wqe_valid) begin
-                        state_q <= S_READ;
-                    end
-                end
-                S_READ: begin
-                    if (issue) begin
-                        next_q <= next_q + 7'd1;
-                    end
-                    rv1_q <= issue;
-                    rv2_q <= rv1_q;
-                    if (issue) begin
-                        rr_dat_q <= i_dat;
-                        rr_hi_q  <= !inline_en && i_dat && !i_tpl && next_q[0] != w_data_q[0];
-                        rr_inl_q <= i_dat && (i_tpl ? i_tpl_out : inline_en);
-                        rr_tpl_q <= i_dat && i_tpl;
-                        rr_sel_q <= i_sel;
-                    end
-                    rr2_dat_q <= rr_dat_q;
-                    rr2_hi_q  <= rr_hi_q;
-                    rr2_inl_q <= rr_inl_q;
-                    rr2_tpl_q <= rr_tpl_q;
-                    rr2_sel_q <= rr_sel_q;
-                    // The queue: the arriving word in, the head out when taken.
-                    if (rv2_q) begin
-                        qw_q[qwr_q]   <= rd_data;
-                        qdat_q[qwr_q] <= rr2_dat_q;
-                        qhi_q[qwr_q]  <= rr2_hi_q;
-                        qinl_q[qwr_q] <= rr2_inl_q;
-                        qtpl_q[qwr_q] <= rr2_tpl_q;
-                        qsel_q[qwr_q] <= rr2_sel_q;
-                        qwr_q         <= qwr_q + 2'd1;
-                    end
-                    if (take) begin
-                        qrd_q <= qrd_q + 2'd1;
-                    end
-                    if (take && h_tpl) begin
-                        tcnt_q <= tcnt_q + 5'(!tcnt_q[4]);
-                    end
-                    qn_q <= qn_q + 3'(rv2_q) - 3'(take);
-                    dv_q <= hv && !h_dat;
-                    // An SGE's address word is held for its second word, which takes it along;
-                    // it is simply reloaded while it waits at the head.
-                    if (hv && h_dat && !h_hi && !h_inl) begin
-                        sge_addr_q <= hw;
-                    end
-                    len_add_q <= hw[31:0];
-                    if (inl_push) begin
-                        inl_q <= inl_q + 8'd1;
-                    end
-                    if (sge_push) begin
-                        sges_q      <= sges_q + 5'd1;
-                        len_add_v_q <= 1'b1;
-                    end
-                    // Words 0 and 1 are decoded by the time word 3 is: size the read.
-                    if (!layout_q && (tso_op ? lay2_q : dsel_q[3])) begin
-                        layout_q <= 1'b1;
-                        // A fetch failure reads only the raw fields; an inline UD WQE over the
-                        // MTU (a raw one outside a frame's length) fails before its data, so
-                        // inline words go out only for a pass.
-                        if (ctl_err_q || fetch_status_q != wqe_fmt_pkg::STATUS_SUCCESS
-                            || (inl_mtu_err_q && !tso_op)) begin
-                            if (ctl_err_q) dec_err_q <= 1'b1;
-                            nopush_q  <= 1'b1;
-                            nwords_q  <= 7'd4;
-                        end else begin
-                            nwords_q <= seg_words_q;
-                        end
-                    end
-                    if (next_state_wait) begin
-                        state_q <= S_WAIT;
-                    end
-                end
-                // The verdict is loaded on every cycle of the wait, so that only the state
-                // waits for the last region check's answer.
-                S_WAIT: begin
-                    sge_out_q  <= '0;
-                    sge_pend_q <= sges_q != 5'd0;
-                    sge_last_q <= sges_q == 5'd1;
-                    verdict_q <= verdict;
-                    len_q     <= msg_len;
-                    if (mr_seen_q == sges_q && !s_mr_valid && !len_add_v_q && !len_add_p_q
-                        && (!tso_op || tso_done_q)) begin
-                        state_q <= verdict == wqe_fmt_pkg::STATUS_SUCCESS ? S_SGE : S_OUT;
-                    end
-                end
-                S_SGE: begin
-                    if (m_sge_valid && m_sge_ready) begin
-                        sge_out_q  <= sge_out_q + 5'd1;
-                        sge_pend_q <= !sge_last_q;
-                        sge_last_q <= sge_out_q + 5'd2 == sges_q;
-                    end
-                    if (!sge_pend_q || (m_sge_ready && sge_last_q)) begin
-                        state_q <= S_OUT;
-                    end
-                end
-                S_OUT: if (m_wqe_ready) begin
-                    state_q <= S_IDLE;
-                end
-                default: state_q <= S_IDLE;
-            endcase
         end
     end
 

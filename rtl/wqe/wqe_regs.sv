@@ -234,6 +234,15 @@ module wqe_regs #(
 
     wire do_write = aw_held_q && w_held_q && !s_axil_bvalid && !cmd_pending && !ring_req_valid;
 
+    // Each group's copy of do_write, registered from what the five registers it reads will be
+    // (below: when do_write is true the held address and data are let go, so it is false the
+    // cycle after). With one do_write reaching the 38 plain words' enables, the net was placed
+    // out among them, and its own logic (back into STATUS's bits) missed 125 MHz.
+    wire do_write_d = !do_write && (aw_held_q || s_axil_awvalid) && (w_held_q || s_axil_wvalid)
+                   && !(ring_req_done || (s_axil_bvalid && !s_axil_bready))
+                   && !(cmd_pending && !cmd_done) && !(ring_req_valid && !ring_req_done);
+    logic [PG-1:0] g_go_q;
+
     // Where a held address points.
     wire [AW-1:0] aw_word = {s_axil_awaddr[AW-1:2], 2'b00};
     wire [AW-1:0] db_off  = aw_addr_q - wqe_regs_pkg::WQE_SQ_DOORBELL;
@@ -257,13 +266,16 @@ module wqe_regs #(
                 g_strb_q[g] <= s_axil_wstrb;
             end
         end
+        (* keep *) always_ff @(posedge clk) begin
+            g_go_q[g] <= !rst && do_write_d;
+        end
     end
 
     for (genvar k = 0; k < PN; k++) begin : g_plain
         always_ff @(posedge clk) begin
             if (rst) begin
                 plain_q[k] <= '0;
-            end else if (do_write && aw_plain_q[k]) begin
+            end else if (g_go_q[k / 8] && aw_plain_q[k]) begin
                 plain_q[k] <= merge(plain_q[k], g_data_q[k / 8], g_strb_q[k / 8]);
             end
         end
