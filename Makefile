@@ -31,7 +31,7 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all help deps run run-model demo soak test lint lint-rtl sim interop bench fmt clean
+.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench fmt clean
 
 all: test
 
@@ -45,7 +45,18 @@ help:
 	@echo; echo "  BOARD is one of: $(BOARDS) (default $(BOARD)); FPGA_TESTS=0 skips the FPGA part of make test."
 
 ## deps: install what is missing (Verilator from apt, Rust components and the no_std target).
-deps: $(DEPS_STAMP)
+deps: null-device $(DEPS_STAMP)
+
+# Checked on every run, not once: cargo cannot build without it.
+null-device:
+	@# A rename over /dev/null by root (an `-o /dev/null` of a tool that writes atomically, as
+	@# rocenic did before its outputs were written in place on devices) leaves a regular file
+	@# there, and then cargo's compiler probe reads what others wrote to it as Rust source.
+	@if [ ! -c /dev/null ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "note: /dev/null was a regular file; made it the null device again" >&2; \
+	    rm -f /dev/null && mknod -m 666 /dev/null c 1 3; \
+	  else echo "/dev/null is not the null device: as root, rm /dev/null; mknod -m 666 /dev/null c 1 3" >&2; exit 1; fi; \
+	fi
 
 $(DEPS_STAMP): Makefile
 	@mkdir -p $(BUILD)

@@ -6,6 +6,9 @@
 //!   and FILE is left as it was.
 //! - Standard output (no `--output`, or `-`) gets the results as they are computed; on failure the
 //!   error line says how many lines of results came out before it.
+//! - A FILE that is not a regular file (`/dev/null`, a FIFO, a terminal) is written in place, as
+//!   standard output is: a rename over it would replace the device with a file, and as root
+//!   it would succeed. A symbolic link to a file keeps its link; the file it names is replaced.
 
 use crate::Failure;
 use std::fs;
@@ -17,6 +20,14 @@ enum Sink {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     File {
         tmp: BufWriter<NamedTempFile>,
+        /// The file renamed over: FILE, or the file a link FILE names.
+        dest: PathBuf,
+        /// FILE as the user gave it, for messages.
+        name: PathBuf,
+    },
+    /// A device or a FIFO, written as it comes.
+    InPlace {
+        w: BufWriter<fs::File>,
         dest: PathBuf,
     },
 }
@@ -33,16 +44,38 @@ impl Output {
     pub fn create(path: Option<&Path>) -> Result<Output, Failure> {
         let sink = match path {
             Some(p) if p.as_os_str() != "-" => {
-                let dir = match p.parent() {
+                match fs::metadata(p) {
+                    Ok(m) if m.is_dir() => {
+                        return Err(Failure(format!(
+                            "cannot create {}: it is a directory",
+                            p.display()
+                        )))
+                    }
+                    Ok(m) if !m.is_file() => {
+                        let file = fs::OpenOptions::new()
+                            .write(true)
+                            .open(p)
+                            .map_err(|e| Failure(format!("cannot write {}: {e}", p.display())))?;
+                        return Ok(Output {
+                            sink: Sink::InPlace {
+                                w: BufWriter::new(file),
+                                dest: p.to_path_buf(),
+                            },
+                            lines: 0,
+                        });
+                    }
+                    _ => {}
+                }
+                // Through a symbolic link, the file it names is replaced and the link kept.
+                let linked = fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+                let dest = match linked.then(|| fs::canonicalize(p)) {
+                    Some(Ok(real)) => real,
+                    _ => p.to_path_buf(),
+                };
+                let dir = match dest.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
                 };
-                if fs::metadata(p).is_ok_and(|m| m.is_dir()) {
-                    return Err(Failure(format!(
-                        "cannot create {}: it is a directory",
-                        p.display()
-                    )));
-                }
                 let mut builder = tempfile::Builder::new();
                 builder.prefix(".rocenic-").suffix(".part");
                 // A temporary file is private by default; the output is an ordinary file, with
@@ -58,7 +91,8 @@ impl Output {
                 })?;
                 Sink::File {
                     tmp: BufWriter::new(tmp),
-                    dest: p.to_path_buf(),
+                    dest,
+                    name: p.to_path_buf(),
                 }
             }
             _ => Sink::Stdout(BufWriter::new(io::stdout().lock())),
@@ -84,13 +118,18 @@ impl Output {
                 w.flush()?;
                 Ok(value)
             }
-            (Ok(value), Sink::File { tmp, dest }) => {
+            (Ok(value), Sink::File { tmp, dest, name }) => {
                 let tmp = tmp.into_inner().map_err(|e| {
-                    Failure(format!("cannot write {}: {}", dest.display(), e.error()))
+                    Failure(format!("cannot write {}: {}", name.display(), e.error()))
                 })?;
                 tmp.persist(&dest).map_err(|e| {
-                    Failure(format!("cannot write {}: {}", dest.display(), e.error))
+                    Failure(format!("cannot write {}: {}", name.display(), e.error))
                 })?;
+                Ok(value)
+            }
+            (Ok(value), Sink::InPlace { mut w, dest }) => {
+                w.flush()
+                    .map_err(|e| Failure(format!("cannot write {}: {e}", dest.display())))?;
                 Ok(value)
             }
             (Err(Failure(why)), Sink::Stdout(ref mut w)) => {
@@ -101,10 +140,18 @@ impl Output {
                     self.lines
                 )))
             }
-            (Err(Failure(why)), Sink::File { dest, .. }) => Err(Failure(format!(
+            (Err(Failure(why)), Sink::File { name, .. }) => Err(Failure(format!(
                 "{why} ({} was not written)",
-                dest.display()
+                name.display()
             ))),
+            (Err(Failure(why)), Sink::InPlace { mut w, dest }) => {
+                let _ = w.flush();
+                Err(Failure(format!(
+                    "{why} (stopped after {} line(s) of output to {})",
+                    self.lines,
+                    dest.display()
+                )))
+            }
         }
     }
 }
@@ -114,6 +161,7 @@ impl Write for Output {
         let n = match &mut self.sink {
             Sink::Stdout(w) => w.write(buf)?,
             Sink::File { tmp, .. } => tmp.write(buf)?,
+            Sink::InPlace { w, .. } => w.write(buf)?,
         };
         self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         Ok(n)
@@ -123,6 +171,7 @@ impl Write for Output {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
             Sink::File { tmp, .. } => tmp.flush(),
+            Sink::InPlace { w, .. } => w.flush(),
         }
     }
 }
@@ -156,6 +205,55 @@ mod tests {
         .unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A FIFO (as `/dev/null` or a terminal would be) is written in place: a rename over it
+    /// would replace it with a file, as a rename over `/dev/null` by root does.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success(), "mkfifo");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+        };
+        Output::run(Some(&fifo), |out| -> Result<(), Failure> {
+            writeln!(out, "through")?;
+            Ok(())
+        })
+        .unwrap();
+        // Checked before the join: a FIFO renamed over would leave its reader waiting.
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(reader.join().unwrap(), "through\n");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_file_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.csv");
+        let link = dir.path().join("link.csv");
+        fs::write(&real, "old\n").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        Output::run(Some(&link), |out| -> Result<(), Failure> {
+            writeln!(out, "new")?;
+            Ok(())
+        })
+        .unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
     }
 
     #[test]
