@@ -361,18 +361,18 @@ fn rss_follows_a_saved_ethtool_x() {
     let saved = dir.path().join("ethtool-x.txt");
     std::fs::write(&saved, saved_ethtool("toeplitz")).unwrap();
     let svg = dir.path().join("spread.svg");
-    let o = rocenic(
-        &[
+    // `rocenic rss` on the capture with the saved file, and `extra`.
+    let with_saved = |extra: &[&str]| {
+        let args = [
             "rss",
             "-i",
             p.to_str().unwrap(),
             "--ethtool",
             saved.to_str().unwrap(),
-            "--plot",
-            svg.to_str().unwrap(),
-        ],
-        "",
-    );
+        ];
+        rocenic(&[&args[..], extra].concat(), "")
+    };
+    let o = with_saved(&["--plot", svg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     for (i, (v, line)) in rows.iter().zip(text.lines().skip(1)).enumerate() {
@@ -396,16 +396,7 @@ fn rss_follows_a_saved_ethtool_x() {
 
     // XOR on in the file is XOR's hash.
     std::fs::write(&saved, saved_ethtool("xor")).unwrap();
-    let x = rocenic(
-        &[
-            "rss",
-            "-i",
-            p.to_str().unwrap(),
-            "--ethtool",
-            saved.to_str().unwrap(),
-        ],
-        "",
-    );
+    let x = with_saved(&[]);
     let y = rocenic(&["rss", "-i", p.to_str().unwrap(), "--function", "xor"], "");
     let hashes = |t: String| -> Vec<String> {
         t.lines()
@@ -422,29 +413,9 @@ fn rss_follows_a_saved_ethtool_x() {
         saved_ethtool("toeplitz").replace("crc32: off", "crc32: on"),
     )
     .unwrap();
-    let o = rocenic(
-        &[
-            "rss",
-            "-i",
-            p.to_str().unwrap(),
-            "--ethtool",
-            saved.to_str().unwrap(),
-        ],
-        "",
-    );
+    let o = with_saved(&[]);
     fails_with(&o, "ethtool-x.txt: line 8: the NIC hashes with `crc32`");
-    let o = rocenic(
-        &[
-            "rss",
-            "-i",
-            p.to_str().unwrap(),
-            "--ethtool",
-            saved.to_str().unwrap(),
-            "--queues",
-            "2",
-        ],
-        "",
-    );
+    let o = with_saved(&["--queues", "2"]);
     fails_with(&o, "cannot be used with");
     std::fs::remove_file(p).unwrap();
 }
