@@ -147,13 +147,7 @@ pub fn parse(text: &str) -> Result<Config, String> {
             src_port: r.src_port,
             dst_port: r.dst_port,
         };
-        let (value, mask) = keys.value_and_mask().map_err(at)?;
-        rules.push(Rule {
-            enabled: true,
-            value,
-            mask,
-            action,
-        });
+        rules.push(keys.rule(action).map_err(at)?);
     }
     let needed = largest + 1;
     let queues = match file.queues {

@@ -4,7 +4,7 @@
 
 use rocenic_model::qp::QPN_MAX;
 use rocenic_model::rss::steer::v4_mapped;
-use rocenic_model::rss::SteeringKey;
+use rocenic_model::rss::{Action, Rule, SteeringKey};
 use std::net::IpAddr;
 
 /// The match keys of a rule; `None` matches anything.
@@ -20,7 +20,7 @@ pub struct MatchKeys {
 impl MatchKeys {
     /// The rule's value and mask; an IPv4 address is compared in its IPv4-mapped form, as the
     /// NIC keeps it. A QPN wider than the BTH's 24 bits is refused.
-    pub fn value_and_mask(&self) -> Result<(SteeringKey, SteeringKey), String> {
+    fn value_and_mask(&self) -> Result<(SteeringKey, SteeringKey), String> {
         let (mut value, mut mask) = (SteeringKey::default(), SteeringKey::default());
         if let Some(q) = self.qpn {
             if q > QPN_MAX {
@@ -47,5 +47,16 @@ impl MatchKeys {
             (value.dst_port, mask.dst_port) = (p, 0xFFFF);
         }
         Ok((value, mask))
+    }
+
+    /// An enabled rule on these keys, taking `action`.
+    pub fn rule(&self, action: Action) -> Result<Rule, String> {
+        let (value, mask) = self.value_and_mask()?;
+        Ok(Rule {
+            enabled: true,
+            value,
+            mask,
+            action,
+        })
     }
 }

@@ -496,13 +496,7 @@ fn rules(
             src_port: r.src_port,
             dst_port: r.dst_port,
         };
-        let (value, mask) = keys.value_and_mask().or_else(|why| fail(at, why))?;
-        out.push(Rule {
-            enabled: true,
-            value,
-            mask,
-            action,
-        });
+        out.push(keys.rule(action).or_else(|why| fail(at, why))?);
     }
     Ok(out)
 }
