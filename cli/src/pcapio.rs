@@ -6,7 +6,7 @@
 mod ng;
 mod write;
 
-pub use write::{Format, FrameWriter};
+pub use write::{microsecond_apart, Format, FrameWriter};
 
 use crate::Failure;
 use indicatif::{ProgressBar, ProgressStyle};

@@ -15,7 +15,7 @@ pub mod scenario;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
-use crate::pcapio::{Format, FrameWriter};
+use crate::pcapio::{microsecond_apart, Format, FrameWriter};
 use crate::{Failure, Outcome};
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig};
@@ -113,10 +113,7 @@ pub fn run(args: Args) -> Outcome {
         let mut pcap = FrameWriter::new(out, LinkType::Ethernet, Format::of(&args.output))?;
         let (mut frames, mut bytes) = (0u64, 0u64);
         let cqes = unit.run(job, args.vcd.as_deref(), &mut |f: &[u8]| {
-            let ts = (
-                (frames / 1_000_000) as u32,
-                (frames % 1_000_000) as u32 * 1000,
-            );
+            let ts = microsecond_apart(frames);
             frames += 1;
             bytes += f.len() as u64;
             pcap.write_record(ts, f)

@@ -24,7 +24,7 @@ pub use host::Host;
 
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
-use crate::pcapio::{Format, FrameWriter};
+use crate::pcapio::{microsecond_apart, Format, FrameWriter};
 use crate::send;
 use crate::send::scenario::ScenarioError;
 use crate::{Failure, Outcome};
@@ -208,10 +208,7 @@ pub fn run(args: Args) -> Outcome {
         let mut pcap = FrameWriter::new(out, LinkType::Ethernet, format)?;
         let mut frames = 0u64;
         let mut tap = |_side: usize, f: &[u8]| {
-            let ts = (
-                (frames / 1_000_000) as u32,
-                (frames % 1_000_000) as u32 * 1000,
-            );
+            let ts = microsecond_apart(frames);
             frames += 1;
             pcap.write_record(ts, f)
         };

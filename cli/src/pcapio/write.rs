@@ -32,6 +32,15 @@ impl Format {
     }
 }
 
+/// The stamp of the `index`-th frame of a run that has no clock of its own (`send`, `sim`): one
+/// microsecond apart from 0, as (seconds, nanoseconds), so that viewers keep the frames' order.
+pub fn microsecond_apart(index: u64) -> (u32, u32) {
+    (
+        (index / 1_000_000) as u32,
+        (index % 1_000_000) as u32 * 1000,
+    )
+}
+
 /// A capture being written, in either format.
 pub enum FrameWriter<W: Write> {
     Pcap(PcapWriter<W>),
