@@ -17,7 +17,7 @@ use rocenic_model::rss::{
 use rocenic_model::toeplitz::{symmetric_key, MICROSOFT_KEY};
 use rocenic_model::wire::LinkType;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The hash function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -174,16 +174,19 @@ pub fn check_cover(function: Function, fields: HashFields, key: &[u8]) -> Result
     Ok(())
 }
 
+/// A file of the options (`--ethtool`, `--config`) read whole and parsed, errors naming it.
+fn read_file<T>(path: &Path, parse: impl FnOnce(&str) -> Result<T, String>) -> Result<T, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+    parse(&text).map_err(|e| Failure(format!("{}: {e}", path.display())))
+}
+
 /// The one context the options describe: a saved `ethtool -x` (`--ethtool`), or `--key`,
 /// `--function`, `--fields`, `--table-size` and `--queues`; and the number of queues.
 fn one_context(args: &Args) -> Result<(JobContext, u16), Failure> {
     let fields = args.fields.unwrap_or(HashFields::DEFAULT);
     let saved = match &args.ethtool {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-            Some(ethtool::parse(&text).map_err(|e| Failure(format!("{}: {e}", path.display())))?)
-        }
+        Some(path) => Some(read_file(path, ethtool::parse)?),
         None => None,
     };
     let given = match (&args.key, &saved) {
@@ -233,10 +236,7 @@ fn one_context(args: &Args) -> Result<(JobContext, u16), Failure> {
 pub fn run(args: Args) -> Outcome {
     let (contexts, rules, queues) = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-            let c =
-                config::parse(&text).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
+            let c = read_file(path, config::parse)?;
             (c.contexts, c.rules, c.queues)
         }
         None => {
