@@ -11,6 +11,13 @@
 // The producer index lives in the control plane, which also keeps room for every WQE in
 // flight, so a completion never has to wait for space here; cqe_written tells it that the
 // index was used. Write completions come back in any order; a failed one raises cq_fault.
+//
+// The ring's base, slot offset and phase come from registers that follow the control plane's
+// every cycle: in the whole engine those are registers across the chip, and the mask, shift
+// and 64-bit add behind them were its worst path. The lag is safe: the producer moves only
+// with this writer's own cqe_written (two cycles after a completion is taken, and at least
+// four before the next can be), and CQ_BASE and CQ_LOG2 change only while CONTROL.ENABLE is
+// clear (docs/wqe-registers.md), many cycles before any completion.
 module wqe_cq
 #(
     parameter int TAG_W = 2   // write tags: up to 2^TAG_W writes outstanding
@@ -47,6 +54,9 @@ module wqe_cq
     logic             phase_q;
     logic [TAG_W-1:0] tag_q;
     logic [2**TAG_W-1:0] tag_busy_q;   // writes not yet completed, by tag
+    logic [63:0]      base_q;          // cq_base, a cycle late
+    logic [36:0]      off_q;           // the producer's slot in bytes, a cycle late
+    logic             next_phase_q;    // the producer's lap's phase, a cycle late
 
     // The lowest free tag (completions come back in any order).
     logic [TAG_W-1:0] free_tag;
@@ -64,6 +74,12 @@ module wqe_cq
 
     wire [31:0] slot  = cq_producer & ((32'd1 << cq_log2) - 32'd1);
     wire        phase = !cq_producer[cq_log2];
+
+    always_ff @(posedge clk) begin
+        base_q       <= cq_base;
+        off_q        <= {slot, 5'b0};
+        next_phase_q <= phase;
+    end
 
     assign s_cqe_ready  = !busy_q && room;
     assign m_wr_valid   = busy_q;
@@ -104,8 +120,8 @@ module wqe_cq
             if (!busy_q) begin
                 tag_q   <= free_tag;
                 c_q     <= s_cqe;
-                addr_q  <= cq_base + {27'b0, slot, 5'b0};
-                phase_q <= phase;
+                addr_q  <= base_q + {27'b0, off_q};
+                phase_q <= next_phase_q;
                 beat_q  <= '0;
             end
             if (s_cqe_valid && s_cqe_ready) begin

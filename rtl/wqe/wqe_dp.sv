@@ -277,6 +277,22 @@ module wqe_dp
         .m_valid(epc_valid), .m_ready(epc_ready), .m_data({epc_tag, epc_base, epc_len, epc_end})
     );
 
+    // ---- the control plane's settings, registered here ------------------------------------
+    // The NIC's addresses and the entropy profile are the control plane's registers, across
+    // the chip in the whole engine; behind them are the sender's address multiplexer and the
+    // frame builder's header register. A copy here takes that route out of those paths; a
+    // register write reaches the sender a cycle later, well inside the write's own latency.
+    logic [47:0]  nic_mac_q;
+    logic [31:0]  nic_ipv4_q;
+    logic [127:0] nic_ipv6_q;
+    logic [1:0]   profile_q;
+    always_ff @(posedge clk) begin
+        nic_mac_q  <= nic_mac;
+        nic_ipv4_q <= nic_ipv4;
+        nic_ipv6_q <= nic_ipv6;
+        profile_q  <= profile;
+    end
+
     // ---- UD entropy -----------------------------------------------------------------------
     logic        ent_valid, ent_ready;
     logic [19:0] ent_flow_label;
@@ -285,7 +301,7 @@ module wqe_dp
     entropy_unit u_entropy (
         .clk, .rst,
         .s_req_valid(ent_req_valid), .s_req_ready(ent_req_ready),
-        .s_req_mode(1'b0), .s_req_profile(profile), .s_req_qp_type(1'b1),
+        .s_req_mode(1'b0), .s_req_profile(profile_q), .s_req_qp_type(1'b1),
         .s_req_lqpn(ent_lqpn), .s_req_rqpn(ent_rqpn), .s_req_fl({12'b0, ent_fl}),
         .s_req_src_port(16'd0), .s_req_dst_port(16'd0),
         .m_res_valid(ent_valid), .m_res_ready(ent_ready),
@@ -317,7 +333,8 @@ module wqe_dp
         .tag_done, .tag_err, .free_valid, .free_tag, .free_ptr,
         .rd_addr(buf_rd_addr), .rd_data(buf_rd_data),
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
-        .nic_mac, .nic_ipv4, .nic_ipv6, .wqe_retire, .frame_sent,
+        .nic_mac(nic_mac_q), .nic_ipv4(nic_ipv4_q), .nic_ipv6(nic_ipv6_q), .wqe_retire,
+        .frame_sent,
         .m_desc_valid(e_desc_valid), .m_desc_ready(e_desc_ready), .m_desc(e_desc),
         .m_pay_valid(pr_valid), .m_pay_ready(pr_ready), .m_pay_data(pr_data),
         .m_pay_bytes(pr_bytes), .m_pay_last(pr_last), .pay_busy,
