@@ -10,7 +10,7 @@
 //! The DUT side is two functions per top module, written by [`axil_port_fns!`] over the top's
 //! port trait: `drive_axil(dut, &Pins)` and `sample_axil(dut) -> Seen`.
 
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
@@ -131,7 +131,7 @@ pub struct Master {
     delay: f64,
     max_wait: u32,
     waited: u32,
-    rng: SmallRng,
+    rng: TestRng,
     pins: Pins,
 }
 
@@ -146,7 +146,7 @@ impl Master {
             delay,
             max_wait,
             waited: 0,
-            rng: SmallRng::seed_from_u64(seed ^ 0x5EED_A1A1),
+            rng: TestRng::seed_from_u64(seed ^ 0x5EED_A1A1),
             pins: Pins::default(),
         }
     }

@@ -9,13 +9,13 @@
 //!
 //! Randomized tests print their seed; `ROCENIC_SEED=N` replays them.
 
-use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rocenic_model::nic::regs::{decode, ADDR_W, UNMAPPED_READ, WINDOWS};
 use rocenic_sim::axil::{Master, Op};
 use rocenic_sim::duts::{NicAxil, NicAxilPorts};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use std::collections::{HashMap, VecDeque};
 
 rocenic_sim::axil_port_fns!(NicAxilPorts);
@@ -34,7 +34,7 @@ enum Seen {
 /// One block slave: registers by offset, random readies and answer latencies, one access of
 /// each kind at a time. Its outputs are decided before it sees the DUT's in a cycle.
 struct Block {
-    rng: SmallRng,
+    rng: TestRng,
     regs: HashMap<u32, u32>,
     aw: Option<u32>,
     w: Option<(u32, u8)>,
@@ -78,7 +78,7 @@ struct ToBlocks {
 impl Block {
     fn new(seed: u64) -> Self {
         Block {
-            rng: SmallRng::seed_from_u64(seed),
+            rng: TestRng::seed_from_u64(seed),
             regs: HashMap::new(),
             aw: None,
             w: None,
@@ -124,7 +124,7 @@ impl Block {
     ) -> Result<(), String> {
         let bit = |v: u8| v >> i & 1 == 1;
         let o = self.out;
-        let latency = |rng: &mut SmallRng| now + rng.gen_range(1..=6);
+        let latency = |rng: &mut TestRng| now + rng.gen_range(1..=6);
         if (bit(t.awvalid) || bit(t.wvalid)) && other_busy.0 {
             return Err(format!("block {i}: a write while another block has one"));
         }
@@ -209,7 +209,7 @@ fn sample_blocks(d: &NicAxil) -> ToBlocks {
 
 /// A random address: a register word of some block's map, a random word in a window, or one
 /// in no window.
-fn address(rng: &mut SmallRng) -> u32 {
+fn address(rng: &mut TestRng) -> u32 {
     let w = &WINDOWS[rng.gen_range(0..N)];
     match rng.gen_range(0..4) {
         0 | 1 => {

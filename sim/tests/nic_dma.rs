@@ -10,12 +10,12 @@
 //!
 //! Randomized tests print their seed; `ROCENIC_SEED=N` replays them.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::wqe::{Fill, HostMemory, Memory};
 use rocenic_sim::axis::{keep_count, keep_mask};
 use rocenic_sim::duts::{NicDma, NicDmaPorts};
 use rocenic_sim::harness::Sim;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::stream::{self, Sink, Source};
 use rocenic_sim::wqe::host_memory::*;
 use std::collections::HashMap;
@@ -40,7 +40,7 @@ fn write_base(s: usize) -> u64 {
 }
 
 /// Mostly short accesses, some long, now and then the longest.
-fn length(rng: &mut SmallRng) -> usize {
+fn length(rng: &mut TestRng) -> usize {
     match rng.gen_range(0..10) {
         0..=5 => rng.gen_range(1..=64),
         6..=8 => rng.gen_range(65..=512),
@@ -111,7 +111,7 @@ impl Source2 {
     }
 
     /// Queues a new read or write when a tag is free and the port has nothing queued.
-    fn issue(&mut self, s: usize, rng: &mut SmallRng) {
+    fn issue(&mut self, s: usize, rng: &mut TestRng) {
         if self.to_read > 0 && self.reads.remaining() == 0 && !self.free_rd.is_empty() {
             let tag = self
                 .free_rd

@@ -9,7 +9,6 @@
 //! to ERR, a READ dropped) and the state written back (expected PSN, MSN, the NAK latch, ERR)
 //! must be the model's. Seeded: `ROCENIC_SEED=N` replays a run.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::{Psn, MAX_MSG_SIZE};
 use rocenic_model::rc::responder::{
@@ -19,6 +18,7 @@ use rocenic_sim::duts::{RcResponder, RcResponderPorts};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::rc::responder::{drive, sample, Input, Output, State};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use std::collections::{BTreeMap, VecDeque};
 
 const QPS: usize = 4;
@@ -37,7 +37,7 @@ struct Qp {
 }
 
 impl Qp {
-    fn new(rng: &mut SmallRng) -> Qp {
+    fn new(rng: &mut TestRng) -> Qp {
         let epsn = if rng.gen_bool(0.3) {
             0xFF_FFFF - rng.gen_range(0..40)
         } else {
@@ -69,7 +69,7 @@ impl Qp {
 }
 
 /// A PSN for QP `q`'s next packet: mostly the expected one, else behind or ahead, near and far.
-fn some_psn(rng: &mut SmallRng, epsn: u32) -> u32 {
+fn some_psn(rng: &mut TestRng, epsn: u32) -> u32 {
     let half = Psn::HALF;
     let off = match rng.gen_range(0..100) {
         0..=49 => 0,
@@ -83,7 +83,7 @@ fn some_psn(rng: &mut SmallRng, epsn: u32) -> u32 {
     (epsn + off) & 0xFF_FFFF
 }
 
-fn some_exec(rng: &mut SmallRng) -> Executed {
+fn some_exec(rng: &mut TestRng) -> Executed {
     if rng.gen_bool(0.8) {
         Executed::Done
     } else {
@@ -92,7 +92,7 @@ fn some_exec(rng: &mut SmallRng) -> Executed {
 }
 
 /// A READ request for `q`: new at `psn`, or a duplicate of part of one of its earlier READs.
-fn some_read(rng: &mut SmallRng, q: &Qp, psn: u32) -> ReadRequest {
+fn some_read(rng: &mut TestRng, q: &Qp, psn: u32) -> ReadRequest {
     if !q.reads.is_empty() && rng.gen_bool(0.4) {
         let k = q.reads[rng.gen_range(0..q.reads.len())];
         let n = k.psns(q.mtu);

@@ -4,7 +4,6 @@
 //! middle of traffic with the old/new boundary checked, malformed frames, register read-back,
 //! and full rate with back-to-back 64-byte frames.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::rss::regs::{self, ContextRegs, KEY_BYTES};
 use rocenic_model::rss::{classify, Action, Function, HashFields, Rule, SteeringKey};
@@ -14,6 +13,7 @@ use rocenic_sim::duts::RssPipelinePorts;
 use rocenic_sim::rss::frames;
 use rocenic_sim::rss::pipeline::{data_bytes, table_writes, Bench, Delivered, Mirror};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 
 const RULES: usize = 16;
 const CONTEXTS: usize = 4;
@@ -47,7 +47,7 @@ fn set_rule<D: RssPipelinePorts>(bench: &mut Bench<D>, mirror: &mut Mirror, inde
     mirror.set_rule(usize::from(index), rule);
 }
 
-fn random_context(rng: &mut SmallRng, bank: u8) -> ContextRegs {
+fn random_context(rng: &mut TestRng, bank: u8) -> ContextRegs {
     let key = match rng.gen_range(0..4) {
         0 => symmetric_key::<KEY_BYTES>(),
         1 => key52(&MICROSOFT_KEY),
@@ -71,7 +71,7 @@ fn random_context(rng: &mut SmallRng, bank: u8) -> ContextRegs {
     }
 }
 
-fn random_table(rng: &mut SmallRng, log2: u8) -> Vec<u16> {
+fn random_table(rng: &mut TestRng, log2: u8) -> Vec<u16> {
     let queues = rng.gen_range(1..=64u16);
     (0..1usize << log2)
         .map(|_| rng.gen_range(0..queues))
@@ -80,11 +80,11 @@ fn random_table(rng: &mut SmallRng, log2: u8) -> Vec<u16> {
 
 /// A rule built from a real packet's key, so that it matches some traffic: each field is
 /// compared fully, partly or not at all.
-fn random_rule(rng: &mut SmallRng) -> Rule {
+fn random_rule(rng: &mut TestRng) -> Rule {
     let (link, frame) = frames::random_frame(rng);
     let key = SteeringKey::of(&classify(link, &frame));
     let mut mask = SteeringKey::default();
-    let pick = |rng: &mut SmallRng| rng.gen_range(0..4);
+    let pick = |rng: &mut TestRng| rng.gen_range(0..4);
     if pick(rng) == 0 {
         mask.ethertype = 0xFFFF;
     }

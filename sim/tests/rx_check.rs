@@ -10,15 +10,15 @@
 //!
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::rx::{classify, Incoming};
 use rocenic_sim::rx::check::{CheckRtl, Frame, Outcome, Rss, Traffic};
 use rocenic_sim::rx::frames::{self, Shape};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use std::collections::BTreeMap;
 
-fn rss(rng: &mut SmallRng) -> Rss {
+fn rss(rng: &mut TestRng) -> Rss {
     Rss {
         queue: rng.gen(),
         hash: rng.gen(),
@@ -71,7 +71,7 @@ fn run(name: &str, frames: &[Frame], traffic: Traffic) -> Outcome {
 }
 
 /// A random frame from one of the kinds, and the kind's name.
-fn random_frame(rng: &mut SmallRng, pool: &mut Vec<Vec<u8>>) -> (Vec<u8>, &'static str) {
+fn random_frame(rng: &mut TestRng, pool: &mut Vec<Vec<u8>>) -> (Vec<u8>, &'static str) {
     let damaged = rng.gen_bool(0.4);
     let (mut f, kind) = match rng.gen_range(0..100) {
         0..=34 => {

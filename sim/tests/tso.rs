@@ -5,13 +5,13 @@
 //! Every segment is compared byte for byte with Segmenter::write_segment, checked by the model's
 //! independent verify_segment, and the payloads of each send must reassemble to the original.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::tso::{verify_segment, Limits};
 use rocenic_model::wire::LinkType;
 use rocenic_sim::duts::TsoSegmenterPorts;
 use rocenic_sim::duts::{Tso512, Tso64};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::tso::{beat_bytes, expected, Outcome, Send, Status, Traffic, TsoRtl};
 
 /// A header template: link header, IPv4 (with options) or IPv6, TCP with options.
@@ -28,7 +28,7 @@ struct Template {
 }
 
 impl Template {
-    fn random(rng: &mut SmallRng) -> Template {
+    fn random(rng: &mut TestRng) -> Template {
         let link = if rng.gen_bool(0.35) {
             LinkType::Ipoib
         } else {
@@ -51,7 +51,7 @@ impl Template {
     }
 
     /// The template bytes; length fields and checksums hold junk, as hosts leave them.
-    fn bytes(&self, rng: &mut SmallRng) -> Vec<u8> {
+    fn bytes(&self, rng: &mut TestRng) -> Vec<u8> {
         let mut h = Vec::new();
         let ethertype: u16 = if self.ipv4 { 0x0800 } else { 0x86DD };
         match self.link {
@@ -96,7 +96,7 @@ impl Template {
     }
 }
 
-fn random_mss(rng: &mut SmallRng) -> u16 {
+fn random_mss(rng: &mut TestRng) -> u16 {
     match rng.gen_range(0..6) {
         0 => rng.gen_range(1..=64),
         1 => 1448,
@@ -106,7 +106,7 @@ fn random_mss(rng: &mut SmallRng) -> u16 {
     }
 }
 
-fn random_len(rng: &mut SmallRng, mss: u16) -> usize {
+fn random_len(rng: &mut TestRng, mss: u16) -> usize {
     let mss = usize::from(mss);
     match rng.gen_range(0..6) {
         0 => 0,
@@ -163,7 +163,7 @@ fn check<D: TsoSegmenterPorts>(name: &str, sends: &[Send], traffic: Traffic, see
     out
 }
 
-fn random_sends(rng: &mut SmallRng, n: usize) -> Vec<Send> {
+fn random_sends(rng: &mut TestRng, n: usize) -> Vec<Send> {
     (0..n)
         .map(|_| {
             let t = Template::random(rng);
@@ -206,7 +206,7 @@ fn random_sends_512() {
 }
 
 /// A good IPv4 Ethernet template.
-fn good_header(rng: &mut SmallRng, link: LinkType, ipv4: bool) -> Vec<u8> {
+fn good_header(rng: &mut TestRng, link: LinkType, ipv4: bool) -> Vec<u8> {
     Template {
         link,
         vlan: None,
@@ -221,7 +221,7 @@ fn good_header(rng: &mut SmallRng, link: LinkType, ipv4: bool) -> Vec<u8> {
 }
 
 /// A good Ethernet IPv4 send of up to 3000 payload bytes, to follow a broken one.
-fn good_send(rng: &mut SmallRng) -> Send {
+fn good_send(rng: &mut TestRng) -> Send {
     let h = good_header(rng, LinkType::Ethernet, true);
     let p: Vec<u8> = (0..rng.gen_range(0..3000)).map(|_| rng.gen()).collect();
     Send::new(LinkType::Ethernet, &h, &p, 1000)
@@ -232,7 +232,7 @@ fn error_cases<D: TsoSegmenterPorts>(name: &str) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed);
     let mut sends = Vec::new();
-    let mut push_with_good = |s: Send, rng: &mut SmallRng| {
+    let mut push_with_good = |s: Send, rng: &mut TestRng| {
         sends.push(s);
         sends.push(good_send(rng));
     };
@@ -430,7 +430,7 @@ fn partial_middle_beat<D: TsoSegmenterPorts>(name: &str) {
         let p: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
         let mut bad = Send::new(link, &h, &p, mss);
         let (hl, total) = (h.len(), bad.data.len());
-        let near = |rng: &mut SmallRng, at: usize| {
+        let near = |rng: &mut TestRng, at: usize| {
             (at + rng.gen_range(0..2 * w))
                 .saturating_sub(w)
                 .min(total - 1)

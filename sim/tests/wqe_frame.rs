@@ -11,7 +11,6 @@
 //! model's headers, the payload and the pad (a raw frame: its bytes), and its tuser with the tag
 //! and the raw bit.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::QpType;
 use rocenic_model::qp::{IpPair, PathMtu};
@@ -21,6 +20,7 @@ use rocenic_model::wqe::frame::{header_len, Route, Transport};
 use rocenic_model::wqe::packets::Packets;
 use rocenic_model::wqe::Opcode;
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::frame::{
     expected, Outcome, Packet, Traffic, WqeFrameRtl, BEAT, MAX_RAW_FRAME,
 };
@@ -52,7 +52,7 @@ fn model_opcodes() -> Vec<(u8, Ext)> {
     v
 }
 
-fn random_route(rng: &mut SmallRng, v6: bool, vlan: bool) -> Route {
+fn random_route(rng: &mut TestRng, v6: bool, vlan: bool) -> Route {
     let ip = if v6 {
         IpPair::V6 {
             src: Ipv6Address(rng.gen()),
@@ -76,7 +76,7 @@ fn random_route(rng: &mut SmallRng, v6: bool, vlan: bool) -> Route {
     }
 }
 
-fn random_transport(rng: &mut SmallRng, opcode: u8, (reth, deth, imm): Ext) -> Transport {
+fn random_transport(rng: &mut TestRng, opcode: u8, (reth, deth, imm): Ext) -> Transport {
     Transport {
         bth: BthRepr {
             opcode,
@@ -104,7 +104,7 @@ fn random_transport(rng: &mut SmallRng, opcode: u8, (reth, deth, imm): Ext) -> T
     }
 }
 
-fn random_len(rng: &mut SmallRng) -> usize {
+fn random_len(rng: &mut TestRng) -> usize {
     match rng.gen_range(0..10) {
         0..=2 => rng.gen_range(0..=64),
         3 => rng.gen_range(4080..=4096),
@@ -112,7 +112,7 @@ fn random_len(rng: &mut SmallRng) -> usize {
     }
 }
 
-fn packet(rng: &mut SmallRng, v6: bool, vlan: bool, op: (u8, Ext), len: usize) -> Packet {
+fn packet(rng: &mut TestRng, v6: bool, vlan: bool, op: (u8, Ext), len: usize) -> Packet {
     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
     Packet::new(
         random_route(rng, v6, vlan),
@@ -122,7 +122,7 @@ fn packet(rng: &mut SmallRng, v6: bool, vlan: bool, op: (u8, Ext), len: usize) -
 }
 
 /// A raw-packet QP's frame of `len` bytes, with random values in the descriptor's other fields.
-fn raw_packet(rng: &mut SmallRng, len: usize) -> Packet {
+fn raw_packet(rng: &mut TestRng, len: usize) -> Packet {
     let frame: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
     let (v6, vlan) = (rng.gen(), rng.gen());
     let (route, op) = (
@@ -134,7 +134,7 @@ fn raw_packet(rng: &mut SmallRng, len: usize) -> Packet {
 
 /// A random packet: one of the model's opcodes (or, one time in five, any opcode with any
 /// extension headers), random fields and length; one in eight a raw frame.
-fn random_packet(rng: &mut SmallRng, ops: &[(u8, Ext)]) -> Packet {
+fn random_packet(rng: &mut TestRng, ops: &[(u8, Ext)]) -> Packet {
     if rng.gen_bool(0.125) {
         let len = match rng.gen_range(0..4) {
             0 => rng.gen_range(14..=70),

@@ -5,10 +5,10 @@
 //!
 //! Randomized tests print their seed; `ROCENIC_SEED=N` replays them.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::wqe::{Fill, HostMemory, Memory};
 use rocenic_sim::axis::{keep_count, keep_mask};
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::stream::{self, Sink, Source};
 use rocenic_sim::wqe::host_memory::*;
 use std::collections::hash_map::DefaultHasher;
@@ -25,7 +25,7 @@ const READ_END: u64 = AFTER_HOLE + 0x2000;
 const WRITE: u64 = 0x2_0000_0000;
 const WRITE_SIZE: usize = 0x8000;
 
-fn memory(rng: &mut SmallRng) -> HostMemory {
+fn memory(rng: &mut TestRng) -> HostMemory {
     let random: Vec<u8> = (0..0x4000).map(|_| rng.gen()).collect();
     let mut m = HostMemory::new();
     m.add(READ, 0x4000, Fill::Counter).unwrap();
@@ -36,7 +36,7 @@ fn memory(rng: &mut SmallRng) -> HostMemory {
 }
 
 /// Mostly short accesses, some long, now and then the longest.
-fn length(rng: &mut SmallRng) -> usize {
+fn length(rng: &mut TestRng) -> usize {
     match rng.gen_range(0..10) {
         0..=4 => rng.gen_range(1..=64),
         5..=7 => rng.gen_range(65..=512),

@@ -8,7 +8,6 @@
 //! Every frame is compared byte for byte with the model, and read back by RoceFrame, whose ICRC
 //! check is the model's other reading of the same rule.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::IpPair;
 use rocenic_model::wire::ib::{BthRepr, DethRepr, RethRepr};
@@ -17,6 +16,7 @@ use rocenic_model::wqe::check::MAX_RAW_FRAME;
 use rocenic_model::wqe::frame::{emit_headers, Route, Transport};
 use rocenic_sim::duts::{WqeIcrc512, WqeIcrc64, WqeIcrcPorts};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::icrc::{beat_bytes, expected, Frame, IcrcRtl, Outcome, Traffic};
 
 /// The shape of a frame: which headers it has.
@@ -45,7 +45,7 @@ impl Shape {
         imm: false,
     };
 
-    fn random(rng: &mut SmallRng) -> Shape {
+    fn random(rng: &mut TestRng) -> Shape {
         Shape {
             v6: rng.gen(),
             vlan: rng.gen(),
@@ -63,7 +63,7 @@ impl Shape {
 /// care whether it matches the payload), every other field random. The header fields the ICRC
 /// masks get random values afterwards, where the model's emitter would write fixed ones (UDP
 /// checksum 0, the IPv4 checksum, BTH byte 4's reserved bits).
-fn frame(rng: &mut SmallRng, shape: Shape, payload: usize, pad: u8) -> Frame {
+fn frame(rng: &mut TestRng, shape: Shape, payload: usize, pad: u8) -> Frame {
     let ip = if shape.v6 {
         IpPair::V6 {
             src: Ipv6Address(rng.gen()),
@@ -139,7 +139,7 @@ fn frame(rng: &mut SmallRng, shape: Shape, payload: usize, pad: u8) -> Frame {
 
 /// A raw-packet QP's frame of `len` bytes (14..=4,218): random bytes, no ICRC to come. One in
 /// two says "tagged" on tuser too, which a raw frame must not heed.
-fn raw_frame(rng: &mut SmallRng, len: usize) -> Frame {
+fn raw_frame(rng: &mut TestRng, len: usize) -> Frame {
     Frame {
         bytes: (0..len).map(|_| rng.gen()).collect(),
         vlan: rng.gen(),
@@ -149,7 +149,7 @@ fn raw_frame(rng: &mut SmallRng, len: usize) -> Frame {
 
 /// Payload lengths: most short enough to give few beats (all the 64-byte lane counts, and the
 /// frames under 60 bytes), the rest up to 4200.
-fn random_payload(rng: &mut SmallRng) -> usize {
+fn random_payload(rng: &mut TestRng) -> usize {
     match rng.gen_range(0..10) {
         0..=2 => rng.gen_range(0..8),
         3..=5 => rng.gen_range(0..200),

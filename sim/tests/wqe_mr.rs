@@ -2,11 +2,11 @@
 //! table kept in step with the RTL's writes (`sim::wqe::mr::Mirror`), at 64 slots and at 8,
 //! where random lkeys share a slot often. Seeded: `ROCENIC_SEED=N` replays a run.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::{Access, MemoryRegion, Status, MAX_MSG_SIZE};
 use rocenic_sim::duts::{WqeMr, WqeMr8, WqeMrPorts};
 use rocenic_sim::scoreboard::Scoreboard;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::stream::{self, Sink};
 use rocenic_sim::wqe::mr::{Answer, Lookup, Mirror, MrRtl, TableWrite, LATENCY};
 
@@ -22,7 +22,7 @@ fn room(base: u64) -> u64 {
 
 /// A random region, often at the ends of the address space; now and then one the model refuses
 /// to register (length 0, past 2^64).
-fn region(rng: &mut SmallRng) -> MemoryRegion {
+fn region(rng: &mut TestRng) -> MemoryRegion {
     let base = match rng.gen_range(0..8) {
         0 => 0,
         1 => 1,
@@ -53,7 +53,7 @@ fn region(rng: &mut SmallRng) -> MemoryRegion {
 
 /// A lookup aimed at a region the table holds (most of the time) or at a random one: at its
 /// edges, with lengths around 2^31, a wrong PD, wrong key bits or rights it lacks now and then.
-fn lookup(rng: &mut SmallRng, mirror: &Mirror, tag: u8) -> Lookup {
+fn lookup(rng: &mut TestRng, mirror: &Mirror, tag: u8) -> Lookup {
     let held = rng
         .gen_bool(0.85)
         .then(|| mirror.get(rng.gen_range(0..mirror.slots())).copied())
@@ -112,7 +112,7 @@ fn lookup(rng: &mut SmallRng, mirror: &Mirror, tag: u8) -> Lookup {
 /// A table write. With a lookup on offer, half the writes go to its slot and would change its
 /// answer (free the region it reads, or put one there that holds it), so that a write in the
 /// lookup's accepting clock decides between the old and the new entry.
-fn table_write(rng: &mut SmallRng, mirror: &Mirror, offered: Option<&Lookup>) -> TableWrite {
+fn table_write(rng: &mut TestRng, mirror: &Mirror, offered: Option<&Lookup>) -> TableWrite {
     let slots = mirror.slots();
     if let Some(l) = offered.filter(|_| rng.gen_bool(0.5)) {
         let slot = mirror.slot_of(l.lkey);

@@ -1,13 +1,13 @@
 //! Two contexts over a backend's pair, and running both NICs while a test waits.
 
 use crate::Backend;
-use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
     run_together, AhAttr, Completion, CompletionQueue, Context, Gid, Nic, OpenAttr, WcStatus,
 };
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+use rocenic_sim::stream::TestRng;
 
 /// Turns a test waits for completions before it fails.
 pub const LIMIT: u64 = 200_000;
@@ -15,13 +15,13 @@ pub const LIMIT: u64 = 200_000;
 /// The seed of `test` and a generator from it: `$ROCENIC_SEED` if set, else fresh; printed to
 /// standard error (shown when the test fails) so that any run replays, as
 /// `rocenic_sim::stream::seed` does for the co-simulation's tests.
-pub fn seeded(test: &str) -> (u64, SmallRng) {
+pub fn seeded(test: &str) -> (u64, TestRng) {
     let s = std::env::var("ROCENIC_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(fresh_seed);
     eprintln!("{test}: seed {s} (replay with ROCENIC_SEED={s})");
-    (s, SmallRng::seed_from_u64(s))
+    (s, TestRng::seed_from_u64(s))
 }
 
 fn fresh_seed() -> u64 {

@@ -2,7 +2,6 @@
 //! engine given the same regions, QPs and WQEs (the driver's own bytes in host memory), whose
 //! frames and completions the engine's must equal.
 
-use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rocenic_host_driver::verbs::{
     Completion, Context, MemoryRegion, OpenAttr, QueuePair, WcOpcode,
@@ -10,6 +9,7 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::rss::classify;
 use rocenic_model::wire::LinkType;
 use rocenic_model::wqe::{CompletionRing, Cqe, Fill, HostMemory, Queues, Ring, SendEngine, Step};
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::device::WqeDevice;
 use rocenic_sim::wqe::engine::Load;
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
@@ -22,9 +22,9 @@ pub type Dev = WqeDevice;
 pub const LIMIT: u64 = 400_000;
 
 /// The seed of `test` (printed; `ROCENIC_SEED` replays it) and a generator from it.
-pub fn seeded(test: &str) -> (u64, SmallRng) {
+pub fn seeded(test: &str) -> (u64, TestRng) {
     let s = rocenic_sim::stream::seed(test);
-    (s, SmallRng::seed_from_u64(s))
+    (s, TestRng::seed_from_u64(s))
 }
 
 /// A host and register bus that take their time, responses out of order, and back-pressure
@@ -162,6 +162,6 @@ pub fn same_completion(got: &Completion, want: &Cqe, what: &str) {
 }
 
 /// Random bytes.
-pub fn bytes(r: &mut SmallRng, n: usize) -> Vec<u8> {
+pub fn bytes(r: &mut TestRng, n: usize) -> Vec<u8> {
     (0..n).map(|_| r.gen()).collect()
 }

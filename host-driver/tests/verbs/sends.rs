@@ -7,7 +7,6 @@ use crate::common::dest_qpn;
 use crate::common::{
     adversarial, bytes, open, same_completion, seeded, wait_frames, Dev, Mirror, LIMIT,
 };
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_host_driver::verbs::{
     AccessFlags, AddressHandle, AhAttr, Completion, Context, Data, EntropySource, Gid, InitAttr,
@@ -15,6 +14,7 @@ use rocenic_host_driver::verbs::{
     RtrAttr, RtsAttr, SendOp, SendWr, Sge, UdDest,
 };
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
+use rocenic_sim::stream::TestRng;
 use std::collections::BTreeMap;
 
 /// One QP of the run: its type, path MTU and where its frames go.
@@ -119,7 +119,7 @@ impl Req {
 
 /// A random valid request for a QP of `spec` with regions `mrs` (of its PD): a message that
 /// fits UD's MTU, or spans several packets on RC.
-fn random_req(r: &mut SmallRng, spec: &Spec, mrs: &[&MemoryRegion<'_, Dev>], wr_id: u64) -> Req {
+fn random_req(r: &mut TestRng, spec: &Spec, mrs: &[&MemoryRegion<'_, Dev>], wr_id: u64) -> Req {
     let ud = spec.qp_type == QpType::Ud;
     let imm = r.gen();
     let raddr = RemoteAddr {

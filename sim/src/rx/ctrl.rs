@@ -9,8 +9,8 @@
 use crate::axil::{Master, Op};
 use crate::duts::RxCtrlPorts;
 use crate::harness::Sim;
+use crate::stream::TestRng;
 use crate::wqe::bits::{Packer, Unpacker};
-use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
@@ -341,7 +341,7 @@ pub struct Bench<D: RxCtrlPorts> {
     pub sim: Sim<D>,
     bus: Master,
     dp: DataPath,
-    rng: SmallRng,
+    rng: TestRng,
     wqs: u8,
     qps: u8,
     work: Option<Work>,
@@ -376,7 +376,7 @@ impl<D: RxCtrlPorts> Bench<D> {
     pub fn new(run: &str, seed: u64, wqs: u8, qps: u8, dp: DataPath, bus_delay: f64) -> Self {
         let mut sim: Sim<D> = Sim::new(run);
         sim.reset(3);
-        let mut rng = SmallRng::seed_from_u64(seed ^ 0xDA7A_9A7E);
+        let mut rng = TestRng::seed_from_u64(seed ^ 0xDA7A_9A7E);
         // Most send-side slots hold a QP, so that most attaches may succeed.
         let mask = mask(qps);
         let sq_valid = rng.gen::<u64>() | rng.gen::<u64>() | rng.gen::<u64>();
@@ -823,7 +823,7 @@ impl<D: RxCtrlPorts> Bench<D> {
 }
 
 /// A write-back after a read of `ctx`: the next PSN or two, a message of any kind.
-fn random_rcv(rng: &mut SmallRng, ctx: &Ctx) -> Rcv {
+fn random_rcv(rng: &mut TestRng, ctx: &Ctx) -> Rcv {
     let msg = rng.gen_range(0..3u8);
     Rcv {
         epsn: (ctx.rcv.epsn + rng.gen_range(0..3)) & 0xFF_FFFF,

@@ -4,7 +4,7 @@
 //! runts, noise). Every builder names what it made, so that a test can count what it covered;
 //! what each frame *is* stays the model's word (`model::rx::packet::classify`).
 
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::qp::IpPair;
 use rocenic_model::rx::packet::supported;
@@ -17,7 +17,7 @@ use rocenic_model::wqe::frame::{emit_headers, finish, Route, Transport, PKEY};
 /// The send engine's frames for a random scenario of `wqes` work requests (`sim::wqe::scenario`:
 /// RC over IPv4, RC over IPv6 with a tag, UD over either, RC with 4 KiB packets; every SEND and
 /// RDMA WRITE opcode), as its model sends them.
-pub fn send_engine(rng: &mut SmallRng, wqes: usize) -> Vec<Vec<u8>> {
+pub fn send_engine(rng: &mut TestRng, wqes: usize) -> Vec<Vec<u8>> {
     let big = rng.gen_bool(0.4);
     crate::wqe::scenario::scenario(rng, wqes, big, 0.0)
         .model()
@@ -49,7 +49,7 @@ pub struct Shape {
 
 impl Shape {
     /// A random shape with an opcode the receive path takes.
-    pub fn random(rng: &mut SmallRng) -> Shape {
+    pub fn random(rng: &mut TestRng) -> Shape {
         const TAKEN: [u8; 14] = [
             0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x64, 0x65,
         ];
@@ -69,7 +69,7 @@ impl Shape {
 
 /// A RoCEv2 frame of `shape` through the send engine's frame builder (`model::wqe::frame`):
 /// headers, payload, pad, ICRC, zeros up to 60 bytes; every other field random.
-pub fn roce(rng: &mut SmallRng, shape: Shape) -> Vec<u8> {
+pub fn roce(rng: &mut TestRng, shape: Shape) -> Vec<u8> {
     let route = route(rng, shape.v6, shape.vlan);
     let o = shape.opcode;
     let pad = shape.pad.unwrap_or(((4 - shape.payload % 4) % 4) as u8);
@@ -104,7 +104,7 @@ pub fn roce(rng: &mut SmallRng, shape: Shape) -> Vec<u8> {
 
 /// A random route: addresses, tag (when `vlan`), traffic class, hop limit, flow label and UDP
 /// source port, over IPv6 or IPv4.
-pub fn route(rng: &mut SmallRng, v6: bool, vlan: bool) -> Route {
+pub fn route(rng: &mut TestRng, v6: bool, vlan: bool) -> Route {
     let ip = if v6 {
         IpPair::V6 {
             src: Ipv6Address(rng.gen()),
@@ -142,7 +142,7 @@ pub fn build(route: &Route, t: &Transport, payload: &[u8]) -> Vec<u8> {
 
 /// The longest frame the receive path takes (`model::rx::MAX_FRAME` bytes): tagged, IPv4 with
 /// 40 option bytes, RDMA WRITE ONLY with immediate, a 4096-byte payload.
-pub fn longest(rng: &mut SmallRng) -> Vec<u8> {
+pub fn longest(rng: &mut TestRng) -> Vec<u8> {
     let shape = Shape {
         v6: false,
         vlan: true,
@@ -158,7 +158,7 @@ pub fn longest(rng: &mut SmallRng) -> Vec<u8> {
 
 /// `frame` (IPv4, IHL 5) with `n` option bytes (a multiple of 4, at most 40) after its IPv4
 /// header: the IHL, the total length, the header checksum and the ICRC follow.
-pub fn with_options(rng: &mut SmallRng, frame: &[u8], n: usize) -> Vec<u8> {
+pub fn with_options(rng: &mut TestRng, frame: &[u8], n: usize) -> Vec<u8> {
     let l3 = l3_of(frame);
     let mut f = frame[..l3 + 20].to_vec();
     // NOPs, or options of random bytes (nothing reads them).
@@ -225,7 +225,7 @@ fn bth_of(f: &[u8]) -> Option<usize> {
 
 /// One way a RoCEv2 frame goes wrong (or changes only where the ICRC does not look), applied
 /// to `f`; returns its name. What becomes of the frame is the model's call.
-pub fn damage(rng: &mut SmallRng, f: &mut Vec<u8>) -> &'static str {
+pub fn damage(rng: &mut TestRng, f: &mut Vec<u8>) -> &'static str {
     let l3 = l3_of(f);
     let v4 = f[l3] >> 4 == 4;
     let Some(bth) = bth_of(f) else {
@@ -402,7 +402,7 @@ pub fn damage(rng: &mut SmallRng, f: &mut Vec<u8>) -> &'static str {
 }
 
 /// A RoCEv2 frame whose pad count is more than its payload (0 to 2 bytes), ICRC right.
-pub fn pad_over_payload(rng: &mut SmallRng) -> Vec<u8> {
+pub fn pad_over_payload(rng: &mut TestRng) -> Vec<u8> {
     let mut shape = Shape::random(rng);
     shape.payload = rng.gen_range(0..3);
     shape.pad = Some(rng.gen_range(shape.payload as u8 + 1..=3));
@@ -410,7 +410,7 @@ pub fn pad_over_payload(rng: &mut SmallRng) -> Vec<u8> {
 }
 
 /// A frame that is not RoCEv2, and what it is.
-pub fn raw(rng: &mut SmallRng) -> (Vec<u8>, &'static str) {
+pub fn raw(rng: &mut TestRng) -> (Vec<u8>, &'static str) {
     match rng.gen_range(0..12) {
         0 => {
             let n = rng.gen_range(0..18);
@@ -444,7 +444,7 @@ pub fn raw(rng: &mut SmallRng) -> (Vec<u8>, &'static str) {
 }
 
 /// An Ethernet header with EtherType `et`, tagged now and then.
-fn ethernet(rng: &mut SmallRng, et: u16) -> Vec<u8> {
+fn ethernet(rng: &mut TestRng, et: u16) -> Vec<u8> {
     let mut f: Vec<u8> = (0..12).map(|_| rng.gen()).collect();
     if rng.gen_bool(0.3) {
         let tpid: u16 = if rng.gen_bool(0.8) { 0x8100 } else { 0x88A8 };
@@ -457,7 +457,7 @@ fn ethernet(rng: &mut SmallRng, et: u16) -> Vec<u8> {
 
 /// IPv4 or IPv6 with TCP or UDP (now and then ICMP, or IPv6 with an extension header first),
 /// checksums right, then now and then one made wrong or a field the checks read changed.
-fn ip_l4(rng: &mut SmallRng) -> (Vec<u8>, &'static str) {
+fn ip_l4(rng: &mut TestRng) -> (Vec<u8>, &'static str) {
     let v6 = rng.gen_bool(0.5);
     let proto: u8 = match rng.gen_range(0..20) {
         0 => 1,

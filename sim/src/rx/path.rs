@@ -12,9 +12,9 @@ use crate::axis::{beats, keep_mask, Beat};
 use crate::duts::{RxPath8, RxPathPorts};
 use crate::harness::Sim;
 use crate::rx::check::Rss;
+use crate::stream::TestRng;
 use crate::stream::{rng, Source};
 use crate::wqe::host_memory::{Config as DmaConfig, DmaHost};
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::MemoryRegion;
 use rocenic_model::wqe::HostMemory;
@@ -77,7 +77,7 @@ pub struct Bench {
     err_due: Vec<(u64, u8)>,
     /// Region writes still to make, one a cycle: the slot and the region (`None` frees it).
     mr: VecDeque<(u8, Option<MemoryRegion>)>,
-    rnd: SmallRng,
+    rnd: TestRng,
     err_lag: u64,
     /// Frames whose last beat went in.
     pub fed: usize,

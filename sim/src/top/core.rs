@@ -10,8 +10,8 @@ use crate::axis::{keep_count, keep_mask, Beat};
 use crate::duts::{NicCore, NicCorePorts};
 use crate::harness::Sim;
 use crate::stream::rng;
+use crate::stream::TestRng;
 use crate::wqe::host_memory::{Config as DmaConfig, Counters as DmaCounters, DmaHost};
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::wqe::HostMemory;
 use std::path::Path;
@@ -98,7 +98,7 @@ pub struct Bench<D: NicCorePorts = NicCore> {
     sim: Sim<D>,
     host: DmaHost<HostMemory>,
     axil: Master,
-    rnd: SmallRng,
+    rnd: TestRng,
     load: Load,
     /// The receive side is presenting a beat (held until taken, as AXI-Stream requires).
     rx_presenting: bool,

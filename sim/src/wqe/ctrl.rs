@@ -9,7 +9,7 @@ use super::bits::Unpacker;
 use crate::axil::{Master, Op};
 use crate::duts::WqeCtrlPorts;
 use crate::harness::Sim;
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
 
@@ -261,7 +261,7 @@ pub struct Bench<D: WqeCtrlPorts> {
     pub sim: Sim<D>,
     bus: Master,
     dp: DataPath,
-    rng: SmallRng,
+    rng: TestRng,
     in_flight: VecDeque<InFlight>,
     offered: Option<(Pick, u64)>,
     take: Option<(u8, u32, u64)>,
@@ -279,7 +279,7 @@ impl<D: WqeCtrlPorts> Bench<D> {
             sim,
             bus: Master::new(seed, bus_delay, 4),
             dp,
-            rng: SmallRng::seed_from_u64(seed ^ 0xDA7A_9A7E),
+            rng: TestRng::seed_from_u64(seed ^ 0xDA7A_9A7E),
             in_flight: VecDeque::new(),
             offered: None,
             take: None,

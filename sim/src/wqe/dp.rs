@@ -14,7 +14,7 @@ use crate::duts::{WqeDp, WqeDpPorts};
 crate::dma_port_fns!(WqeDpPorts);
 use crate::harness::{Hang, Sim};
 use crate::stream::rng;
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::entropy::QpType;
 use rocenic_model::qp::{Access, IpPair, QpConfig, QpKind};
@@ -290,7 +290,7 @@ pub struct Stats {
 
 /// Runs `run` through the RTL data path under `load`, seeded by `seed`.
 pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, Stats), String> {
-    let mut rnd: SmallRng = rng(seed);
+    let mut rnd: TestRng = rng(seed);
     let mut sim: Sim<WqeDp> = Sim::new("wqe_dp");
     let mut host = DmaHost::new(run.mem.clone(), load.dma.clone(), seed ^ 0x5EED);
     let nic = run.engine.nic;

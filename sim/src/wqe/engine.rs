@@ -17,7 +17,7 @@ use crate::axil::{Master, Op};
 use crate::duts::{WqeEngine, WqeEnginePorts};
 use crate::harness::Sim;
 use crate::stream::rng;
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig, QpState};
@@ -127,7 +127,7 @@ pub struct Bench<D: WqeEnginePorts = WqeEngine> {
     host: DmaHost<HostMemory>,
     axil: Master,
     /// The output's ready, drawn per cycle.
-    rnd: SmallRng,
+    rnd: TestRng,
     out_ready: f64,
     /// Frames out, in order, not yet taken; the one being received.
     frames: Vec<Vec<u8>>,

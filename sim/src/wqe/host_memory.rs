@@ -10,7 +10,7 @@
 
 use crate::axis::{keep_count, keep_mask};
 use crate::stream::rng;
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::wqe::Memory;
 use std::fmt;
@@ -286,7 +286,7 @@ struct Open {
 pub struct DmaHost<M: Memory> {
     mem: M,
     cfg: Config,
-    rng: SmallRng,
+    rng: TestRng,
     cycle: u64,
     /// Outstanding reads, in request order.
     reads: Vec<Read>,

@@ -5,7 +5,7 @@
 //! scenarios against the model's `Queues`.
 
 use super::dp::{nic, Queue, Run};
-use rand::rngs::SmallRng;
+use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
 use rocenic_model::qp::{self, Access, IpPair, MemoryRegion, PathMtu, Psn, QpConfig, QpKind};
@@ -65,7 +65,7 @@ pub fn rc_av(ipv6: bool, vlan: Option<u16>, fl: u32) -> qp::AddressVector {
 }
 
 /// A random WQE for queue `k` at `index`: mostly valid, sometimes each kind of invalid.
-pub fn random_wqe(r: &mut SmallRng, k: usize, index: u32, big: bool, faults: f64) -> Vec<u8> {
+pub fn random_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, faults: f64) -> Vec<u8> {
     let f = |p: f64| (p * faults).min(1.0);
     let (_, qt, ..) = QPS[k];
     let ud = qt == QpType::Ud;
@@ -205,17 +205,17 @@ pub fn encoded(wr: &WorkRequest) -> Vec<u8> {
 /// A TSO header template: the IPoIB encapsulation header, IPv4 (with options) or IPv6, TCP
 /// (with options); lengths and checksums hold junk, as hosts leave them. `bad`: one of the
 /// ways a template is refused (not TCP, a wrong version or EtherType, cut short, too long).
-pub fn tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
+pub fn tso_template(r: &mut TestRng, bad: bool) -> Vec<u8> {
     template(r, bad, false)
 }
 
 /// A raw QP's TSO header template: as [`tso_template`] behind an Ethernet header (addresses,
 /// sometimes an 802.1Q or 802.1ad tag) instead of IPoIB's.
-pub fn eth_tso_template(r: &mut SmallRng, bad: bool) -> Vec<u8> {
+pub fn eth_tso_template(r: &mut TestRng, bad: bool) -> Vec<u8> {
     template(r, bad, true)
 }
 
-fn template(r: &mut SmallRng, bad: bool, ethernet: bool) -> Vec<u8> {
+fn template(r: &mut TestRng, bad: bool, ethernet: bool) -> Vec<u8> {
     let ipv4 = r.gen_bool(0.5);
     let mut h = Vec::new();
     if ethernet {
@@ -354,7 +354,7 @@ pub fn post(run: &mut Run, k: usize, bytes: &[u8]) {
     q.posted += 1;
 }
 
-pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
+pub fn scenario(r: &mut TestRng, wqes: usize, big: bool, faults: f64) -> Run {
     let mut run = base(Profile::ALL[r.gen_range(0..4)]);
     for _ in 0..wqes {
         let k = r.gen_range(0..QUEUES);
@@ -379,7 +379,7 @@ pub fn scenario(r: &mut SmallRng, wqes: usize, big: bool, faults: f64) -> Run {
 /// of 0 or over 9,000, a segment over 4,218 bytes, and the faults every QP's WQEs have
 /// (regions, lengths, reserved bits, a flipped bit). Engines without TSO take TSO for an
 /// unknown opcode.
-pub fn random_raw_wqe(r: &mut SmallRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
+pub fn random_raw_wqe(r: &mut TestRng, index: u32, big: bool, faults: f64) -> Vec<u8> {
     let f = |p: f64| (p * faults).min(1.0);
     let tso = r.gen_bool(0.25);
     let opcode = if tso {

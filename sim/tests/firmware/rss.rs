@@ -6,7 +6,6 @@
 //! lengths the fields need, XOR) and rules; tables switched bank by bank in the middle of
 //! traffic; the published verification hashes; a flow and its reverse on the same queue.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_firmware::rss::{key_min_len, ContextConfig, HASH_FIELDS, SYMMETRIC_KEY};
 use rocenic_firmware::{Error, RssPipeline};
@@ -20,6 +19,7 @@ use rocenic_sim::duts::RssPipeline64;
 use rocenic_sim::rss::frames;
 use rocenic_sim::rss::pipeline::{Bench, Delivered, FirmwareBus};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 
 type Fw = RssPipeline<FirmwareBus<RssPipeline64>, 4>;
 
@@ -84,7 +84,7 @@ fn open(name: &str, seed: u64, idle: f64, stall: f64) -> Fw {
     fw
 }
 
-fn random_hash(rng: &mut SmallRng) -> (Function, HashFields, Vec<u8>) {
+fn random_hash(rng: &mut TestRng) -> (Function, HashFields, Vec<u8>) {
     let fields = if rng.gen_bool(0.3) {
         HashFields::DEFAULT | HashFields::BTH_DEST_QPN
     } else {
@@ -104,7 +104,7 @@ fn random_hash(rng: &mut SmallRng) -> (Function, HashFields, Vec<u8>) {
     (function, fields, key)
 }
 
-fn random_table(rng: &mut SmallRng, max_log2: u32) -> Vec<u16> {
+fn random_table(rng: &mut TestRng, max_log2: u32) -> Vec<u16> {
     let queues = rng.gen_range(1..=64u16);
     (0..1usize << rng.gen_range(0..=max_log2))
         .map(|_| rng.gen_range(0..queues))
@@ -112,7 +112,7 @@ fn random_table(rng: &mut SmallRng, max_log2: u32) -> Vec<u16> {
 }
 
 /// A rule built from a real packet's key, each field compared fully, partly or not at all.
-fn random_rule(rng: &mut SmallRng) -> Rule {
+fn random_rule(rng: &mut TestRng) -> Rule {
     let (link, frame) = frames::random_frame(rng);
     let key = SteeringKey::of(&classify(link, &frame));
     let mut mask = SteeringKey::default();

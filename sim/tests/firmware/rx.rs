@@ -9,7 +9,6 @@
 //! model and the firmware's attaches say.
 
 use crate::bus::CtrlBus;
-use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rocenic_firmware::{Error, RxPath};
 use rocenic_model::entropy::Profile;
@@ -20,6 +19,7 @@ use rocenic_sim::duts::RxCtrl8;
 use rocenic_sim::rx::ctrl::{Bench, DataPath, Event};
 use rocenic_sim::rx::qp_config;
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use std::collections::BTreeMap;
 
 type Rx = RxPath<CtrlBus<Bench<RxCtrl8>>, 8, 8>;
@@ -50,12 +50,12 @@ fn reader() -> DataPath {
     }
 }
 
-fn config(rng: &mut SmallRng, ud: bool) -> QpConfig {
+fn config(rng: &mut TestRng, ud: bool) -> QpConfig {
     let (pd, mtu) = (rng.gen_range(1..4), PathMtu::ALL[rng.gen_range(0..5)]);
     qp_config(ud, pd, mtu, rng.gen())
 }
 
-fn wq_config(rng: &mut SmallRng, n: u64) -> WqConfig {
+fn wq_config(rng: &mut TestRng, n: u64) -> WqConfig {
     let ring = Ring::new(rng.gen_range(0..=5)).unwrap();
     let qpn = if rng.gen_bool(0.05) {
         rng.gen_range(1 << 24..u32::MAX)
@@ -72,7 +72,7 @@ fn wq_config(rng: &mut SmallRng, n: u64) -> WqConfig {
     }
 }
 
-fn state(rng: &mut SmallRng) -> WqState {
+fn state(rng: &mut TestRng) -> WqState {
     [WqState::Reset, WqState::Ready, WqState::Err][rng.gen_range(0..3)]
 }
 
@@ -92,7 +92,7 @@ fn same(got: &Result<(), Error>, want: &Result<(), RxError>) -> bool {
 fn rx_ctrl() {
     let run = "firmware_rx_ctrl";
     let seed = stream::seed(run);
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut rng = TestRng::seed_from_u64(seed);
 
     // The send side: a QP in every slot but 3 and 6.
     let mut qps = QpTable::<8>::new(Profile::Linux);

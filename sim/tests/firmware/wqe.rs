@@ -6,7 +6,6 @@
 //! states the firmware keeps against the RTL's `qp_err`.
 
 use crate::bus::CtrlBus;
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_firmware::{EntropySource, Error, WqeEngine};
 use rocenic_model::entropy::{Entropy, Profile, QpType, Request};
@@ -18,6 +17,7 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::{Nic, Ring, SendRing};
 use rocenic_sim::duts::WqeCtrl8;
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::ctrl::{Bench, DataPath, Event, Pick, QpCtx};
 
 type Engine = WqeEngine<CtrlBus<Bench<WqeCtrl8>>, 8, 8>;
@@ -112,7 +112,7 @@ impl Qp {
     }
 }
 
-fn random_config(rng: &mut SmallRng, qp_type: QpType, v6: bool) -> QpConfig {
+fn random_config(rng: &mut TestRng, qp_type: QpType, v6: bool) -> QpConfig {
     let ip = if v6 {
         IpPair::V6 {
             src: nic().ipv6,
@@ -145,7 +145,7 @@ fn random_config(rng: &mut SmallRng, qp_type: QpType, v6: bool) -> QpConfig {
     }
 }
 
-fn random_ring(rng: &mut SmallRng, n: u64) -> SendRing {
+fn random_ring(rng: &mut TestRng, n: u64) -> SendRing {
     let log2 = rng.gen_range(2..=6);
     let stride = rng.gen_range(0..=4);
     SendRing::new(Ring::new(log2).unwrap(), stride, 0x100_0000 * (n + 1)).unwrap()
@@ -329,7 +329,7 @@ fn run(name: &str, profile: Profile) {
         }
     };
     qpns.push(again);
-    let cm = |rng: &mut SmallRng| EntropySource::Cm {
+    let cm = |rng: &mut TestRng| EntropySource::Cm {
         src_port: rng.gen(),
         dst_port: rng.gen(),
     };

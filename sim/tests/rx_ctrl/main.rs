@@ -12,7 +12,6 @@
 //! checks every register read, every context and queue read, and every flush pick. Seeded:
 //! `ROCENIC_SEED=N` replays a run.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{PathMtu, Psn, QpTable, Status, QPN_MAX, QPN_MIN};
@@ -26,6 +25,7 @@ use rocenic_sim::duts::{RxCtrl, RxCtrl8, RxCtrlPorts};
 use rocenic_sim::rx::ctrl::{Bench, Ctx, DataPath, Event, Rcv, Timed, WqView};
 use rocenic_sim::rx::qp_config;
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 mod model;

@@ -9,7 +9,7 @@ const BACKLOG: u32 = 256;
 
 /// The program's state: what it waits for, and the operations it queued by tag.
 pub(crate) struct Program {
-    pub(crate) rng: SmallRng,
+    pub(crate) rng: TestRng,
     pub(crate) next_tag: u64,
     /// Tags of STATUS reads that poll for a command's end.
     pub(crate) polls: HashSet<u64>,
@@ -23,7 +23,7 @@ pub(crate) struct Program {
 }
 
 impl Program {
-    pub(crate) fn new(rng: SmallRng) -> Program {
+    pub(crate) fn new(rng: TestRng) -> Program {
         Program {
             rng,
             next_tag: 0,
@@ -149,7 +149,7 @@ impl Program {
         } else {
             rng.gen_range(0..W as u16)
         };
-        let small = |rng: &mut SmallRng, hi: u32| {
+        let small = |rng: &mut TestRng, hi: u32| {
             if rng.gen_bool(0.8) {
                 rng.gen_range(0..=hi)
             } else {

@@ -13,7 +13,6 @@
 //! and the QPs' states must be the model's. Seeded: `ROCENIC_SEED=N` replays a run; coverage is
 //! printed and every discard reason and every completion status is required.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::{MrTable, Psn, QpState, QpTable, Status};
 use rocenic_model::rss::steer::Meta;
@@ -28,6 +27,7 @@ use rocenic_sim::rx::check::Rss;
 use rocenic_sim::rx::frames;
 use rocenic_sim::rx::path::{Bench, Event, Load, QPS, WQS};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -68,7 +68,7 @@ struct World {
     bench: Bench,
     model: Model,
     layout: Layout,
-    rng: SmallRng,
+    rng: TestRng,
     cover: Cover,
     /// Frames fed and not yet finished, with the RSS verdict each came with.
     inflight: VecDeque<(Vec<u8>, Meta)>,
@@ -453,7 +453,7 @@ impl World {
     /// One frame for the batch, its RSS verdict, and what it is.
     fn frame(&mut self) -> (Vec<u8>, Rss, &'static str) {
         let rng = &mut self.rng;
-        let any_queue = |rng: &mut SmallRng| rng.gen_range(0..WQS as u16 + 2);
+        let any_queue = |rng: &mut TestRng| rng.gen_range(0..WQS as u16 + 2);
         match rng.gen_range(0..100) {
             0..=4 => {
                 let shape = frames::Shape::random(rng);

@@ -2,13 +2,13 @@
 //! and two edges where a ring runs from memory into nothing), memory regions, work queues and
 //! QPs with their receive sides, each as software would create them.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{Access, MemoryRegion, PathMtu, QpConfig, QpState, QpTable};
 use rocenic_model::rx::{RecvRing, Target, WqConfig};
 use rocenic_model::wqe::{CompletionRing, Fill, HostMemory, Ring};
 use rocenic_sim::rx::path::{MRS, MR_IDX_LSB, QPS, WQS};
+use rocenic_sim::stream::TestRng;
 
 /// Receive rings: queue w's at RINGS + w * 0x1_0000.
 pub const RINGS: u64 = 0x10_0000;
@@ -63,7 +63,7 @@ const LW: Access = Access::LOCAL_WRITE;
 const RW: Access = Access::REMOTE_WRITE;
 
 impl Layout {
-    pub fn random(rng: &mut SmallRng) -> Layout {
+    pub fn random(rng: &mut TestRng) -> Layout {
         let region = |slot: u8, base: u64, length: u64, pd: u32, access: Access, k: u8| Region {
             slot,
             mr: MemoryRegion {
@@ -179,13 +179,13 @@ impl Layout {
     }
 
     /// A region of PD `pd` with local write, backed.
-    pub fn local(&self, rng: &mut SmallRng, pd: u32) -> &Region {
+    pub fn local(&self, rng: &mut TestRng, pd: u32) -> &Region {
         let c: &[usize] = if pd == 1 { &[0, 1] } else { &[2, 5] };
         &self.regions[c[rng.gen_range(0..c.len())]]
     }
 
     /// A region of PD `pd` with remote write, backed.
-    pub fn remote(&self, rng: &mut SmallRng, pd: u32) -> &Region {
+    pub fn remote(&self, rng: &mut TestRng, pd: u32) -> &Region {
         let c: &[usize] = if pd == 1 { &[0] } else { &[2, 5] };
         &self.regions[c[rng.gen_range(0..c.len())]]
     }

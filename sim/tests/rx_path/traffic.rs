@@ -3,7 +3,6 @@
 //! WQEs good and bad.
 
 use crate::setup::{Layout, Qp, Region};
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::qp::Psn;
 use rocenic_model::rx::{RecvWqe, HEADER_BYTES};
@@ -12,6 +11,7 @@ use rocenic_model::wqe::frame::{Transport, PKEY};
 use rocenic_model::wqe::DataSegment;
 use rocenic_sim::rx::check::Rss;
 use rocenic_sim::rx::frames;
+use rocenic_sim::stream::TestRng;
 
 /// One RC packet of a planned message.
 #[derive(Clone, Debug)]
@@ -74,7 +74,7 @@ impl Sender {
     }
 
     /// The next packet to send, planning a new message when the plan runs out.
-    pub fn next(&mut self, rng: &mut SmallRng, qp: &Qp, l: &Layout) -> Pkt {
+    pub fn next(&mut self, rng: &mut TestRng, qp: &Qp, l: &Layout) -> Pkt {
         if self.cursor == self.queue.len() {
             self.plan(rng, qp, l);
         }
@@ -84,7 +84,7 @@ impl Sender {
 
     /// Forgets what is planned from `epsn` (the PSN the receiver expects) on, and plans a SEND
     /// of two or three packets there: a message the receiver can be left in the middle of.
-    pub fn send_next(&mut self, rng: &mut SmallRng, qp: &Qp, l: &Layout, epsn: u32) {
+    pub fn send_next(&mut self, rng: &mut TestRng, qp: &Qp, l: &Layout, epsn: u32) {
         self.queue.clear();
         self.cursor = 0;
         self.tries = 0;
@@ -95,7 +95,7 @@ impl Sender {
         self.message(rng, qp, l, false, imm, len);
     }
 
-    fn plan(&mut self, rng: &mut SmallRng, qp: &Qp, l: &Layout) {
+    fn plan(&mut self, rng: &mut TestRng, qp: &Qp, l: &Layout) {
         let mtu = qp.mtu.bytes() as usize;
         let write = rng.gen_bool(0.35);
         let imm = rng.gen_bool(0.35).then(|| rng.gen());
@@ -111,7 +111,7 @@ impl Sender {
     /// A message of `len` bytes, its packets queued from `next_psn`.
     fn message(
         &mut self,
-        rng: &mut SmallRng,
+        rng: &mut TestRng,
         qp: &Qp,
         l: &Layout,
         write: bool,
@@ -171,7 +171,7 @@ impl Sender {
 
 /// A damaged copy of `p`: a PSN off, an opcode out of sequence, or a payload of another
 /// length; and what it is.
-pub fn spoil(rng: &mut SmallRng, p: &Pkt) -> (Pkt, &'static str) {
+pub fn spoil(rng: &mut TestRng, p: &Pkt) -> (Pkt, &'static str) {
     let mut q = p.clone();
     match rng.gen_range(0..4) {
         0 => {
@@ -208,7 +208,7 @@ pub fn spoil(rng: &mut SmallRng, p: &Pkt) -> (Pkt, &'static str) {
 }
 
 /// The frame of RC packet `p` to `qpn`.
-pub fn rc_frame(rng: &mut SmallRng, qpn: u32, p: &Pkt) -> Vec<u8> {
+pub fn rc_frame(rng: &mut TestRng, qpn: u32, p: &Pkt) -> Vec<u8> {
     let t = Transport {
         bth: bth(rng, p.opcode, qpn, p.psn, p.payload.len()),
         reth: p
@@ -223,7 +223,7 @@ pub fn rc_frame(rng: &mut SmallRng, qpn: u32, p: &Pkt) -> Vec<u8> {
 }
 
 /// A UD SEND to `qpn` with `qkey`, `len` bytes.
-pub fn ud_frame(rng: &mut SmallRng, qpn: u32, qkey: u32, len: usize) -> Vec<u8> {
+pub fn ud_frame(rng: &mut TestRng, qpn: u32, qkey: u32, len: usize) -> Vec<u8> {
     let o = if rng.gen() {
         op::UD_SEND_ONLY
     } else {
@@ -247,7 +247,7 @@ pub fn ud_frame(rng: &mut SmallRng, qpn: u32, qkey: u32, len: usize) -> Vec<u8> 
     frames::build(&route, &t, &payload)
 }
 
-fn bth(rng: &mut SmallRng, opcode: u8, qpn: u32, psn: u32, len: usize) -> BthRepr {
+fn bth(rng: &mut TestRng, opcode: u8, qpn: u32, psn: u32, len: usize) -> BthRepr {
     BthRepr {
         opcode,
         solicited: rng.gen(),
@@ -264,7 +264,7 @@ fn bth(rng: &mut SmallRng, opcode: u8, qpn: u32, psn: u32, len: usize) -> BthRep
 }
 
 /// A random RSS verdict naming `queue`.
-pub fn rss(rng: &mut SmallRng, queue: u16) -> Rss {
+pub fn rss(rng: &mut TestRng, queue: u16) -> Rss {
     Rss {
         queue,
         hash: rng.gen(),
@@ -279,7 +279,7 @@ pub fn rss(rng: &mut SmallRng, queue: u16) -> Rss {
 /// The bytes of a receive WQE for a queue of PD `pd` and `slot` bytes per WQE, and what it
 /// is: mostly good entries in regions of the PD with local write, now and then a bad one.
 pub fn wqe(
-    rng: &mut SmallRng,
+    rng: &mut TestRng,
     l: &Layout,
     pd: u32,
     slot: usize,

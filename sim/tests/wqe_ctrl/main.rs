@@ -11,7 +11,6 @@
 //! and every pick's slot, index, address and context, including the RC entropy fixed at RTR under
 //! each profile. Seeded: `ROCENIC_SEED=N` replays a run.
 
-use rand::rngs::SmallRng;
 use rand::Rng;
 use rocenic_model::entropy::{Profile, QpType};
 use rocenic_model::qp::{
@@ -24,6 +23,7 @@ use rocenic_model::wqe::{CompletionRing, Doorbell, Nic, Ring, SendRing};
 use rocenic_sim::axil::Op;
 use rocenic_sim::duts::{WqeCtrl, WqeCtrl16, WqeCtrl8, WqeCtrlPorts};
 use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::ctrl::{Bench, DataPath, Event, Pick, QpCtx, Timed, PICK_LAG};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -3,7 +3,7 @@
 //! command step followed by a poll of STATUS.
 
 use super::*;
-pub(crate) fn random_config(rng: &mut SmallRng) -> QpConfig {
+pub(crate) fn random_config(rng: &mut TestRng) -> QpConfig {
     if rng.gen_bool(0.1) {
         // A raw-packet QP: as regs::qp_writes stages it (RAW, MTU 0, no PSN, destination or
         // Q_Key), so that the model's context is what the table holds.
@@ -18,7 +18,7 @@ pub(crate) fn random_config(rng: &mut SmallRng) -> QpConfig {
         };
     }
     let rc = rng.gen_bool(0.7);
-    let mac = |rng: &mut SmallRng| EthernetAddress(rng.gen());
+    let mac = |rng: &mut TestRng| EthernetAddress(rng.gen());
     let ip = if rng.gen_bool(0.5) {
         IpPair::V4 {
             src: Ipv4Address(rng.gen()),
@@ -58,7 +58,7 @@ pub(crate) fn random_config(rng: &mut SmallRng) -> QpConfig {
     }
 }
 
-pub(crate) fn random_ring(rng: &mut SmallRng) -> SendRing {
+pub(crate) fn random_ring(rng: &mut TestRng) -> SendRing {
     let ring = Ring::new(if rng.gen_bool(0.8) {
         rng.gen_range(0..=3)
     } else {
@@ -72,7 +72,7 @@ pub(crate) fn random_ring(rng: &mut SmallRng) -> SendRing {
 
 /// The program's state: what it waits for, and the operations it queued by tag.
 pub(crate) struct Program {
-    pub(crate) rng: SmallRng,
+    pub(crate) rng: TestRng,
     /// The run's entropy profile (kept in every CONTROL write).
     pub(crate) profile: Profile,
     pub(crate) next_tag: u64,
@@ -224,7 +224,7 @@ impl Program {
         let qps = model.qps as u32;
         self.pause = self.pause.saturating_sub(1);
         let rng = &mut self.rng;
-        let some_slot = |rng: &mut SmallRng| -> u32 {
+        let some_slot = |rng: &mut TestRng| -> u32 {
             let held: Vec<usize> = (0..model.qps)
                 .filter(|&s| model.slots[s].is_some())
                 .collect();
