@@ -122,9 +122,10 @@ impl Layout {
         for slot in 0..QPS {
             let gen = rng.gen_range(1..0x100u32);
             let qpn = (gen << 8) | slot as u32;
-            // Slot 0 RC and slot 1 UD whatever the draw, so that every run has both.
+            // Slots 0 and 2 RC and slot 1 UD whatever the draw, so that every run has both, and
+            // RC traffic still when the queue reset below takes one RC QP's queue.
             let ud = match slot {
-                0 => false,
+                0 | 2 => false,
                 1 | 5 => true,
                 _ => rng.gen_bool(0.4),
             };
