@@ -32,6 +32,8 @@ pub struct Sender {
     pub next_psn: u32,
     /// Rounds the first packet has been sent without being taken.
     tries: u32,
+    /// An RDMA WRITE has been planned: the first one names a region without the right.
+    wrote: bool,
 }
 
 /// Whether an RC opcode starts a message (FIRST or ONLY).
@@ -123,7 +125,12 @@ impl Sender {
             // Mostly a region of the QP's PD with remote write, the range inside; now and then
             // the one over unbacked memory, one without the right, a range past the end, or a
             // key that names nothing.
-            let r: &Region = match rng.gen_range(0..12) {
+            // Each sender's first RDMA WRITE names the region without remote write, so that
+            // every run meets the R_Key refusal (a few dozen writes reach the check in a run,
+            // and one in a few dozen runs drew no refused one).
+            let pick = if self.wrote { rng.gen_range(0..12) } else { 0 };
+            self.wrote = true;
+            let r: &Region = match pick {
                 0 => &l.regions[1],
                 1 => &l.regions[3],
                 _ => l.remote(rng, qp.pd),
