@@ -11,7 +11,7 @@
 //! port trait: `drive_axil(dut, &Pins)` and `sample_axil(dut) -> Seen`.
 
 use crate::stream::TestRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use std::collections::VecDeque;
 
 /// A register operation.
@@ -146,7 +146,7 @@ impl Master {
             delay,
             max_wait,
             waited: 0,
-            rng: TestRng::seed_from_u64(seed ^ 0x5EED_A1A1),
+            rng: crate::stream::rng(seed ^ 0x5EED_A1A1),
             pins: Pins::default(),
         }
     }

@@ -54,7 +54,7 @@ impl<T> Source<T> {
             items: VecDeque::new(),
             idle,
             presenting: false,
-            rng: TestRng::seed_from_u64(seed ^ 0x5EED_0001),
+            rng: rng(seed ^ 0x5EED_0001),
         }
     }
 
@@ -103,7 +103,7 @@ impl Sink {
     pub fn new(seed: u64, stall: f64) -> Self {
         Sink {
             stall,
-            rng: TestRng::seed_from_u64(seed ^ 0x5EED_0002),
+            rng: rng(seed ^ 0x5EED_0002),
         }
     }
 

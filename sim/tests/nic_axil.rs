@@ -9,7 +9,7 @@
 //!
 //! Randomized tests print their seed; `ROCENIC_SEED=N` replays them.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_model::nic::regs::{decode, ADDR_W, UNMAPPED_READ, WINDOWS};
 use rocenic_sim::axil::{Master, Op};
 use rocenic_sim::duts::{NicAxil, NicAxilPorts};
@@ -78,7 +78,7 @@ struct ToBlocks {
 impl Block {
     fn new(seed: u64) -> Self {
         Block {
-            rng: TestRng::seed_from_u64(seed),
+            rng: rocenic_sim::stream::rng(seed),
             regs: HashMap::new(),
             aw: None,
             w: None,

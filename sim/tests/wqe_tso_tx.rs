@@ -7,7 +7,7 @@
 //! kept segments, each byte for byte Segmenter::write_segment's; a beat stalled on the output
 //! must hold still.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_model::tso::Limits;
 use rocenic_model::wire::LinkType;
 use rocenic_sim::axis::{beats, keep_count, keep_mask, Beat};
@@ -292,7 +292,7 @@ fn drive<D: WqeTsoTxPorts>(name: &str, items: &[Item], idle: f64, stall: f64, se
 #[test]
 fn random_mix_under_back_pressure() {
     let seed = stream::seed("random_mix_under_back_pressure");
-    let mut rng = TestRng::seed_from_u64(seed);
+    let mut rng = rocenic_sim::stream::rng(seed);
     let items = random_items(&mut rng, 160);
     run("wqe_tso_tx_random", &items, 0.3, 0.3, seed);
 }
@@ -300,7 +300,7 @@ fn random_mix_under_back_pressure() {
 #[test]
 fn random_mix_at_full_rate() {
     let seed = stream::seed("random_mix_at_full_rate");
-    let mut rng = TestRng::seed_from_u64(seed);
+    let mut rng = rocenic_sim::stream::rng(seed);
     let items = random_items(&mut rng, 160);
     run("wqe_tso_tx_full", &items, 0.0, 0.0, seed);
 }
@@ -309,7 +309,7 @@ fn random_mix_at_full_rate() {
 #[test]
 fn dropped_sends_leave_nothing() {
     let seed = stream::seed("dropped_sends_leave_nothing");
-    let mut rng = TestRng::seed_from_u64(seed);
+    let mut rng = rocenic_sim::stream::rng(seed);
     let items: Vec<Item> = random_items(&mut rng, 60)
         .into_iter()
         .map(|item| match item {

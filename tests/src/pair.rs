@@ -1,7 +1,6 @@
 //! Two contexts over a backend's pair, and running both NICs while a test waits.
 
 use crate::Backend;
-use rand::SeedableRng;
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
     run_together, AhAttr, Completion, CompletionQueue, Context, Gid, Nic, OpenAttr, WcStatus,
@@ -21,7 +20,7 @@ pub fn seeded(test: &str) -> (u64, TestRng) {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(fresh_seed);
     eprintln!("{test}: seed {s} (replay with ROCENIC_SEED={s})");
-    (s, TestRng::seed_from_u64(s))
+    (s, rocenic_sim::stream::rng(s))
 }
 
 fn fresh_seed() -> u64 {

@@ -4,7 +4,7 @@
 //! send the same frames in the same order, write the same completion ring, and read the same
 //! in every register of the WQE block's map. Seeded (`ROCENIC_SEED` replays).
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_firmware::{Bus, EntropySource, WqeEngine};
 use rocenic_host_driver::device::{Block, BlockBus, Device};
 use rocenic_host_driver::model_device::ModelDevice;
@@ -17,7 +17,6 @@ use rocenic_model::wqe::{
     self, regs, DataSegment, Fill, Flags, Memory, Nic, Opcode, Payload, RemoteAddress, Ring,
     SendRing, WorkRequest, Wqe, CQE_BYTES,
 };
-use rocenic_sim::stream::TestRng;
 use rocenic_sim::wqe::device::WqeDevice;
 use rocenic_sim::wqe::engine::Load;
 use std::cell::RefCell;
@@ -101,7 +100,7 @@ fn qps() -> Vec<(u32, QpConfig, SendRing)> {
 
 /// Random WQEs per QP (the same for both devices): (QPN, WQE bytes).
 fn wqes(seed: u64) -> Vec<(u32, Vec<u8>)> {
-    let mut r = TestRng::seed_from_u64(seed);
+    let mut r = rocenic_sim::stream::rng(seed);
     let mut out = Vec::new();
     for (qpn, config, ring) in qps() {
         for i in 0..6u32 {
@@ -165,7 +164,7 @@ fn run<D: Frames>(dev: D, seed: u64) -> Seen {
     {
         let mut d = dev.borrow_mut();
         let m = d.memory();
-        let mut r = TestRng::seed_from_u64(seed ^ 1);
+        let mut r = rocenic_sim::stream::rng(seed ^ 1);
         let data: Vec<u8> = (0..BUF_LEN).map(|_| r.gen()).collect();
         m.add(BUF, BUF_LEN, Fill::Bytes(&data)).unwrap();
         m.add(CQ, CQE_BYTES << CQ_LOG2, Fill::Zero).unwrap();

@@ -2,7 +2,7 @@
 //! engine given the same regions, QPs and WQEs (the driver's own bytes in host memory), whose
 //! frames and completions the engine's must equal.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_host_driver::verbs::{
     Completion, Context, MemoryRegion, OpenAttr, QueuePair, WcOpcode,
 };
@@ -24,7 +24,7 @@ pub const LIMIT: u64 = 400_000;
 /// The seed of `test` (printed; `ROCENIC_SEED` replays it) and a generator from it.
 pub fn seeded(test: &str) -> (u64, TestRng) {
     let s = rocenic_sim::stream::seed(test);
-    (s, TestRng::seed_from_u64(s))
+    (s, rocenic_sim::stream::rng(s))
 }
 
 /// A host and register bus that take their time, responses out of order, and back-pressure

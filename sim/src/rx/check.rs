@@ -8,9 +8,8 @@
 use crate::axis::{beats, keep_mask, Beat};
 use crate::duts::RxCheck;
 use crate::harness::{Hang, Sim};
-use crate::stream::TestRng;
 use crate::stream::{Sink, Source};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_model::rx::{classify, Discard, Incoming, GRH_AREA, MAX_FRAME};
 use rocenic_model::wire::RoceFrame;
 use std::collections::VecDeque;
@@ -404,7 +403,7 @@ impl CheckRtl {
             }
         }
         let mut sink = Sink::new(t.seed, t.stall);
-        let mut rng = TestRng::seed_from_u64(t.seed ^ 0x5EED_0003);
+        let mut rng = crate::stream::rng(t.seed ^ 0x5EED_0003);
         let limit = 40 * total_beats + 2_000 + frames.len() as u64 * t.pause_len;
         let start = self.sim.cycle();
         let mut out = Outcome {

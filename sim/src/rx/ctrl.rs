@@ -11,7 +11,7 @@ use crate::duts::RxCtrlPorts;
 use crate::harness::Sim;
 use crate::stream::TestRng;
 use crate::wqe::bits::{Packer, Unpacker};
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use std::collections::VecDeque;
 
 /// Cycles from a context read to its answer (rx_ctx_table.sv, `C_LAG`).
@@ -376,7 +376,7 @@ impl<D: RxCtrlPorts> Bench<D> {
     pub fn new(run: &str, seed: u64, wqs: u8, qps: u8, dp: DataPath, bus_delay: f64) -> Self {
         let mut sim: Sim<D> = Sim::new(run);
         sim.reset(3);
-        let mut rng = TestRng::seed_from_u64(seed ^ 0xDA7A_9A7E);
+        let mut rng = crate::stream::rng(seed ^ 0xDA7A_9A7E);
         // Most send-side slots hold a QP, so that most attaches may succeed.
         let mask = mask(qps);
         let sq_valid = rng.gen::<u64>() | rng.gen::<u64>() | rng.gen::<u64>();

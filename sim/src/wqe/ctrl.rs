@@ -10,7 +10,7 @@ use crate::axil::{Master, Op};
 use crate::duts::WqeCtrlPorts;
 use crate::harness::Sim;
 use crate::stream::TestRng;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use std::collections::VecDeque;
 
 /// Cycles from the state a pick reflects to the first cycle it is offered (wqe_sched.sv,
@@ -279,7 +279,7 @@ impl<D: WqeCtrlPorts> Bench<D> {
             sim,
             bus: Master::new(seed, bus_delay, 4),
             dp,
-            rng: TestRng::seed_from_u64(seed ^ 0xDA7A_9A7E),
+            rng: crate::stream::rng(seed ^ 0xDA7A_9A7E),
             in_flight: VecDeque::new(),
             offered: None,
             take: None,

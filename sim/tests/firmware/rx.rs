@@ -9,7 +9,7 @@
 //! model and the firmware's attaches say.
 
 use crate::bus::CtrlBus;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_firmware::{Error, RxPath};
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{PathMtu, Psn, QpConfig, QpKind, QpTable};
@@ -92,7 +92,7 @@ fn same(got: &Result<(), Error>, want: &Result<(), RxError>) -> bool {
 fn rx_ctrl() {
     let run = "firmware_rx_ctrl";
     let seed = stream::seed(run);
-    let mut rng = TestRng::seed_from_u64(seed);
+    let mut rng = rocenic_sim::stream::rng(seed);
 
     // The send side: a QP in every slot but 3 and 6.
     let mut qps = QpTable::<8>::new(Profile::Linux);

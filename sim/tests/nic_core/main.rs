@@ -22,7 +22,7 @@
 //! completions that came, and what the cores discarded (each reason's counter), delivered and
 //! landed must still be what the model NICs did.
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rocenic_host_driver::device::{Block, Device};
 use rocenic_host_driver::model_device::{Link, ModelDevice, Side};
 use rocenic_host_driver::verbs::{
@@ -37,7 +37,6 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::HostMemory;
 use rocenic_model::{rx, wqe};
 use rocenic_sim::link::Config as LinkConfig;
-use rocenic_sim::stream::TestRng;
 use rocenic_sim::top::core::Load;
 use rocenic_sim::top::device::{CoreDevice, CoreLink};
 use std::collections::BTreeMap;
@@ -215,7 +214,7 @@ fn program<D: Device>(
     sent_by_a: &dyn Fn() -> Vec<Vec<u8>>,
     faulty: bool,
 ) -> Result<Record, String> {
-    let mut r = TestRng::seed_from_u64(seed);
+    let mut r = rocenic_sim::stream::rng(seed);
     let attr = |i| OpenAttr {
         nic: nic(i),
         ..OpenAttr::default()
