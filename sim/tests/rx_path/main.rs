@@ -329,11 +329,14 @@ impl World {
                 _ => {}
             }
             let wq = *self.model.rx.wq(w).unwrap();
-            // Until a flush step has completed a SEND in progress, the own queues of the two RC
-            // QPs every layout has (slots 0 and 2) get a WQE and their completions consumed in
-            // every round, so that a batch can end in the middle of a SEND there (one run in a
-            // few dozen had none without it).
-            let directed = self.cover.in_progress == 0 && matches!(w, 1 | 3);
+            // Until a flush step has completed a SEND in progress, the own queues of the RC QPs
+            // every layout has (RC_SLOTS) get a WQE and their completions consumed in every
+            // round, so that a batch can end in the middle of a SEND there (one run in a few
+            // dozen had none without it).
+            let directed = self.cover.in_progress == 0
+                && RC_SLOTS
+                    .iter()
+                    .any(|&q| self.layout.qps[q].target == Target::Own(w));
             // Post up to the ring's room.
             let room = wq.doorbell.ring().entries() - wq.doorbell.pending();
             if room > 0 && (directed || self.rng.gen_bool(0.7)) {

@@ -10,6 +10,9 @@ use rocenic_model::wqe::{CompletionRing, Fill, HostMemory, Ring};
 use rocenic_sim::rx::path::{MRS, MR_IDX_LSB, QPS, WQS};
 use rocenic_sim::stream::TestRng;
 
+/// The QP slots that are RC in every layout, each with a queue of its own.
+pub const RC_SLOTS: [usize; 2] = [0, 2];
+
 /// Receive rings: queue w's at RINGS + w * 0x1_0000.
 pub const RINGS: u64 = 0x10_0000;
 /// Completion rings: queue w's at CQS + w * 0x1000.
@@ -125,7 +128,7 @@ impl Layout {
             // Slots 0 and 2 RC and slot 1 UD whatever the draw, so that every run has both, and
             // RC traffic still when the queue reset below takes one RC QP's queue.
             let ud = match slot {
-                0 | 2 => false,
+                _ if RC_SLOTS.contains(&slot) => false,
                 1 | 5 => true,
                 _ => rng.gen_bool(0.4),
             };
