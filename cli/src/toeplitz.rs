@@ -4,7 +4,7 @@ use crate::csvio;
 use crate::engine::{parse_engine, Engine};
 use crate::output::Output;
 use crate::{Failure, Outcome};
-use rocenic_model::toeplitz::ToeplitzTable;
+use rocenic_model::toeplitz::Toeplitz;
 use std::path::PathBuf;
 
 /// Rows per chunk: results are written as each chunk is hashed.
@@ -71,9 +71,9 @@ pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-/// Builds the table for a key, with a message fit for the user.
-pub fn table_for(key: &[u8]) -> Result<ToeplitzTable, String> {
-    ToeplitzTable::new(key).map_err(|e| e.to_string())
+/// Precomputes a key for the fastest form this CPU runs, with a message fit for the user.
+pub fn hasher_for(key: &[u8]) -> Result<Toeplitz, String> {
+    Toeplitz::new(key).map_err(|e| e.to_string())
 }
 
 pub fn run(args: Args) -> Outcome {

@@ -1,12 +1,12 @@
 //! Criterion benchmarks of the reference model (`make bench`).
 //!
-//! Goals (issue 2): the table Toeplitz under 3 ns for a 12-byte tuple and under 8 ns for 36
-//! bytes (DPDK's `rte_softrss`: ~80 ns and ~239 ns; its GFNI path 2.5 and 5.8 ns); ICRC over
-//! 4 KiB at 20 GB/s or more.
+//! Goals: the fastest Toeplitz form at or below DPDK's GFNI path for 12- and 36-byte tuples,
+//! single and bulk (`make bench` prints DPDK's figures from the same run beside these where
+//! DPDK is installed; docs/rss.md#speed); ICRC over 4 KiB at 20 GB/s or more.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rocenic_model::entropy::{flow_label, get_udp_sport};
-use rocenic_model::toeplitz::{hash_bitserial, ToeplitzTable, MICROSOFT_KEY};
+use rocenic_model::toeplitz::{hash_bitserial, Toeplitz, ToeplitzTable, MICROSOFT_KEY};
 use rocenic_model::tso::{Limits, Segmenter};
 use rocenic_model::wire::{icrc_compute, LinkType};
 
@@ -21,8 +21,13 @@ fn entropy(c: &mut Criterion) {
     });
 }
 
+/// Tuples per bulk call, as in DPDK's bulk test.
+const BULK: usize = 64;
+
 fn toeplitz(c: &mut Criterion) {
     let table = ToeplitzTable::new(&MICROSOFT_KEY).unwrap();
+    let fastest = Toeplitz::new(&MICROSOFT_KEY).unwrap();
+    let form = fastest.form().name();
     let input: [u8; 36] = core::array::from_fn(|i| (i * 37 + 11) as u8);
     let mut g = c.benchmark_group("toeplitz");
     for len in [12usize, 36] {
@@ -30,11 +35,30 @@ fn toeplitz(c: &mut Criterion) {
         g.bench_function(format!("table/{len}B"), |b| {
             b.iter(|| table.hash(black_box(tuple)).unwrap())
         });
+        g.bench_function(format!("fastest/{len}B"), |b| {
+            b.iter(|| fastest.hash(black_box(tuple)).unwrap())
+        });
         g.bench_function(format!("bitserial/{len}B"), |b| {
             b.iter(|| hash_bitserial(black_box(&MICROSOFT_KEY), black_box(&input[..len])))
         });
     }
+    // Bulk: figures per tuple (criterion's throughput in elements).
+    g.throughput(Throughput::Elements(BULK as u64));
+    let v4: Vec<[u8; 12]> = (0..BULK)
+        .map(|t| core::array::from_fn(|i| (t * 131 + i * 37 + 11) as u8))
+        .collect();
+    let v6: Vec<[u8; 36]> = (0..BULK)
+        .map(|t| core::array::from_fn(|i| (t * 131 + i * 37 + 11) as u8))
+        .collect();
+    let mut out = [0u32; BULK];
+    g.bench_function("fastest-bulk/12B", |b| {
+        b.iter(|| fastest.hash_bulk(black_box(&v4), &mut out).unwrap())
+    });
+    g.bench_function("fastest-bulk/36B", |b| {
+        b.iter(|| fastest.hash_bulk(black_box(&v6), &mut out).unwrap())
+    });
     g.finish();
+    eprintln!("toeplitz: the fastest form on this CPU is `{form}`");
 }
 
 /// An IPv4 RoCEv2 RC SEND_ONLY packet from the IP header on, with a 4 KiB payload.

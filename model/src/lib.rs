@@ -7,9 +7,13 @@
 //!
 //! The crate is `no_std`, allocates nothing and contains no `unsafe`. The `std` feature (on by
 //! default) only adds runtime SIMD detection for CRC-32, `std::error::Error` impls and the pcap
-//! file writer `wire::PcapWriter` over `std::io::Write`.
+//! file writer `wire::PcapWriter` over `std::io::Write`. The `simd` feature (off by default; the
+//! CLI, the test benches and the benchmarks turn it on) adds the carry-less Toeplitz form
+//! (`toeplitz::Toeplitz`), whose two calls into x86-64 instructions are the crate's only
+//! `unsafe`, each after the CPU was asked whether it has them.
 #![cfg_attr(not(feature = "std"), no_std)]
-#![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "simd"), forbid(unsafe_code))]
+#![cfg_attr(feature = "simd", deny(unsafe_code))]
 #![deny(missing_docs)]
 
 pub mod bridge;

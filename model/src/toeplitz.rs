@@ -1,11 +1,16 @@
-//! The Toeplitz hash of RSS, in its bit-serial definition and a table form, plus the XOR hash
-//! (docs/reference.md §2).
+//! The Toeplitz hash of RSS, in its bit-serial definition, a table form and (with the `simd`
+//! feature, on x86-64) carry-less products, plus the XOR hash (docs/reference.md §2).
+//! [`Toeplitz`] is the fastest form this CPU runs; every form is proven equal to the bit-serial
+//! one (tests/toeplitz.rs).
 //!
 //! For every input bit, most significant bit of byte 0 first, a set bit XORs into the result the
 //! 32-bit window of the key that starts at that bit's position. A key of `k` bytes therefore
 //! covers inputs of up to `k − 4` bytes: 36 for the usual 40-byte key (IPv6 addresses and ports).
 
 use core::fmt;
+
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+mod clmul;
 
 /// The key of the public Microsoft/Intel RSS verification suite, also the common default.
 pub const MICROSOFT_KEY: [u8; 40] = [
@@ -336,6 +341,143 @@ impl fmt::Debug for ToeplitzTable {
         f.debug_struct("ToeplitzTable")
             .field("max_input", &self.max_input)
             .finish_non_exhaustive()
+    }
+}
+
+/// Which form a [`Toeplitz`] hashes with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// [`ToeplitzTable`]: one lookup per input byte, in safe portable code.
+    Table,
+    /// Carry-less products, one per four input bytes (x86-64 PCLMULQDQ, `simd` feature).
+    Clmul,
+}
+
+impl Form {
+    /// The form's name in reports: `table` or `clmul`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Table => "table",
+            Form::Clmul => "clmul",
+        }
+    }
+}
+
+// The model allocates nothing, so the table stays inline: a `Toeplitz` is the table's size
+// whichever form it holds.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+enum Inner {
+    Table(ToeplitzTable),
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    Clmul {
+        keys: clmul::Keys,
+        max_input: usize,
+    },
+}
+
+/// The Toeplitz hash in the fastest form this CPU runs: carry-less products where the `simd`
+/// feature is on and the CPU has them (checked once, when the key is set), the table otherwise.
+/// Every form gives the same hashes; [`Toeplitz::form`] says which one runs.
+#[derive(Clone, Debug)]
+pub struct Toeplitz(Inner);
+
+impl Toeplitz {
+    /// Precomputes `key` (4..=[`MAX_KEY_LEN`] bytes) for the fastest form available.
+    pub fn new(key: &[u8]) -> Result<Self, Error> {
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if clmul::available() {
+            if !(4..=MAX_KEY_LEN).contains(&key.len()) {
+                return Err(Error::BadKeyLength(key.len()));
+            }
+            return Ok(Toeplitz(Inner::Clmul {
+                keys: clmul::Keys::new(key),
+                max_input: key.len() - 4,
+            }));
+        }
+        Self::portable(key)
+    }
+
+    /// Precomputes `key` for the table form whatever the CPU has (the fallback, and the form
+    /// to compare with).
+    pub fn portable(key: &[u8]) -> Result<Self, Error> {
+        Ok(Toeplitz(Inner::Table(ToeplitzTable::new(key)?)))
+    }
+
+    /// Replaces the key in place, keeping the form; on an error the old key stays.
+    pub fn set_key(&mut self, key: &[u8]) -> Result<(), Error> {
+        match &mut self.0 {
+            Inner::Table(table) => table.set_key(key),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Inner::Clmul { keys, max_input } => {
+                if !(4..=MAX_KEY_LEN).contains(&key.len()) {
+                    return Err(Error::BadKeyLength(key.len()));
+                }
+                *keys = clmul::Keys::new(key);
+                *max_input = key.len() - 4;
+                Ok(())
+            }
+        }
+    }
+
+    /// The form that hashes.
+    pub fn form(&self) -> Form {
+        match &self.0 {
+            Inner::Table(_) => Form::Table,
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Inner::Clmul { .. } => Form::Clmul,
+        }
+    }
+
+    /// The longest input this key covers, in bytes.
+    pub fn max_input_len(&self) -> usize {
+        match &self.0 {
+            Inner::Table(table) => table.max_input_len(),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Inner::Clmul { max_input, .. } => *max_input,
+        }
+    }
+
+    fn check_input(&self, input_len: usize) -> Result<(), Error> {
+        let max = self.max_input_len();
+        if input_len > max {
+            return Err(Error::InputTooLong { input_len, max });
+        }
+        Ok(())
+    }
+
+    /// Hashes `input` (up to [`Self::max_input_len`] bytes).
+    #[inline]
+    pub fn hash(&self, input: &[u8]) -> Result<u32, Error> {
+        match &self.0 {
+            Inner::Table(table) => table.hash(input),
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Inner::Clmul { keys, .. } => {
+                self.check_input(input.len())?;
+                Ok(clmul::hash(keys, input))
+            }
+        }
+    }
+
+    /// Hashes many tuples of one length into `out`, as DPDK's `rte_thash_gfni_bulk` does: one
+    /// length check and one dispatch for the lot. `out` must be as long as `tuples`.
+    pub fn hash_bulk<const N: usize>(
+        &self,
+        tuples: &[[u8; N]],
+        out: &mut [u32],
+    ) -> Result<(), Error> {
+        self.check_input(N)?;
+        assert_eq!(tuples.len(), out.len(), "one output per tuple");
+        match &self.0 {
+            Inner::Table(table) => {
+                for (tuple, hash) in tuples.iter().zip(out) {
+                    *hash = table.hash(tuple)?;
+                }
+            }
+            #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+            Inner::Clmul { keys, .. } => clmul::hash_bulk(keys, tuples, out),
+        }
+        Ok(())
     }
 }
 

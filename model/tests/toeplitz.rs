@@ -1,11 +1,12 @@
-//! Toeplitz against the public Microsoft/Intel RSS verification suite, and the table form
-//! against the bit-serial definition.
+//! Toeplitz against the public Microsoft/Intel RSS verification suite, and the table and
+//! carry-less forms against the bit-serial definition.
 
 use proptest::prelude::*;
 use rocenic_model::rss::{Context, FlowTuple, Function, HashFields, HashType, IpPair, L4};
 use rocenic_model::toeplitz::{
-    hash_bitserial, hash_xor, symmetric_key, ToeplitzTable, VerificationVector as Vector,
-    MAX_KEY_LEN, MICROSOFT_KEY, VERIFICATION_IPV4 as IPV4, VERIFICATION_IPV6 as IPV6,
+    hash_bitserial, hash_xor, symmetric_key, Form, Toeplitz, ToeplitzTable,
+    VerificationVector as Vector, MAX_KEY_LEN, MICROSOFT_KEY, VERIFICATION_IPV4 as IPV4,
+    VERIFICATION_IPV6 as IPV6,
 };
 
 fn tuple_bytes<const N: usize>(v: &Vector<N>, ports: bool) -> Vec<u8> {
@@ -21,6 +22,7 @@ fn tuple_bytes<const N: usize>(v: &Vector<N>, ports: bool) -> Vec<u8> {
 
 fn check_table<const N: usize>(rows: &[Vector<N>]) {
     let table = ToeplitzTable::new(&MICROSOFT_KEY).unwrap();
+    let fastest = Toeplitz::new(&MICROSOFT_KEY).unwrap();
     for (i, v) in rows.iter().enumerate() {
         for (ports, want) in [(false, v.hash_l3), (true, v.hash_l3l4)] {
             let input = tuple_bytes(v, ports);
@@ -33,6 +35,12 @@ fn check_table<const N: usize>(rows: &[Vector<N>]) {
                 table.hash(&input),
                 Ok(want),
                 "row {i} ports={ports} (table)"
+            );
+            assert_eq!(
+                fastest.hash(&input),
+                Ok(want),
+                "row {i} ports={ports} ({})",
+                fastest.form().name()
             );
         }
     }
@@ -162,6 +170,36 @@ proptest! {
         prop_assert_eq!(table.hash(&input), hash_bitserial(&key, &input));
     }
 
+    /// The fastest form this CPU runs, and the portable one, equal the bit-serial definition
+    /// for every key length and input length.
+    #[test]
+    fn every_form_equals_bitserial((key, input) in key_and_input()) {
+        let want = hash_bitserial(&key, &input);
+        prop_assert_eq!(Toeplitz::new(&key).unwrap().hash(&input), want);
+        prop_assert_eq!(Toeplitz::portable(&key).unwrap().hash(&input), want);
+    }
+
+    /// Bulk hashing equals one tuple at a time, for the IPv4 and the IPv6 4-tuple.
+    #[test]
+    fn bulk_equals_single(
+        key in proptest::collection::vec(any::<u8>(), 40..=MAX_KEY_LEN),
+        v4 in proptest::collection::vec(any::<[u8; 12]>(), 0..20),
+        v6 in proptest::collection::vec(any::<[u8; 36]>(), 0..20),
+    ) {
+        for t in [Toeplitz::new(&key).unwrap(), Toeplitz::portable(&key).unwrap()] {
+            let mut out = vec![0; v4.len()];
+            t.hash_bulk(&v4, &mut out).unwrap();
+            for (tuple, &h) in v4.iter().zip(&out) {
+                prop_assert_eq!(Ok(h), hash_bitserial(&key, tuple), "{}", t.form().name());
+            }
+            let mut out = vec![0; v6.len()];
+            t.hash_bulk(&v6, &mut out).unwrap();
+            for (tuple, &h) in v6.iter().zip(&out) {
+                prop_assert_eq!(Ok(h), hash_bitserial(&key, tuple), "{}", t.form().name());
+            }
+        }
+    }
+
     /// Toeplitz is linear over GF(2): h(a ^ b) = h(a) ^ h(b).
     #[test]
     fn toeplitz_is_linear(a in any::<[u8; 36]>(), b in any::<[u8; 36]>()) {
@@ -189,6 +227,52 @@ proptest! {
         let ab: Vec<u8> = a.iter().chain(&b).copied().collect();
         let ba: Vec<u8> = b.iter().chain(&a).copied().collect();
         prop_assert_eq!(hash_xor(&ab), hash_xor(&ba));
+    }
+}
+
+/// Where the carry-less form is built and the CPU has it, it is the one chosen: the tests above
+/// then prove it, not the table twice.
+#[test]
+fn fastest_form_is_chosen() {
+    let want = if cfg!(all(feature = "simd", target_arch = "x86_64")) && clmul_cpu() {
+        Form::Clmul
+    } else {
+        Form::Table
+    };
+    assert_eq!(Toeplitz::new(&MICROSOFT_KEY).unwrap().form(), want);
+    assert_eq!(
+        Toeplitz::portable(&MICROSOFT_KEY).unwrap().form(),
+        Form::Table
+    );
+}
+
+fn clmul_cpu() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("pclmulqdq");
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
+/// Every form refuses what the key does not cover, and bad key lengths, with the same errors.
+#[test]
+fn every_form_checks_lengths() {
+    let key = [7u8; 40];
+    for t in [
+        Toeplitz::new(&key).unwrap(),
+        Toeplitz::portable(&key).unwrap(),
+    ] {
+        assert_eq!(t.max_input_len(), 36);
+        let long = Err(rocenic_model::toeplitz::Error::InputTooLong {
+            input_len: 37,
+            max: 36,
+        });
+        assert_eq!(t.hash(&[0; 37]), long);
+        assert_eq!(t.hash_bulk(&[[0u8; 37]], &mut [0]), long.map(|_: u32| ()));
+    }
+    for len in [3, MAX_KEY_LEN + 1] {
+        let bad = rocenic_model::toeplitz::Error::BadKeyLength(len);
+        assert_eq!(Toeplitz::new(&vec![1; len]).unwrap_err(), bad);
+        assert_eq!(Toeplitz::portable(&vec![1; len]).unwrap_err(), bad);
     }
 }
 

@@ -8,7 +8,7 @@ use rocenic_model::entropy::{Entropy, Profile, Request};
 use rocenic_model::qp::DEFAULT_QPS;
 use rocenic_model::rss::{classify, distribute, Meta};
 use rocenic_model::rx::qp_slot;
-use rocenic_model::toeplitz::ToeplitzTable;
+use rocenic_model::toeplitz::Toeplitz;
 use rocenic_model::tso::{Limits, Segmenter};
 use rocenic_model::wqe::{CompletionRing, Cqe, Queues, SendEngine, Step};
 use std::path::Path;
@@ -16,7 +16,7 @@ use std::path::Path;
 /// The model; it keeps the last Toeplitz key's table, since rows usually share one key.
 #[derive(Default)]
 pub struct Model {
-    toeplitz: Option<(Vec<u8>, ToeplitzTable)>,
+    toeplitz: Option<(Vec<u8>, Toeplitz)>,
 }
 
 impl entropy::Unit for Model {
@@ -73,17 +73,17 @@ impl tso::Unit for Model {
 
 impl toeplitz::Unit for Model {
     fn hash(&mut self, key: &[u8], data: &[u8]) -> Result<u32, toeplitz::Bad> {
-        // Rebuild the table only when the key changes.
+        // Precompute the key only when it changes.
         if self
             .toeplitz
             .as_ref()
             .is_none_or(|(cached, _)| cached != key)
         {
-            let table = toeplitz::table_for(key).map_err(toeplitz::Bad::Key)?;
-            self.toeplitz = Some((key.to_vec(), table));
+            let hasher = toeplitz::hasher_for(key).map_err(toeplitz::Bad::Key)?;
+            self.toeplitz = Some((key.to_vec(), hasher));
         }
-        let (_, table) = self.toeplitz.as_ref().expect("filled above");
-        table
+        let (_, hasher) = self.toeplitz.as_ref().expect("filled above");
+        hasher
             .hash(data)
             .map_err(|e| toeplitz::Bad::Input(e.to_string()))
     }

@@ -10,7 +10,7 @@ use rocenic_model::golden::sets::{self, Column, Format, Role, Set};
 use rocenic_model::rss::{
     check_table_size, classify, distribute, Context, ContextView, Function, HashFields,
 };
-use rocenic_model::toeplitz::ToeplitzTable;
+use rocenic_model::toeplitz::Toeplitz;
 use rocenic_model::tso::{Limits, Segmenter};
 use rocenic_model::wire::{LinkType, RoceFrame};
 use sha2::{Digest, Sha256};
@@ -88,7 +88,7 @@ impl Cells<'_> {
 /// build than to use.
 #[derive(Default)]
 pub struct Cache {
-    toeplitz: Option<(Vec<u8>, ToeplitzTable)>,
+    toeplitz: Option<(Vec<u8>, Toeplitz)>,
     rss: Option<(RssKey, Context)>,
 }
 
@@ -161,11 +161,11 @@ fn toeplitz(cells: &Cells, cache: &mut Cache) -> Result<Vec<String>, Failure> {
     let key = cells.bytes("key_hex")?;
     let input = cells.bytes("input_hex")?;
     if cache.toeplitz.as_ref().is_none_or(|(k, _)| *k != key) {
-        let table = ToeplitzTable::new(&key).map_err(|e| cells.fail("key_hex", e))?;
-        cache.toeplitz = Some((key, table));
+        let hasher = Toeplitz::new(&key).map_err(|e| cells.fail("key_hex", e))?;
+        cache.toeplitz = Some((key, hasher));
     }
-    let (_, table) = cache.toeplitz.as_ref().expect("filled above");
-    let hash = table.hash(&input).map_err(|e| cells.fail("input_hex", e))?;
+    let (_, hasher) = cache.toeplitz.as_ref().expect("filled above");
+    let hash = hasher.hash(&input).map_err(|e| cells.fail("input_hex", e))?;
     Ok(vec![format!("{hash:#010x}")])
 }
 

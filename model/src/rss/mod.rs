@@ -5,7 +5,7 @@
 //! [`HashFields`] pick the bytes of that tuple that form the hash input; the hash ([`Function`])
 //! indexes an [`IndirectionTable`] that names the receive queue.
 
-use crate::toeplitz::{self, ToeplitzTable};
+use crate::toeplitz::{self, Toeplitz};
 use core::fmt;
 
 pub mod parse;
@@ -350,7 +350,7 @@ pub struct Context {
     pub function: Function,
     /// The hashed fields.
     pub fields: HashFields,
-    table: ToeplitzTable,
+    toeplitz: Toeplitz,
 }
 
 impl Context {
@@ -363,13 +363,13 @@ impl Context {
         Ok(Context {
             function,
             fields,
-            table: ToeplitzTable::new(key)?,
+            toeplitz: Toeplitz::new(key)?,
         })
     }
 
     /// Replaces the key.
     pub fn set_key(&mut self, key: &[u8]) -> Result<(), toeplitz::Error> {
-        self.table.set_key(key)
+        self.toeplitz.set_key(key)
     }
 
     /// Hashes a tuple: the hash and the fields it covered.
@@ -379,7 +379,7 @@ impl Context {
     pub fn hash(&self, tuple: &FlowTuple) -> Result<(u32, HashType), toeplitz::Error> {
         let input = HashInput::new(tuple, self.fields);
         let hash = match self.function {
-            Function::Toeplitz => self.table.hash(input.as_bytes())?,
+            Function::Toeplitz => self.toeplitz.hash(input.as_bytes())?,
             Function::Xor => toeplitz::hash_xor(input.as_bytes()),
         };
         Ok((hash, input.hash_type))
