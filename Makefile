@@ -31,7 +31,7 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench fmt clean
+.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps fmt clean
 
 all: test
 
@@ -172,9 +172,27 @@ interop: deps
 ## inputs in target/tmp included (later runs reuse them).
 bench: deps
 	$(CARGO) bench -p rocenic-model --bench model
+	@$(MAKE) --no-print-directory bench-dpdk
 	$(CARGO) bench -p rocenic-sim --bench cosim
 	$(CARGO) bench -p rocenic-sim --bench wqe
 	$(CARGO) bench -p rocenic --no-default-features --bench memory
+
+## bench-dpdk: DPDK's Toeplitz hashes (rte_softrss, and rte_thash_gfni and its bulk form where
+## the CPU has GFNI with AVX-512) on the model bench's inputs, printed beside the model's figures
+## from the last `cargo bench -p rocenic-model` (`make bench` runs both, in that order). Skipped
+## with a note where Debian's libdpdk-dev is not installed (`make bench-deps`). About 10 s.
+bench-dpdk:
+	@if pkg-config --exists libdpdk; then \
+	  mkdir -p target/dpdk && \
+	  cc -O3 -march=native -Wall -Wextra $$(pkg-config --cflags libdpdk) model/benches/dpdk/thash.c \
+	    -o target/dpdk/thash $$(pkg-config --libs libdpdk) && \
+	  target/dpdk/thash > target/dpdk/thash.txt && \
+	  python3 scripts/bench_dpdk.py target/criterion target/dpdk/thash.txt; \
+	else echo "bench-dpdk: skipped, DPDK is not installed (make bench-deps installs Debian's libdpdk-dev)"; fi
+
+## bench-deps: what bench-dpdk needs, from Debian: libdpdk-dev (DPDK 22.11) and pkg-config.
+bench-deps:
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y --no-install-recommends libdpdk-dev pkg-config
 
 ## fmt: format the Rust code (`cargo fmt --all`).
 fmt:

@@ -165,7 +165,9 @@ fn toeplitz(cells: &Cells, cache: &mut Cache) -> Result<Vec<String>, Failure> {
         cache.toeplitz = Some((key, hasher));
     }
     let (_, hasher) = cache.toeplitz.as_ref().expect("filled above");
-    let hash = hasher.hash(&input).map_err(|e| cells.fail("input_hex", e))?;
+    let hash = hasher
+        .hash(&input)
+        .map_err(|e| cells.fail("input_hex", e))?;
     Ok(vec![format!("{hash:#010x}")])
 }
 

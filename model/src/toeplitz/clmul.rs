@@ -47,6 +47,7 @@ pub(super) fn available() -> bool {
 
 /// One tuple's hash; `input` is at most `MAX_INPUT_LEN` bytes and no longer than the key covers
 /// (checked by the caller: the key's windows past its end are zero, so nothing reads past them).
+#[inline(always)]
 pub(super) fn hash(keys: &Keys, input: &[u8]) -> u32 {
     debug_assert!(available() && input.len() <= MAX_INPUT_LEN);
     // SAFETY: `Toeplitz` builds `Keys` only after `available()` returned true on this CPU, so
@@ -69,7 +70,13 @@ pub(super) fn hash_bulk<const N: usize>(keys: &Keys, tuples: &[[u8; N]], out: &m
 
 #[target_feature(enable = "pclmulqdq,ssse3")]
 fn hash_one(keys: &Keys, input: &[u8]) -> u32 {
-    hash_inline(keys, input)
+    // The usual tuples as straight-line code: IPv6 addresses, with ports, and with the QPN.
+    match input.len() {
+        32 => hash_inline(keys, &input[..32]),
+        36 => hash_inline(keys, &input[..36]),
+        40 => hash_inline(keys, &input[..40]),
+        _ => hash_inline(keys, input),
+    }
 }
 
 #[target_feature(enable = "pclmulqdq,ssse3")]
