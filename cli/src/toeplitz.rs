@@ -58,7 +58,7 @@ pub fn decode_hex(text: &str) -> Result<Vec<u8>, String> {
             })
             .collect();
     }
-    if t.len() % 2 != 0 {
+    if !t.len().is_multiple_of(2) {
         return Err(format!("`{t}` has an odd number of hex digits"));
     }
     (0..t.len())

@@ -33,7 +33,11 @@ fn rings_of_every_size_across_the_wrap() {
                 let abs = u64::from(start) + i;
                 let abs = abs % (1 << 32);
                 assert_eq!(u64::from(ring.slot(idx)), abs % n);
-                assert_eq!(ring.phase(idx), (abs / n) % 2 == 0, "log2 {log2} idx {idx}");
+                assert_eq!(
+                    ring.phase(idx),
+                    (abs / n).is_multiple_of(2),
+                    "log2 {log2} idx {idx}"
+                );
                 let used = ring.used(idx, start);
                 assert_eq!(used, (i <= n).then_some(i as u32));
                 i += stride;

@@ -37,7 +37,7 @@ pub fn bars(per_queue: &[u64]) -> String {
     for (q, &n) in per_queue.iter().enumerate() {
         let eighths = (n as u128 * (BAR_CELLS as u128 * 8) / top as u128) as usize;
         let mut bar = "█".repeat(eighths / 8);
-        if eighths % 8 != 0 {
+        if !eighths.is_multiple_of(8) {
             bar.push(EIGHTHS[eighths % 8]);
         }
         let _ = writeln!(text, "{q:>5} {n:>10} {:>6.1}% {bar}", share(n, total));

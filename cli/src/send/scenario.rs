@@ -282,7 +282,7 @@ impl<'de> Deserialize<'de> for Hex {
             .filter(|b| !b.is_ascii_whitespace() && *b != b'_')
             .collect();
         let bad = |why: &str| D::Error::custom(format!("not hex bytes: {why}"));
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             return Err(bad("an odd number of digits"));
         }
         digits

@@ -267,7 +267,7 @@ fn flows_generated_per_profile_match_it() {
         let mut frames = Vec::new();
         let mut map = String::from("src_qpn,dst_qpn,fl\n");
         for i in 0..48u32 {
-            let ipv6 = next(&mut rng) % 2 == 0;
+            let ipv6 = next(&mut rng).is_multiple_of(2);
             let ud = i % 3 == 0;
             // Distinct destinations, so that every map line is one flow's.
             let dst = (i << 16) | (next(&mut rng) as u32 & 0xFFFF);

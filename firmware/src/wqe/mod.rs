@@ -165,7 +165,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
     pub fn set_completion_ring(&mut self, base: u64, log2: u32) -> Result<(), Error> {
         let ring = Ring::new(log2).ok_or(Error::RingSize(log2))?;
         let align = rocenic_model::wqe::CQE_BYTES as u64;
-        if base % align != 0 {
+        if !base.is_multiple_of(align) {
             return Err(Error::Misaligned { addr: base, align });
         }
         let bytes = u64::from(ring.entries()) * align;

@@ -405,7 +405,7 @@ impl Ipv4Repr {
 
     /// Replaces the options; `opts` must be a multiple of 4 bytes, at most 40.
     pub fn set_options(&mut self, opts: &[u8]) -> Result<()> {
-        if opts.len() > MAX_OPTIONS_LEN || opts.len() % 4 != 0 {
+        if opts.len() > MAX_OPTIONS_LEN || !opts.len().is_multiple_of(4) {
             return Err(Error::Malformed(
                 "IPv4 options must be a multiple of 4 bytes, at most 40",
             ));

@@ -367,7 +367,7 @@ impl TcpRepr {
 
     /// Replaces the options; `opts` must be a multiple of 4 bytes, at most 40 (pad with NOP/EOL).
     pub fn set_options(&mut self, opts: &[u8]) -> Result<()> {
-        if opts.len() > MAX_OPTIONS_LEN || opts.len() % 4 != 0 {
+        if opts.len() > MAX_OPTIONS_LEN || !opts.len().is_multiple_of(4) {
             return Err(Error::Malformed(
                 "TCP options must be a multiple of 4 bytes, at most 40",
             ));

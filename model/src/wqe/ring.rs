@@ -277,7 +277,7 @@ impl SendRing {
     /// A ring at host address `base`; `None` when the stride is past 16 blocks, `base` is not
     /// 64-byte aligned, or the ring would run past the end of the 64-bit address space.
     pub fn new(ring: Ring, stride_log2: u32, base: u64) -> Option<SendRing> {
-        if stride_log2 > Self::MAX_STRIDE_LOG2 || base % super::BLOCK_BYTES as u64 != 0 {
+        if stride_log2 > Self::MAX_STRIDE_LOG2 || !base.is_multiple_of(super::BLOCK_BYTES as u64) {
             return None;
         }
         let r = SendRing {

@@ -89,7 +89,7 @@ fn all_ones_key_and_input_at_the_longest() {
     let key = [0xFF; MAX_KEY_LEN];
     let input = [0xFF; MAX_INPUT_LEN];
     // Every window of an all-ones key is all ones; an even number of them cancels out.
-    let want = if (MAX_INPUT_LEN * 8) % 2 == 0 {
+    let want = if (MAX_INPUT_LEN * 8).is_multiple_of(2) {
         0
     } else {
         u32::MAX

@@ -133,7 +133,7 @@ fn run<D: WqeCtrlPorts, const N: usize>(
                 if !busy && cycle > from + 4 * LAG {
                     return Ok(());
                 }
-                if cycle % 16 == 0 && bench.bus_pending() == 0 {
+                if cycle.is_multiple_of(16) && bench.bus_pending() == 0 {
                     prog.push(
                         &mut bench,
                         Op::write(regs::STATUS, status::CQ_FAULT.put(1)),
