@@ -363,16 +363,18 @@ impl Form {
     }
 }
 
-/// Inputs shorter than this take the table even where the carry-less form runs: one call's
-/// products, the moves between register files and the final bit reversal cost more than 20
-/// table lookups (measured on an AMD EPYC, Zen 3: at 12 bytes the carry-less call took 1.4 times
-/// the table's, at 24 about the same, at 36 bytes 0.8 times; in bulk 1.0 and 0.6 times;
-/// docs/rss.md#speed).
+/// One call with an input shorter than this takes the table even where the carry-less form
+/// runs: its products, the moves between register files and the final bit reversal cost more
+/// than 20 table lookups (one AMD EPYC, Zen 3: at 12 bytes a carry-less call took 1.4 times the
+/// table's, at 24 about the same, at 36 bytes 0.8 times). Bulk hashing with the 256-bit
+/// carry-less multiply takes every length: two tuples per instruction beat the table at 12
+/// bytes too (0.6 times; docs/rss.md#speed).
 pub const CLMUL_FROM_LEN: usize = 21;
 
 /// The Toeplitz hash in the fastest form this CPU runs: carry-less products for inputs of
-/// [`CLMUL_FROM_LEN`] bytes or more where the `simd` feature is on and the CPU has them (asked
-/// once, when the key is first set), the table otherwise. Every form gives the same hashes.
+/// [`CLMUL_FROM_LEN`] bytes or more (and in bulk for any length where the CPU multiplies 256
+/// bits at once) where the `simd` feature is on and the CPU has them (asked once, when the key
+/// is first set), the table otherwise. Every form gives the same hashes.
 #[derive(Clone, Debug)]
 pub struct Toeplitz {
     table: ToeplitzTable,
@@ -456,7 +458,11 @@ impl Toeplitz {
         self.check_input(N)?;
         assert_eq!(tuples.len(), out.len(), "one output per tuple");
         #[cfg(all(feature = "simd", target_arch = "x86_64"))]
-        if let (Some(keys), true) = (&self.clmul, N >= CLMUL_FROM_LEN) {
+        if let Some(keys) = self
+            .clmul
+            .as_ref()
+            .filter(|k| N >= CLMUL_FROM_LEN || k.wide())
+        {
             clmul::hash_bulk(keys, tuples, out);
             return Ok(());
         }

@@ -200,6 +200,29 @@ proptest! {
         }
     }
 
+    /// Bulk hashing at short, long and odd tuple lengths, odd counts included (the 256-bit path
+    /// hashes tuples in twos, and takes the short ones too).
+    #[test]
+    fn bulk_equals_single_at_many_lengths(
+        key in any::<[u8; MAX_KEY_LEN]>(),
+        bytes in proptest::collection::vec(any::<u8>(), 0..9 * MAX_KEY_LEN),
+    ) {
+        bulk_check::<1>(&key, &bytes)?;
+        bulk_check::<4>(&key, &bytes)?;
+        bulk_check::<7>(&key, &bytes)?;
+        bulk_check::<8>(&key, &bytes)?;
+        bulk_check::<12>(&key, &bytes)?;
+        bulk_check::<13>(&key, &bytes)?;
+        bulk_check::<21>(&key, &bytes)?;
+        bulk_check::<24>(&key, &bytes)?;
+        bulk_check::<31>(&key, &bytes)?;
+        bulk_check::<32>(&key, &bytes)?;
+        bulk_check::<36>(&key, &bytes)?;
+        bulk_check::<40>(&key, &bytes)?;
+        bulk_check::<45>(&key, &bytes)?;
+        bulk_check::<48>(&key, &bytes)?;
+    }
+
     /// Toeplitz is linear over GF(2): h(a ^ b) = h(a) ^ h(b).
     #[test]
     fn toeplitz_is_linear(a in any::<[u8; 36]>(), b in any::<[u8; 36]>()) {
@@ -228,6 +251,33 @@ proptest! {
         let ba: Vec<u8> = b.iter().chain(&a).copied().collect();
         prop_assert_eq!(hash_xor(&ab), hash_xor(&ba));
     }
+}
+
+/// `bytes` cut into tuples of `N`, hashed in bulk by every form, against the definition.
+fn bulk_check<const N: usize>(key: &[u8], bytes: &[u8]) -> Result<(), TestCaseError> {
+    let tuples: Vec<[u8; N]> = bytes
+        .chunks_exact(N)
+        .map(|c| c.try_into().unwrap())
+        .collect();
+    for t in [
+        Toeplitz::new(key).unwrap(),
+        Toeplitz::portable(key).unwrap(),
+    ] {
+        let mut out = vec![0; tuples.len()];
+        t.hash_bulk(&tuples, &mut out).unwrap();
+        for (i, (tuple, &h)) in tuples.iter().zip(&out).enumerate() {
+            prop_assert_eq!(
+                Ok(h),
+                hash_bitserial(key, tuple),
+                "{} B, tuple {} of {}, {}",
+                N,
+                i,
+                tuples.len(),
+                t.form().name()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Where the carry-less form is built and the CPU has it, it is the one chosen: the tests above
