@@ -79,6 +79,7 @@ pub const DUTS: &[DutSpec] = &[
     // The whole RSS pipeline at 64 and 512 bits per beat.
     DutSpec {
         params: &[("DATA_BYTES", "8")],
+        extra_cpp: &["sim/cpp/rss_pipeline_64_bench.cpp"],
         ..dut("rss_pipeline_64", "rss_pipeline", RSS_PIPELINE)
     },
     DutSpec {
@@ -88,6 +89,7 @@ pub const DUTS: &[DutSpec] = &[
     // The TSO segmenter at a 64-bit and a 512-bit data path, default limits.
     DutSpec {
         params: &[("DATA_W", "64")],
+        extra_cpp: &["sim/cpp/tso_64_bench.cpp"],
         ..dut("tso_64", "tso_segmenter", TSO)
     },
     DutSpec {
