@@ -156,7 +156,7 @@ struct TsoStimulus {
 
 /// Four 64 KiB sends at MSS 1448 behind an Ethernet, IPv4 and TCP (timestamps) header.
 fn tso_stimulus() -> TsoStimulus {
-    let mut header = vec![0u8; 14 + 20 + 32];
+    let mut header = [0u8; 14 + 20 + 32];
     header[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
     header[14] = 0x45;
     header[22] = 64;
