@@ -20,6 +20,8 @@ module tso_egress #(
     parameter  int DATA_W  = 64,     // Data path width in bits (tso_segmenter's)
     parameter  int MAX_HDR = 128,    // Longest header template in bytes (tso_segmenter's)
     parameter  int MAX_MSS = 9000,   // Largest MSS in bytes (tso_segmenter's); sizes the slots
+    parameter  int SLOTS   = 2,      // Segment slots, 2 or 4 (tso_segmenter's)
+    localparam int SB      = $clog2(SLOTS),                 // Segment slot index width
     localparam int W       = DATA_W / 8,                    // Bytes per beat
     localparam int HW      = (MAX_HDR + W - 1) / W,         // Template words per header slot
     // Template words come from tso_template in groups of four, one candidate per group.
@@ -33,7 +35,7 @@ module tso_egress #(
     input  wire                 adv,          // the pipeline advances (output skid's s_ready)
     // commits (tso_pass) into the slot being written (tso_ingress)
     input  wire                 commit,
-    input  wire                 wsel_q,
+    input  wire [SB-1:0]        wsel_q,
     input  wire                 hs_q,         // header slot of the current send
     // the current send's read-out values, stored per header slot in S_PREP1
     input  wire                 st_prep1,
@@ -43,7 +45,7 @@ module tso_egress #(
     input  wire                 v4_q,
     // W4 of the write pipeline (tso_writer): a committed segment's fields
     input  wire                 w4_commit_q,
-    input  wire                 w4_slot_q,
+    input  wire [SB-1:0]        w4_slot_q,
     input  wire [KW-1:0]        w4_nw_q,
     input  wire [W-1:0]         w4_lkeep_q,
     input  wire [15:0]          w4_iplen_q,
@@ -53,9 +55,9 @@ module tso_egress #(
     input  wire [7:0]           w4_flags_q,
     input  wire [15:0]          w4_tcs,
     // slot state for the state machine
-    output logic [1:0]          busy_q,
-    output wire  [1:0]          sl_hs,        // header slot of each segment slot
-    output logic                rsel_q,       // slot being read
+    output logic [SLOTS-1:0]    busy_q,
+    output wire  [SLOTS-1:0]    sl_hs,        // header slot of each segment slot
+    output logic [SB-1:0]       rsel_q,       // slot being read
     output wire                 release_n,    // the slot rsel_q is released this clock
     // the template's read port (tso_template): slot and word of each group
     output logic                c_hs_q,
@@ -90,20 +92,20 @@ module tso_egress #(
 
     // Segment slots: busy from the commit of a segment until the egress releases it; ready
     // once its checksums are in. Per-slot header fields, written with ready.
-    logic [1:0]    ready_q;
-    logic          sl_hs_q    [2];   // header slot
-    logic [KW-1:0] sl_nw_q    [2];   // words on the wire, less one
-    logic [W-1:0]  sl_lkeep_q [2];   // lanes of the last word
-    logic [15:0]   sl_iplen_q [2];   // IPv4 total length or IPv6 payload length
-    logic [15:0]   sl_id_q    [2];   // IPv4 identification
-    logic [15:0]   sl_ipcs_q  [2];   // IPv4 header checksum
-    logic [31:0]   sl_seq_q   [2];   // TCP sequence number
-    logic [7:0]    sl_flags_q [2];   // TCP flags
-    logic [15:0]   sl_tcs_q   [2];   // TCP checksum
+    logic [SLOTS-1:0] ready_q;
+    logic [SLOTS-1:0] sl_hs_q;          // header slot
+    logic [KW-1:0] sl_nw_q    [SLOTS];  // words on the wire, less one
+    logic [W-1:0]  sl_lkeep_q [SLOTS];  // lanes of the last word
+    logic [15:0]   sl_iplen_q [SLOTS];  // IPv4 total length or IPv6 payload length
+    logic [15:0]   sl_id_q    [SLOTS];  // IPv4 identification
+    logic [15:0]   sl_ipcs_q  [SLOTS];  // IPv4 header checksum
+    logic [31:0]   sl_seq_q   [SLOTS];  // TCP sequence number
+    logic [7:0]    sl_flags_q [SLOTS];  // TCP flags
+    logic [15:0]   sl_tcs_q   [SLOTS];  // TCP checksum
     logic          r_active_q;
     logic          r_last_q;         // reading the slot's last word
 
-    assign sl_hs     = {sl_hs_q[1], sl_hs_q[0]};
+    assign sl_hs     = sl_hs_q;
     assign release_n = r_active_q && adv && r_last_q;
 
     always_ff @(posedge clk) begin
@@ -137,7 +139,7 @@ module tso_egress #(
     logic [15:0]       c_tcs_q;
 
     // Loads the egress registers for slot s.
-    task automatic load_segment(input logic s);
+    task automatic load_segment(input logic [SB-1:0] s);
         c_hs_q    <= sl_hs_q[s];
         c_lkeep_q <= sl_lkeep_q[s];
         c_ri_q    <= hs_ipn_q[sl_hs_q[s]];
@@ -158,7 +160,7 @@ module tso_egress #(
     always_ff @(posedge clk) begin
         if (rst) begin
             r_active_q <= 1'b0;
-            rsel_q     <= 1'b0;
+            rsel_q     <= '0;
             busy_q     <= '0;
             ready_q    <= '0;
         end else begin
@@ -179,9 +181,9 @@ module tso_egress #(
                 if (r_last_q) begin
                     busy_q[rsel_q]  <= 1'b0;
                     ready_q[rsel_q] <= 1'b0;
-                    rsel_q          <= !rsel_q;
-                    if (ready_q[!rsel_q]) begin
-                        load_segment(!rsel_q);
+                    rsel_q          <= rsel_q + 1'b1;
+                    if (ready_q[rsel_q + 1'b1]) begin
+                        load_segment(rsel_q + 1'b1);
                     end else begin
                         r_active_q <= 1'b0;
                     end

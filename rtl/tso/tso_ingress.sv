@@ -8,7 +8,7 @@
 // the header beats into one of the two header slots (tso_template); S_PARSE waits for the
 // template checks; S_SUM runs the template's checksum words; S_PREP1-S_PREP3 let the send's
 // set-up registers fill (tso_template, tso_pass); S_PAY lets the payload passes run (tso_pass)
-// and alternates the segment slots; S_DRAIN drops a bad send's beats up to tlast; S_STATUS
+// and takes the segment slots in turn; S_DRAIN drops a bad send's beats up to tlast; S_STATUS
 // offers the status.
 //
 // A part of its own because it holds the send's control (which step, which slot, which error)
@@ -19,6 +19,8 @@ module tso_ingress #(
     parameter  int DATA_W  = 64,       // Data path width in bits (tso_segmenter's)
     parameter  int MAX_HDR = 128,      // Longest header template in bytes (tso_segmenter's)
     parameter  int MAX_TSO = 262144,   // Longest payload of one send in bytes (tso_segmenter's)
+    parameter  int SLOTS   = 2,        // Segment slots, 2 or 4 (tso_segmenter's)
+    localparam int SB      = $clog2(SLOTS),                 // Segment slot index width
     localparam int W       = DATA_W / 8,                    // Bytes per beat
     localparam int HW      = (MAX_HDR + W - 1) / W,         // Template words per header slot
     localparam int HKW     = $clog2(HW + 1),                // Template word counter width
@@ -65,7 +67,7 @@ module tso_ingress #(
     output logic             pay_q,        // S_PAY with payload: passes may run
     output logic             pe_q,         // S_PAY without payload: the header-only segment
     output logic             wfree_q,      // !busy_q[wsel_q] (exact while pay_q or pe_q)
-    output logic             wsel_q,       // segment slot being written
+    output logic [SB-1:0]    wsel_q,       // segment slot being written
     // template checks (tso_template)
     input  wire              parse_done,
     input  wire [3:0]        p_err,
@@ -80,9 +82,9 @@ module tso_ingress #(
     input  wire              last_q,
     input  wire              empty_q,
     // segment slots (tso_egress)
-    input  wire [1:0]        busy_q,
-    input  wire [1:0]        sl_hs,        // header slot of each segment slot
-    input  wire              rsel_q,       // slot being read
+    input  wire [SLOTS-1:0]  busy_q,
+    input  wire [SLOTS-1:0]  sl_hs,        // header slot of each segment slot
+    input  wire [SB-1:0]     rsel_q,       // slot being read
     input  wire              release_n     // slot rsel_q is released this clock
 );
 
@@ -138,7 +140,7 @@ module tso_ingress #(
     // Header slot free: no committed segment still refers to it. Used a clock late: only
     // commits of the current send (slot hs_q) set busy, so it cannot fall while S_IDLE waits, and
     // hs_q flips only as S_IDLE is left for at least three clocks.
-    wire hs_free = !(busy_q[0] && sl_hs[0] == !hs_q) && !(busy_q[1] && sl_hs[1] == !hs_q);
+    wire hs_free = !(|(busy_q & (hs_q ? ~sl_hs : sl_hs)));
 
     // ---- template beats (S_HDR): hdr_left_q bytes of the template are still to come. Only a
     // last beat may be partial, so a keep bit tells whether the beat reaches a given byte. A
@@ -149,12 +151,12 @@ module tso_ingress #(
     wire          hdr_more = hdr_lt_q && i_keep[hl_lane];   // payload in this beat
 
     // The next values of busy_q and wsel_q (for rdy_pay_q and wfree_q, see tso_pass's
-    // uses_up_n).
-    wire       wsel_n     = commit_any ? !wsel_q : wsel_q;
-    wire [1:0] busy_n;
-    for (genvar x = 0; x < 2; x++) begin : g_busy_n
-        assign busy_n[x] = (commit_any && wsel_q == 1'(x))
-                           || (busy_q[x] && !(release_n && rsel_q == 1'(x)));
+    // uses_up_n). Slots are written and read in turn, so the next slot is the index plus one.
+    wire [SB-1:0]    wsel_n = commit_any ? wsel_q + 1'b1 : wsel_q;
+    wire [SLOTS-1:0] busy_n;
+    for (genvar x = 0; x < SLOTS; x++) begin : g_busy_n
+        assign busy_n[x] = (commit_any && wsel_q == SB'(x))
+                           || (busy_q[x] && !(release_n && rsel_q == SB'(x)));
     end
 
     // ---- ingress handshakes
@@ -181,7 +183,7 @@ module tso_ingress #(
             drain_q    <= 1'b0;
             hs_free_q  <= 1'b0;
             hwe_q      <= '0;
-            wsel_q     <= 1'b0;
+            wsel_q     <= '0;
             ended_q    <= 1'b0;
             parse_go_q <= 1'b0;
         end else begin
@@ -307,7 +309,7 @@ module tso_ingress #(
                         drain_q <= empty_q && held_q;
                     end
                     if (commit) begin
-                        wsel_q <= !wsel_q;
+                        wsel_q <= wsel_q + 1'b1;
                     end
                     // Counted without waiting for the beat's mismatch test; a dropped segment is
                     // taken back in the status.

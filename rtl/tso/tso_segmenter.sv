@@ -42,7 +42,7 @@
 //   tso_pass      each S_PAY cycle is a pass: the bytes of the current beat that belong to the
 //                 current segment (a beat holding a segment boundary takes two passes) are
 //                 rotated to their place in the segment.
-//   tso_writer    writes a pass into one of two segment slots (at wire offsets, so read-out
+//   tso_writer    writes a pass into one of the segment slots (at wire offsets, so read-out
 //                 needs no realignment; even and odd words in two RAMs, so a rotated pass is one
 //                 write per RAM) and runs the checksums through W1-W4, then marks the slot ready.
 //   tso_egress    reads a ready slot one word per clock: R issues the read and finds which
@@ -51,11 +51,13 @@
 //                 slot starts on the following clock, so back-to-back segments leave no idle
 //                 cycle.
 //
-// Double buffering: while one slot goes out the next segment fills the other, so its checksum
-// is known before its header leaves. With a 64-bit path and MSS 1448 the writer needs about 182
-// passes per segment (181 beats, one of them split) and the reader 190 beats, so the output is
-// busy on nearly every cycle; at 512 bits the two are about equal (23-24), and the per-send
-// header and checksum stages show (both measured in sim/tests/tso.rs).
+// Segment slots (SLOTS, 2 or 4, written and read in turn): while one slot goes out the next
+// segment fills another, so its checksum is known before its header leaves. With a 64-bit path
+// and MSS 1448 the writer needs about 182 passes per segment (181 beats, one of them split) and
+// the reader 190 beats, so two slots keep the output busy on nearly every cycle. At 512 bits the
+// two are about equal (23.5 passes, 24 beats): with two slots the write pipeline's latency and
+// the next send's header stages showed (90% of cycles carried a beat); with four the writer
+// banks a lead over a send and every cycle does (both measured in sim/tests/tso.rs).
 //
 // Timing (125 MHz on ECP5 at 64 bits): every clock does a bounded amount of logic. The payload
 // passes never count bytes: full beats are assumed (only a stream's last beat may be partial)
@@ -79,7 +81,13 @@ module tso_segmenter #(
     parameter  int DATA_W  = 64,       // Data path width in bits: a power of two, 16 or more
     parameter  int MAX_HDR = 128,      // Longest header template in bytes (verbs max_tso_header)
     parameter  int MAX_TSO = 262144,   // Longest payload of one send in bytes (verbs max_tso)
-    parameter  int MAX_MSS = 9000,     // Largest MSS in bytes; sizes the two segment slots
+    parameter  int MAX_MSS = 9000,     // Largest MSS in bytes; sizes the segment slots
+    // Segment slots, 2 or 4 (block RAM grows with them). Two keep the output busy where the
+    // writer is well ahead of the reader (64 bits at MSS 1448: 182 passes a segment against
+    // 190 beats); where the two are about equal (512 bits: 23.5 against 24) four let the writer
+    // bank a lead, so that neither the write pipeline's latency nor a send's header stages
+    // reach the wire.
+    parameter  int SLOTS   = 2,
     localparam int W       = DATA_W / 8  // Bytes per beat
 ) (
     input  wire              clk,
@@ -125,6 +133,11 @@ module tso_segmenter #(
     localparam int SLOT_WORDS = (MAX_HDR + MAX_MSS + W - 1) / W;   // words per segment slot
     localparam int KW    = $clog2(SLOT_WORDS + 1);       // segment word counter width
     localparam int LEN_W = $clog2(MAX_TSO + 1);          // payload byte counter width
+    localparam int SB    = $clog2(SLOTS);                // segment slot index width
+
+    if (SLOTS != 2 && SLOTS != 4) begin : g_bad_slots
+        $error("tso_segmenter: SLOTS must be 2 or 4, got %0d", SLOTS);
+    end
 
     // ------------------------------------------------------------------------------------------
     // Input skid buffers: the ingress peeks at their registered outputs.
@@ -192,7 +205,7 @@ module tso_segmenter #(
     wire              pay_q;
     wire              pe_q;
     wire              wfree_q;
-    wire              wsel_q;
+    wire [SB-1:0]     wsel_q;
     // template (tso_template)
     wire              parse_done;
     wire [3:0]        p_err;
@@ -231,7 +244,7 @@ module tso_segmenter #(
     wire [DATA_W-1:0] rd_e;
     wire [DATA_W-1:0] rd_o;
     wire              w4_commit_q;
-    wire              w4_slot_q;
+    wire [SB-1:0]     w4_slot_q;
     wire [KW-1:0]     w4_nw_q;
     wire [W-1:0]      w4_lkeep_q;
     wire [15:0]       w4_iplen_q;
@@ -242,9 +255,9 @@ module tso_segmenter #(
     wire [15:0]       w4_tcs;
     // egress (tso_egress)
     wire              adv;           // egress advances (output skid buffer's s_ready)
-    wire [1:0]        busy_q;
-    wire [1:0]        sl_hs;
-    wire              rsel_q;
+    wire [SLOTS-1:0]  busy_q;
+    wire [SLOTS-1:0]  sl_hs;
+    wire [SB-1:0]     rsel_q;
     wire              release_n;
     wire              c_hs_q;
     wire [KW-1:0]     k_q;
@@ -256,7 +269,8 @@ module tso_segmenter #(
     tso_ingress #(
         .DATA_W (DATA_W),
         .MAX_HDR(MAX_HDR),
-        .MAX_TSO(MAX_TSO)
+        .MAX_TSO(MAX_TSO),
+        .SLOTS  (SLOTS)
     ) u_ingress (
         .clk, .rst,
         .d_valid, .d_ready, .d_hdr_len, .d_mss, .d_len, .d_ipoib,
@@ -304,7 +318,8 @@ module tso_segmenter #(
     tso_writer #(
         .DATA_W (DATA_W),
         .MAX_HDR(MAX_HDR),
-        .MAX_MSS(MAX_MSS)
+        .MAX_MSS(MAX_MSS),
+        .SLOTS  (SLOTS)
     ) u_writer (
         .clk, .rst,
         .pass, .empty_commit, .commit, .drop, .rot_data, .rot_mask, .ae_q, .w0_q, .wsel_q,
@@ -318,7 +333,8 @@ module tso_segmenter #(
     tso_egress #(
         .DATA_W (DATA_W),
         .MAX_HDR(MAX_HDR),
-        .MAX_MSS(MAX_MSS)
+        .MAX_MSS(MAX_MSS),
+        .SLOTS  (SLOTS)
     ) u_egress (
         .clk, .rst, .adv,
         .commit, .wsel_q, .hs_q,

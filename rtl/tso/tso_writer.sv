@@ -5,7 +5,7 @@
 
 // The write pipeline of the TSO segmenter (tso_segmenter.sv) and the segment slots it writes.
 //
-// Two segment slots, each holding a segment at its wire offsets (payload from byte hdr_len on),
+// SLOTS segment slots, each holding a segment at its wire offsets (payload from byte hdr_len on),
 // so that read-out needs no realignment. A slot is split into even and odd words (two RAMs), so
 // a rotated pass (tso_pass), which straddles two words, is one write per RAM. Stages:
 //   W1  the pass's write registered (data, lane enables, addresses: the block RAMs are spread
@@ -22,6 +22,8 @@ module tso_writer #(
     parameter  int DATA_W  = 64,     // Data path width in bits (tso_segmenter's)
     parameter  int MAX_HDR = 128,    // Longest header template in bytes (tso_segmenter's)
     parameter  int MAX_MSS = 9000,   // Largest MSS in bytes (tso_segmenter's); sizes the slots
+    parameter  int SLOTS   = 2,      // Segment slots, 2 or 4 (tso_segmenter's)
+    localparam int SB      = $clog2(SLOTS),                 // Segment slot index width
     localparam int W       = DATA_W / 8,                    // Bytes per beat
     // A segment sits at its wire offsets: up to MAX_HDR + MAX_MSS bytes per slot.
     localparam int SLOT_WORDS = (MAX_HDR + MAX_MSS + W - 1) / W,
@@ -38,7 +40,7 @@ module tso_writer #(
     input  wire [W-1:0]      rot_mask,     // the slot lanes written
     input  wire [W-1:0]      ae_q,         // slot lanes that go to the even bank
     input  wire [KW-1:0]     w0_q,         // slot word of the pass's first byte
-    input  wire              wsel_q,       // segment slot being written
+    input  wire [SB-1:0]     wsel_q,       // segment slot being written
     // the segment's own header values (tso_pass)
     input  wire              first_q,
     input  wire              last_q,
@@ -54,13 +56,16 @@ module tso_writer #(
     input  wire [31:0]       stcpk_q,
     // read port (tso_egress): word k_q of slot rsel_q, read data one clock after adv
     input  wire              adv,
-    input  wire              rsel_q,
+    input  wire [SB-1:0]     rsel_q,
+    // Bit 0 (the word's bank) is the egress's to use: both banks are read at k_q / 2.
+    /* verilator lint_off UNUSEDSIGNAL */
     input  wire [KW-1:0]     k_q,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire [DATA_W-1:0] rd_e,         // the even bank's word
     output wire [DATA_W-1:0] rd_o,         // the odd bank's word
     // W4: a committed segment's fields, for the egress
     output logic             w4_commit_q,
-    output logic             w4_slot_q,
+    output logic [SB-1:0]    w4_slot_q,
     output logic [KW-1:0]    w4_nw_q,      // words on the wire, less one
     output logic [W-1:0]     w4_lkeep_q,   // lanes of the last word
     output logic [15:0]      w4_iplen_q,
@@ -73,7 +78,7 @@ module tso_writer #(
 
     localparam int LW    = $clog2(W);                    // lane index width
     localparam int HALF  = (SLOT_WORDS + 2) / 2;         // words per slot in each bank (+1 spare)
-    localparam int DEPTH = 2 * HALF;                     // bank RAM depth: two slots
+    localparam int DEPTH = SLOTS * HALF;                 // bank RAM depth: every slot
     localparam int RAW   = $clog2(DEPTH);                // bank address width
     localparam int SUMW  = 16 + $clog2(W / 2 + 1);       // one beat's checksum sum width
 
@@ -95,9 +100,17 @@ module tso_writer #(
     endfunction
 
     // Word w0_q goes to bank (its parity), the next word to the other bank.
-    wire [RAW-1:0] slot_base = wsel_q ? RAW'(HALF) : RAW'(0);
-    wire [RAW-1:0] addr_o    = slot_base + RAW'(w0_q >> 1);
-    wire [RAW-1:0] addr_e    = slot_base + RAW'(w0_q >> 1) + RAW'(w0_q[0]);
+    // Slot s starts at word s * HALF of each bank.
+    function automatic logic [RAW-1:0] base_of(input logic [SB-1:0] s);
+        base_of = '0;
+        for (int x = 1; x < SLOTS; x++) begin
+            if (s == SB'(x)) base_of = RAW'(x * HALF);
+        end
+    endfunction
+
+    wire [RAW-1:0] slot_base = base_of(wsel_q);
+    wire [RAW-1:0] addr_o    = slot_base + RAW'(w0_q[KW-1:1]);
+    wire [RAW-1:0] addr_e    = slot_base + RAW'(w0_q[KW-1:1]) + RAW'(w0_q[0]);
 
     // ------------------------------------------------------------------------------------------
     // W0: the pass. W1: RAM write; beat checksum; the segment's header fields from its payload
@@ -111,7 +124,7 @@ module tso_writer #(
     logic [RAW-1:0]    w1_wa_o_q;
     logic              w1_end_q;      // the segment ends with this pass (commit or drop)
     logic              w1_commit_q;
-    logic              w1_slot_q;
+    logic [SB-1:0]     w1_slot_q;
     logic [15:0]       w1_plen_q;     // payload bytes of the segment
     logic [31:0]       w1_seq_q;
     logic [15:0]       w1_id_q;
@@ -175,7 +188,7 @@ module tso_writer #(
     );
 
     // Both banks are read at word k_q / 2; the word's parity picks one.
-    assign rd_addr = (rsel_q ? RAW'(HALF) : RAW'(0)) + RAW'(k_q >> 1);
+    assign rd_addr = base_of(rsel_q) + RAW'(k_q[KW-1:1]);
 
     wire [SUMW-1:0] beat_sum;
     tso_sum16 #(.BYTES(W)) u_pay_sum (.data(w1_data_q), .sum(beat_sum));
@@ -186,7 +199,7 @@ module tso_writer #(
     logic [SUMW-1:0]   w2_sum_q;
     logic              w2_end_q;
     logic              w2_commit_q;
-    logic              w2_slot_q;
+    logic [SB-1:0]     w2_slot_q;
     logic [15:0]       w2_lm1_q;      // segment bytes on the wire, less one
     logic [15:0]       w2_iplen_q;
     logic [31:0]       w2_ipx_q;      // IPv4 sum but the length
@@ -218,7 +231,7 @@ module tso_writer #(
     end
 
     logic              w3_commit_q;
-    logic              w3_slot_q;
+    logic [SB-1:0]     w3_slot_q;
     logic [31:0]       w3_ptot_q;    // payload sum of the segment
     logic [31:0]       w3_ip_q;      // IPv4 header sum
     logic [31:0]       w3_th_q;      // TCP sum but payload

@@ -92,8 +92,9 @@ pub const DUTS: &[DutSpec] = &[
         extra_cpp: &["sim/cpp/tso_64_bench.cpp"],
         ..dut("tso_64", "tso_segmenter", TSO)
     },
+    // At 512 bits with four segment slots: the writer banks a lead (tso_segmenter's SLOTS).
     DutSpec {
-        params: &[("DATA_W", "512")],
+        params: &[("DATA_W", "512"), ("SLOTS", "4")],
         ..dut("tso_512", "tso_segmenter", TSO)
     },
     // The send engine's frame builder (64-bit only).

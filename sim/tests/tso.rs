@@ -605,11 +605,12 @@ fn efficiency_64() {
 #[test]
 fn efficiency_512() {
     let out = efficiency::<Tso512>("tso_512_efficiency", 24);
-    // The writer needs about as many passes per segment as the reader needs beats; this bound
-    // only catches a regression (measured figure in the README).
+    // The writer needs about as many passes per segment as the reader needs beats: with four
+    // segment slots it banks a lead over a send, enough to hide the next send's header stages
+    // (docs/tso.md#throughput; measured 1.0000).
     assert!(
-        out.efficiency() >= 0.80,
-        "512-bit efficiency {:.4} below 0.80",
+        out.efficiency() >= 0.95,
+        "512-bit efficiency {:.4} below 0.95",
         out.efficiency()
     );
 }
