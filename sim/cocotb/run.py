@@ -40,6 +40,7 @@ def main():
         test_module="test_entropy_unit",
         test_dir=Path(__file__).parent / "entropy_unit",
         build_dir=out / "sim_build",
+        results_xml=str(out / "sim_build" / "results.xml"),
         extra_env={
             "ROCENIC_COCOTB_VECTORS": str(out / "entropy_unit.csv"),
             "ROCENIC_COCOTB_OUT": str(cocotb_out),
