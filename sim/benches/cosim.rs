@@ -65,6 +65,16 @@ fn native_harness(cycles: u64) -> u64 {
     unsafe { entropy_unit_native_bench(cycles) }
 }
 
+/// The index after `i` in a stream of `n` items repeated from its start, if item `i` was taken
+/// (`bench_next` in sim/cpp/bench.h).
+fn next(i: usize, taken: bool, n: usize) -> usize {
+    match (taken, i + 1 == n) {
+        (false, _) => i,
+        (true, true) => 0,
+        (true, false) => i + 1,
+    }
+}
+
 /// A stream of 64-bit beats as the C++ harnesses take it: one array per signal.
 #[derive(Default)]
 struct Lanes {
@@ -123,12 +133,7 @@ fn rss_rust(lanes: &Lanes, cycles: u64) -> u64 {
         }
         let take = d.s_axis_tready() == 1;
         sim.step();
-        if take {
-            i += 1;
-            if i == lanes.data.len() {
-                i = 0;
-            }
-        }
+        i = next(i, take, lanes.data.len());
     }
     check
 }
@@ -207,18 +212,8 @@ fn tso_rust(s: &TsoStimulus, cycles: u64) -> u64 {
         let take_desc = d.s_desc_ready() == 1;
         let take_beat = d.s_axis_tready() == 1;
         sim.step();
-        if take_desc {
-            d_at += 1;
-            if d_at == sends {
-                d_at = 0;
-            }
-        }
-        if take_beat {
-            b_at += 1;
-            if b_at == s.lanes.data.len() {
-                b_at = 0;
-            }
-        }
+        d_at = next(d_at, take_desc, sends);
+        b_at = next(b_at, take_beat, s.lanes.data.len());
     }
     check
 }

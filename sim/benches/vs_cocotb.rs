@@ -8,8 +8,8 @@
 //! `target/cocotb/rust.txt` (the rate).
 
 use rand::Rng;
-use rocenic_model::entropy::{Profile, QpType, Request};
-use rocenic_sim::entropy::{encode, EntropyRtl, Traffic, MAX_QPN};
+use rocenic_model::entropy::{Profile, Request};
+use rocenic_sim::entropy::{encode, random_request, EntropyRtl, Traffic};
 use rocenic_sim::scoreboard::Scoreboard;
 use rocenic_sim::stream;
 use std::fmt::Write as _;
@@ -27,33 +27,7 @@ const REPEAT: usize = 50;
 fn requests(seed: u64) -> Vec<(Profile, Request)> {
     let mut rng = stream::rng(seed);
     (0..REQUESTS)
-        .map(|_| {
-            let profile = Profile::ALL[rng.gen_range(0..4)];
-            let (lqpn, rqpn) = (rng.gen_range(0..=MAX_QPN), rng.gen_range(0..=MAX_QPN));
-            let fl = if rng.gen_bool(0.5) { 0 } else { rng.gen() };
-            let request = if rng.gen_bool(0.7) {
-                let qp_type = if rng.gen_bool(0.5) {
-                    QpType::Rc
-                } else {
-                    QpType::Ud
-                };
-                Request::Qp {
-                    lqpn,
-                    rqpn,
-                    flow_label: fl,
-                    qp_type,
-                }
-            } else {
-                Request::Cm {
-                    src_port: rng.gen(),
-                    dst_port: rng.gen(),
-                    flowinfo: fl,
-                    lqpn,
-                    rqpn,
-                }
-            };
-            (profile, request)
-        })
+        .map(|_| (Profile::ALL[rng.gen_range(0..4)], random_request(&mut rng)))
         .collect()
 }
 

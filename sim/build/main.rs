@@ -34,6 +34,9 @@ const RUNTIME: &[&str] = &[
     "verilated_threads.cpp",
 ];
 
+/// Headers the DUTs' extra C++ (the native bench harnesses) include: their changes rebuild them.
+const BENCH_HEADERS: &[&str] = &["sim/cpp/bench.h"];
+
 const VERILATOR_FLAGS: &[&str] = &["--cc", "-O3", "--no-timing", "--trace", "-Wno-fatal"];
 
 fn main() {
@@ -86,10 +89,17 @@ fn main() {
             println!("cargo:rerun-if-changed={}", root.join(list).display());
             inputs.push(list.clone().into_bytes());
         }
+        // The bench harnesses include sim/cpp's header as well.
+        let headers = if dut.extra_cpp.is_empty() {
+            &[][..]
+        } else {
+            BENCH_HEADERS
+        };
         for src in sources
             .iter()
             .map(String::as_str)
             .chain(dut.extra_cpp.iter().copied())
+            .chain(headers.iter().copied())
         {
             let path = root.join(src);
             println!("cargo:rerun-if-changed={}", path.display());

@@ -5,6 +5,7 @@
 // example harnesses (and as the Rust shim does).
 #include "Ventropy_unit.h"
 #include "verilated.h"
+#include "bench.h"
 #include <cstdint>
 #include <memory>
 
@@ -12,12 +13,7 @@ extern "C" uint64_t entropy_unit_native_bench(uint64_t cycles) {
     const std::unique_ptr<VerilatedContext> ctx{new VerilatedContext};
     const std::unique_ptr<Ventropy_unit> model{new Ventropy_unit{ctx.get(), "TOP"}};
     Ventropy_unit& top = *model;
-    top.clk = 0;
-    top.rst = 1;
-    for (int i = 0; i < 4; ++i) {
-        top.eval(); top.clk = 1; top.eval(); top.clk = 0; top.eval();
-    }
-    top.rst = 0;
+    bench_reset(top);
     top.m_res_ready = 1;
     uint64_t check = 0;
     uint32_t q = 1;
@@ -33,11 +29,7 @@ extern "C" uint64_t entropy_unit_native_bench(uint64_t cycles) {
         top.s_req_src_port = 0;
         top.s_req_dst_port = 0;
         if (top.m_res_valid) check += top.m_res_udp_sport;
-        top.eval();
-        top.clk = 1;
-        top.eval();
-        top.clk = 0;
-        top.eval();
+        bench_tick(top);
     }
     top.final();
     return check;

@@ -5,6 +5,7 @@
 // reads the output beat's handshake and keep and, on a frame's last beat, its hash and queue.
 #include "Vrss_pipeline_64.h"
 #include "verilated.h"
+#include "bench.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,13 +16,7 @@ extern "C" uint64_t rss_pipeline_64_native_bench(const uint64_t* data, const uin
     const std::unique_ptr<VerilatedContext> ctx{new VerilatedContext};
     const std::unique_ptr<Vrss_pipeline_64> model{new Vrss_pipeline_64{ctx.get(), "TOP"}};
     Vrss_pipeline_64& top = *model;
-    top.clk = 0;
-    top.rst = 1;
-    for (int i = 0; i < 4; ++i) {
-        top.eval(); top.clk = 1; top.eval(); top.clk = 0; top.eval();
-    }
-    top.rst = 0;
-    top.eval();
+    bench_reset(top);
     top.m_axis_tready = 1;
     uint64_t check = 0;
     size_t i = 0;
@@ -36,12 +31,8 @@ extern "C" uint64_t rss_pipeline_64_native_bench(const uint64_t* data, const uin
             if (top.m_axis_tlast) check += top.m_meta_hash + top.m_meta_queue;
         }
         const bool take = top.s_axis_tready;
-        top.eval();
-        top.clk = 1;
-        top.eval();
-        top.clk = 0;
-        top.eval();
-        if (take && ++i == beats) i = 0;
+        bench_tick(top);
+        i = bench_next(i, take, beats);
     }
     top.final();
     return check;

@@ -5,6 +5,7 @@
 // status sinks are always ready; each cycle reads both output handshakes.
 #include "Vtso_64.h"
 #include "verilated.h"
+#include "bench.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,13 +16,7 @@ extern "C" uint64_t tso_64_native_bench(const uint32_t* desc, size_t sends, cons
     const std::unique_ptr<VerilatedContext> ctx{new VerilatedContext};
     const std::unique_ptr<Vtso_64> model{new Vtso_64{ctx.get(), "TOP"}};
     Vtso_64& top = *model;
-    top.clk = 0;
-    top.rst = 1;
-    for (int i = 0; i < 4; ++i) {
-        top.eval(); top.clk = 1; top.eval(); top.clk = 0; top.eval();
-    }
-    top.rst = 0;
-    top.eval();
+    bench_reset(top);
     top.m_axis_tready = 1;
     top.m_sts_ready = 1;
     uint64_t check = 0;
@@ -40,13 +35,9 @@ extern "C" uint64_t tso_64_native_bench(const uint32_t* desc, size_t sends, cons
         if (top.m_sts_valid) check += top.m_sts_segments;
         const bool take_desc = top.s_desc_ready;
         const bool take_beat = top.s_axis_tready;
-        top.eval();
-        top.clk = 1;
-        top.eval();
-        top.clk = 0;
-        top.eval();
-        if (take_desc && ++d == sends) d = 0;
-        if (take_beat && ++b == beats) b = 0;
+        bench_tick(top);
+        d = bench_next(d, take_desc, sends);
+        b = bench_next(b, take_beat, beats);
     }
     top.final();
     return check;

@@ -5,7 +5,8 @@
 use crate::duts::{EntropyUnit, EntropyUnitPorts};
 use crate::harness::{Hang, Sim};
 use crate::stream::{Sink, Source};
-use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MODE_CM, MODE_QP};
+use rand::Rng;
+use rocenic_model::entropy::{Entropy, Profile, QpType, Request, MODE_CM, MODE_QP, MULTICAST_QPN};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -111,6 +112,57 @@ pub fn encode(index: usize, profile: Profile, request: &Request) -> Result<PortR
             dst_port,
         },
     })
+}
+
+/// A random request that hits the edges often (the tests' and benches' stimulus): QPNs 0, 1, max, equal pairs, the multicast QPN,
+/// flow labels 0, with bits above 19, CM ports 0 and 65535.
+pub fn random_request(rng: &mut impl Rng) -> Request {
+    let qpn = |rng: &mut dyn rand::RngCore| match rng.gen_range(0..8) {
+        0 => 0,
+        1 => 1,
+        2 => MAX_QPN,
+        3 => 1 << rng.gen_range(0..24),
+        _ => rng.gen_range(0..=MAX_QPN),
+    };
+    let lqpn = qpn(rng);
+    let rqpn = match rng.gen_range(0..6) {
+        0 => lqpn,
+        1 => MULTICAST_QPN,
+        _ => qpn(rng),
+    };
+    let fl = match rng.gen_range(0..6) {
+        0..=2 => 0,
+        3 => rng.gen_range(1..=0xF_FFFF),
+        4 => rng.gen_range(1..=0xFFF) << 20, // only bits above the flow label
+        _ => rng.gen(),
+    };
+    if rng.gen_bool(0.7) {
+        let qp_type = if rng.gen_bool(0.5) {
+            QpType::Rc
+        } else {
+            QpType::Ud
+        };
+        Request::Qp {
+            lqpn,
+            rqpn,
+            flow_label: fl,
+            qp_type,
+        }
+    } else {
+        let mut port = || match rng.gen_range(0..5) {
+            0 => 0,
+            1 => 65535,
+            _ => rng.gen(),
+        };
+        let (src_port, dst_port) = (port(), port());
+        Request::Cm {
+            src_port,
+            dst_port,
+            flowinfo: fl,
+            lqpn,
+            rqpn,
+        }
+    }
 }
 
 /// How the stimulus treats the unit: probability of an idle source cycle, of a stalled sink
