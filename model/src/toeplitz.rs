@@ -305,15 +305,21 @@ impl ToeplitzTable {
         self.max_input
     }
 
-    /// Hashes `input` (up to [`Self::max_input_len`] bytes).
-    #[inline]
-    pub fn hash(&self, input: &[u8]) -> Result<u32, Error> {
-        if input.len() > self.max_input {
+    /// `InputTooLong` for an input longer than this key covers (every form's one check).
+    fn check_input(&self, input_len: usize) -> Result<(), Error> {
+        if input_len > self.max_input {
             return Err(Error::InputTooLong {
-                input_len: input.len(),
+                input_len,
                 max: self.max_input,
             });
         }
+        Ok(())
+    }
+
+    /// Hashes `input` (up to [`Self::max_input_len`] bytes).
+    #[inline]
+    pub fn hash(&self, input: &[u8]) -> Result<u32, Error> {
+        self.check_input(input.len())?;
         // Four independent XOR chains instead of one, so that the dependency chain is a quarter
         // as long and the lookups overlap.
         let mut acc = [0u32; 4];
@@ -430,11 +436,7 @@ impl Toeplitz {
     }
 
     fn check_input(&self, input_len: usize) -> Result<(), Error> {
-        let max = self.max_input_len();
-        if input_len > max {
-            return Err(Error::InputTooLong { input_len, max });
-        }
-        Ok(())
+        self.table.check_input(input_len)
     }
 
     /// Hashes `input` (up to [`Self::max_input_len`] bytes).
