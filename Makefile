@@ -12,9 +12,11 @@ BUILD := build
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-# RTL file lists, one per top (rtl/<block>/<top>.f, nesting allowed): the co-simulation build,
-# lint, the FPGA flow and the formal scripts all read them (scripts/flist expands one). Every
-# RTL file is in a list; adding a file to a block touches its list only.
+# RTL file lists, one per top (rtl/<block>/<top>.f): what Verilator reads with -f, flat (its
+# --top-module, then every file the top uses, packages first). The co-simulation build, lint,
+# the FPGA flow and the formal scripts all read them (scripts/flist prints one's files). Every
+# RTL file is in a list; a file added to a block goes into the list of every top that uses it,
+# and lint (scripts/check_flists.py) names the lists that miss it or hold a file not used.
 FLISTS := $(sort $(shell find rtl sim/rtl -name '*.f'))
 # Board lists instantiate vendor cells (the ECP5 PLL and DSP): lint reads them with their
 # family's cell ports (fpga.mk, `<family>.lint`), in the loop over BOARD_LINT below.
@@ -25,8 +27,6 @@ BOARD_LINT = $(foreach b,$(BOARDS),$(b):$(b)_top) colorlight_i5:ecp5_board color
 RTL_FILES := $(sort $(shell find rtl sim/rtl -name '*.sv' -o -name '*.v'))
 # $(call flist,LIST.f...): the files a list names; an unreadable list stops make.
 flist = $(or $(shell scripts/flist $(1)),$(error file list $(1): missing, or it names a missing file))
-# $(call flist_deps,LIST.f): the lists it reads, nested ones included (rebuild when one changes).
-flist_deps = $(shell scripts/flist --lists $(1))
 # Packages from Debian that the build needs: Verilator 5 for co-simulation, tshark (with
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
@@ -133,11 +133,15 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
                wqe_engine:QPS=16 wqe_engine:MRS=16 wqe_engine:TSO=1 wqe_dp:TSO=1 rx_ctrl:WQS=8 rx_ctrl:QPS=8 \
                rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0
 
-# Each module is linted as the top, with the first list (in name order) that holds it, so that
-# unused ports and parameters of leaves show too, and a module that needs a file its list lacks
-# fails. Then every RTL file must be in some list.
+# Each list is linted as a user would lint it (`verilator --lint-only -Wall -f LIST`), and must
+# name what its top uses in every build, no more (scripts/check_flists.py). Then each module is
+# linted as the top, with the first list (in name order) that holds it, so that unused ports and
+# parameters of leaves show too. Then every RTL file must be in some list.
 ## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
+	@scripts/check_flists.py --builds "$(LINT_PARAMS)" $(LINT_FLISTS)
+	@$(foreach bm,$(filter-out %:ecp5_pll,$(BOARD_LINT)),scripts/check_flists.py \
+	  rtl/top/boards/$(word 2,$(subst :, ,$(bm))).f -- $($($(word 1,$(subst :, ,$(bm))).family).lint) &&) true
 	@set -e; seen=" "; n=0; \
 	for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
 	  for f in $$files; do case "$$f" in *_pkg.sv) continue;; esac; \

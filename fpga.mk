@@ -158,7 +158,7 @@ comma := ,
 # ---------------------------------------------------------------------------------------------
 # Boards: synthesis, place and route with the board's pins, bitstream.
 define board_rules
-$(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(call board_rtl,$(1)) $(call flist_deps,rtl/top/boards/$(1)_top.f)
+$(FPGA)/$(1)/synth.json: $(FPGA_DEPS) $(call board_rtl,$(1)) rtl/top/boards/$(1)_top.f
 	@mkdir -p $(FPGA)/$(1)
 	$(YW)yosys -q -l $(FPGA)/$(1)/synth.log -p "read_verilog -sv $($($(1).family).defs) $(call board_rtl,$(1)); synth_$($(1).family) $($($(1).family).synth) -top $(1)_top -json $$@; tee -q -o $(FPGA)/$(1)/stat.json stat -json"
 
@@ -203,7 +203,7 @@ flash: $(call board_bit,$(BOARD))
 # register-to-register paths inside the pipeline count; every rocenic pipeline registers its
 # inputs and drives its outputs from flip-flops, so nothing is left out).
 define pipe_rules
-$(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call pipe_top,$(1))) $(call flist_deps,$(call top_list,$(call pipe_top,$(1))))
+$(FPGA)/pipe/$(call pipe_id,$(1))/synth.json: $(FPGA_DEPS) $(call top_rtl,$(call pipe_top,$(1))) $(call top_list,$(call pipe_top,$(1)))
 	@mkdir -p $(FPGA)/pipe/$(call pipe_id,$(1))
 	$(YW)yosys -q -l $(FPGA)/pipe/$(call pipe_id,$(1))/synth.log -p "read_verilog -sv $(ecp5.defs) $(call top_rtl,$(call pipe_top,$(1))); $(foreach p,$(call pipe_params,$(1)),chparam -set $(subst =, ,$(p)) $(call pipe_top,$(1));) synth_ecp5 $($(call pipe_top,$(1)).synth) -top $(call pipe_top,$(1)) -json $$@; tee -q -o $(FPGA)/pipe/$(call pipe_id,$(1))/stat.json stat -json"
 
@@ -254,7 +254,7 @@ MUL_REG_SHAPES := 18:18:36 18:6:24 6:18:24 6:6:12 14:14:14 6:14:14 16:16:32
 mul_reg_form = read_verilog -defer -sv $(2) $(MUL_REG_RTL); \
   hierarchy -top mul_reg -chparam A_W $(word 1,$(1)) -chparam B_W $(word 2,$(1)) -chparam P_W $(word 3,$(1)); \
   proc; flatten; wreduce; opt -full; opt_clean -purge; rename mul_reg $(3); design -stash $(3);
-MUL_REG_RTL := $(call flist,rtl/common/common.f)
+MUL_REG_RTL := $(call flist,rtl/common/mul_reg.f)
 mul_reg_equiv = $(call mul_reg_form,$(1),-DROCENIC_ECP5 formal/common/ecp5_mult18x18d.sv,gate) \
   $(call mul_reg_form,$(1),,gold) \
   design -copy-from gold -as gold gold; design -copy-from gate -as gate gate; \

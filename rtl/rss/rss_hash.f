@@ -1,4 +1,5 @@
 // The Toeplitz/XOR hash unit alone (the board core's RSS hash).
--f rtl/common/common.f
+--top-module rss_hash
+rtl/common/skid_buffer.sv
 rtl/rss/rss_hash_core.sv
 rtl/rss/rss_hash.sv

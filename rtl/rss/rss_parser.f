@@ -1,5 +1,6 @@
 // The RSS frame parser with its packages (the register map first: the types use it).
--f rtl/common/wire.f
+--top-module rss_parser
+rtl/common/wire_pkg.sv
 rtl/rss/rss_regs_pkg.sv
 rtl/rss/rss_types_pkg.sv
 rtl/rss/rss_parser_hop.sv

@@ -1,7 +1,8 @@
 // The receive path's front end: its packages (the wire constants, the codes and limits
 // generated from model::rx, the header words' type), the send side's CRC pipeline, the parts,
 // the top last.
--f rtl/common/wire.f
+--top-module rx_check
+rtl/common/wire_pkg.sv
 rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/wqe/wqe_icrc_crc.sv

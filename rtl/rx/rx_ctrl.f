@@ -1,6 +1,7 @@
 // The receive path's control plane: registers, work queues with their ring indices, receive
 // contexts. Packages come first.
--f rtl/rx/rx_regs.f
+--top-module rx_ctrl
+rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
 rtl/rx/rx_ram.sv
 rtl/rx/rx_regs.sv

@@ -1,5 +1,6 @@
 // The receive data path: its packages (the codes from model::rx, rx_ctrl's types), the parts,
 // the top last.
+--top-module rx_dp
 rtl/rx/rx_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
 rtl/rx/rx_ram.sv

@@ -1,7 +1,8 @@
 // The TSO segmenter (Ethernet and IPoIB): parse, segment RAM, checksums, the wiring top last.
+--top-module tso_segmenter
 rtl/tso/tso_status_pkg.sv
--f rtl/common/wire.f
--f rtl/common/common.f
+rtl/common/wire_pkg.sv
+rtl/common/skid_buffer.sv
 rtl/tso/tso_sum16.sv
 rtl/tso/tso_ram.sv
 rtl/tso/tso_parse.sv

@@ -1,8 +1,54 @@
 // The WQE engine, send side: control plane, data path, memory-region check, frame builder and
 // ICRC stage, the wiring top last.
--f rtl/wqe/wqe_ctrl.f
--f rtl/wqe/wqe_dp.f
--f rtl/wqe/wqe_mr.f
--f rtl/wqe/wqe_frame.f
--f rtl/wqe/wqe_icrc.f
+--top-module wqe_engine
+rtl/wqe/wqe_regs_pkg.sv
+rtl/wqe/wqe_fmt_pkg.sv
+rtl/wqe/wqe_pkg.sv
+rtl/entropy/entropy_pkg.sv
+rtl/wqe/wqe_frame_pkg.sv
+rtl/wqe/wqe_dp_pkg.sv
+rtl/tso/tso_status_pkg.sv
+rtl/common/wire_pkg.sv
+rtl/common/skid_buffer.sv
+rtl/common/stream_fifo.sv
+rtl/common/mul_reg.sv
+rtl/entropy/entropy_unit.sv
+rtl/wqe/wqe_regs.sv
+rtl/wqe/wqe_ctx_ram.sv
+rtl/wqe/wqe_err_merge.sv
+rtl/wqe/wqe_qp_table.sv
+rtl/wqe/wqe_mr_keys.sv
+rtl/wqe/wqe_rr.sv
+rtl/wqe/wqe_sched.sv
+rtl/wqe/wqe_ctrl.sv
+rtl/tso/tso_sum16.sv
+rtl/tso/tso_ram.sv
+rtl/tso/tso_parse.sv
+rtl/tso/tso_template.sv
+rtl/tso/tso_ingress.sv
+rtl/tso/tso_pass.sv
+rtl/tso/tso_writer.sv
+rtl/tso/tso_egress.sv
+rtl/tso/tso_segmenter.sv
+rtl/wqe/wqe_bram.sv
+rtl/wqe/wqe_bram_fifo.sv
+rtl/wqe/wqe_fetch.sv
+rtl/wqe/wqe_parse.sv
+rtl/wqe/wqe_gather.sv
+rtl/wqe/wqe_rdbuf.sv
+rtl/wqe/wqe_concat.sv
+rtl/wqe/wqe_emit.sv
+rtl/wqe/wqe_cq.sv
+rtl/wqe/wqe_tso_tx.sv
+rtl/wqe/wqe_dp.sv
+rtl/wqe/wqe_mr_ram.sv
+rtl/wqe/wqe_mr_cmp.sv
+rtl/wqe/wqe_mr.sv
+rtl/wqe/wqe_frame_csum.sv
+rtl/wqe/wqe_frame_layout.sv
+rtl/wqe/wqe_frame_hdr.sv
+rtl/wqe/wqe_frame_align.sv
+rtl/wqe/wqe_frame.sv
+rtl/wqe/wqe_icrc_crc.sv
+rtl/wqe/wqe_icrc.sv
 rtl/wqe/wqe_engine.sv

@@ -1,8 +1,9 @@
 // The WQE engine's frame builder: header generation (package, checksum, layout, header
 // beats), payload alignment, the wiring top last; the register slices from the common blocks.
--f rtl/common/wire.f
--f rtl/common/common.f
+--top-module wqe_frame
+rtl/common/wire_pkg.sv
 rtl/wqe/wqe_frame_pkg.sv
+rtl/common/skid_buffer.sv
 rtl/wqe/wqe_frame_csum.sv
 rtl/wqe/wqe_frame_layout.sv
 rtl/wqe/wqe_frame_hdr.sv

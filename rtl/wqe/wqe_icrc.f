@@ -1,5 +1,6 @@
 // The ICRC stage of the WQE engine's frame path: the CRC pipeline, then the top; the output
 // register slice from the common blocks.
--f rtl/common/common.f
+--top-module wqe_icrc
+rtl/common/skid_buffer.sv
 rtl/wqe/wqe_icrc_crc.sv
 rtl/wqe/wqe_icrc.sv

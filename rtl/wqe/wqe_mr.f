@@ -1,5 +1,6 @@
 // The memory-region check of the WQE engine: the table's RAM, the comparison, the check.
--f rtl/common/common.f
+--top-module wqe_mr
+rtl/common/stream_fifo.sv
 rtl/wqe/wqe_mr_ram.sv
 rtl/wqe/wqe_mr_cmp.sv
 rtl/wqe/wqe_mr.sv

@@ -83,12 +83,10 @@ fn main() {
             // Parameters too: one DUT name keeps its model only while its overrides stay.
             format!("{VERILATOR_FLAGS:?}{}{:?}", dut.top, dut.params).into_bytes(),
         ];
-        let (sources, lists) =
-            filelist::expand(&root, dut.list).unwrap_or_else(|e| panic!("DUT {}: {e}", dut.name));
-        for list in &lists {
-            println!("cargo:rerun-if-changed={}", root.join(list).display());
-            inputs.push(list.clone().into_bytes());
-        }
+        let sources =
+            filelist::read(&root, dut.list).unwrap_or_else(|e| panic!("DUT {}: {e}", dut.name));
+        println!("cargo:rerun-if-changed={}", root.join(dut.list).display());
+        inputs.push(dut.list.as_bytes().to_vec());
         // The bench harnesses include sim/cpp's header as well.
         let headers = if dut.extra_cpp.is_empty() {
             &[][..]

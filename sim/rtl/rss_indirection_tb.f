@@ -1,3 +1,4 @@
 // The indirection table in its co-simulation wrapper (not synthesized).
--f rtl/rss/rss_indirection.f
+--top-module rss_indirection_tb
+rtl/rss/rss_indirection.sv
 sim/rtl/rss_indirection_tb.sv

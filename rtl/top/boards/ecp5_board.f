@@ -1,5 +1,17 @@
 // What every ECP5 board shares: the core behind a PLL and a power-on reset.
--f rtl/top/rocenic_core.f
--f rtl/top/power_on_reset.f
+--top-module ecp5_board
+rtl/top/rocenic_core_regs_pkg.sv
+rtl/top/uart_bridge_pkg.sv
+rtl/entropy/entropy_pkg.sv
+rtl/common/skid_buffer.sv
+rtl/common/mul_reg.sv
+rtl/entropy/entropy_unit.sv
+rtl/rss/rss_hash_core.sv
+rtl/rss/rss_hash.sv
+rtl/top/uart_rx.sv
+rtl/top/uart_tx.sv
+rtl/top/uart_bridge.sv
+rtl/top/rocenic_core.sv
+rtl/top/power_on_reset.sv
 rtl/top/boards/ecp5_pll.sv
 rtl/top/boards/ecp5_board.sv

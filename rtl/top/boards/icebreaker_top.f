@@ -1,4 +1,16 @@
 // The iCEBreaker board top: the core straight from the 12 MHz oscillator.
--f rtl/top/rocenic_core.f
--f rtl/top/power_on_reset.f
+--top-module icebreaker_top
+rtl/top/rocenic_core_regs_pkg.sv
+rtl/top/uart_bridge_pkg.sv
+rtl/entropy/entropy_pkg.sv
+rtl/common/skid_buffer.sv
+rtl/common/mul_reg.sv
+rtl/entropy/entropy_unit.sv
+rtl/rss/rss_hash_core.sv
+rtl/rss/rss_hash.sv
+rtl/top/uart_rx.sv
+rtl/top/uart_tx.sv
+rtl/top/uart_bridge.sv
+rtl/top/rocenic_core.sv
+rtl/top/power_on_reset.sv
 rtl/top/boards/icebreaker_top.sv

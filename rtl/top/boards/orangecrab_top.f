@@ -1,3 +1,18 @@
 // The orangecrab board top (pins and clock in its constraints file).
--f rtl/top/boards/ecp5_board.f
+--top-module orangecrab_top
+rtl/top/rocenic_core_regs_pkg.sv
+rtl/top/uart_bridge_pkg.sv
+rtl/entropy/entropy_pkg.sv
+rtl/common/skid_buffer.sv
+rtl/common/mul_reg.sv
+rtl/entropy/entropy_unit.sv
+rtl/rss/rss_hash_core.sv
+rtl/rss/rss_hash.sv
+rtl/top/uart_rx.sv
+rtl/top/uart_tx.sv
+rtl/top/uart_bridge.sv
+rtl/top/rocenic_core.sv
+rtl/top/power_on_reset.sv
+rtl/top/boards/ecp5_pll.sv
+rtl/top/boards/ecp5_board.sv
 rtl/top/boards/orangecrab_top.sv
