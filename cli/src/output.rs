@@ -1,9 +1,11 @@
 //! Where a command's results go, so that a run that fails part-way never leaves output that looks
-//! complete.
+//! complete, and an interrupted run keeps what it had computed.
 //!
-//! - A file (`--output FILE`) is written under a temporary name in the same directory and
-//!   renamed over FILE only when the command succeeds; on failure the temporary file is removed
-//!   and FILE is left as it was.
+//! - A file (`--output FILE`) is written as `FILE.part` beside it, row by row as the results
+//!   come (flushed at least every quarter second), and renamed over FILE only when the command
+//!   succeeds. On failure FILE is left as it was and `FILE.part` keeps the rows computed before
+//!   it (removed if there were none); a run interrupted by Ctrl-C or a kill leaves `FILE.part`
+//!   with the rows up to its last flush. A new run starts `FILE.part` afresh.
 //! - Standard output (no `--output`, or `-`) gets the results as they are computed; on failure the
 //!   error line says how many lines of results came out before it.
 //! - A FILE that is not a regular file (`/dev/null`, a FIFO, a terminal) is written in place, as
@@ -14,12 +16,19 @@ use crate::Failure;
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use tempfile::NamedTempFile;
+use std::time::{Duration, Instant};
+
+/// How long written rows may wait in memory before they reach `FILE.part`.
+const FLUSH_EVERY: Duration = Duration::from_millis(250);
 
 enum Sink {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     File {
-        tmp: BufWriter<NamedTempFile>,
+        part: BufWriter<fs::File>,
+        /// `dest` with `.part` added: the rows so far.
+        part_path: PathBuf,
+        /// When `part` was last flushed.
+        flushed: Instant,
         /// The file renamed over: FILE, or the file a link FILE names.
         dest: PathBuf,
         /// FILE as the user gave it, for messages.
@@ -37,10 +46,12 @@ pub struct Output {
     sink: Sink,
     /// Line breaks written so far, for the message of a failed run on standard output.
     lines: u64,
+    /// Bytes written so far: whether a failed run's `FILE.part` holds anything.
+    bytes: u64,
 }
 
 impl Output {
-    /// Standard output when `path` is `None` or `-`, else a temporary file beside `path`.
+    /// Standard output when `path` is `None` or `-`, else `path` with `.part` added.
     pub fn create(path: Option<&Path>) -> Result<Output, Failure> {
         let sink = match path {
             Some(p) if p.as_os_str() != "-" => {
@@ -62,6 +73,7 @@ impl Output {
                                 dest: p.to_path_buf(),
                             },
                             lines: 0,
+                            bytes: 0,
                         });
                     }
                     _ => {}
@@ -72,32 +84,26 @@ impl Output {
                     Some(Ok(real)) => real,
                     _ => p.to_path_buf(),
                 };
-                let dir = match dest.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d,
-                    _ => Path::new("."),
-                };
-                let mut builder = tempfile::Builder::new();
-                builder.prefix(".rocenic-").suffix(".part");
-                // A temporary file is private by default; the output is an ordinary file, with
-                // the permissions the umask gives any new file.
-                #[cfg(unix)]
-                builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-                let tmp = builder.tempfile_in(dir).map_err(|e| {
-                    // The temporary file's name, which tempfile appends, means nothing to
-                    // the user: the cause is reported against the file they named.
-                    let text = e.to_string();
-                    let why = text.split(" at path \"").next().unwrap_or(&text);
-                    Failure(format!("cannot create {}: {why}", p.display()))
-                })?;
+                let part_path = part_of(&dest);
+                // The cause (a missing or read-only folder) is reported against the file the
+                // user named.
+                let part = fs::File::create(&part_path)
+                    .map_err(|e| Failure(format!("cannot create {}: {e}", p.display())))?;
                 Sink::File {
-                    tmp: BufWriter::new(tmp),
+                    part: BufWriter::new(part),
+                    part_path,
+                    flushed: Instant::now(),
                     dest,
                     name: p.to_path_buf(),
                 }
             }
             _ => Sink::Stdout(BufWriter::new(io::stdout().lock())),
         };
-        Ok(Output { sink, lines: 0 })
+        Ok(Output {
+            sink,
+            lines: 0,
+            bytes: 0,
+        })
     }
 
     /// Runs `body` with the output `path` names: the file appears only if `body` succeeds (see
@@ -118,13 +124,20 @@ impl Output {
                 w.flush()?;
                 Ok(value)
             }
-            (Ok(value), Sink::File { tmp, dest, name }) => {
-                let tmp = tmp.into_inner().map_err(|e| {
-                    Failure(format!("cannot write {}: {}", name.display(), e.error()))
-                })?;
-                tmp.persist(&dest).map_err(|e| {
-                    Failure(format!("cannot write {}: {}", name.display(), e.error))
-                })?;
+            (
+                Ok(value),
+                Sink::File {
+                    part,
+                    part_path,
+                    dest,
+                    name,
+                    ..
+                },
+            ) => {
+                part.into_inner()
+                    .map_err(|e| e.into_error())
+                    .and_then(|_| fs::rename(&part_path, &dest))
+                    .map_err(|e| Failure(format!("cannot write {}: {e}", name.display())))?;
                 Ok(value)
             }
             (Ok(value), Sink::InPlace { mut w, dest }) => {
@@ -140,10 +153,28 @@ impl Output {
                     self.lines
                 )))
             }
-            (Err(Failure(why)), Sink::File { name, .. }) => Err(Failure(format!(
-                "{why} ({} was not written)",
-                name.display()
-            ))),
+            (
+                Err(Failure(why)),
+                Sink::File {
+                    mut part,
+                    part_path,
+                    name,
+                    ..
+                },
+            ) => {
+                let kept = part.flush().is_ok() && self.bytes > 0;
+                if kept {
+                    Err(Failure(format!(
+                        "{why} ({} was not written; what came before the failure is in {})",
+                        name.display(),
+                        part_path.display()
+                    )))
+                } else {
+                    drop(part);
+                    let _ = fs::remove_file(&part_path);
+                    Err(Failure(format!("{why} ({} was not written)", name.display())))
+                }
+            }
             (Err(Failure(why)), Sink::InPlace { mut w, dest }) => {
                 let _ = w.flush();
                 Err(Failure(format!(
@@ -160,20 +191,36 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = match &mut self.sink {
             Sink::Stdout(w) => w.write(buf)?,
-            Sink::File { tmp, .. } => tmp.write(buf)?,
+            Sink::File { part, .. } => part.write(buf)?,
             Sink::InPlace { w, .. } => w.write(buf)?,
         };
-        self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        let rows = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        self.lines += rows;
+        self.bytes += n as u64;
+        // Whole rows reach FILE.part while the run goes on, so an interrupted run keeps them.
+        if let Sink::File { part, flushed, .. } = &mut self.sink {
+            if rows > 0 && flushed.elapsed() >= FLUSH_EVERY {
+                part.flush()?;
+                *flushed = Instant::now();
+            }
+        }
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stdout(w) => w.flush(),
-            Sink::File { tmp, .. } => tmp.flush(),
+            Sink::File { part, .. } => part.flush(),
             Sink::InPlace { w, .. } => w.flush(),
         }
     }
+}
+
+/// `path` with `.part` added to its name.
+fn part_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".part");
+    PathBuf::from(name)
 }
 
 #[cfg(test)]
@@ -191,12 +238,19 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.0.starts_with("line 7: bad (") && err.0.contains("was not written"));
+        assert!(err.0.contains("what came before the failure is in"), "{}", err.0);
         assert_eq!(fs::read_to_string(&path).unwrap(), "old\n");
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "no temporary file left"
-        );
+        let part = dir.path().join("out.csv.part");
+        assert_eq!(fs::read_to_string(&part).unwrap(), "partial\n");
+
+        // A failure before any row leaves no .part (and clears an old one).
+        let err = Output::run(Some(&path), |_| -> Result<(), Failure> {
+            Err(Failure("no input".into()))
+        })
+        .unwrap_err();
+        assert_eq!(err.0, format!("no input ({} was not written)", path.display()));
+        assert!(!part.exists());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 
         Output::run(Some(&path), |out| -> Result<(), Failure> {
             writeln!(out, "new")?;
@@ -254,6 +308,27 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
+    }
+
+    /// Rows reach FILE.part while the run is still going, so that a run killed part-way
+    /// keeps what it had computed.
+    #[test]
+    fn rows_reach_the_part_file_as_they_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.csv");
+        let part = dir.path().join("rows.csv.part");
+        Output::run(Some(&path), |out| -> Result<(), Failure> {
+            writeln!(out, "a,1")?;
+            std::thread::sleep(FLUSH_EVERY + Duration::from_millis(20));
+            writeln!(out, "b,2")?;
+            // Seen from outside, as after a kill: both rows are on disk, FILE is not there.
+            assert_eq!(fs::read_to_string(&part).unwrap(), "a,1\nb,2\n");
+            assert!(!path.exists());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a,1\nb,2\n");
+        assert!(!part.exists());
     }
 
     #[test]

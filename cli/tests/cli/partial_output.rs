@@ -1,6 +1,7 @@
 //! A run that fails part-way never leaves output that looks complete: a file given with
-//! `--output` is written only on success (the old one stays as it was), and on standard output
-//! the rows computed before the failure come out, with the error saying where it stopped.
+//! `--output` is written only on success (the old one stays as it was), what came before the
+//! failure is kept in `FILE.part`, and on standard output the rows computed before the failure
+//! come out, with the error saying where it stopped.
 
 use crate::common::{fails_with, pcap_file, rocenic, stderr, stdout};
 use rocenic_model::wire::pcap::record_header;
@@ -15,7 +16,8 @@ fn files_in(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// A CSV command with `--output` that meets a bad row leaves the old file, and no other.
+/// A CSV command with `--output` that meets a bad row leaves the old file, and the rows before
+/// the bad one in `out.csv.part`.
 #[test]
 fn a_failed_csv_run_leaves_the_output_file_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -27,8 +29,13 @@ fn a_failed_csv_run_leaves_the_output_file_alone() {
     );
     fails_with(&o, "line 3: column `lqpn`");
     assert!(stderr(&o).contains("was not written"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("out.csv.part"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous\n");
-    assert_eq!(files_in(dir.path()), ["out.csv"]);
+    assert_eq!(files_in(dir.path()), ["out.csv", "out.csv.part"]);
+    let part = std::fs::read_to_string(dir.path().join("out.csv.part")).unwrap();
+    let rows: Vec<&str> = part.lines().collect();
+    assert_eq!(rows.len(), 2, "the header and the good row: {part}");
+    assert!(rows[0].starts_with("lqpn,rqpn,flow_label") && rows[1].starts_with("1,2,"));
     // The same input without the bad row replaces it.
     let o = rocenic(
         &["entropy", "--output", out.to_str().unwrap()],
@@ -41,7 +48,8 @@ fn a_failed_csv_run_leaves_the_output_file_alone() {
     assert_eq!(files_in(dir.path()), ["out.csv"]);
 }
 
-/// `tso` refusing a packet part-way writes no output pcap at all.
+/// `tso` refusing a packet part-way writes no output pcap; the segments of the packets before
+/// it are in `segments.pcap.part`.
 #[test]
 fn a_failed_tso_run_writes_no_pcap() {
     let dir = tempfile::tempdir().unwrap();
@@ -69,11 +77,14 @@ fn a_failed_tso_run_writes_no_pcap() {
     );
     fails_with(&o, "packet 1:");
     assert!(stderr(&o).contains("was not written"), "{}", stderr(&o));
-    assert!(
-        files_in(dir.path()).is_empty(),
-        "{:?}",
-        files_in(dir.path())
-    );
+    assert_eq!(files_in(dir.path()), ["segments.pcap.part"]);
+    let part = std::fs::read(dir.path().join("segments.pcap.part")).unwrap();
+    // The pcap header and the first packet's three segments (3000 bytes at MSS 1000).
+    let records = rocenic_model::wire::PcapReader::new(&part)
+        .unwrap()
+        .records()
+        .count();
+    assert_eq!(records, 3);
     std::fs::remove_file(input).unwrap();
 }
 
