@@ -66,7 +66,7 @@ enum Command {
     /// Run a scenario of QPs and work requests through the send engine: frames to a pcap,
     /// completions to a CSV.
     #[command(
-        after_help = "Examples:\n  rocenic send --scenario docs/examples/send.toml --output frames.pcap --completions cq.csv\n  rocenic send --scenario docs/examples/send.toml --output frames.pcap --engine rtl --vcd engine.vcd"
+        after_help = "Examples:\n  rocenic send --scenario docs/examples/send.toml --output frames.pcap --completions cq.csv\n  rocenic send --scenario docs/examples/send.toml --output frames.pcap --engine rtl --vcd engine.fst"
     )]
     Send(send::Args),
     /// The main job: two NICs back to back run a scenario of traffic both ways (built-in

@@ -41,8 +41,9 @@ pub struct Args {
     /// Implementation to run: model, or rtl (the co-simulated WQE engine, not yet built).
     #[arg(long, default_value = "model", value_parser = parse_engine)]
     engine: Engine,
-    /// With --engine rtl: write the co-simulation's waveforms to this VCD file.
-    #[arg(long)]
+    /// With --engine rtl: write the co-simulation's waveforms to FILE: FST if it ends in .fst
+    /// (GTKWave's and Surfer's compressed format), VCD otherwise.
+    #[arg(long, value_name = "FILE", visible_alias = "trace")]
     vcd: Option<PathBuf>,
 }
 

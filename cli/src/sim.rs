@@ -60,8 +60,9 @@ pub struct Args {
     /// the `rtl` feature) or model (the default without it).
     #[arg(long, default_value = DEFAULT_ENGINE, value_parser = parse_engine)]
     engine: Engine,
-    /// With --engine rtl: a VCD waveform of NIC a's core (every signal of nic_core).
-    #[arg(long)]
+    /// With --engine rtl: a waveform of NIC a's core (every signal of nic_core): FST if FILE
+    /// ends in .fst (GTKWave's and Surfer's compressed format), VCD otherwise.
+    #[arg(long, value_name = "FILE", visible_alias = "trace")]
     vcd: Option<PathBuf>,
 }
 

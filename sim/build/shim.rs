@@ -72,6 +72,13 @@ void {name}_trace_flush(void* p) {{
     if (h->vcd) h->vcd->flush();
 }}
 
+// Ends the trace: the file is whole and closed (then turned into FST, say); later dumps do
+// nothing.
+void {name}_trace_close(void* p) {{
+    Handle* h = static_cast<Handle*>(p);
+    if (h->vcd) {{ h->vcd->close(); delete h->vcd; h->vcd = nullptr; }}
+}}
+
 // One whole clock cycle in C++ (settle, rising edge, falling edge): an untraced cycle then
 // costs one call from Rust instead of three.
 void {name}_tick(void* p) {{

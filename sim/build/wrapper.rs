@@ -40,6 +40,7 @@ pub fn rust(name: &str, ports: &[Port]) -> String {
         pub fn {name}_trace_open(h: *mut c_void, path: *const c_char) -> c_int;
         pub fn {name}_trace_dump(h: *mut c_void, time: u64);
         pub fn {name}_trace_flush(h: *mut c_void);
+        pub fn {name}_trace_close(h: *mut c_void);
         pub fn {name}_port(h: *mut c_void, index: c_int) -> *mut c_void;
         pub fn {name}_tick(h: *mut c_void);
     }}
@@ -105,6 +106,12 @@ impl {ty} {{
     pub fn trace_flush(&mut self) {{
         // SAFETY: `handle` is live.
         unsafe {{ {name}_ffi::{name}_trace_flush(self.handle) }}
+    }}
+
+    /// Closes the VCD, if one is open; later dumps write nothing.
+    pub fn trace_close(&mut self) {{
+        // SAFETY: `handle` is live.
+        unsafe {{ {name}_ffi::{name}_trace_close(self.handle) }}
     }}
 "#,
         n = ports.len()
@@ -198,6 +205,7 @@ impl {ty} {{
     fn trace_open(&mut self, path: &std::path::Path) -> std::io::Result<()> {{ {ty}::trace_open(self, path) }}
     fn trace_dump(&mut self, time: u64) {{ {ty}::trace_dump(self, time) }}
     fn trace_flush(&mut self) {{ {ty}::trace_flush(self) }}
+    fn trace_close(&mut self) {{ {ty}::trace_close(self) }}
 }}
 "#
         );

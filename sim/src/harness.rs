@@ -1,7 +1,10 @@
-//! Clock, reset, bounded runs and VCD tracing for any verilated DUT with `clk` and `rst`.
+//! Clock, reset, bounded runs and tracing (VCD or FST) for any verilated DUT with `clk` and
+//! `rst`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use crate::fst::{self, TraceFormat};
 
 /// What the harness needs of a DUT; implemented by every generated wrapper with `clk` and `rst`.
 pub trait Dut {
@@ -25,6 +28,8 @@ pub trait Dut {
     fn trace_dump(&mut self, time: u64);
     /// Flushes the VCD.
     fn trace_flush(&mut self);
+    /// Closes the VCD (the file is then whole); later dumps write nothing.
+    fn trace_close(&mut self);
 }
 
 /// A run that did not finish within its cycle limit.
@@ -34,8 +39,8 @@ pub struct Hang {
     pub what: String,
     /// The cycle at which the run gave up.
     pub cycle: u64,
-    /// The VCD of the run, if one was written.
-    pub vcd: Option<PathBuf>,
+    /// The trace of the run (VCD or FST), if one was written.
+    pub trace: Option<PathBuf>,
 }
 
 impl fmt::Display for Hang {
@@ -45,25 +50,27 @@ impl fmt::Display for Hang {
             "hang: {} not done after {} cycles",
             self.what, self.cycle
         )?;
-        match &self.vcd {
-            Some(p) => write!(f, " (VCD: {})", p.display()),
-            None => write!(f, " (rerun with ROCENIC_VCD=1 for a VCD)"),
+        match &self.trace {
+            Some(p) => write!(f, " (trace: {})", p.display()),
+            None => write!(f, " (rerun with ROCENIC_VCD=1 for a trace)"),
         }
     }
 }
 
 impl std::error::Error for Hang {}
 
-/// Where VCDs go: `$ROCENIC_VCD_DIR`, else `target/vcd` of the workspace.
+/// Where traces go: `$ROCENIC_VCD_DIR`, else `target/vcd` of the workspace.
 pub fn vcd_dir() -> PathBuf {
     std::env::var_os("ROCENIC_VCD_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/vcd"))
 }
 
-/// Whether `ROCENIC_VCD` asks for traces of every run.
-pub fn vcd_requested() -> bool {
-    std::env::var("ROCENIC_VCD").is_ok_and(|v| !v.is_empty() && v != "0")
+/// Whether every run is to be traced: `ROCENIC_VCD` set (not to 0), or `ROCENIC_TRACE` naming a
+/// format ([`TraceFormat::from_env`]).
+pub fn trace_requested() -> bool {
+    let set = |name| std::env::var(name).is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0");
+    set("ROCENIC_VCD") || set("ROCENIC_TRACE")
 }
 
 /// One clock period in the trace, in its time unit (1 ps, the RTL's precision): 8 ns, the
@@ -103,46 +110,58 @@ pub struct Sim<D: Dut> {
     /// The model; drive and read its ports directly.
     pub dut: D,
     cycle: u64,
-    vcd: Option<PathBuf>,
-    /// The cycles that are traced when a VCD is open ([`trace_window`]).
+    /// The trace file asked for and its format (for FST, the model writes a VCD beside it).
+    trace: Option<(PathBuf, TraceFormat)>,
+    /// The cycles that are traced when a trace is open ([`trace_window`]).
     window: std::ops::Range<u64>,
 }
 
 impl<D: Dut> Sim<D> {
-    /// A model, traced to `<vcd_dir>/<run>.vcd` when `ROCENIC_VCD` is set.
+    /// A model, traced to `<vcd_dir>/<run>.vcd` (`.fst` with `ROCENIC_TRACE=fst`) when
+    /// [`trace_requested`].
     pub fn new(run: &str) -> Self {
-        Self::with_trace(run, vcd_requested())
+        Self::with_trace(run, trace_requested())
     }
 
-    /// A model, traced to `<vcd_dir>/<run>.vcd` when `trace` is true.
+    /// A model, traced to `<vcd_dir>/<run>.vcd` (`.fst` with `ROCENIC_TRACE=fst`) when `trace`
+    /// is true.
     pub fn with_trace(run: &str, trace: bool) -> Self {
         let path = trace.then(|| {
+            let format = TraceFormat::from_env().unwrap_or_else(|e| panic!("{e}"));
             let dir = vcd_dir();
-            std::fs::create_dir_all(&dir).expect("create the VCD folder");
-            dir.join(format!("{run}.vcd"))
+            std::fs::create_dir_all(&dir).expect("create the trace folder");
+            dir.join(format!("{run}.{}", format.extension()))
         });
-        Self::traced(path).expect("open the VCD")
+        Self::traced(path).expect("open the trace")
     }
 
-    /// A model traced to the VCD file `path` (a command's `--vcd FILE`).
+    /// A model traced to the file `path` (a command's `--vcd FILE`): FST if it ends in `.fst`,
+    /// VCD otherwise.
     pub fn with_trace_at(path: &Path) -> std::io::Result<Self> {
         Self::traced(Some(path.to_path_buf()))
     }
 
-    fn traced(vcd: Option<PathBuf>) -> std::io::Result<Self> {
-        let window = match &vcd {
+    fn traced(path: Option<PathBuf>) -> std::io::Result<Self> {
+        let window = match &path {
             Some(_) => trace_window()
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?,
             None => 0..0,
         };
-        Self::traced_in(vcd, window)
+        Self::traced_in(path, window)
     }
 
-    /// A model traced to `vcd` over the cycles `window` only.
-    pub fn traced_in(vcd: Option<PathBuf>, window: std::ops::Range<u64>) -> std::io::Result<Self> {
-        let mut dut = D::new_model(vcd.is_some());
-        if let Some(p) = &vcd {
-            dut.trace_open(p)?;
+    /// A model traced to `path` (FST if it ends in `.fst`) over the cycles `window` only.
+    pub fn traced_in(path: Option<PathBuf>, window: std::ops::Range<u64>) -> std::io::Result<Self> {
+        let mut dut = D::new_model(path.is_some());
+        let trace = path.map(|p| {
+            let format = TraceFormat::of_path(&p);
+            (p, format)
+        });
+        if let Some((p, format)) = &trace {
+            match format {
+                TraceFormat::Vcd => dut.trace_open(p)?,
+                TraceFormat::Fst => dut.trace_open(&fst::staging_vcd(p))?,
+            }
         }
         dut.set_clk(false);
         dut.set_rst(false);
@@ -150,7 +169,7 @@ impl<D: Dut> Sim<D> {
         Ok(Sim {
             dut,
             cycle: 0,
-            vcd,
+            trace,
             window,
         })
     }
@@ -160,9 +179,26 @@ impl<D: Dut> Sim<D> {
         self.cycle
     }
 
-    /// The VCD being written, if any.
-    pub fn vcd(&self) -> Option<&Path> {
-        self.vcd.as_deref()
+    /// The trace file being written (VCD or FST), if any. An FST is whole once the trace is
+    /// closed ([`Sim::close_trace`], or when the `Sim` is dropped).
+    pub fn trace(&self) -> Option<&Path> {
+        self.trace.as_ref().map(|(p, _)| p.as_path())
+    }
+
+    /// Ends the trace: the VCD is closed, and an FST written from it (its staging VCD then
+    /// removed). Later cycles are not traced. Dropping the `Sim` does the same, reporting a
+    /// failure on standard error; this returns it.
+    pub fn close_trace(&mut self) -> std::io::Result<()> {
+        self.dut.trace_close();
+        let Some((path, format)) = self.trace.take() else {
+            return Ok(());
+        };
+        if format == TraceFormat::Fst {
+            let staging = fst::staging_vcd(&path);
+            fst::vcd_to_fst(&staging, &path)?;
+            std::fs::remove_file(&staging)?;
+        }
+        Ok(())
     }
 
     /// Re-evaluates combinational logic after inputs changed, without a clock edge.
@@ -176,7 +212,7 @@ impl<D: Dut> Sim<D> {
     /// middle (the values after it).
     #[inline]
     pub fn step(&mut self) {
-        if self.vcd.is_none() || !self.window.contains(&self.cycle) {
+        if self.trace.is_none() || !self.window.contains(&self.cycle) {
             self.dut.tick();
         } else {
             let t = self.cycle * TRACE_PERIOD_PS;
@@ -226,13 +262,15 @@ impl<D: Dut> Sim<D> {
         Hang {
             what: what.to_string(),
             cycle: self.cycle,
-            vcd: self.vcd.clone(),
+            trace: self.trace().map(Path::to_path_buf),
         }
     }
 }
 
 impl<D: Dut> Drop for Sim<D> {
     fn drop(&mut self) {
-        self.dut.trace_flush();
+        if let Err(e) = self.close_trace() {
+            eprintln!("trace not written: {e}");
+        }
     }
 }

@@ -22,6 +22,7 @@ pub mod axil;
 pub mod axis;
 pub mod board;
 pub mod entropy;
+pub mod fst;
 pub mod harness;
 pub mod link;
 pub mod mismatch;

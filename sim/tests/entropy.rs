@@ -281,7 +281,7 @@ fn vcd_trace_records_the_run() {
             }
         );
         sim.step();
-        sim.vcd().unwrap().to_path_buf()
+        sim.trace().unwrap().to_path_buf()
     };
     let mut parser = vcd::Parser::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let header = parser.parse_header().unwrap();
@@ -302,6 +302,94 @@ fn vcd_trace_records_the_run() {
     }
     assert!(clk_edges >= 8, "{clk_edges} rising clock edges");
     assert!(valid_rose);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An FST trace (`ROCENIC_TRACE=fst`, or a file ending in `.fst`) holds what the VCD of the
+/// same run holds: read back with wellen (the reader Surfer uses), the same signals with the
+/// same changes at the same times, and no staging VCD is left beside it.
+#[test]
+fn an_fst_trace_holds_what_the_vcd_holds() {
+    use rand::Rng;
+    let seed = stream::seed("an_fst_trace_holds_what_the_vcd_holds");
+    let dir = std::env::temp_dir().join(format!("rocenic-fst-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |path: std::path::PathBuf| {
+        let mut sim: Sim<EntropyUnit> = Sim::traced_in(Some(path), 0..u64::MAX).unwrap();
+        sim.reset(2);
+        let mut rnd = stream::rng(seed);
+        for _ in 0..400 {
+            sim.dut.set_s_req_valid(rnd.gen_bool(0.7) as u8);
+            sim.dut.set_s_req_lqpn(rnd.gen_range(0..=MAX_QPN));
+            sim.dut.set_s_req_rqpn(rnd.gen_range(0..=MAX_QPN));
+            sim.dut.set_m_res_ready(rnd.gen_bool(0.6) as u8);
+            sim.step();
+        }
+        sim.close_trace().unwrap();
+    };
+    let (vcd, fst) = (dir.join("run.vcd"), dir.join("run.fst"));
+    run(vcd.clone());
+    run(fst.clone());
+    assert!(
+        !dir.join("run.fst.vcd").exists(),
+        "the staging VCD is removed"
+    );
+    // A long trace is written in blocks: the same VCD in blocks of 4 KiB reads back the same.
+    let blocks = dir.join("blocks.fst");
+    rocenic_sim::fst::vcd_to_fst_in_blocks(&vcd, &blocks, 4096).unwrap();
+
+    // Every variable by its full name (a range, which the VCD keeps apart, written into the
+    // name as the FST does), with its changes as (time, bits).
+    type Changes = Vec<(u64, String)>;
+    let read = |path: &std::path::Path| -> std::collections::BTreeMap<String, Changes> {
+        let mut w = wellen::simple::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let vars: Vec<(String, wellen::SignalRef)> = w
+            .hierarchy()
+            .iter_vars()
+            .map(|v| {
+                let name = v.full_name(w.hierarchy());
+                let name = match v.index() {
+                    Some(i) => format!("{name}[{}:{}]", i.msb(), i.lsb()),
+                    None => name,
+                };
+                (name.replace(' ', ""), v.signal_ref())
+            })
+            .collect();
+        let refs: Vec<_> = vars.iter().map(|&(_, r)| r).collect();
+        w.load_signals(&refs);
+        let times = w.time_table().to_vec();
+        vars.into_iter()
+            .map(|(name, r)| {
+                let changes = w
+                    .get_signal(r)
+                    .unwrap()
+                    .iter_changes()
+                    .map(|(t, v)| (times[t as usize], v.to_bit_string().unwrap()))
+                    .collect();
+                (name, changes)
+            })
+            .collect()
+    };
+    let (a, b) = (read(&vcd), read(&fst));
+    assert!(a.len() > 20, "{} variables", a.len());
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "the same variables"
+    );
+    let c = read(&blocks);
+    for (name, changes) in &a {
+        assert_eq!(changes, &b[name], "{name} (seed {seed})");
+        assert_eq!(changes, &c[name], "{name}, in blocks (seed {seed})");
+    }
+    let clk = a.iter().find(|(n, _)| n.ends_with(".clk")).unwrap().1;
+    assert!(clk.len() >= 800, "{} clock changes", clk.len());
+    let fst_size = std::fs::metadata(&fst).unwrap().len();
+    let vcd_size = std::fs::metadata(&vcd).unwrap().len();
+    assert!(
+        fst_size * 3 < vcd_size,
+        "FST {fst_size} B, VCD {vcd_size} B"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -519,6 +519,29 @@ fn rtl_engine_writes_the_models_files() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let trace = std::fs::read_to_string(&vcd).unwrap();
     assert!(trace.contains("$enddefinitions") && trace.contains("m_axis_tvalid"));
+    // The same run to an .fst (by `--trace`, its other name): an FST, whose header block
+    // (type 0, 329 bytes) comes first, smaller than the VCD, and no staging VCD left beside it.
+    let fst = temp("send.fst");
+    let o = send(
+        &example("send.toml"),
+        &pcap,
+        None,
+        &["--engine", "rtl", "--trace", fst.to_str().unwrap()],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&fst).unwrap();
+    assert_eq!(bytes[0], 0, "FST header block");
+    assert_eq!(u64::from_be_bytes(bytes[1..9].try_into().unwrap()), 329);
+    assert!(
+        bytes.len() * 4 < trace.len(),
+        "{} vs {}",
+        bytes.len(),
+        trace.len()
+    );
+    let mut staging = fst.clone().into_os_string();
+    staging.push(".vcd");
+    assert!(!std::path::Path::new(&staging).exists());
+    let _ = std::fs::remove_file(fst);
     let _ = std::fs::remove_file(vcd);
     let _ = std::fs::remove_file(pcap);
 }

@@ -333,9 +333,9 @@ impl<D: RssPipelinePorts> Bench<D> {
             || !self.first_in.is_empty()
         {
             if self.sim.cycle() - start > limit {
-                let Hang { cycle, vcd, .. } = self.sim.hang("the pipeline to drain");
+                let Hang { cycle, trace, .. } = self.sim.hang("the pipeline to drain");
                 return Err(format!(
-                    "hang: still busy after {limit} cycles (cycle {cycle}, vcd {vcd:?})"
+                    "hang: still busy after {limit} cycles (cycle {cycle}, trace {trace:?})"
                 ));
             }
             self.step()?;

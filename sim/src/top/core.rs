@@ -119,7 +119,8 @@ impl<D: NicCorePorts> Bench<D> {
         Self::with_sim(Sim::new(run), memory, load, seed)
     }
 
-    /// [`Bench::new`] traced to the VCD file `vcd` (a command's `--vcd FILE`).
+    /// [`Bench::new`] traced to the file `vcd` (a command's `--vcd FILE`; FST if it ends in
+    /// `.fst`).
     pub fn traced(
         vcd: &Path,
         memory: HostMemory,
@@ -261,6 +262,11 @@ impl<D: NicCorePorts> Bench<D> {
     /// The error for a run that gave up now.
     pub fn hang(&mut self, what: &str) -> crate::harness::Hang {
         self.sim.hang(what)
+    }
+
+    /// Ends the trace, if any: an FST is written from its VCD now (`Sim::close_trace`).
+    pub fn close_trace(&mut self) -> std::io::Result<()> {
+        self.sim.close_trace()
     }
 }
 

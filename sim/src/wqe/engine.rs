@@ -148,7 +148,7 @@ pub const ACCESS_LIMIT: u64 = 1 << 22;
 
 impl<D: WqeEnginePorts> Bench<D> {
     /// The engine out of reset over `memory`, its surroundings behaving as `load` says, seeded
-    /// by `seed`; `vcd` traces it.
+    /// by `seed`; `vcd` traces it (FST if it ends in `.fst`).
     pub fn new(
         memory: HostMemory,
         load: &Load,
@@ -400,6 +400,12 @@ pub fn run_on<D: WqeEnginePorts>(
             last_poll = now;
         }
         if retired == posted && idle && bench.quiet() {
+            // An FST trace is written as its run ends, so that a failure to write it is this
+            // run's error rather than a line on standard error.
+            bench
+                .sim
+                .close_trace()
+                .map_err(|e| format!("the trace: {e}"))?;
             let cycles = now - start.unwrap_or(0);
             let beats = bench.beats();
             let (frames, frame_cycles) = bench.take_frames_with_cycles();

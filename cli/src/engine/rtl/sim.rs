@@ -216,7 +216,7 @@ impl sim::Unit for Rtl {
     ) -> Result<Report, Failure> {
         // A wire of one cycle and an ideal host and MAC: the core's own pace.
         let (a, b, link) = CoreDevice::pair_traced(&Load::ideal(), LinkConfig::default(), 1, vcd)
-            .map_err(|e| Failure(format!("cannot write the VCD: {e}")))?;
+            .map_err(|e| Failure(format!("cannot write the trace: {e}")))?;
         // `accepts` refused a job with a link.
         let sim::Job {
             sides,
@@ -287,6 +287,13 @@ impl sim::Unit for Rtl {
         for (s, c) in cores.iter_mut().enumerate() {
             counts[s] = fw("receive counters", c.rx.counts())?;
         }
+        // The trace ends with the run, so that an FST that cannot be written is this run's error.
+        cores[0]
+            .dev
+            .borrow_mut()
+            .bench_mut()
+            .close_trace()
+            .map_err(|e| Failure(format!("cannot write the trace: {e}")))?;
         Ok(Report {
             counts,
             cycles: Some(busy_until - start),
