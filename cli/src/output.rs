@@ -172,7 +172,10 @@ impl Output {
                 } else {
                     drop(part);
                     let _ = fs::remove_file(&part_path);
-                    Err(Failure(format!("{why} ({} was not written)", name.display())))
+                    Err(Failure(format!(
+                        "{why} ({} was not written)",
+                        name.display()
+                    )))
                 }
             }
             (Err(Failure(why)), Sink::InPlace { mut w, dest }) => {
@@ -238,7 +241,11 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.0.starts_with("line 7: bad (") && err.0.contains("was not written"));
-        assert!(err.0.contains("what came before the failure is in"), "{}", err.0);
+        assert!(
+            err.0.contains("what came before the failure is in"),
+            "{}",
+            err.0
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "old\n");
         let part = dir.path().join("out.csv.part");
         assert_eq!(fs::read_to_string(&part).unwrap(), "partial\n");
@@ -248,7 +255,10 @@ mod tests {
             Err(Failure("no input".into()))
         })
         .unwrap_err();
-        assert_eq!(err.0, format!("no input ({} was not written)", path.display()));
+        assert_eq!(
+            err.0,
+            format!("no input ({} was not written)", path.display())
+        );
         assert!(!part.exists());
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 
