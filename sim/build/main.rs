@@ -7,6 +7,9 @@
 //! access costs no call. The Verilator runtime is compiled once for all DUTs. A DUT whose sources,
 //! flags and tools are unchanged since the last build is not verilated or compiled again.
 //!
+//! `ROCENIC_COVERAGE=<dut>,…` (`make coverage`) builds the DUTs it names with line and toggle
+//! coverage as well, and links those instead ([`covered_duts`]).
+//!
 //! One file per idea: [`duts`] the table of DUTs, [`filelist`] the RTL file lists, [`ports`]
 //! the port list read from the header, [`shim`] the C++ side, [`wrapper`] the Rust struct,
 //! [`port_traits`] one trait per top module over its ports.
@@ -39,13 +42,41 @@ const BENCH_HEADERS: &[&str] = &["sim/cpp/bench.h"];
 
 const VERILATOR_FLAGS: &[&str] = &["--cc", "-O3", "--no-timing", "--trace", "-Wno-fatal"];
 
+/// What a covered DUT adds (`make coverage`): line and toggle coverage.
+const COVERAGE_FLAGS: &[&str] = &["--coverage-line", "--coverage-toggle"];
+
+/// The DUTs `ROCENIC_COVERAGE` names (comma-separated, or `all`): each is built a second time
+/// with coverage, in its own folder and library beside the usual build, and linked instead of
+/// it; each of its models writes its counts into `$ROCENIC_COVERAGE_DIR` when it is deleted.
+/// Unset or empty, the build is the usual one, and switching back relinks it without a rebuild.
+fn covered_duts() -> Vec<String> {
+    let names = std::env::var("ROCENIC_COVERAGE").unwrap_or_default();
+    let names: Vec<String> = names
+        .split(',')
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.iter().any(|n| n == "all") {
+        return DUTS.iter().map(|d| d.name.to_string()).collect();
+    }
+    for n in &names {
+        assert!(
+            DUTS.iter().any(|d| d.name == n),
+            "ROCENIC_COVERAGE names {n}, which is not a DUT of sim/build/duts.rs"
+        );
+    }
+    names
+}
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.parent().unwrap().to_path_buf();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     println!("cargo:rerun-if-env-changed=VERILATOR");
+    println!("cargo:rerun-if-env-changed=ROCENIC_COVERAGE");
     println!("cargo:rerun-if-changed=build");
+    let covered = covered_duts();
 
     let version = Command::new(&verilator)
         .arg("--version")
@@ -63,10 +94,19 @@ fn main() {
     let include = vroot.join("include");
 
     let runtime_key = hash_of(&[version.as_bytes()]);
-    compile_cached(&out, "rocenic_verilated_rt", runtime_key, || {
-        let mut b = cpp_build(&include, &include);
+    let coverage = !covered.is_empty();
+    let runtime = if coverage {
+        "rocenic_verilated_rt_cov"
+    } else {
+        "rocenic_verilated_rt"
+    };
+    compile_cached(&out, runtime, runtime_key, || {
+        let mut b = cpp_build(&include, &include, coverage);
         for f in RUNTIME {
             b.file(include.join(f));
+        }
+        if coverage {
+            b.file(include.join("verilated_cov.cpp"));
         }
         b
     });
@@ -77,11 +117,26 @@ fn main() {
     // DUTs by top module, in name order: one port trait per top, implemented by each DUT of it.
     let mut tops = std::collections::BTreeMap::new();
     for dut in DUTS {
-        let mdir = out.join(dut.name);
+        let cov = covered.iter().any(|n| n == dut.name);
+        let flags: Vec<&str> = match cov {
+            true => VERILATOR_FLAGS
+                .iter()
+                .chain(COVERAGE_FLAGS)
+                .copied()
+                .collect(),
+            false => VERILATOR_FLAGS.to_vec(),
+        };
+        let (mdir, lib) = match cov {
+            true => (
+                out.join(format!("{}.cov", dut.name)),
+                format!("rocenic_dut_cov_{}", dut.name),
+            ),
+            false => (out.join(dut.name), format!("rocenic_dut_{}", dut.name)),
+        };
         let mut inputs: Vec<Vec<u8>> = vec![
             version.clone().into_bytes(),
             // Parameters too: one DUT name keeps its model only while its overrides stay.
-            format!("{VERILATOR_FLAGS:?}{}{:?}", dut.top, dut.params).into_bytes(),
+            format!("{flags:?}{}{:?}", dut.top, dut.params).into_bytes(),
         ];
         let sources =
             filelist::read(&root, dut.list).unwrap_or_else(|e| panic!("DUT {}: {e}", dut.name));
@@ -109,7 +164,7 @@ fn main() {
         if fs::read_to_string(&stamp).ok() != Some(key.to_string()) {
             let _ = fs::remove_dir_all(&mdir);
             let status = Command::new(&verilator)
-                .args(VERILATOR_FLAGS)
+                .args(&flags)
                 .arg("--prefix")
                 .arg(&prefix)
                 .arg("--top-module")
@@ -130,12 +185,12 @@ fn main() {
         let ports = ports::parse(&header);
         assert!(!ports.is_empty(), "no ports found in {prefix}.h");
         let shim = mdir.join("shim.cpp");
-        let shim_text = shim::cpp(dut.name, &prefix, &ports);
+        let shim_text = shim::cpp(dut.name, &prefix, &ports, cov);
         write_if_changed(&shim, &shim_text);
         // The archive depends on the shim too, which changes when this script does.
         let lib_key = hash_of(&[&key.to_le_bytes(), shim_text.as_bytes()]);
-        compile_cached(&out, &format!("rocenic_dut_{}", dut.name), lib_key, || {
-            let mut b = cpp_build(&include, &mdir);
+        compile_cached(&out, &lib, lib_key, || {
+            let mut b = cpp_build(&include, &mdir, cov);
             b.file(&shim);
             for cpp in generated_cpp(&mdir) {
                 b.file(cpp);
@@ -172,7 +227,7 @@ fn write_if_changed(path: &Path, text: &str) {
 }
 
 /// The C++ flags verilated code needs; always optimised, so debug test builds simulate fast.
-fn cpp_build(include: &Path, model_dir: &Path) -> cc::Build {
+fn cpp_build(include: &Path, model_dir: &Path, coverage: bool) -> cc::Build {
     let mut b = cc::Build::new();
     b.cpp(true)
         .std("c++17")
@@ -183,7 +238,7 @@ fn cpp_build(include: &Path, model_dir: &Path) -> cc::Build {
         .include(include)
         .include(include.join("vltstd"))
         .include(model_dir)
-        .define("VM_COVERAGE", "0")
+        .define("VM_COVERAGE", if coverage { "1" } else { "0" })
         .define("VM_SC", "0")
         .define("VM_TRACE", "1")
         .define("VM_TRACE_FST", "0")
