@@ -320,8 +320,14 @@ mod tests {
     fn codes_are_numbered_one_to_one() {
         assert_eq!(code_number(b"!"), Some(1));
         assert_ne!(code_number(b"C"), code_number(b"C!!"));
-        assert_eq!(code_number(b"\"!!").unwrap(), code_number(b"!!!").unwrap() + 1);
-        assert_eq!(code_number(b"!\"!").unwrap(), code_number(b"~!!").unwrap() + 1);
+        assert_eq!(
+            code_number(b"\"!!").unwrap(),
+            code_number(b"!!!").unwrap() + 1
+        );
+        assert_eq!(
+            code_number(b"!\"!").unwrap(),
+            code_number(b"~!!").unwrap() + 1
+        );
         assert_eq!(code_number(b""), None);
         assert_eq!(code_number(b"!!!!!"), None);
         assert_eq!(code_number(b"a b"), None);
