@@ -134,9 +134,9 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
                rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0
 
 # Each list is linted as a user would lint it (`verilator --lint-only -Wall -f LIST`), and must
-# name what its top uses in every build, no more (scripts/check_flists.py). Then each module is
-# linted as the top, with the first list (in name order) that holds it, so that unused ports and
-# parameters of leaves show too. Then every RTL file must be in some list.
+# name what its top uses in every build, no more (scripts/check_flists.py). Then each other
+# module is linted as the top, with the first list (in name order) that holds it, so that unused
+# ports and parameters of leaves show too. Then every RTL file must be in some list.
 ## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
 	@scripts/check_flists.py --builds "$(LINT_PARAMS)" $(LINT_FLISTS)
@@ -146,6 +146,7 @@ lint-rtl: deps
 	for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
 	  for f in $$files; do case "$$f" in *_pkg.sv) continue;; esac; \
 	    case "$$seen" in *" $$f "*) continue;; esac; seen="$$seen$$f "; n=$$((n+1)); \
+	    [ "$$(basename $${f%.*})" = "$$(basename $${l%.f})" ] && continue; \
 	    verilator --lint-only -Wall --no-timing $$files --top-module $$(basename $${f%.*}); \
 	  done; \
 	done; \

@@ -16,11 +16,13 @@ For each list:
 Prints one line per problem and exits 1 if there is any.
 """
 
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 PKG_USE = re.compile(r"\b(\w+_pkg)\s*::|\bimport\s+(\w+_pkg)\b")
@@ -119,7 +121,10 @@ def main(argv):
     if not lists:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    problems = [p for path in lists for p in check(path, extra, builds)]
+    # One Verilator per core: the lists are independent.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        found = pool.map(lambda path: check(path, extra, builds), lists)
+    problems = [p for f in found for p in f]
     for p in problems:
         print(p, file=sys.stderr)
     return 1 if problems else 0
