@@ -3,14 +3,18 @@
 //!
 //! Goal: the Rust harness at 1.0 or more of native C++, for every pipeline. The entropy unit
 //! gets a new QP request every cycle; the RSS pipeline frames back to back; the TSO segmenter
-//! 64 KiB sends at MSS 1448; every sink always ready. The WQE engine is not here: its stimulus
-//! is a host memory with DMA, which a plain C++ loop would have to model again (docs/cosim.md).
+//! 64 KiB sends at MSS 1448; every sink always ready. The WQE engine's stimulus is a host
+//! memory behind DMA and a register master, so both loops replay the inputs recorded from a
+//! run of the whole Rust bench (`sim::wqe::replay`): 4 KiB RC SENDs, the host ideal.
 
 use rocenic_sim::axis::{beats, Beat};
 use rocenic_sim::duts::{EntropyUnit, RssPipeline64, Tso64};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::rss::frames;
 use rocenic_sim::stream;
+use rocenic_sim::wqe::engine::{run_recorded, Load, Setup};
+use rocenic_sim::wqe::replay::{replay, EngineInputs};
+use rocenic_sim::wqe::scenario::sends;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -33,6 +37,7 @@ extern "C" {
         beats: usize,
         cycles: u64,
     ) -> u64;
+    fn wqe_engine_native_replay(inputs: *const EngineInputs, n: usize, beats: *mut u64) -> u64;
 }
 
 fn rust_harness(cycles: u64) -> u64 {
@@ -233,6 +238,29 @@ fn tso_native(s: &TsoStimulus, cycles: u64) -> u64 {
     }
 }
 
+/// The recording `inputs` replayed `cycles / inputs.len()` times (at least once), each time
+/// into a fresh model; the checksums of all, with the beats taken.
+fn wqe_rust(inputs: &[EngineInputs], cycles: u64) -> u64 {
+    let mut check = 0u64;
+    for _ in 0..(cycles / inputs.len() as u64).max(1) {
+        let seen = replay(inputs);
+        check = check.wrapping_add(seen.check).wrapping_add(seen.beats);
+    }
+    check
+}
+
+fn wqe_native(inputs: &[EngineInputs], cycles: u64) -> u64 {
+    let mut check = 0u64;
+    for _ in 0..(cycles / inputs.len() as u64).max(1) {
+        let mut beats = 0u64;
+        // SAFETY: `inputs` lives for the call and holds `len` records of the C++ layout
+        // (`repr(C)`); `beats` is a live u64.
+        let sum = unsafe { wqe_engine_native_replay(inputs.as_ptr(), inputs.len(), &mut beats) };
+        check = check.wrapping_add(sum).wrapping_add(beats);
+    }
+    check
+}
+
 fn rate(cycles: u64, f: impl Fn(u64) -> u64) -> (f64, u64) {
     let t = Instant::now();
     let check = black_box(f(black_box(cycles)));
@@ -291,5 +319,23 @@ fn main() {
         rounds,
         |c| tso_rust(&tso, c),
         |c| tso_native(&tso, c),
+    );
+    // The WQE engine: a run of the whole bench recorded, then replayed by both loops. The
+    // replay must reproduce the run: the same output beats.
+    let run = sends(3, if quick { 4 } else { 16 }, 4096);
+    let (out, inputs) =
+        run_recorded(&Setup::from(&run), &Load::ideal(), 1, 10_000_000).expect("4 KiB sends");
+    assert_eq!(
+        replay(&inputs).beats,
+        out.beats,
+        "the replay reproduces the run"
+    );
+    let n = inputs.len() as u64;
+    compare(
+        "wqe_engine (replayed)",
+        n * if quick { 1 } else { 10 },
+        rounds,
+        |c| wqe_rust(&inputs, c),
+        |c| wqe_native(&inputs, c),
     );
 }

@@ -163,6 +163,7 @@ pub const DUTS: &[DutSpec] = &[
     // TSO).
     DutSpec {
         params: &[("TSO", "1")],
+        extra_cpp: &["sim/cpp/wqe_engine_bench.cpp"],
         ..dut("wqe_engine", "wqe_engine", WQE_ENGINE)
     },
     DutSpec {

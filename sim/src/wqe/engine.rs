@@ -12,6 +12,7 @@
 //!   access at a time, the bench stepped in between as the driver waits.
 
 use super::host_memory::{Config as DmaConfig, DmaHost};
+use super::replay::EngineInputs;
 use crate::axil::Done;
 use crate::axil::{Master, Op};
 use crate::duts::{WqeEngine, WqeEnginePorts};
@@ -139,6 +140,8 @@ pub struct Bench<D: WqeEnginePorts = WqeEngine> {
     out_busy: bool,
     /// Tags of [`Bench::access`], above every tag `run` uses.
     tag: u64,
+    /// Each cycle's inputs, when recording ([`run_recorded`]).
+    recorded: Option<Vec<EngineInputs>>,
 }
 
 /// Cycles one register access of [`Bench::access`] may take: a write after a command waits
@@ -172,6 +175,7 @@ impl<D: WqeEnginePorts> Bench<D> {
             beats: 0,
             out_busy: false,
             tag: 1 << 62,
+            recorded: None,
         })
     }
 
@@ -222,6 +226,9 @@ impl<D: WqeEnginePorts> Bench<D> {
             .accepted(&eng)
             .map_err(|v| format!("DMA protocol: {v}"))?;
         let done = self.axil.observe(now, &seen);
+        if let Some(r) = &mut self.recorded {
+            r.push(EngineInputs::of(&self.sim.dut));
+        }
         self.sim.step();
         Ok(done)
     }
@@ -330,8 +337,30 @@ pub fn run_on<D: WqeEnginePorts>(
     limit: u64,
     vcd: Option<&Path>,
 ) -> Result<Outcome, String> {
-    let mut bench = Bench::<D>::new(setup.memory.clone(), load, seed, vcd)?;
+    let bench = Bench::<D>::new(setup.memory.clone(), load, seed, vcd)?;
+    run_bench(bench, setup, limit).map(|(outcome, _)| outcome)
+}
 
+/// [`run`], with the inputs the engine saw in every cycle after reset, for
+/// [`replay`](super::replay::replay).
+pub fn run_recorded(
+    setup: &Setup,
+    load: &Load,
+    seed: u64,
+    limit: u64,
+) -> Result<(Outcome, Vec<EngineInputs>), String> {
+    let mut bench = Bench::<WqeEngine>::new(setup.memory.clone(), load, seed, None)?;
+    bench.recorded = Some(Vec::new());
+    let (outcome, inputs) = run_bench(bench, setup, limit)?;
+    Ok((outcome, inputs.unwrap_or_default()))
+}
+
+/// Programs the engine for `setup`, rings its doorbells and runs it until every WQE retired.
+fn run_bench<D: WqeEnginePorts>(
+    mut bench: Bench<D>,
+    setup: &Setup,
+    limit: u64,
+) -> Result<(Outcome, Option<Vec<EngineInputs>>), String> {
     // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
     let mut ops: Vec<(u32, u32)> = Vec::new();
     ops.extend(regs::nic_writes(&setup.nic, setup.profile, false));
@@ -409,13 +438,15 @@ pub fn run_on<D: WqeEnginePorts>(
             let cycles = now - start.unwrap_or(0);
             let beats = bench.beats();
             let (frames, frame_cycles) = bench.take_frames_with_cycles();
-            return Ok(Outcome {
+            let inputs = bench.recorded.take();
+            let outcome = Outcome {
                 frames,
                 frame_cycles,
                 memory: bench.into_memory(),
                 cycles,
                 beats,
-            });
+            };
+            return Ok((outcome, inputs));
         }
     }
 }

@@ -11,4 +11,5 @@ pub mod frame;
 pub mod host_memory;
 pub mod icrc;
 pub mod mr;
+pub mod replay;
 pub mod scenario;

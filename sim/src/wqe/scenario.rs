@@ -354,6 +354,43 @@ pub fn post(run: &mut Run, k: usize, bytes: &[u8]) {
     q.posted += 1;
 }
 
+/// `n` signaled SENDs of `len` bytes each on queue `k` (3: RC IPv6 MTU 4096; 2: UD MTU 512,
+/// to one address vector), gathered from the first region at four rotating offsets: the
+/// benches' workloads (`make bench`'s cycle figures and the replayed co-simulation speed).
+pub fn sends(k: usize, n: u32, len: u32) -> Run {
+    let mut run = base(Profile::Linux);
+    let (lkey, ..) = MRS[0];
+    for i in 0..n {
+        let sges = [DataSegment {
+            addr: DATA + u64::from(i % 4) * 64,
+            length: len,
+            lkey,
+        }];
+        let wr = WorkRequest {
+            opcode: Opcode::Send,
+            flags: Flags::SIGNALED,
+            index: i,
+            imm: 0,
+            wr_id: u64::from(i),
+            av: (k == 2).then_some(AddressVector {
+                dqpn: 0x101,
+                qkey: 0x2222,
+                dgid: AddressVector::mapped([10, 0, 0, 9]),
+                dmac: [2, 0, 0, 0, 0, 9],
+                vlan: None,
+                flow_label: 0,
+                tclass: 0,
+                hop_limit: 64,
+            }),
+            raddr: None,
+            tso: None,
+            payload: Payload::Gather(&sges),
+        };
+        post(&mut run, k, &encoded(&wr));
+    }
+    run
+}
+
 pub fn scenario(r: &mut TestRng, wqes: usize, big: bool, faults: f64) -> Run {
     let mut run = base(Profile::ALL[r.gen_range(0..4)]);
     for _ in 0..wqes {
