@@ -88,6 +88,7 @@ enum Command {
     )]
     Golden(golden::Args),
     /// A short demonstration of the model: entropy for sample QP pairs, RSS spread of flows.
+    #[command(after_help = "Examples:\n  rocenic demo\n  make demo")]
     Demo,
 }
 
