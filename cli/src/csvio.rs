@@ -237,6 +237,9 @@ pub fn for_each_chunk<T>(
                     *record = csv::StringRecord::new();
                 }
             }
+            // The chunk's rows go out now, not when the CSV writer's buffer next fills: an
+            // engine may take long over the next chunk, and an interrupted run keeps them.
+            out.flush()?;
         }
         if let Some(e) = refused {
             out.flush()?;

@@ -2,8 +2,8 @@
 //! complete, and an interrupted run keeps what it had computed.
 //!
 //! - A file (`--output FILE`) is written as `FILE.part` beside it, row by row as the results
-//!   come (flushed at least every quarter second), and renamed over FILE only when the command
-//!   succeeds. On failure FILE is left as it was and `FILE.part` keeps the rows computed before
+//!   come (a thread flushes it every quarter second, however long the command then works on
+//!   its next row), and renamed over FILE only when the command succeeds. On failure FILE is left as it was and `FILE.part` keeps the rows computed before
 //!   it (removed if there were none); a run interrupted by Ctrl-C or a kill leaves `FILE.part`
 //!   with the rows up to its last flush. A new run starts `FILE.part` afresh.
 //! - Standard output (no `--output`, or `-`) gets the results as they are computed; on failure the
@@ -16,19 +16,141 @@ use crate::Failure;
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// How long written rows may wait in memory before they reach `FILE.part`.
 const FLUSH_EVERY: Duration = Duration::from_millis(250);
 
+/// `FILE.part`'s writer: buffered, and flushed by a thread of its own every [`FLUSH_EVERY`], so
+/// that a row written reaches the disk soon even when the command then works for minutes on
+/// the next one (an RTL engine) and is killed meanwhile. What the thread writes ends at a line
+/// break once the output has had one, so a killed run's CSV ends with a whole row.
+struct PartFile {
+    shared: Arc<PartShared>,
+    flusher: Option<JoinHandle<()>>,
+}
+
+struct PartShared {
+    state: Mutex<Pending>,
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// The file and what is written but not yet in it.
+struct Pending {
+    file: fs::File,
+    buf: Vec<u8>,
+    /// A line break was written: the output is rows, cut only after one.
+    rows: bool,
+}
+
+/// Bytes held before a write whatever the clock says.
+const PART_BUFFER: usize = 64 << 10;
+
+impl Pending {
+    /// Writes out what is held up to its last line break (all of it when `all`, or when the
+    /// output has no rows).
+    fn write_out(&mut self, all: bool) -> io::Result<()> {
+        let end = match memchr::memrchr(b'\n', &self.buf) {
+            _ if all || !self.rows => self.buf.len(),
+            Some(i) => i + 1,
+            None => 0,
+        };
+        self.file.write_all(&self.buf[..end])?;
+        self.buf.drain(..end);
+        Ok(())
+    }
+}
+
+impl PartFile {
+    fn new(file: fs::File) -> io::Result<PartFile> {
+        let shared = Arc::new(PartShared {
+            state: Mutex::new(Pending {
+                file,
+                buf: Vec::with_capacity(PART_BUFFER),
+                rows: false,
+            }),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let s = Arc::clone(&shared);
+        let flusher = std::thread::Builder::new()
+            .name("output-flush".into())
+            .spawn(move || loop {
+                let stop = s.stop.lock().unwrap_or_else(PoisonError::into_inner);
+                let (stop, _) = s
+                    .wake
+                    .wait_timeout_while(stop, FLUSH_EVERY, |stop| !*stop)
+                    .unwrap_or_else(PoisonError::into_inner);
+                if *stop {
+                    return;
+                }
+                drop(stop);
+                // A failure shows again at the final write, which reports it.
+                let _ = s.lock().write_out(false);
+            })?;
+        Ok(PartFile {
+            shared,
+            flusher: Some(flusher),
+        })
+    }
+
+    /// Stops the flusher; what is held stays until [`PartFile::finish`] or a flush.
+    fn stop(&mut self) {
+        *self
+            .shared
+            .stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = true;
+        self.shared.wake.notify_all();
+        if let Some(t) = self.flusher.take() {
+            let _ = t.join();
+        }
+    }
+
+    /// Everything written out; the file, closed.
+    fn finish(mut self) -> io::Result<()> {
+        self.stop();
+        self.shared.lock().write_out(true)
+    }
+}
+
+impl PartShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Write for PartFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut p = self.shared.lock();
+        p.rows |= memchr::memchr(b'\n', buf).is_some();
+        p.buf.extend_from_slice(buf);
+        if p.buf.len() >= PART_BUFFER {
+            p.write_out(false)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.shared.lock().write_out(true)
+    }
+}
+
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 enum Sink {
     Stdout(BufWriter<io::StdoutLock<'static>>),
     File {
-        part: BufWriter<fs::File>,
+        part: PartFile,
         /// `dest` with `.part` added: the rows so far.
         part_path: PathBuf,
-        /// When `part` was last flushed.
-        flushed: Instant,
         /// The file renamed over: FILE, or the file a link FILE names.
         dest: PathBuf,
         /// FILE as the user gave it, for messages.
@@ -89,10 +211,11 @@ impl Output {
                 // user named.
                 let part = fs::File::create(&part_path)
                     .map_err(|e| Failure(format!("cannot create {}: {e}", p.display())))?;
+                let part = PartFile::new(part)
+                    .map_err(|e| Failure(format!("cannot write {}: {e}", p.display())))?;
                 Sink::File {
-                    part: BufWriter::new(part),
+                    part,
                     part_path,
-                    flushed: Instant::now(),
                     dest,
                     name: p.to_path_buf(),
                 }
@@ -134,9 +257,8 @@ impl Output {
                     ..
                 },
             ) => {
-                part.into_inner()
-                    .map_err(|e| e.into_error())
-                    .and_then(|_| fs::rename(&part_path, &dest))
+                part.finish()
+                    .and_then(|()| fs::rename(&part_path, &dest))
                     .map_err(|e| Failure(format!("cannot write {}: {e}", name.display())))?;
                 Ok(value)
             }
@@ -197,16 +319,8 @@ impl Write for Output {
             Sink::File { part, .. } => part.write(buf)?,
             Sink::InPlace { w, .. } => w.write(buf)?,
         };
-        let rows = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
-        self.lines += rows;
+        self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         self.bytes += n as u64;
-        // Whole rows reach FILE.part while the run goes on, so an interrupted run keeps them.
-        if let Sink::File { part, flushed, .. } = &mut self.sink {
-            if rows > 0 && flushed.elapsed() >= FLUSH_EVERY {
-                part.flush()?;
-                *flushed = Instant::now();
-            }
-        }
         Ok(n)
     }
 
@@ -320,8 +434,8 @@ mod tests {
         assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
     }
 
-    /// Rows reach FILE.part while the run is still going, so that a run killed part-way
-    /// keeps what it had computed.
+    /// Rows reach FILE.part while the run is still going, however long it then works on the
+    /// next row, so that a run killed part-way keeps what it had computed, whole rows only.
     #[test]
     fn rows_reach_the_part_file_as_they_come() {
         let dir = tempfile::tempdir().unwrap();
@@ -329,15 +443,18 @@ mod tests {
         let part = dir.path().join("rows.csv.part");
         Output::run(Some(&path), |out| -> Result<(), Failure> {
             writeln!(out, "a,1")?;
-            std::thread::sleep(FLUSH_EVERY + Duration::from_millis(20));
             writeln!(out, "b,2")?;
+            write!(out, "c,")?;
+            // No more writes: the flusher alone puts the whole rows on disk.
+            std::thread::sleep(FLUSH_EVERY * 3);
             // Seen from outside, as after a kill: both rows are on disk, FILE is not there.
             assert_eq!(fs::read_to_string(&part).unwrap(), "a,1\nb,2\n");
             assert!(!path.exists());
+            writeln!(out, "3")?;
             Ok(())
         })
         .unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "a,1\nb,2\n");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "a,1\nb,2\nc,3\n");
         assert!(!part.exists());
     }
 
