@@ -4,12 +4,12 @@
     scripts/check_flists.py [--builds "TOP:PARAM=VALUE..."] LIST.f... [-- VERILATOR_ARGS...]
 
 For each list:
-- it is flat: one `--top-module NAME`, named as the file is, then files, each once, no `-f`;
-- `verilator --lint-only -Wall -f LIST` is clean as it stands (a user's first command), with
-  VERILATOR_ARGS added (a board list's vendor cell ports, which the list must not name because
-  synthesis reads the real cells);
+- it is flat: one `--top-module NAME`, named as the file is, then files, each once, no `-f`
+  (`-y DIR`, a folder Verilator searches for a vendor cell's lint-only ports, is allowed);
+- `verilator --lint-only -Wall -f LIST` is clean as it stands (a user's first command);
 - it names no file its top does not use: every module file is one Verilator elaborates under
-  that top (`--xml-only`'s module files) in its default build or in one of the other builds
+  that top (`--xml-only`'s module files, with VERILATOR_ARGS: a board family's define and the
+  cells it then needs) in its default build or in one of the other builds
   `--builds` names (make's LINT_PARAMS: a parameter that adds a block, as TSO=1 does), and
   every package is imported by a used file or by a used package. Verilator itself fails on a
   missing one.
@@ -39,6 +39,8 @@ def read_list(path):
             if top is not None:
                 problems.append(f"{path}:{n}: a second --top-module")
             top = line.split(None, 1)[1].strip()
+        elif line.startswith("-y ") and Path(line[3:].strip()).is_dir():
+            continue
         elif line.startswith("-"):
             problems.append(f"{path}:{n}: {line}: a list holds files and its --top-module only")
         elif line in files:
@@ -87,7 +89,7 @@ def check(path, extra, builds):
     top, files, problems = read_list(path)
     if problems:
         return problems
-    lint = verilator(["--lint-only", "-Wall", *extra, "-f", path], ".")
+    lint = verilator(["--lint-only", "-Wall", "-f", path], ".")
     if lint.returncode != 0:
         first = "\n    ".join(lint.stderr.strip().splitlines()[:6])
         return [f"{path}: `verilator --lint-only -Wall -f {path}` is not clean:\n    {first}"]

@@ -1,6 +1,6 @@
 //! RTL file lists (`rtl/<block>/<top>.f`), read the way `scripts/flist` reads them for make:
 //! what Verilator reads with `-f`, flat: one `--top-module NAME`, then one path per line from
-//! the repository root; `//` starts a comment.
+//! the repository root; `//` starts a comment; `-y DIR` lines are Verilator's alone.
 
 use std::fs;
 use std::path::Path;
@@ -17,6 +17,9 @@ pub fn read(root: &Path, list: &str) -> Result<Vec<String>, String> {
         }
         if line.starts_with("--top-module ") && !top {
             top = true;
+        } else if line.starts_with("-y ") {
+            // A folder of vendor-cell ports for Verilator's lint (the ECP5 boards' lists).
+            continue;
         } else if line.starts_with('-') {
             return Err(format!(
                 "{list}:{}: {line}: a list holds files and one --top-module only",

@@ -1,5 +1,8 @@
 // What every ECP5 board shares: the core behind a PLL and a power-on reset.
 --top-module ecp5_board
+// Verilator finds the ECP5 PLL cell's ports here (a lint-only black box); synthesis takes
+// the cell from its own library and reads the files below only.
+-y lint/ecp5
 rtl/top/rocenic_core_regs_pkg.sv
 rtl/top/uart_bridge_pkg.sv
 rtl/entropy/entropy_pkg.sv

@@ -1,5 +1,8 @@
 // The ulx3s board top (pins and clock in its constraints file).
 --top-module ulx3s_top
+// Verilator finds the ECP5 PLL cell's ports here (a lint-only black box); synthesis takes
+// the cell from its own library and reads the files below only.
+-y lint/ecp5
 rtl/top/rocenic_core_regs_pkg.sv
 rtl/top/uart_bridge_pkg.sv
 rtl/entropy/entropy_pkg.sv
