@@ -14,8 +14,8 @@ pub use ack::{emit_ack, parse_ack, Ack};
 pub use config::{QpTransport, Reliable};
 pub use read::{emit_read_response, parse_read_response, response_opcode, ReadResponse};
 pub use requester::{
-    AckOutcome, Completion, Counters, Packet, PostError, ReadMatch, Requester, RequesterConfig,
-    TickOutcome, DEFAULT_WRS, MAX_RD_ATOMIC, RNR_RETRY_FOREVER,
+    AckOutcome, Answer, AnswerCode, Completion, Counters, Op, OpCode, Packet, PostError, ReadMatch,
+    Requester, RequesterConfig, TickOutcome, DEFAULT_WRS, MAX_RD_ATOMIC, RNR_RETRY_FOREVER,
 };
 pub use responder::{
     Executed, PsnClass, ReadRequest, Reply, Request, Responder, ResponderConfig, Verdict,

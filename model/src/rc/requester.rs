@@ -280,6 +280,11 @@ impl<const W: usize> Requester<W> {
         self.deadline
     }
 
+    /// When the RNR delay ends, if one runs (sending waits for it).
+    pub const fn rnr_until(&self) -> Option<u64> {
+        self.rnr_until
+    }
+
     /// Whether [`Self::send`] would give a packet now: not in ERR, no RNR delay running,
     /// something posted beyond `snd`, and the window open.
     pub fn can_send(&self) -> bool {
@@ -353,7 +358,12 @@ impl<const W: usize> Requester<W> {
         self.post_as(wr_id, packets, true)
     }
 
-    fn post_as(&mut self, wr_id: u64, packets: u32, read: bool) -> Result<Psn, PostError> {
+    pub(super) fn post_as(
+        &mut self,
+        wr_id: u64,
+        packets: u32,
+        read: bool,
+    ) -> Result<Psn, PostError> {
         if self.failed.is_some() {
             return Err(PostError::Error);
         }
@@ -599,7 +609,10 @@ impl<const W: usize> Requester<W> {
     }
 }
 
+mod ops;
 mod read;
+
+pub use ops::{Answer, AnswerCode, Op, OpCode};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use crate::qp::Psn;
 
 impl<const W: usize> Requester<W> {
     /// READs whose request has been sent and whose responses have not all arrived.
-    pub(super) fn reads_outstanding(&self) -> usize {
+    pub fn reads_outstanding(&self) -> usize {
         (0..self.len)
             .map(|i| self.wr(i))
             .filter(|w| w.read && w.first.is_before(self.hi) && !self.acked(w))
