@@ -83,7 +83,7 @@ ice40.lint  := $(ice40.defs)
 ## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder
+             rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9

@@ -44,6 +44,7 @@ const NIC_DMA: &str = "rtl/top/nic_dma.f";
 const RX_PATH: &str = "rtl/rx/rx_path.f";
 const NIC_CORE: &str = "rtl/top/nic_core.f";
 const RC_RESPONDER: &str = "rtl/rc/rc_responder.f";
+const RC_REQUESTER: &str = "rtl/rc/rc_requester.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -191,6 +192,8 @@ pub const DUTS: &[DutSpec] = &[
     },
     // The reliable connection's responder rules (8-bit ACK counts).
     dut("rc_responder", "rc_responder", RC_RESPONDER),
+    // One RC QP's requester at its defaults (16 requests, 16-bit ids, a 48-bit clock).
+    dut("rc_requester", "rc_requester", RC_REQUESTER),
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),

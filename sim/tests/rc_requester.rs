@@ -1,0 +1,363 @@
+//! One RC QP's requester (rtl/rc/rc_requester.sv) against `model::rc::Requester`, operation by
+//! operation: sessions that each start with INIT at a random first PSN (a third of them just
+//! before the 2^24 wrap) and random settings (retry and RNR counts, windows of 0 to 24 packets
+//! and beyond half the PSN space, timeouts of none to 128 ticks), then random posts (SENDs and
+//! READs, of no packet, a few, or half the PSN space), sends, acknowledgements (ACKs, sequence
+//! and RNR NAKs, the fatal NAKs and reserved syndromes, at PSNs inside, before and beyond what
+//! is outstanding), READ responses matched, accepted and out of sequence, ticks around the
+//! deadlines, polls and aborts, on a clock that jumps. Random gaps on the input and
+//! back-pressure on the answer, which must hold while it waits. Every answer (its code and
+//! every field) and the state after it (the PSNs, ERR, the requests outstanding, the five
+//! counters) must be the model's. Seeded: `ROCENIC_SEED=N` replays a run.
+
+use rand::Rng;
+use rocenic_model::qp::{Psn, Status};
+use rocenic_model::rc::{Answer, Counters, Op, Requester, RequesterConfig, Scale, MAX_RD_ATOMIC};
+use rocenic_sim::duts::{RcRequester, RcRequesterPorts};
+use rocenic_sim::harness::Sim;
+use rocenic_sim::rc::requester::{answer_name, configure, drive, expected, sample, Input, Output};
+use rocenic_sim::stream;
+use rocenic_sim::stream::TestRng;
+use std::collections::{BTreeMap, VecDeque};
+
+const CYCLES: u64 = 800_000;
+
+/// What the block shows of its state after an answer, as the model has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shown {
+    una: u32,
+    snd: u32,
+    nxt: u32,
+    error: bool,
+    outstanding: usize,
+    counters: Counters,
+}
+
+fn shown(m: &Requester) -> Shown {
+    Shown {
+        una: m.una().get(),
+        snd: m.snd().get(),
+        nxt: m.nxt().get(),
+        error: m.is_error(),
+        outstanding: m.outstanding(),
+        counters: m.counters(),
+    }
+}
+
+fn shown_by<D: RcRequesterPorts>(dut: &D) -> Shown {
+    Shown {
+        una: dut.st_una(),
+        snd: dut.st_snd(),
+        nxt: dut.st_nxt(),
+        error: dut.st_error(),
+        outstanding: usize::from(dut.st_outstanding()),
+        counters: Counters {
+            resent: dut.cnt_resent().into(),
+            timeouts: dut.cnt_timeouts().into(),
+            seq_naks: dut.cnt_seq_naks().into(),
+            rnr_naks: dut.cnt_rnr_naks().into(),
+            read_gaps: dut.cnt_read_gaps().into(),
+        },
+    }
+}
+
+/// One session: the model, its settings, the clock, the ids given out, operations left.
+struct Session {
+    model: Requester,
+    cfg: RequesterConfig,
+    now: u64,
+    next_id: u64,
+    left: u32,
+    /// The share of posts that are READs.
+    reads: f64,
+    /// No fatal NAK or abort: READs pile up to the outstanding limit.
+    calm: bool,
+}
+
+fn some_config(rng: &mut TestRng) -> RequesterConfig {
+    let sq_psn = if rng.gen_bool(0.3) {
+        0xFF_FFFF - rng.gen_range(0..40)
+    } else {
+        rng.gen_range(0..1 << 24)
+    };
+    RequesterConfig {
+        sq_psn: Psn::new(sq_psn).unwrap(),
+        timeout: if rng.gen_bool(0.1) {
+            0
+        } else {
+            rng.gen_range(1..=5)
+        },
+        retry_cnt: rng.gen_range(0..=7),
+        rnr_retry: if rng.gen_bool(0.2) {
+            7
+        } else {
+            rng.gen_range(0..7)
+        },
+        scale: Scale(rng.gen_range(1..=4)),
+        max_inflight: match rng.gen_range(0..20) {
+            0 => 0,
+            1 => 0xFF_FFFF,
+            2..=5 => rng.gen_range(25..=200),
+            _ => rng.gen_range(1..=24),
+        },
+    }
+}
+
+impl Session {
+    fn new(rng: &mut TestRng) -> Session {
+        let cfg = some_config(rng);
+        Session {
+            model: Requester::new(cfg),
+            cfg,
+            now: rng.gen_range(0..1 << 20),
+            next_id: rng.gen(),
+            left: rng.gen_range(20..3000),
+            reads: if rng.gen_bool(0.3) { 0.8 } else { 0.25 },
+            calm: rng.gen_bool(0.3),
+        }
+    }
+
+    /// A PSN near what is outstanding: mostly inside `[una, snd)`, else at `una`, just
+    /// outside, or anywhere.
+    fn some_psn(&self, rng: &mut TestRng) -> Psn {
+        let (una, snd, nxt) = (self.model.una(), self.model.snd(), self.model.nxt());
+        let inflight = snd.distance_from(una);
+        match rng.gen_range(0..100) {
+            0..=49 if inflight > 0 => una.add(rng.gen_range(0..inflight)),
+            50..=69 => una,
+            70..=79 => una.add((1 << 24) - rng.gen_range(1..=3)),
+            80..=89 => nxt.add(rng.gen_range(0..3)),
+            90..=94 => snd,
+            _ => Psn::new(rng.gen_range(0..1 << 24)).unwrap(),
+        }
+    }
+
+    /// The clock for the next operation: mostly a little later, now and then at or just
+    /// past the deadline, or a long jump.
+    fn advance(&mut self, rng: &mut TestRng) -> u64 {
+        self.now += match rng.gen_range(0..100) {
+            0..=69 => rng.gen_range(0..4),
+            70..=89 => match self.model.deadline() {
+                Some(d) if d >= self.now => d - self.now + rng.gen_range(0..2),
+                _ => rng.gen_range(0..64),
+            },
+            90..=97 => rng.gen_range(0..300),
+            _ => rng.gen_range(0..1 << 22),
+        };
+        self.now
+    }
+
+    fn some_op(&mut self, rng: &mut TestRng) -> Op {
+        match rng.gen_range(0..1000) {
+            0..=139 => {
+                let packets = match rng.gen_range(0..100) {
+                    0..=3 => 0,
+                    4..=6 => (1 << 23) - rng.gen_range(0..40),
+                    _ => rng.gen_range(1..=6),
+                };
+                self.next_id = self.next_id.wrapping_add(1);
+                Op::Post {
+                    wr_id: self.next_id,
+                    packets,
+                    read: rng.gen_bool(self.reads),
+                }
+            }
+            140..=439 => Op::Send {
+                now: self.advance(rng),
+            },
+            // Calm sessions acknowledge less, so that READs pile up.
+            440..=689 if self.calm && rng.gen_bool(0.6) => Op::Send {
+                now: self.advance(rng),
+            },
+            440..=689 => {
+                let pick = rng.gen_range(0..1000);
+                let syndrome = match if self.calm { pick % 930 } else { pick } {
+                    0..=549 => rng.gen_range(0..0x20),       // ACK, any credit count
+                    550..=799 => 0x60,                       // NAK sequence error
+                    800..=929 => 0x20 | rng.gen_range(1..4), // RNR NAK, short delays
+                    930..=939 => 0x20 | rng.gen_range(0..0x20),
+                    940..=969 => 0x60 | rng.gen_range(1..=4), // the fatal NAKs
+                    970..=984 => 0x40 | rng.gen_range(0..0x20), // reserved syndrome
+                    985..=994 => 0x65 | rng.gen_range(0..0x1B), // reserved NAK codes
+                    _ => 0x80 | rng.gen_range(0..0x80),
+                };
+                Op::Receive {
+                    psn: self.some_psn(rng),
+                    syndrome,
+                    now: self.advance(rng),
+                }
+            }
+            690..=729 => Op::ReadMatch {
+                psn: self.some_psn(rng),
+            },
+            730..=779 => Op::ReadAccept {
+                psn: self.some_psn(rng),
+                now: self.advance(rng),
+            },
+            780..=809 => Op::ReadGap {
+                psn: self.some_psn(rng),
+                now: self.advance(rng),
+            },
+            810..=889 => Op::Tick {
+                now: self.advance(rng),
+            },
+            890..=997 => Op::Poll,
+            _ if self.calm => Op::Poll,
+            _ => Op::Abort {
+                psn: self.some_psn(rng),
+                status: [Status::LocProtErr, Status::GeneralErr, Status::LocLenErr]
+                    [rng.gen_range(0..3)],
+            },
+        }
+    }
+}
+
+#[test]
+fn against_the_model() {
+    let seed = stream::seed("rc_requester::against_the_model");
+    let mut rng = stream::rng(seed);
+    let mut sim: Sim<RcRequester> = Sim::new("rc_requester");
+    let mut s = Session::new(&mut rng);
+    configure(&mut sim.dut, &s.cfg);
+    drive(&mut sim.dut, None, s.cfg.scale, false);
+    sim.reset(4);
+    // The first offer is INIT; then operations, and INIT again for a new session.
+    let mut offer: Option<Input> = Some(Input::Init(s.cfg.sq_psn.get()));
+    let mut inflight: VecDeque<(Input, Output, Shown, u64, usize)> = VecDeque::new();
+    // The fewest cycles from an operation taken to its answer, by requests outstanding.
+    let mut latency: BTreeMap<usize, u64> = BTreeMap::new();
+    let mut held: Option<Output> = None;
+    let mut seen: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut sessions = 1u32;
+    for cycle in 0..CYCLES {
+        if offer.is_none() && rng.gen_bool(0.7) {
+            let done = s.left == 0 || (s.model.is_error() && s.model.outstanding() == 0);
+            if done {
+                // A new session once the last answer is in: its settings hold from INIT on.
+                if inflight.is_empty() {
+                    s = Session::new(&mut rng);
+                    configure(&mut sim.dut, &s.cfg);
+                    offer = Some(Input::Init(s.cfg.sq_psn.get()));
+                    sessions += 1;
+                }
+            } else {
+                s.left -= 1;
+                offer = Some(Input::Op(s.some_op(&mut rng)));
+            }
+        }
+        let ready = rng.gen_bool(0.6);
+        drive(&mut sim.dut, offer.as_ref(), s.cfg.scale, ready);
+        sim.settle();
+        let (valid, s_ready) = (
+            RcRequesterPorts::m_valid(&sim.dut),
+            RcRequesterPorts::s_ready(&sim.dut),
+        );
+        if valid {
+            let got = sample(&sim.dut);
+            if held.is_none() {
+                // A new answer: how long its operation took.
+                let &(input, _, _, at, before) = inflight.front().expect("an answer");
+                if input != Input::Init(0) && !matches!(input, Input::Op(Op::Post { .. })) {
+                    let l = latency.entry(before).or_insert(u64::MAX);
+                    *l = (*l).min(cycle - at);
+                }
+            }
+            if let Some(h) = held {
+                assert_eq!(
+                    got, h,
+                    "cycle {cycle}: the answer changed while it waited (seed {seed})"
+                );
+            }
+            held = (!ready).then_some(got);
+            if ready {
+                let (input, want, state, at, _) =
+                    inflight.pop_front().expect("an answer with no operation");
+                assert_eq!(
+                    got, want,
+                    "cycle {cycle}: the answer to {input:?} offered at cycle {at} (seed {seed})"
+                );
+                assert_eq!(
+                    shown_by(&sim.dut),
+                    state,
+                    "cycle {cycle}: the state after {input:?} offered at cycle {at} (seed {seed})"
+                );
+                *seen.entry(answer_name(got.ans)).or_default() += 1;
+                for (b, name) in [
+                    (got.resend, "resend"),
+                    (
+                        got.ack_req && got.index + 1 < got.packets,
+                        "AckReq before the last packet",
+                    ),
+                    (got.status == Status::RetryExcErr as u8, "retry_exc_err"),
+                    (
+                        got.status == Status::RnrRetryExcErr as u8,
+                        "rnr_retry_exc_err",
+                    ),
+                    (got.status == Status::WrFlushErr as u8, "wr_flush_err"),
+                    (got.status == Status::RemAccessErr as u8, "rem_access_err"),
+                ] {
+                    if b {
+                        *seen.entry(name).or_default() += 1;
+                    }
+                }
+            }
+        } else {
+            held = None;
+        }
+        if s_ready {
+            if let Some(input) = offer.take() {
+                // Sending could go on but for the READs outstanding.
+                let m = &s.model;
+                let before = m.outstanding();
+                let reads = m.reads_outstanding() == MAX_RD_ATOMIC
+                    && !m.is_error()
+                    && m.rnr_until().is_none()
+                    && m.snd() != m.nxt()
+                    && m.snd().distance_from(m.una()) < s.cfg.max_inflight.clamp(1, (1 << 23) - 1);
+                let answer = match input {
+                    Input::Init(_) => Answer::Nothing,
+                    Input::Op(op) => s.model.apply(op),
+                };
+                if matches!(input, Input::Op(Op::Send { .. })) && answer == Answer::Nothing && reads
+                {
+                    *seen.entry("sending held at the READ limit").or_default() += 1;
+                }
+                inflight.push_back((input, expected(&answer), shown(&s.model), cycle, before));
+            }
+        }
+        sim.step();
+    }
+    eprintln!("rc_requester: seed {seed}: {sessions} sessions, {seen:?}");
+    eprintln!("rc_requester: fewest cycles from an operation to its answer, by requests outstanding: {latency:?}");
+    // Each at least this often (the fatal NAKs' statuses are a few in a thousand answers).
+    for (k, least) in [
+        ("posted", 100),
+        ("full", 100),
+        ("span", 100),
+        ("refused", 100),
+        ("packet", 1000),
+        ("stale", 1000),
+        ("progress", 100),
+        ("go_back", 100),
+        ("rnr_wait", 100),
+        ("error", 100),
+        ("timeout", 100),
+        ("rnr_resume", 100),
+        ("completion", 1000),
+        ("expected", 50),
+        ("out_of_sequence", 50),
+        ("resend", 1000),
+        ("AckReq before the last packet", 100),
+        ("retry_exc_err", 50),
+        ("rnr_retry_exc_err", 10),
+        ("wr_flush_err", 100),
+        ("rem_access_err", 5),
+        ("sending held at the READ limit", 10),
+    ] {
+        let n = seen.get(k).copied().unwrap_or(0);
+        assert!(
+            n >= least,
+            "{k} seen {n} times, fewer than {least}: {seen:?} (seed {seed})"
+        );
+    }
+}
