@@ -20,7 +20,9 @@
 // acknowledgement's bound and the packet to send, which outcome the operation has, and how each
 // part of the state moves. The operation commits in one cycle, when the answer register is free.
 // So an operation takes the number of posted requests plus eight cycles from taken to answered,
-// and the table is a small RAM with one write (POST) and one read port. The steps are there for
+// and the table is a small RAM with one write (POST) and one read port. A SEND, the operation on
+// every packet, usually reads no entry (the request holding `snd` is kept between operations)
+// and takes eight cycles. The steps are there for
 // 125 MHz: the model's rules, done in one cycle, are a chain of 24-bit comparisons that ran at
 // 48 MHz on the ECP5.
 //
@@ -143,6 +145,15 @@ module rc_requester #(
     assign s_ready = phase == IDLE;
     wire take = s_valid && s_ready;
 
+    // The request holding `snd`, when known (`snd_known`, fs and es_* below): a SEND of a packet
+    // that is not a READ's needs nothing else of the table, so it reads no entry and takes eight
+    // cycles whatever the requests outstanding. It is known after any operation that read the
+    // table and left `snd` where it was, and after a SEND that stayed inside its request; a POST
+    // keeps it (the entries do not move). Anything else that moves `snd` forgets it.
+    logic snd_known;
+    wire  send_known = s_op == rc_pkg::RC_REQ_OP_SEND && snd_known && fs && !es_rd;
+    wire  keep_snd   = send_known || s_op == rc_pkg::RC_REQ_OP_POST;
+
     // ---- the scan ------------------------------------------------------------------------------
     // The entry read (registered: the table is a RAM with a synchronous read), and whether it is
     // a real one and the oldest.
@@ -166,7 +177,8 @@ module rc_requester #(
     logic [WR_W-1:0]   es_wr, ep_wr, e0_wr;
     logic [23:0]       es_first, es_pk, ep_first, ep_pk, eu_first, rb_first, rb_start;
     logic [23:0]       e0_first, e0_pk;
-    logic              es_rd, ep_rd, es_last;   // es_last: `snd` is its request's last packet
+    logic              es_rd, ep_rd;
+    logic [23:0]       es_pk_m1;                // that request's packets less one
     logic [23:0]       es_end;                  // one past that request's PSNs
     logic [2:0]        rd_out;
 
@@ -194,7 +206,8 @@ module rc_requester #(
     // The comparisons, registered (a third stage); the choices come a cycle after.
     logic [WR_W-1:0] g_wr;
     logic [23:0]     g_first, g_pk, g_end, g_start;
-    logic            g_rd, g_v, g_oldest, g_sent, g_holds_una, g_open_read, g_snd, g_psn, g_last;
+    logic [23:0]     g_pk_m1;
+    logic            g_rd, g_v, g_oldest, g_sent, g_holds_una, g_open_read, g_snd, g_psn;
     always_ff @(posedge clk) begin
         g_wr        <= f_wr;
         g_first     <= f_first;
@@ -209,14 +222,14 @@ module rc_requester #(
         g_open_read <= f_rd && !(f_una >= f_pk && !f_una[23]);   // a READ not wholly acknowledged
         g_snd       <= f_snd < f_pk;
         g_psn       <= f_psn < f_pk;
-        g_last      <= f_snd == f_pk_m1;
+        g_pk_m1     <= f_pk_m1;
     end
 
     always_ff @(posedge clk) begin
         if (g_v) begin
             if (!fs && g_snd) begin
                 fs <= 1'b1; es_wr <= g_wr; es_first <= g_first; es_pk <= g_pk; es_rd <= g_rd;
-                es_last <= g_last;
+                es_pk_m1 <= g_pk_m1;
                 es_end  <= g_end;
             end
             if (!fp && g_psn) begin
@@ -238,7 +251,12 @@ module rc_requester #(
             end
         end
         if (take) begin
-            fs <= 1'b0; fp <= 1'b0; fu <= 1'b0; rb <= 1'b0; rd_out <= 3'd0;
+            // The request holding `snd` is kept over a POST, and over a SEND that reads no
+            // entry because it is known (below).
+            if (!keep_snd) begin
+                fs <= 1'b0;
+            end
+            fp <= 1'b0; fu <= 1'b0; rb <= 1'b0; rd_out <= 3'd0;
         end
     end
 
@@ -345,7 +363,7 @@ module rc_requester #(
                  && !(es_rd && q_fresh && rd_out == 3'(rc_pkg::RC_MAX_RD_ATOMIC));
         p_index    <= snd - es_first;
         p_ep_index <= o_psn - ep_first;
-        p_ack_req  <= es_rd || es_last || q_fill;
+        p_ack_req  <= es_rd || q_fill;   // and on a message's last packet (PREP3)
         p_resend   <= !q_fresh;
         p_snd_next <= next;
         p_hi_moves <= es_rd ? psn_before(hi, es_end) : q_hi_moves1;
@@ -373,6 +391,15 @@ module rc_requester #(
     // The request holding the operation's PSN, or `una`: its first PSN.
     wire [23:0] psn_holder = fp ? ep_first : o_psn;
     wire [23:0] una_holder = fu ? eu_first : una;
+
+    // Whether `snd` is its request's last packet: from es_*, which are final from PREP on, in two
+    // registered steps, read in PREP3.
+    logic [23:0] r_es_off;
+    logic        r_es_last;
+    always_ff @(posedge clk) begin
+        r_es_off  <= snd - es_first;
+        r_es_last <= r_es_off == es_pk_m1;
+    end
 
     // ---- PREP2: which of the rules' outcomes the operation has ---------------------------------
     // For an acknowledgement, from its bound: whether it moves `una` (and so refills the
@@ -441,7 +468,7 @@ module rc_requester #(
     logic              x_una, x_snd_next, x_snd_bound, x_snd_una, x_hi, x_post, x_poll;
     logic              x_retry_load, x_rnr_load, x_dl_load, x_dl_keep, x_dl_on;
     logic              x_rnr_keep, x_rnr_on, x_nak_keep, x_nak_on, x_fail;
-    logic              x_resent, x_timeout, x_seq, x_rnr_nak, x_gap;
+    logic              x_resent, x_timeout, x_seq, x_rnr_nak, x_gap, x_snd_known;
     logic [2:0]        x_retry, x_rnr;
     logic [23:0]       x_fail_first;
     always_ff @(posedge clk) begin
@@ -482,7 +509,11 @@ module rc_requester #(
         x_wr      <= k_send ? es_wr : k_poll ? e0_wr : expected ? ep_wr : '0;
         x_index   <= k_send ? p_index : expected ? p_ep_index : '0;
         x_packets <= k_send ? es_pk : expected ? ep_pk : '0;
-        x_ack_req <= k_send && p_ack_req;
+        x_ack_req <= k_send && (p_ack_req || r_es_last);
+        // `snd` stays known: the operation read the table (or knew it) and left `snd` alone, or
+        // sent a packet that is not its request's last (nor a READ's).
+        x_snd_known <= fs && !(k_send || k_rnr_wait || k_back || (k_prog && p_pulls) || k_timeout)
+                       || (k_send && !es_rd && !r_es_last);
         x_resend  <= k_send && p_resend;
         x_until   <= k_rnr_wait ? p_rnr_end : '0;
         // The state: the PSNs and the table.
@@ -551,7 +582,7 @@ module rc_requester #(
                 o_rnr <= s_rnr_ticks; o_status <= s_status; o_now <= s_now;
                 i <= '0;
                 phase <= len == '0 || s_op == rc_pkg::RC_REQ_OP_INIT
-                      || s_op == rc_pkg::RC_REQ_OP_POST ? LAST : SCAN;
+                      || s_op == rc_pkg::RC_REQ_OP_POST || send_known ? LAST : SCAN;
             end
             SCAN: begin
                 i <= i + 1'b1;
@@ -568,6 +599,8 @@ module rc_requester #(
             COMMIT: if (commit) begin
                 phase   <= IDLE;
                 m_valid <= 1'b1;
+                snd_known <= op != rc_pkg::RC_REQ_OP_INIT
+                             && (op == rc_pkg::RC_REQ_OP_POST ? snd_known : x_snd_known);
                 if (op == rc_pkg::RC_REQ_OP_INIT) begin
                     una <= o_psn; snd <= o_psn; hi <= o_psn; nxt <= o_psn;
                     head <= '0; len <= '0;
@@ -625,6 +658,7 @@ module rc_requester #(
         if (rst) begin
             phase <= IDLE;
             m_valid <= 1'b0;
+            snd_known <= 1'b0;
             // As INIT at PSN 0: a QP is initialised before it is used.
             una <= '0; snd <= '0; hi <= '0; nxt <= '0; head <= '0; len <= '0;
             retry_left <= '0; rnr_left <= '0;
