@@ -5,6 +5,7 @@
 
 use rand::{Rng, SeedableRng};
 use std::collections::VecDeque;
+use std::fmt;
 
 /// A seed for a test's randomness: `$ROCENIC_SEED` if set, else fresh. Printed to standard error
 /// (shown by the test runner when the test fails) so that any run can be replayed.
@@ -110,5 +111,61 @@ impl Sink {
     /// This cycle's `ready`.
     pub fn ready(&mut self) -> bool {
         self.stall <= 0.0 || !self.rng.gen_bool(self.stall.min(1.0))
+    }
+}
+
+/// Checks the valid/ready rule a bench sees on an output: a value offered and not taken holds
+/// still until it is taken.
+#[derive(Debug)]
+pub struct Held<T>(Option<T>);
+
+impl<T> Default for Held<T> {
+    fn default() -> Self {
+        Held(None)
+    }
+}
+
+impl<T: PartialEq + fmt::Debug> Held<T> {
+    /// The output offers `value` this cycle, `taken` or not. Whether it is a new offer (the
+    /// last one was taken, or nothing was offered), or an error when a waiting one changed.
+    pub fn offer(&mut self, value: T, taken: bool) -> Result<bool, String> {
+        let new = match &self.0 {
+            Some(h) if *h != value => {
+                return Err(format!(
+                    "the output changed while it waited: {h:?} became {value:?}"
+                ))
+            }
+            Some(_) => false,
+            None => true,
+        };
+        self.0 = (!taken).then_some(value);
+        Ok(new)
+    }
+
+    /// The output offers nothing this cycle.
+    pub fn idle(&mut self) {
+        self.0 = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Held;
+
+    #[test]
+    fn a_waiting_output_must_hold() {
+        let mut h = Held::default();
+        assert_eq!(h.offer(1, false), Ok(true));
+        assert_eq!(h.offer(1, false), Ok(false));
+        assert!(h.offer(2, true).is_err(), "changed while it waited");
+        let mut h = Held::default();
+        assert_eq!(h.offer(1, true), Ok(true));
+        assert_eq!(h.offer(2, false), Ok(true), "a new offer after a take");
+        h.idle();
+        assert_eq!(
+            h.offer(3, true),
+            Ok(true),
+            "a new offer after an idle cycle"
+        );
     }
 }

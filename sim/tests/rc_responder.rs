@@ -18,7 +18,7 @@ use rocenic_sim::duts::{RcResponder, RcResponderPorts};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::rc::responder::{drive, sample, Input, Output, State};
 use rocenic_sim::stream;
-use rocenic_sim::stream::TestRng;
+use rocenic_sim::stream::{Held, TestRng};
 use std::collections::{BTreeMap, VecDeque};
 
 const QPS: usize = 4;
@@ -198,7 +198,7 @@ fn against_the_model() {
     // The offer held until taken: its QP, the input, the model's answer once taken.
     let mut offer: Option<(usize, Input, Option<ReadRequest>)> = None;
     let mut inflight: VecDeque<(usize, Output, u64)> = VecDeque::new();
-    let mut held: Option<Output> = None;
+    let mut held: Held<Output> = Held::default();
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
     let mut count = |k: String| *seen.entry(k).or_default() += 1;
     for cycle in 0..CYCLES {
@@ -245,13 +245,8 @@ fn against_the_model() {
         );
         if valid {
             let got = sample(&sim.dut).unwrap();
-            if let Some(h) = held {
-                assert_eq!(
-                    got, h,
-                    "cycle {cycle}: the answer changed while it waited (seed {seed})"
-                );
-            }
-            held = (!ready).then_some(got);
+            held.offer(got, ready)
+                .unwrap_or_else(|e| panic!("cycle {cycle}: {e} (seed {seed})"));
             if ready {
                 let (k, want, at) = inflight.pop_front().expect("an answer with no request");
                 assert!(
@@ -288,7 +283,7 @@ fn against_the_model() {
                 }
             }
         } else {
-            held = None;
+            held.idle();
         }
         if s_ready {
             if let Some((k, input, read)) = offer.take() {

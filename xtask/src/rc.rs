@@ -95,17 +95,19 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
         "The completion statuses the requester gives (model::qp::Status).",
         "RC_STATUS_",
         5,
-        [
-            Status::Success,
-            Status::WrFlushErr,
-            Status::BadRespErr,
-            Status::RemInvReqErr,
-            Status::RemAccessErr,
-            Status::RemOpErr,
-            Status::RetryExcErr,
-            Status::RnrRetryExcErr,
-        ]
-        .map(|s| (s.name(), s as u8)),
+        // All but the send engine's own failures, which an ABORT hands in.
+        Status::ALL
+            .into_iter()
+            .filter(|s| {
+                !matches!(
+                    s,
+                    Status::LocLenErr
+                        | Status::LocQpOpErr
+                        | Status::LocProtErr
+                        | Status::GeneralErr
+                )
+            })
+            .map(|s| (s.name(), s as u8)),
     )?;
     writeln!(out)?;
     writeln!(
