@@ -322,7 +322,7 @@ fn against_the_model() {
                     && !m.is_error()
                     && m.rnr_until().is_none()
                     && m.snd() != m.nxt()
-                    && m.snd().distance_from(m.una()) < s.cfg.max_inflight.clamp(1, (1 << 23) - 1);
+                    && m.snd().distance_from(m.una()) < m.config().max_inflight;
                 let answer = match input {
                     Input::Init(_) => Answer::Nothing,
                     Input::Op(op) => s.model.apply(op),

@@ -245,6 +245,12 @@ impl<const W: usize> Requester<W> {
         }
     }
 
+    /// The settings as the rules use them (`max_inflight`, `retry_cnt` and `rnr_retry`
+    /// clamped as [`Self::new`] says).
+    pub const fn config(&self) -> RequesterConfig {
+        self.cfg
+    }
+
     /// The oldest unacknowledged PSN.
     pub const fn una(&self) -> Psn {
         self.una
