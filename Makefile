@@ -134,20 +134,22 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
                rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0
 
 # Each list is linted as a user would lint it (`verilator --lint-only -Wall -f LIST`), and must
-# name what its top uses in every build, no more (scripts/check_flists.py). Then each other
-# module is linted as the top, with the first list (in name order) that holds it, so that unused
-# ports and parameters of leaves show too. Then every RTL file must be in some list.
+# name what its top uses in every build, no more (scripts/check_flists.py). Then each module
+# file is linted alone, as the top (`verilator --lint-only -Wall FILE`): it includes, guarded,
+# the packages and modules it uses, so it needs no list, and unused ports and parameters of
+# leaves show too. Package files are not (Verilator 5.006 faults on a file with no module), nor
+# board files (the vendor cells' ports come with their lists). Then every RTL file must be in
+# some list.
 ## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
 	@scripts/check_flists.py --builds "$(LINT_PARAMS)" $(LINT_FLISTS)
 	@$(foreach bm,$(filter-out %:ecp5_pll,$(BOARD_LINT)),scripts/check_flists.py \
 	  rtl/top/boards/$(word 2,$(subst :, ,$(bm))).f -- $($($(word 1,$(subst :, ,$(bm))).family).lint) &&) true
 	@set -e; seen=" "; n=0; \
-	for l in $(LINT_FLISTS); do files=$$(scripts/flist $$l); \
-	  for f in $$files; do case "$$f" in *_pkg.sv) continue;; esac; \
+	for l in $(LINT_FLISTS); do \
+	  for f in $$(scripts/flist $$l); do case "$$f" in *_pkg.sv) continue;; esac; \
 	    case "$$seen" in *" $$f "*) continue;; esac; seen="$$seen$$f "; n=$$((n+1)); \
-	    [ "$$(basename $${f%.*})" = "$$(basename $${l%.f})" ] && continue; \
-	    verilator --lint-only -Wall --no-timing $$files --top-module $$(basename $${f%.*}); \
+	    verilator --lint-only -Wall --no-timing $$f; \
 	  done; \
 	done; \
 	listed=" $$(scripts/flist $(FLISTS) | tr '\n' ' ')"; \

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_MUL_REG_SV
+`define ROCENIC_MUL_REG_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -98,3 +102,5 @@ module mul_reg #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_MUL_REG_SV

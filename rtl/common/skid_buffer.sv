@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_SKID_BUFFER_SV
+`define ROCENIC_SKID_BUFFER_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -104,3 +108,5 @@ module skid_buffer #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_SKID_BUFFER_SV

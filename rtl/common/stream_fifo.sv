@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_STREAM_FIFO_SV
+`define ROCENIC_STREAM_FIFO_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -124,3 +128,5 @@ module stream_fifo #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_STREAM_FIFO_SV

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ENTROPY_UNIT_SV
+`define ROCENIC_ENTROPY_UNIT_SV
+`include "rtl/entropy/entropy_pkg.sv"
+`include "rtl/common/mul_reg.sv"
+`include "rtl/common/skid_buffer.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -363,3 +370,5 @@ module entropy_unit #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ENTROPY_UNIT_SV

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RC_REQUESTER_SV
+`define ROCENIC_RC_REQUESTER_SV
 `include "rtl/rc/rc_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -687,3 +690,5 @@ module rc_requester #(
     assign st_outstanding = len;
 
 endmodule
+
+`endif  // ROCENIC_RC_REQUESTER_SV

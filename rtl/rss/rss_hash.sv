@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_HASH_SV
+`define ROCENIC_RSS_HASH_SV
+`include "rtl/rss/rss_hash_core.sv"
+`include "rtl/common/skid_buffer.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -149,3 +155,5 @@ module rss_hash #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_HASH_SV

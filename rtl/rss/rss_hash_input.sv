@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_HASH_INPUT_SV
+`define ROCENIC_RSS_HASH_INPUT_SV
 `include "rtl/rss/rss_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -93,3 +96,5 @@ module rss_hash_input
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_HASH_INPUT_SV

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_INDIRECTION_SV
+`define ROCENIC_RSS_INDIRECTION_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -63,3 +67,5 @@ module rss_indirection #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_INDIRECTION_SV

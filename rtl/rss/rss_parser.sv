@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_PARSER_SV
+`define ROCENIC_RSS_PARSER_SV
 `include "rtl/rss/rss_regs_pkg.sv"
 `include "rtl/rss/rss_types_pkg.sv"
+`include "rtl/common/wire_pkg.sv"
+`include "rtl/rss/rss_parser_hop_table.sv"
+`include "rtl/rss/rss_parser_hop_entry.sv"
+`include "rtl/rss/rss_parser_hop.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -864,3 +871,5 @@ module rss_parser
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_PARSER_SV

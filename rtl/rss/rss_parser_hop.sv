@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_PARSER_HOP_SV
+`define ROCENIC_RSS_PARSER_HOP_SV
 `include "rtl/rss/rss_regs_pkg.sv"
 `include "rtl/rss/rss_types_pkg.sv"
 `resetall
@@ -106,3 +109,5 @@ module rss_parser_hop #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_PARSER_HOP_SV

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/rss/rss_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_PARSER_HOP_ENTRY_SV
+`define ROCENIC_RSS_PARSER_HOP_ENTRY_SV
 `include "rtl/rss/rss_types_pkg.sv"
+`include "rtl/rss/rss_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -39,3 +42,5 @@ module rss_parser_hop_entry (
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_PARSER_HOP_ENTRY_SV

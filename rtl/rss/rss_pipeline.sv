@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_PIPELINE_SV
+`define ROCENIC_RSS_PIPELINE_SV
 `include "rtl/rss/rss_regs_pkg.sv"
 `include "rtl/rss/rss_types_pkg.sv"
+`include "rtl/rss/rss_regs.sv"
+`include "rtl/rss/rss_parser.sv"
+`include "rtl/rss/rss_steering.sv"
+`include "rtl/rss/rss_hash_input.sv"
+`include "rtl/rss/rss_hash_core.sv"
+`include "rtl/rss/rss_indirection.sv"
+`include "rtl/common/stream_fifo.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -542,3 +552,5 @@ module rss_pipeline
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_PIPELINE_SV

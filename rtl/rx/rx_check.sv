@@ -1,4 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CHECK_SV
+`define ROCENIC_RX_CHECK_SV
+`include "rtl/rx/rx_check_pkg.sv"
+`include "rtl/rx/rx_pkg.sv"
+`include "rtl/rx/rx_check_space.sv"
+`include "rtl/rx/rx_check_ram.sv"
+`include "rtl/rx/rx_check_fields.sv"
+`include "rtl/rx/rx_check_lanes.sv"
+`include "rtl/rx/rx_check_sum.sv"
+`include "rtl/rx/rx_check_crc.sv"
+`include "rtl/rx/rx_check_verdict.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -415,3 +428,5 @@ module rx_check
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CHECK_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CHECK_CRC_SV
+`define ROCENIC_RX_CHECK_CRC_SV
+`include "rtl/wqe/wqe_icrc_crc.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -143,3 +148,5 @@ module rx_check_crc #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CHECK_CRC_SV

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CHECK_DESC_SV
+`define ROCENIC_RX_CHECK_DESC_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -52,3 +56,5 @@ module rx_check_desc #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CHECK_DESC_SV

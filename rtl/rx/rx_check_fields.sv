@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CHECK_FIELDS_SV
+`define ROCENIC_RX_CHECK_FIELDS_SV
+`include "rtl/rx/rx_check_pkg.sv"
+`include "rtl/common/wire_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -223,3 +229,5 @@ module rx_check_fields #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CHECK_FIELDS_SV

@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CHECK_VERDICT_SV
+`define ROCENIC_RX_CHECK_VERDICT_SV
+`include "rtl/rx/rx_check_pkg.sv"
+`include "rtl/rx/rx_pkg.sv"
+`include "rtl/common/wire_pkg.sv"
+`include "rtl/rx/rx_check_desc.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -524,3 +532,5 @@ module rx_check_verdict #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CHECK_VERDICT_SV

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/rx/rx_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_CTRL_SV
+`define ROCENIC_RX_CTRL_SV
 `include "rtl/rx/rx_ctrl_pkg.sv"
+`include "rtl/rx/rx_regs_pkg.sv"
+`include "rtl/rx/rx_regs.sv"
+`include "rtl/rx/rx_wq_table.sv"
+`include "rtl/rx/rx_rings.sv"
+`include "rtl/rx/rx_ctx_table.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -365,3 +372,5 @@ module rx_ctrl #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_CTRL_SV

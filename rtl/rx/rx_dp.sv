@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/rx/rx_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_DP_SV
+`define ROCENIC_RX_DP_SV
 `include "rtl/rx/rx_ctrl_pkg.sv"
+`include "rtl/rx/rx_pkg.sv"
+`include "rtl/rx/rx_dp_fetch.sv"
+`include "rtl/rx/rx_dp_scatter.sv"
+`include "rtl/rx/rx_dp_emit.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -985,3 +991,5 @@ module rx_dp #(
                     qv_q.cq_producer};
 
 endmodule
+
+`endif  // ROCENIC_RX_DP_SV

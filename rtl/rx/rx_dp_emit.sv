@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_DP_EMIT_SV
+`define ROCENIC_RX_DP_EMIT_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -212,3 +216,5 @@ module rx_dp_emit #(
     wire unused = ^{s_wr_done_tag, span_q[13], span_q[2:0], olen_q[13], olen_q[2:0]};
 
 endmodule
+
+`endif  // ROCENIC_RX_DP_EMIT_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_DP_FETCH_SV
+`define ROCENIC_RX_DP_FETCH_SV
+`include "rtl/rx/rx_ram.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -300,3 +305,5 @@ module rx_dp_fetch #(
     wire unused = ^{s_rd_rsp_keep, s_rd_rsp_tag};
 
 endmodule
+
+`endif  // ROCENIC_RX_DP_FETCH_SV

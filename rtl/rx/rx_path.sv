@@ -1,4 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_PATH_SV
+`define ROCENIC_RX_PATH_SV
+`include "rtl/rx/rx_ctrl_pkg.sv"
+`include "rtl/rx/rx_pkg.sv"
+`include "rtl/rx/rx_regs_pkg.sv"
+`include "rtl/rx/rx_check.sv"
+`include "rtl/rx/rx_dp.sv"
+`include "rtl/rx/rx_ctrl.sv"
+`include "rtl/wqe/wqe_mr.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -248,3 +259,5 @@ module rx_path #(
     );
 
 endmodule
+
+`endif  // ROCENIC_RX_PATH_SV

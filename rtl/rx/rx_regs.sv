@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_REGS_SV
+`define ROCENIC_RX_REGS_SV
 `include "rtl/rx/rx_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -408,3 +411,5 @@ module rx_regs #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_REGS_SV

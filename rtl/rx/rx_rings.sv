@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_RINGS_SV
+`define ROCENIC_RX_RINGS_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -325,3 +329,5 @@ module rx_rings #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_RINGS_SV

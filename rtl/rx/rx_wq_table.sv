@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/rx/rx_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RX_WQ_TABLE_SV
+`define ROCENIC_RX_WQ_TABLE_SV
 `include "rtl/rx/rx_ctrl_pkg.sv"
+`include "rtl/rx/rx_regs_pkg.sv"
+`include "rtl/rx/rx_ram.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -474,3 +478,5 @@ module rx_wq_table #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RX_WQ_TABLE_SV

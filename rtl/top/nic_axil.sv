@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_NIC_AXIL_SV
+`define ROCENIC_NIC_AXIL_SV
+`include "rtl/top/nic_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -269,3 +274,5 @@ module nic_axil #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_NIC_AXIL_SV

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_NIC_DMA_SV
+`define ROCENIC_NIC_DMA_SV
+`include "rtl/top/nic_dma_mux.sv"
+`include "rtl/top/nic_dma_demux.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -167,3 +173,5 @@ module nic_dma #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_NIC_DMA_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_NIC_DMA_MUX_SV
+`define ROCENIC_NIC_DMA_MUX_SV
+`include "rtl/common/skid_buffer.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -91,3 +96,5 @@ module nic_dma_mux #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_NIC_DMA_MUX_SV

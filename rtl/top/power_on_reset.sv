@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_POWER_ON_RESET_SV
+`define ROCENIC_POWER_ON_RESET_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -37,3 +41,5 @@ module power_on_reset #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_POWER_ON_RESET_SV

@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ROCENIC_CORE_SV
+`define ROCENIC_ROCENIC_CORE_SV
+`include "rtl/top/rocenic_core_regs_pkg.sv"
+`include "rtl/top/uart_rx.sv"
+`include "rtl/top/uart_tx.sv"
+`include "rtl/top/uart_bridge.sv"
+`include "rtl/entropy/entropy_unit.sv"
+`include "rtl/rss/rss_hash.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -472,3 +482,5 @@ module rocenic_core #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ROCENIC_CORE_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_UART_BRIDGE_SV
+`define ROCENIC_UART_BRIDGE_SV
+`include "rtl/top/uart_bridge_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -289,3 +294,5 @@ module uart_bridge #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_UART_BRIDGE_SV

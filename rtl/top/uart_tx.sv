@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_UART_TX_SV
+`define ROCENIC_UART_TX_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -72,3 +76,5 @@ module uart_tx #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_UART_TX_SV

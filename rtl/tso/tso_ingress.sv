@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_INGRESS_SV
+`define ROCENIC_TSO_INGRESS_SV
+`include "rtl/tso/tso_status_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -332,3 +337,5 @@ module tso_ingress #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_INGRESS_SV

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_PARSE_SV
+`define ROCENIC_TSO_PARSE_SV
+`include "rtl/tso/tso_status_pkg.sv"
+`include "rtl/common/wire_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -354,3 +360,5 @@ module tso_parse #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_PARSE_SV

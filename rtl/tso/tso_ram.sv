@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_RAM_SV
+`define ROCENIC_TSO_RAM_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -65,3 +69,5 @@ module tso_ram #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_RAM_SV

@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_SEGMENTER_SV
+`define ROCENIC_TSO_SEGMENTER_SV
+`include "rtl/common/skid_buffer.sv"
+`include "rtl/tso/tso_ingress.sv"
+`include "rtl/tso/tso_template.sv"
+`include "rtl/tso/tso_pass.sv"
+`include "rtl/tso/tso_writer.sv"
+`include "rtl/tso/tso_egress.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -378,3 +388,5 @@ module tso_segmenter #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_SEGMENTER_SV

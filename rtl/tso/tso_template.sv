@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_TEMPLATE_SV
+`define ROCENIC_TSO_TEMPLATE_SV
+`include "rtl/tso/tso_parse.sv"
+`include "rtl/tso/tso_sum16.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -294,3 +300,5 @@ module tso_template #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_TEMPLATE_SV

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_TSO_WRITER_SV
+`define ROCENIC_TSO_WRITER_SV
+`include "rtl/tso/tso_ram.sv"
+`include "rtl/tso/tso_sum16.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -288,3 +294,5 @@ module tso_writer #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_TSO_WRITER_SV

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_BRAM_FIFO_SV
+`define ROCENIC_WQE_BRAM_FIFO_SV
+`include "rtl/wqe/wqe_bram.sv"
+`include "rtl/common/stream_fifo.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -86,3 +92,5 @@ module wqe_bram_fifo #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_BRAM_FIFO_SV

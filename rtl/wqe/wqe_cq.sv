@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_CQ_SV
+`define ROCENIC_WQE_CQ_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -139,3 +144,5 @@ module wqe_cq
     end
 
 endmodule
+
+`endif  // ROCENIC_WQE_CQ_SV

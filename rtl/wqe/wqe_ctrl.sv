@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/wqe/wqe_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_CTRL_SV
+`define ROCENIC_WQE_CTRL_SV
 `include "rtl/wqe/wqe_pkg.sv"
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`include "rtl/wqe/wqe_regs.sv"
+`include "rtl/wqe/wqe_err_merge.sv"
+`include "rtl/wqe/wqe_qp_table.sv"
+`include "rtl/wqe/wqe_mr_keys.sv"
+`include "rtl/wqe/wqe_sched.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -263,3 +271,5 @@ module wqe_ctrl #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_CTRL_SV

@@ -1,4 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_DP_SV
+`define ROCENIC_WQE_DP_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_frame_pkg.sv"
+`include "rtl/wqe/wqe_fetch.sv"
+`include "rtl/wqe/wqe_parse.sv"
+`include "rtl/common/stream_fifo.sv"
+`include "rtl/wqe/wqe_bram_fifo.sv"
+`include "rtl/wqe/wqe_gather.sv"
+`include "rtl/wqe/wqe_rdbuf.sv"
+`include "rtl/entropy/entropy_unit.sv"
+`include "rtl/wqe/wqe_emit.sv"
+`include "rtl/wqe/wqe_concat.sv"
+`include "rtl/wqe/wqe_tso_tx.sv"
+`include "rtl/wqe/wqe_cq.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -426,3 +443,5 @@ module wqe_dp
                && !tso_busy && !m_desc_valid;
 
 endmodule
+
+`endif  // ROCENIC_WQE_DP_SV

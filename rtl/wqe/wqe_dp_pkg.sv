@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes the package it uses: the modules that use it include it, so any file
+// order compiles.
+`ifndef ROCENIC_WQE_DP_PKG_SV
+`define ROCENIC_WQE_DP_PKG_SV
+`include "rtl/wqe/wqe_frame_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -104,3 +109,5 @@ package wqe_dp_pkg;
     } cqe_t;
 
 endpackage
+
+`endif  // ROCENIC_WQE_DP_PKG_SV

@@ -1,4 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_EMIT_SV
+`define ROCENIC_WQE_EMIT_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
+`include "rtl/wqe/wqe_frame_pkg.sv"
+`include "rtl/common/stream_fifo.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -489,3 +497,5 @@ module wqe_emit
     end
 
 endmodule
+
+`endif  // ROCENIC_WQE_EMIT_SV

@@ -1,4 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_ENGINE_SV
+`define ROCENIC_WQE_ENGINE_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_frame_pkg.sv"
+`include "rtl/wqe/wqe_pkg.sv"
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`include "rtl/wqe/wqe_ctrl.sv"
+`include "rtl/wqe/wqe_dp.sv"
+`include "rtl/common/skid_buffer.sv"
+`include "rtl/wqe/wqe_mr.sv"
+`include "rtl/wqe/wqe_frame.sv"
+`include "rtl/wqe/wqe_icrc.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -255,3 +269,5 @@ module wqe_engine #(
     assign dp_idle = dp_idle_path && frames_in_q == 8'd0;
 
 endmodule
+
+`endif  // ROCENIC_WQE_ENGINE_SV

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_ERR_MERGE_SV
+`define ROCENIC_WQE_ERR_MERGE_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -97,3 +101,5 @@ module wqe_err_merge #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_ERR_MERGE_SV

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_FETCH_SV
+`define ROCENIC_WQE_FETCH_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
+`include "rtl/wqe/wqe_bram.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -198,3 +205,5 @@ module wqe_fetch
     end
 
 endmodule
+
+`endif  // ROCENIC_WQE_FETCH_SV

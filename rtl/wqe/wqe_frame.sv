@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_FRAME_SV
+`define ROCENIC_WQE_FRAME_SV
 `include "rtl/wqe/wqe_frame_pkg.sv"
+`include "rtl/common/skid_buffer.sv"
+`include "rtl/wqe/wqe_frame_hdr.sv"
+`include "rtl/wqe/wqe_frame_align.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -249,3 +256,5 @@ module wqe_frame
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_FRAME_SV

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_FRAME_ALIGN_SV
+`define ROCENIC_WQE_FRAME_ALIGN_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -133,3 +137,5 @@ module wqe_frame_align (
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_FRAME_ALIGN_SV

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_FRAME_HDR_SV
+`define ROCENIC_WQE_FRAME_HDR_SV
 `include "rtl/wqe/wqe_frame_pkg.sv"
+`include "rtl/wqe/wqe_frame_csum.sv"
+`include "rtl/wqe/wqe_frame_layout.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -234,3 +240,5 @@ module wqe_frame_hdr #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_FRAME_HDR_SV

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-`include "rtl/wqe/wqe_frame_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_FRAME_LAYOUT_SV
+`define ROCENIC_WQE_FRAME_LAYOUT_SV
 `include "rtl/common/wire_pkg.sv"
+`include "rtl/wqe/wqe_frame_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -106,3 +110,5 @@ module wqe_frame_layout #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_FRAME_LAYOUT_SV

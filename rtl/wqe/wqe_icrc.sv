@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_ICRC_SV
+`define ROCENIC_WQE_ICRC_SV
+`include "rtl/wqe/wqe_icrc_crc.sv"
+`include "rtl/common/skid_buffer.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -401,3 +407,5 @@ module wqe_icrc
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_ICRC_SV

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_MR_SV
+`define ROCENIC_WQE_MR_SV
+`include "rtl/wqe/wqe_mr_ram.sv"
+`include "rtl/wqe/wqe_mr_cmp.sv"
+`include "rtl/common/stream_fifo.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -346,3 +353,5 @@ module wqe_mr
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_MR_SV

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_MR_KEYS_SV
+`define ROCENIC_WQE_MR_KEYS_SV
 `include "rtl/wqe/wqe_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -88,3 +91,5 @@ module wqe_mr_keys #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_MR_KEYS_SV

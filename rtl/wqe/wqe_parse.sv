@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_PARSE_SV
+`define ROCENIC_WQE_PARSE_SV
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
+`include "rtl/tso/tso_parse.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -675,3 +682,5 @@ module wqe_parse
     end
 
 endmodule
+
+`endif  // ROCENIC_WQE_PARSE_SV

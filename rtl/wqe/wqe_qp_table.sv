@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/wqe/wqe_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_QP_TABLE_SV
+`define ROCENIC_WQE_QP_TABLE_SV
 `include "rtl/wqe/wqe_fmt_pkg.sv"
 `include "rtl/wqe/wqe_pkg.sv"
+`include "rtl/wqe/wqe_regs_pkg.sv"
+`include "rtl/wqe/wqe_ctx_ram.sv"
+`include "rtl/entropy/entropy_unit.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -413,3 +418,5 @@ module wqe_qp_table #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_QP_TABLE_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_RDBUF_SV
+`define ROCENIC_WQE_RDBUF_SV
+`include "rtl/wqe/wqe_bram.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -127,3 +132,5 @@ module wqe_rdbuf #(
     end
 
 endmodule
+
+`endif  // ROCENIC_WQE_RDBUF_SV

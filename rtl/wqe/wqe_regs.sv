@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Packages first, whatever order the files are given in (paths from the repository root).
-`include "rtl/wqe/wqe_regs_pkg.sv"
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_REGS_SV
+`define ROCENIC_WQE_REGS_SV
 `include "rtl/wqe/wqe_pkg.sv"
+`include "rtl/wqe/wqe_regs_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -478,3 +481,5 @@ module wqe_regs #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_WQE_REGS_SV

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_TSO_TX_SV
+`define ROCENIC_WQE_TSO_TX_SV
+`include "rtl/common/stream_fifo.sv"
+`include "rtl/common/skid_buffer.sv"
+`include "rtl/tso/tso_segmenter.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -227,3 +234,5 @@ module wqe_tso_tx
     assign busy = rs_q != R_REC || os_q != O_NEXT || ord_m_valid || m_axis_tvalid;
 
 endmodule
+
+`endif  // ROCENIC_WQE_TSO_TX_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_RSS_INDIRECTION_TB_SV
+`define ROCENIC_RSS_INDIRECTION_TB_SV
+`include "rtl/rss/rss_indirection.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -42,3 +47,5 @@ module rss_indirection_tb #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_RSS_INDIRECTION_TB_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_COLORLIGHT_5A75B_TOP_SV
+`define ROCENIC_COLORLIGHT_5A75B_TOP_SV
+`include "rtl/top/boards/ecp5_board.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -37,3 +42,5 @@ module colorlight_5a75b_top (
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_COLORLIGHT_5A75B_TOP_SV

@@ -1,4 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ECP5_BOARD_SV
+`define ROCENIC_ECP5_BOARD_SV
+`include "rtl/top/boards/ecp5_pll.sv"
+`include "rtl/top/power_on_reset.sv"
+`include "rtl/top/rocenic_core.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -57,3 +64,5 @@ module ecp5_board #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ECP5_BOARD_SV

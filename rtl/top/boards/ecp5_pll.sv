@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ECP5_PLL_SV
+`define ROCENIC_ECP5_PLL_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -57,3 +61,5 @@ module ecp5_pll #(
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ECP5_PLL_SV

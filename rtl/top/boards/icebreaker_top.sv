@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ICEBREAKER_TOP_SV
+`define ROCENIC_ICEBREAKER_TOP_SV
+`include "rtl/top/power_on_reset.sv"
+`include "rtl/top/rocenic_core.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -45,3 +51,5 @@ module icebreaker_top (
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ICEBREAKER_TOP_SV

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_ULX3S_TOP_SV
+`define ROCENIC_ULX3S_TOP_SV
+`include "rtl/top/boards/ecp5_board.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -35,3 +40,5 @@ module ulx3s_top (
 endmodule
 
 `resetall
+
+`endif  // ROCENIC_ULX3S_TOP_SV
