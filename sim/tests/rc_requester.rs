@@ -1,19 +1,21 @@
-//! One RC QP's requester (rtl/rc/rc_requester.sv) against `model::rc::Requester`, operation by
-//! operation: sessions that each start with INIT at a random first PSN (a third of them just
-//! before the 2^24 wrap) and random settings (retry and RNR counts, windows of 0 to 24 packets
-//! and beyond half the PSN space, timeouts of none to 128 ticks), then random posts (SENDs and
-//! READs, of no packet, a few, or half the PSN space), sends, acknowledgements (ACKs, sequence
-//! and RNR NAKs, the fatal NAKs and reserved syndromes, at PSNs inside, before and beyond what
-//! is outstanding), READ responses matched, accepted and out of sequence, ticks around the
-//! deadlines, polls and aborts, on a clock that jumps. Random gaps on the input and
-//! back-pressure on the answer, which must hold while it waits. Every answer (its code and
-//! every field) and the state after it (the PSNs, ERR, the requests outstanding, the five
-//! counters) must be the model's. Seeded: `ROCENIC_SEED=N` replays a run.
+//! The RC requester (rtl/rc/rc_requester.sv) against a `model::rc::Requester` per QP, operation by
+//! operation, as built for one QP and for four (`QPS = 4`: QPs' state swapped through a RAM). Each
+//! QP runs sessions that each start with INIT at a random first PSN (a third of them just before
+//! the 2^24 wrap) and random settings (retry and RNR counts, windows of 0 to 24 packets and beyond
+//! half the PSN space, timeouts of none to 128 ticks), then random posts (SENDs and READs, of no
+//! packet, a few, or half the PSN space), sends, acknowledgements (ACKs, sequence and RNR NAKs, the
+//! fatal NAKs and reserved syndromes, at PSNs inside, before and beyond what is outstanding), READ
+//! responses matched, accepted and out of sequence, ticks around the deadlines, polls and aborts,
+//! on a clock that jumps. Random gaps on the input and back-pressure on the answer, which must hold
+//! while it waits. Every answer (its code and every field) and the state after it (the PSNs, ERR,
+//! the requests outstanding, the five counters) must be the model's. With four QPs, an operation
+//! names the last one's QP three times in four, else any, and a QP starts a new session once its
+//! answers are in while the others go on. Seeded: `ROCENIC_SEED=N` replays a run.
 
 use rand::Rng;
 use rocenic_model::qp::{Psn, Status};
 use rocenic_model::rc::{Answer, Counters, Op, Requester, RequesterConfig, Scale, MAX_RD_ATOMIC};
-use rocenic_sim::duts::{RcRequester, RcRequesterPorts};
+use rocenic_sim::duts::{RcRequester, RcRequesterPorts, RcRequesterQps4};
 use rocenic_sim::harness::Sim;
 use rocenic_sim::rc::requester::{answer_name, configure, drive, expected, sample, Input, Output};
 use rocenic_sim::stream;
@@ -214,40 +216,71 @@ impl Session {
 
 #[test]
 fn against_the_model() {
-    let seed = stream::seed("rc_requester::against_the_model");
+    run::<RcRequester>("rc_requester", 1);
+}
+
+#[test]
+fn four_qps_against_the_model() {
+    run::<RcRequesterQps4>("rc_requester_qps4", 4);
+}
+
+/// An operation on its way: its QP, the operation, the answer and state the model gives, the
+/// cycle it was offered, the requests outstanding before it, and whether it swapped QPs in.
+type Pending = (u8, Input, Output, Shown, u64, usize, bool);
+
+fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
+    let seed = stream::seed(&format!("{name}::against_the_model"));
     let mut rng = stream::rng(seed);
-    let mut sim: Sim<RcRequester> = Sim::new("rc_requester");
-    let mut s = Session::new(&mut rng);
-    configure(&mut sim.dut, &s.cfg);
-    drive(&mut sim.dut, None, s.cfg.scale, false);
+    let mut sim: Sim<D> = Sim::new(name);
+    let mut qps: Vec<Session> = (0..slots).map(|_| Session::new(&mut rng)).collect();
+    drive(&mut sim.dut, 0, None, qps[0].cfg.scale, false);
     sim.reset(4);
-    // The first offer is INIT; then operations, and INIT again for a new session.
-    let mut offer: Option<Input> = Some(Input::Init(s.cfg.sq_psn.get()));
-    let mut inflight: VecDeque<(Input, Output, Shown, u64, usize)> = VecDeque::new();
+    // Each QP's first offer is INIT; then operations, and INIT again for a new session.
+    let mut fresh = vec![true; slots];
+    let mut offer: Option<(u8, Input)> = None;
+    let mut inflight: VecDeque<Pending> = VecDeque::new();
+    let mut waiting = vec![0usize; slots];
+    // The QP of the last operation taken: the one in the block's registers (0 after reset).
+    let mut last = 0u8;
     // The fewest cycles from an operation taken to its answer, by requests outstanding: SENDs,
-    // and the other operations that read the table.
+    // and the other operations that read the table; and those that swapped QPs in.
     let mut latency: BTreeMap<(&str, usize), u64> = BTreeMap::new();
     let mut held: Held<Output> = Held::default();
     let mut seen: BTreeMap<&'static str, u64> = BTreeMap::new();
-    let mut sessions = 1u32;
+    let mut sessions = slots as u32;
     for cycle in 0..CYCLES {
         if offer.is_none() && rng.gen_bool(0.7) {
+            let q = if slots == 1 || rng.gen_bool(0.75) {
+                last
+            } else {
+                rng.gen_range(0..slots as u8)
+            };
+            let s = &mut qps[usize::from(q)];
             let done = s.left == 0 || (s.model.is_error() && s.model.outstanding() == 0);
-            if done {
-                // A new session once the last answer is in: its settings hold from INIT on.
-                if inflight.is_empty() {
-                    s = Session::new(&mut rng);
-                    configure(&mut sim.dut, &s.cfg);
-                    offer = Some(Input::Init(s.cfg.sq_psn.get()));
+            if fresh[usize::from(q)] {
+                fresh[usize::from(q)] = false;
+                offer = Some((q, Input::Init(s.cfg.sq_psn.get())));
+            } else if done {
+                // A new session once the QP's last answer is in: its settings hold from INIT on.
+                if waiting[usize::from(q)] == 0 {
+                    *s = Session::new(&mut rng);
+                    offer = Some((q, Input::Init(s.cfg.sq_psn.get())));
                     sessions += 1;
                 }
             } else {
                 s.left -= 1;
-                offer = Some(Input::Op(s.some_op(&mut rng)));
+                offer = Some((q, Input::Op(s.some_op(&mut rng))));
             }
         }
         let ready = rng.gen_bool(0.6);
-        drive(&mut sim.dut, offer.as_ref(), s.cfg.scale, ready);
+        match offer {
+            Some((q, input)) => {
+                let s = &qps[usize::from(q)];
+                configure(&mut sim.dut, &s.cfg);
+                drive(&mut sim.dut, q, Some(&input), s.cfg.scale, ready);
+            }
+            None => drive(&mut sim.dut, 0, None, qps[0].cfg.scale, ready),
+        }
         sim.settle();
         let (valid, s_ready) = (
             RcRequesterPorts::m_valid(&sim.dut),
@@ -260,7 +293,7 @@ fn against_the_model() {
                 .unwrap_or_else(|e| panic!("cycle {cycle}: {e} (seed {seed})"));
             if new {
                 // A new answer: how long its operation took.
-                let &(input, _, _, at, before) = inflight.front().expect("an answer");
+                let &(_, input, _, _, at, before, swapped) = inflight.front().expect("an answer");
                 let kind = match input {
                     Input::Op(Op::Send { .. }) => Some("send"),
                     Input::Op(Op::Post { .. }) | Input::Init(_) => None,
@@ -269,26 +302,35 @@ fn against_the_model() {
                 if kind == Some("send") {
                     *seen.entry("SEND").or_default() += 1;
                 }
-                if kind == Some("send") && before > 0 && cycle - at == 8 {
+                if kind == Some("send") && before > 0 && cycle - at == 8 && !swapped {
                     // Only a SEND that knew the request holding `snd` is this quick.
                     *seen.entry("a SEND reading no entry").or_default() += 1;
                 }
+                if swapped {
+                    *seen.entry("a swap of QPs").or_default() += 1;
+                }
                 if let Some(kind) = kind {
+                    let kind = match (kind, swapped) {
+                        ("send", true) => "send, swapped in",
+                        (_, true) => "other, swapped in",
+                        (k, false) => k,
+                    };
                     let l = latency.entry((kind, before)).or_insert(u64::MAX);
                     *l = (*l).min(cycle - at);
                 }
             }
             if ready {
-                let (input, want, state, at, _) =
+                let (q, input, want, state, at, _, _) =
                     inflight.pop_front().expect("an answer with no operation");
+                waiting[usize::from(q)] -= 1;
                 assert_eq!(
                     got, want,
-                    "cycle {cycle}: the answer to {input:?} offered at cycle {at} (seed {seed})"
+                    "cycle {cycle}: the answer to {input:?} on QP {q} offered at cycle {at} (seed {seed})"
                 );
                 assert_eq!(
                     shown_by(&sim.dut),
                     state,
-                    "cycle {cycle}: the state after {input:?} offered at cycle {at} (seed {seed})"
+                    "cycle {cycle}: QP {q}'s state after {input:?} offered at cycle {at} (seed {seed})"
                 );
                 *seen.entry(answer_name(got.ans)).or_default() += 1;
                 for (b, name) in [
@@ -314,7 +356,8 @@ fn against_the_model() {
             held.idle();
         }
         if s_ready {
-            if let Some(input) = offer.take() {
+            if let Some((q, input)) = offer.take() {
+                let s = &mut qps[usize::from(q)];
                 // Sending could go on but for the READs outstanding.
                 let m = &s.model;
                 let before = m.outstanding();
@@ -324,20 +367,34 @@ fn against_the_model() {
                     && m.snd() != m.nxt()
                     && m.snd().distance_from(m.una()) < m.config().max_inflight;
                 let answer = match input {
-                    Input::Init(_) => Answer::Nothing,
+                    Input::Init(_) => {
+                        s.model = Requester::new(s.cfg);
+                        Answer::Nothing
+                    }
                     Input::Op(op) => s.model.apply(op),
                 };
                 if matches!(input, Input::Op(Op::Send { .. })) && answer == Answer::Nothing && reads
                 {
                     *seen.entry("sending held at the READ limit").or_default() += 1;
                 }
-                inflight.push_back((input, expected(&answer), shown(&s.model), cycle, before));
+                let swapped = q != last;
+                last = q;
+                waiting[usize::from(q)] += 1;
+                inflight.push_back((
+                    q,
+                    input,
+                    expected(q, &answer),
+                    shown(&s.model),
+                    cycle,
+                    before,
+                    swapped,
+                ));
             }
         }
         sim.step();
     }
-    eprintln!("rc_requester: seed {seed}: {sessions} sessions, {seen:?}");
-    eprintln!("rc_requester: fewest cycles from an operation to its answer, by requests outstanding: {latency:?}");
+    eprintln!("{name}: seed {seed}: {sessions} sessions, {seen:?}");
+    eprintln!("{name}: fewest cycles from an operation to its answer, by requests outstanding: {latency:?}");
     // Each at least this often (the fatal NAKs' statuses are a few in a thousand answers).
     for (k, least) in [
         ("posted", 100),
@@ -363,6 +420,7 @@ fn against_the_model() {
         ("rem_access_err", 5),
         ("sending held at the READ limit", 10),
         ("a SEND reading no entry", 1000),
+        ("a swap of QPs", if slots > 1 { 1000 } else { 0 }),
     ] {
         let n = seen.get(k).copied().unwrap_or(0);
         assert!(

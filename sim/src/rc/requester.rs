@@ -1,5 +1,5 @@
-//! `rtl/rc/rc_requester.sv` as typed values: a [`model::rc::Op`](rocenic_model::rc::Op) in, the
-//! answer out as the block gives it ([`Output`]), and the answer the model's
+//! `rtl/rc/rc_requester.sv` as typed values: a [`model::rc::Op`](rocenic_model::rc::Op) for one
+//! of its QPs in, the answer out as the block gives it ([`Output`]), and the answer the model's
 //! [`Answer`] stands for in the same form ([`expected`]), so a bench compares the two.
 
 use crate::duts::RcRequesterPorts;
@@ -10,7 +10,8 @@ use rocenic_model::rc::{RequesterConfig, Scale};
 /// The block's clock width (its `TIME_W` default): times are compared modulo 2^48.
 pub const TIME_MASK: u64 = (1 << 48) - 1;
 
-/// The settings the block holds from INIT on, from a model configuration.
+/// The settings of the QP an operation names, from its model's configuration (the block takes
+/// them with each operation; they must be the QP's own from its INIT on).
 pub fn configure<D: RcRequesterPorts>(dut: &mut D, cfg: &RequesterConfig) {
     dut.set_cfg_retry_cnt(cfg.retry_cnt.min(7));
     dut.set_cfg_rnr_retry(cfg.rnr_retry.min(7));
@@ -40,12 +41,19 @@ struct Fields {
     now: u64,
 }
 
-/// Offers `input` (or nothing) and sets the answer's ready; the caller steps the clock. A
-/// RECEIVE carries the RNR delay of its syndrome's timer code at `scale`.
-pub fn drive<D: RcRequesterPorts>(dut: &mut D, input: Option<&Input>, scale: Scale, ready: bool) {
+/// Offers `input` (or nothing) for QP `qp` and sets the answer's ready; the caller steps the
+/// clock. A RECEIVE carries the RNR delay of its syndrome's timer code at `scale`.
+pub fn drive<D: RcRequesterPorts>(
+    dut: &mut D,
+    qp: u8,
+    input: Option<&Input>,
+    scale: Scale,
+    ready: bool,
+) {
     dut.set_s_valid(input.is_some());
     dut.set_m_ready(ready);
     let Some(input) = input else { return };
+    dut.set_s_qp(qp);
     let mut f = Fields::default();
     let code = match *input {
         Input::Init(psn) => {
@@ -85,9 +93,10 @@ pub fn drive<D: RcRequesterPorts>(dut: &mut D, input: Option<&Input>, scale: Sca
     dut.set_s_now(f.now & TIME_MASK);
 }
 
-/// The block's answer: its code and every field (0 where the code gives none).
+/// The block's answer: its QP, its code and every field (0 where the code gives none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Output {
+    pub qp: u8,
     pub ans: u8,
     pub psn: u32,
     pub wr: u16,
@@ -102,6 +111,7 @@ pub struct Output {
 /// The answer on the output port (meaningful while `m_valid`).
 pub fn sample<D: RcRequesterPorts>(dut: &D) -> Output {
     Output {
+        qp: dut.m_qp(),
         ans: dut.m_ans(),
         psn: dut.m_psn(),
         wr: dut.m_wr(),
@@ -114,9 +124,10 @@ pub fn sample<D: RcRequesterPorts>(dut: &D) -> Output {
     }
 }
 
-/// The block's answer for the model's `answer` (ids cut to the block's 16 bits).
-pub fn expected(answer: &Answer) -> Output {
+/// The block's answer for QP `qp`'s model's `answer` (ids cut to the block's 16 bits).
+pub fn expected(qp: u8, answer: &Answer) -> Output {
     let mut o = Output {
+        qp,
         ans: answer.code() as u8,
         ..Output::default()
     };
