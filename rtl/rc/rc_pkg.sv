@@ -10,7 +10,7 @@
 // The responder's rules (rc_responder): where a PSN lies, what executing a packet
 // found, and the AETH syndromes of its answers (docs/rc.md, "The responder in RTL");
 // the requester's (rc_requester): its operations, answers, limits and statuses
-// (docs/rc.md, "The requester in RTL").
+// (docs/rc.md, "The requester in RTL"); the RNR NAK's delays (rc_timer).
 // A package of constants: a module uses some of them.
 /* verilator lint_off UNUSEDPARAM */
 package rc_pkg;
@@ -87,6 +87,44 @@ package rc_pkg;
     // READs outstanding at most (model::rc::MAX_RD_ATOMIC); the rnr_retry that never ends.
     localparam int unsigned RC_MAX_RD_ATOMIC = 4;
     localparam logic [2:0] RC_RNR_RETRY_FOREVER = 3'h7;
+
+    // The RNR NAK's delay of each timer code, in tens of microseconds (model::rc::timer::
+    // RNR_DELAY_US / 10), 17 bits each, code 0 in the low bits.
+    localparam int unsigned RC_RNR_10US_W = 17;
+    localparam logic [543:0] RC_RNR_DELAY_10US = {
+        17'd49152,  // code 31
+        17'd32768,  // code 30
+        17'd24576,  // code 29
+        17'd16384,  // code 28
+        17'd12288,  // code 27
+        17'd8192,   // code 26
+        17'd6144,   // code 25
+        17'd4096,   // code 24
+        17'd3072,   // code 23
+        17'd2048,   // code 22
+        17'd1536,   // code 21
+        17'd1024,   // code 20
+        17'd768,    // code 19
+        17'd512,    // code 18
+        17'd384,    // code 17
+        17'd256,    // code 16
+        17'd192,    // code 15
+        17'd128,    // code 14
+        17'd96,     // code 13
+        17'd64,     // code 12
+        17'd48,     // code 11
+        17'd32,     // code 10
+        17'd24,     // code 9
+        17'd16,     // code 8
+        17'd12,     // code 7
+        17'd8,      // code 6
+        17'd6,      // code 5
+        17'd4,      // code 4
+        17'd3,      // code 3
+        17'd2,      // code 2
+        17'd1,      // code 1
+        17'd65536   // code 0
+    };
 endpackage
 /* verilator lint_on UNUSEDPARAM */
 

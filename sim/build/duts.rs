@@ -45,6 +45,7 @@ const RX_PATH: &str = "rtl/rx/rx_path.f";
 const NIC_CORE: &str = "rtl/top/nic_core.f";
 const RC_RESPONDER: &str = "rtl/rc/rc_responder.f";
 const RC_REQUESTER: &str = "rtl/rc/rc_requester.f";
+const RC_TIMER: &str = "rtl/rc/rc_timer.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -199,6 +200,7 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "4")],
         ..dut("rc_requester_qps4", "rc_requester", RC_REQUESTER)
     },
+    dut("rc_timer", "rc_timer", RC_TIMER),
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),

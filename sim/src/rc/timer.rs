@@ -1,0 +1,42 @@
+//! `rtl/rc/rc_timer.sv` as typed values: a timer to work out in, its ticks out, and the ticks
+//! `model::rc::Scale` gives for the same request.
+
+use crate::duts::RcTimerPorts;
+use rocenic_model::rc::Scale;
+
+/// A timer named by its verbs code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// The local ACK timeout of verbs `timeout` (0: none).
+    AckTimeout(u8),
+    /// The delay of an RNR NAK's timer code.
+    RnrDelay(u8),
+}
+
+impl Request {
+    /// Its ticks at `scale` as the model works them out (no timeout: 0, as the requester
+    /// takes it).
+    pub fn ticks(self, scale: Scale) -> u64 {
+        match self {
+            Request::AckTimeout(t) => scale.ack_timeout(t).unwrap_or(0),
+            Request::RnrDelay(c) => scale.rnr_delay(c),
+        }
+    }
+}
+
+/// Offers `request` (or nothing) and sets the answer's ready; the caller steps the clock.
+pub fn drive<D: RcTimerPorts>(dut: &mut D, request: Option<Request>, ready: bool) {
+    dut.set_s_valid(request.is_some());
+    dut.set_m_ready(ready);
+    match request {
+        Some(Request::AckTimeout(t)) => {
+            dut.set_s_rnr(false);
+            dut.set_s_code(t & 0x1F);
+        }
+        Some(Request::RnrDelay(c)) => {
+            dut.set_s_rnr(true);
+            dut.set_s_code(c & 0x1F);
+        }
+        None => {}
+    }
+}
