@@ -90,7 +90,8 @@ module rc_requester #(
     output logic                   m_resend,            // PACKET
     output logic [rc_pkg::RC_STATUS_W-1:0] m_status,    // ERROR, COMPLETION
     output logic [TIME_W-1:0]      m_until,             // RNR_WAIT: when sending resumes
-    // the state of the QP `m_qp` names, for the send engine and for counters
+    // the state of the QP `m_qp` names while its answer waits (m_valid; from a swap's LOAD on,
+    // with no answer waiting, the next QP's), for the send engine and for counters
     output logic [23:0]            st_una,
     output logic [23:0]            st_snd,
     output logic [23:0]            st_nxt,

@@ -25,11 +25,13 @@
 // cycles later, in order; the whole pipeline waits while an answer does.
 module rc_timer #(
     parameter int TIME_W  = 48,   // width of a tick count (rc_requester's TIME_W)
-    parameter int SCALE_W = 16    // width of the scale, 1..18: below 2^16 every timer is below 2^47
+    parameter int SCALE_W = 16    // width of the scale, 1..18, and TIME_W - 32 at most, so that
+                                  // every timer stays below 2^(TIME_W-1) (rc_requester's compare)
 ) (
     input  wire                clk,
     input  wire                rst,           // synchronous, active high
-    input  wire  [SCALE_W-1:0] cfg_scale,     // ticks per 4.096 us (model::rc::Scale), held
+    input  wire  [SCALE_W-1:0] cfg_scale,     // ticks per 4.096 us (model::rc::Scale), 1 or
+                                              // more (0 would make every timeout none), held
     // a request
     input  wire                s_valid,
     output logic               s_ready,
@@ -44,9 +46,9 @@ module rc_timer #(
     localparam int TW = rc_pkg::RC_RNR_10US_W;   // a delay in tens of microseconds
     localparam int PW = TW + SCALE_W;            // that times the scale
     localparam int XW = PW + 10;                 // that times 625
-    if (SCALE_W < 1 || SCALE_W > 18 || TW > 18 || SCALE_W + 31 > TIME_W || XW - 8 > TIME_W)
+    if (SCALE_W < 1 || SCALE_W > 18 || TW > 18 || SCALE_W + 32 > TIME_W || XW - 8 > TIME_W)
     begin : g_bad_width
-        $error("rc_timer: SCALE_W must be 1..18, and TIME_W hold the scale shifted by 31");
+        $error("rc_timer: SCALE_W must be 1..18 and at most TIME_W - 32");
     end
 
     // Every stage moves when the answer register is free or being read.
