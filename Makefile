@@ -137,9 +137,10 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
 # name what its top uses in every build, no more (scripts/check_flists.py). Then each module
 # file is linted alone, as the top (`verilator --lint-only -Wall FILE`): it includes, guarded,
 # the packages and modules it uses, so it needs no list, and unused ports and parameters of
-# leaves show too. Package files are not (Verilator 5.006 faults on a file with no module), nor
-# board files (the vendor cells' ports come with their lists). Then every RTL file must be in
-# some list.
+# leaves show too; so is each board file (ecp5_pll.sv includes the PLL cell's ports from
+# lint/ecp5 for Verilator), and all of them at once in name order, packages after their users.
+# Package files are not linted alone: Verilator 5.006 faults on a file with no module. Then
+# every RTL file must be in some list.
 ## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
 	@scripts/check_flists.py --builds "$(LINT_PARAMS)" $(LINT_FLISTS)
@@ -152,6 +153,8 @@ lint-rtl: deps
 	    verilator --lint-only -Wall --no-timing $$f; \
 	  done; \
 	done; \
+	for f in $(filter rtl/top/boards/%.sv,$(RTL_FILES)); do verilator --lint-only -Wall --no-timing $$f; done; \
+	verilator --lint-only -Wall -Wno-MULTITOP --no-timing $(RTL_FILES); \
 	listed=" $$(scripts/flist $(FLISTS) | tr '\n' ' ')"; \
 	for f in $(RTL_FILES); do case "$$listed" in *" $$f "*) ;; *) echo "$$f is in no file list (rtl/<block>/<top>.f)" >&2; exit 1;; esac; done; \
 	for tp in $(LINT_PARAMS); do t=$${tp%%:*}; p=$${tp#*:}; \

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded: ecp5_pll.sv includes it for Verilator, and the ECP5 board lists find it with -y.
+`ifndef ROCENIC_EHXPLLL_SV
+`define ROCENIC_EHXPLLL_SV
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -48,3 +51,5 @@ endmodule
 /* verilator lint_on UNUSEDSIGNAL */
 
 `resetall
+
+`endif  // ROCENIC_EHXPLLL_SV

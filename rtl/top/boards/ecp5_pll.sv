@@ -3,6 +3,11 @@
 // and compiles in any file order.
 `ifndef ROCENIC_ECP5_PLL_SV
 `define ROCENIC_ECP5_PLL_SV
+// For lint, Verilator takes the PLL cell's ports from lint/ecp5 (a black box); Yosys and
+// nextpnr take the cell from their own ECP5 library.
+`ifdef VERILATOR
+`include "lint/ecp5/EHXPLLL.sv"
+`endif
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
