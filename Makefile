@@ -134,26 +134,20 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
                rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0 rc_requester:QPS=4
 
 # Each list is linted as a user would lint it (`verilator --lint-only -Wall -f LIST`), and must
-# name what its top uses in every build, no more (scripts/check_flists.py). Then each module
-# file is linted alone, as the top (`verilator --lint-only -Wall FILE`): it includes, guarded,
-# the packages and modules it uses, so it needs no list, and unused ports and parameters of
-# leaves show too; so is each board file (ecp5_pll.sv includes the PLL cell's ports from
-# lint/ecp5 for Verilator), and all of them at once in name order, packages after their users.
-# Package files are not linted alone: Verilator 5.006 faults on a file with no module. Then
-# every RTL file must be in some list.
+# name what its top uses in every build, no more (scripts/check_flists.py). Then each file but
+# the packages is linted alone, as the top (`verilator --lint-only -Wall FILE`): it includes,
+# guarded, the packages and modules it uses (ecp5_pll.sv the PLL cell's ports from lint/ecp5),
+# so it needs no list, and unused ports and parameters of leaves show too. Then all of them at
+# once, in name order, where packages come after their users. A package file alone faults
+# Verilator 5.006. Then every RTL file must be in some list.
 ## lint-rtl: the RTL part of lint alone (Verilator -Wall, every module as the top).
 lint-rtl: deps
 	@scripts/check_flists.py --builds "$(LINT_PARAMS)" $(LINT_FLISTS)
 	@$(foreach bm,$(filter-out %:ecp5_pll,$(BOARD_LINT)),scripts/check_flists.py \
 	  rtl/top/boards/$(word 2,$(subst :, ,$(bm))).f -- $($($(word 1,$(subst :, ,$(bm))).family).lint) &&) true
-	@set -e; seen=" "; n=0; \
-	for l in $(LINT_FLISTS); do \
-	  for f in $$(scripts/flist $$l); do case "$$f" in *_pkg.sv) continue;; esac; \
-	    case "$$seen" in *" $$f "*) continue;; esac; seen="$$seen$$f "; n=$$((n+1)); \
-	    verilator --lint-only -Wall --no-timing $$f; \
-	  done; \
-	done; \
-	for f in $(filter rtl/top/boards/%.sv,$(RTL_FILES)); do verilator --lint-only -Wall --no-timing $$f; done; \
+	@set -e; n=0; \
+	for f in $(filter-out %_pkg.sv,$(RTL_FILES)); do \
+	  verilator --lint-only -Wall --no-timing $$f; n=$$((n+1)); done; \
 	verilator --lint-only -Wall -Wno-MULTITOP --no-timing $(RTL_FILES); \
 	listed=" $$(scripts/flist $(FLISTS) | tr '\n' ' ')"; \
 	for f in $(RTL_FILES); do case "$$listed" in *" $$f "*) ;; *) echo "$$f is in no file list (rtl/<block>/<top>.f)" >&2; exit 1;; esac; done; \
@@ -162,7 +156,7 @@ lint-rtl: deps
 	$(foreach bm,$(BOARD_LINT),verilator --lint-only -Wall --no-timing \
 	  $($($(word 1,$(subst :, ,$(bm))).family).lint) \
 	  $$(scripts/flist rtl/top/boards/$(word 1,$(subst :, ,$(bm)))_top.f) --top-module $(word 2,$(subst :, ,$(bm)));) \
-	echo "verilator lint: clean ($$n modules from $(words $(LINT_FLISTS)) file lists, $(words $(BOARD_LINT)) board modules with their vendor cells, and $(words $(LINT_PARAMS)) other builds)"
+	echo "verilator lint: clean ($(words $(LINT_FLISTS)) file lists, $$n files alone and all at once, $(words $(BOARD_LINT)) board modules with their vendor cells, and $(words $(LINT_PARAMS)) other builds)"
 
 ## sim: the co-simulation test benches only (RTL against the model).
 sim: deps
