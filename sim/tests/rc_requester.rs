@@ -239,7 +239,6 @@ fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
     let mut fresh = vec![true; slots];
     let mut offer: Option<(u8, Input)> = None;
     let mut inflight: VecDeque<Pending> = VecDeque::new();
-    let mut waiting = vec![0usize; slots];
     // The QP of the last operation taken: the one in the block's registers (0 after reset).
     let mut last = 0u8;
     // The fewest cycles from an operation taken to its answer, by requests outstanding: SENDs,
@@ -262,7 +261,7 @@ fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
                 offer = Some((q, Input::Init(s.cfg.sq_psn.get())));
             } else if done {
                 // A new session once the QP's last answer is in: its settings hold from INIT on.
-                if waiting[usize::from(q)] == 0 {
+                if !inflight.iter().any(|p| p.0 == q) {
                     *s = Session::new(&mut rng);
                     offer = Some((q, Input::Init(s.cfg.sq_psn.get())));
                     sessions += 1;
@@ -322,7 +321,6 @@ fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
             if ready {
                 let (q, input, want, state, at, _, _) =
                     inflight.pop_front().expect("an answer with no operation");
-                waiting[usize::from(q)] -= 1;
                 assert_eq!(
                     got, want,
                     "cycle {cycle}: the answer to {input:?} on QP {q} offered at cycle {at} (seed {seed})"
@@ -366,11 +364,9 @@ fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
                     && m.rnr_until().is_none()
                     && m.snd() != m.nxt()
                     && m.snd().distance_from(m.una()) < m.config().max_inflight;
+                // INIT's model is the session's, made new with it.
                 let answer = match input {
-                    Input::Init(_) => {
-                        s.model = Requester::new(s.cfg);
-                        Answer::Nothing
-                    }
+                    Input::Init(_) => Answer::Nothing,
                     Input::Op(op) => s.model.apply(op),
                 };
                 if matches!(input, Input::Op(Op::Send { .. })) && answer == Answer::Nothing && reads
@@ -379,7 +375,6 @@ fn run<D: RcRequesterPorts>(name: &str, slots: usize) {
                 }
                 let swapped = q != last;
                 last = q;
-                waiting[usize::from(q)] += 1;
                 inflight.push_back((
                     q,
                     input,

@@ -28,15 +28,11 @@ impl Request {
 pub fn drive<D: RcTimerPorts>(dut: &mut D, request: Option<Request>, ready: bool) {
     dut.set_s_valid(request.is_some());
     dut.set_m_ready(ready);
-    match request {
-        Some(Request::AckTimeout(t)) => {
-            dut.set_s_rnr(false);
-            dut.set_s_code(t & 0x1F);
-        }
-        Some(Request::RnrDelay(c)) => {
-            dut.set_s_rnr(true);
-            dut.set_s_code(c & 0x1F);
-        }
-        None => {}
-    }
+    let (rnr, code) = match request {
+        Some(Request::AckTimeout(t)) => (false, t),
+        Some(Request::RnrDelay(c)) => (true, c),
+        None => return,
+    };
+    dut.set_s_rnr(rnr);
+    dut.set_s_code(code & 0x1F);
 }
