@@ -716,6 +716,48 @@ fn err_mid_message_flushes_the_wqe_in_progress() {
     assert_eq!(b.rx.wq(1).unwrap().doorbell.pending(), 1);
 }
 
+/// Any packet of a SEND in progress may complete its WQE (the last, or one that fails), so each
+/// needs room for a completion: with the ring full it waits (`cq_full`, its PSN not taken),
+/// and completes once software frees an entry.
+#[test]
+fn a_send_in_progress_waits_for_completion_room() {
+    let mut a = sender();
+    let mut b = receiver();
+    // The UD QP moves to the RC QP's shared queue 1, so that it can fill that queue's ring
+    // while the RC QP's SEND is in progress.
+    b.rx.detach(0x23).unwrap();
+    b.rx.attach(&b.e.qps, 0x23, Target::Shared(1), Psn::new(0).unwrap())
+        .unwrap();
+    // Three packets (MTU 1024) into 1,500 bytes: the second overflows.
+    b.post(1, 70, &[1500], B_LKEY);
+    let frames = frames_of(&mut a, 1, Opcode::Send, 2500);
+    assert_eq!(frames.len(), 3);
+    let first = b.take(&frames[0], &Meta::default()).unwrap();
+    assert!(first.completion.is_none());
+    let slots = 1u32 << RING_LOG2;
+    for i in 0..slots {
+        b.post(1, 100 + u64::from(i), &[64], B_LKEY);
+        let ud = frames_of(&mut a, 2, Opcode::Send, 8);
+        let got = b.take(&ud[0], &Meta::default()).unwrap();
+        assert!(got.completion.is_some(), "UD {i} completes");
+    }
+    assert!(!b.rx.wq(1).unwrap().cq_room(), "the ring is full");
+    let psn = b.rx.expected_psn(0x22);
+    assert_eq!(b.take(&frames[1], &Meta::default()), Err(Discard::CqFull));
+    assert_eq!(b.rx.expected_psn(0x22), psn, "its PSN not taken");
+    // Software frees one entry: the packet overflows the WQE and completes it.
+    b.rx.cq_doorbell(1, 1).unwrap();
+    let (_, c) = b
+        .take(&frames[1], &Meta::default())
+        .unwrap()
+        .completion
+        .expect("the overflow completes the WQE");
+    assert_eq!(
+        (c.wr_id, c.qpn, c.status, c.byte_len),
+        (70, 0x22, Status::LocLenErr, 2048)
+    );
+}
+
 /// An RSS QP spreads UD traffic over four work queues by the RSS pipeline's verdict; a
 /// steering rule sends frames that are not RoCEv2 whole to a raw queue.
 #[test]

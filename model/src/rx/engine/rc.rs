@@ -235,7 +235,9 @@ impl<const W: usize, const Q: usize> RecvEngine<W, Q> {
                 wr_id,
                 done,
             }) => {
-                if last && !self.wq(wq).is_some_and(Wq::cq_room) {
+                // Any packet may complete the WQE (its last, or one that fails), so each
+                // needs room for a completion: without it the packet waits (`cq_full`).
+                if !self.wq(wq).is_some_and(Wq::cq_room) {
                     return Err(Discard::CqFull);
                 }
                 cqe.wr_id = wr_id;
