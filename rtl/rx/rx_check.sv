@@ -34,7 +34,7 @@
 //   m_desc_roce      1: RoCEv2; 0: raw, delivered whole to a raw queue
 //   m_desc_csum_ok   raw: IPv4/IPv6 with TCP or UDP and every checksum it carries checked good
 //                    (the CQE's CSUM_OK); RoCEv2: 1 (its ICRC and IPv4 header checksum were)
-//   m_desc_opcode, _dest_qpn, _psn                          the BTH (RoCEv2)
+//   m_desc_opcode, _dest_qpn, _psn, _ack_req                the BTH (RoCEv2)
 //   m_desc_deth_valid: _qkey, _src_qp                       the DETH (UD)
 //   m_desc_reth_valid: _va, _rkey, _dma_len                 the RETH (RDMA WRITE FIRST/ONLY)
 //   m_desc_imm_valid: _imm                                  the ImmDt, as the wire has it
@@ -105,6 +105,7 @@ module rx_check
     output logic [7:0]            m_desc_opcode,
     output logic [23:0]           m_desc_dest_qpn,
     output logic [23:0]           m_desc_psn,
+    output logic                  m_desc_ack_req,
     output logic                  m_desc_deth_valid,
     output logic [31:0]           m_desc_qkey,
     output logic [23:0]           m_desc_src_qp,
@@ -404,6 +405,7 @@ module rx_check
         .m_opcode     (m_desc_opcode),
         .m_dest_qpn   (m_desc_dest_qpn),
         .m_psn        (m_desc_psn),
+        .m_ack_req    (m_desc_ack_req),
         .m_deth_valid (m_desc_deth_valid),
         .m_qkey       (m_desc_qkey),
         .m_src_qp     (m_desc_src_qp),

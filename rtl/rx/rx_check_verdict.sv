@@ -67,6 +67,7 @@ module rx_check_verdict #(
     output logic [7:0]            m_opcode,
     output logic [23:0]           m_dest_qpn,
     output logic [23:0]           m_psn,
+    output logic                  m_ack_req,    // the BTH's AckReq bit
     output logic                  m_deth_valid,
     output logic [31:0]           m_qkey,
     output logic [23:0]           m_src_qp,
@@ -119,6 +120,7 @@ module rx_check_verdict #(
         logic [7:0]         opcode;
         logic [23:0]        dest_qpn;
         logic [23:0]        psn;
+        logic               ack_req;
         logic [159:0]       ext;
         logic               ipv6, vlan;
         logic [LEN_W-1:0]   len;
@@ -131,7 +133,7 @@ module rx_check_verdict #(
 
     // Their widths (Yosys takes no $bits of a type).
     localparam int CHECK_W = 3 * LEN_W + 2 + 3 + 8 + 16 + 32 + 8 + 16 + 32 + 32 + 4;
-    localparam int KEEP_W  = 8 + 24 + 24 + 160 + 2 + LEN_W + QUEUE_W + 32 + 5 + ADDR_W + BEATS_W;
+    localparam int KEEP_W  = 8 + 24 + 24 + 1 + 160 + 2 + LEN_W + QUEUE_W + 32 + 5 + ADDR_W + BEATS_W;
 
 `ifndef SYNTHESIS
     if (CHECK_W != $bits(check_t) || KEEP_W != $bits(keep_t)) begin : g_bad_widths
@@ -158,8 +160,8 @@ module rx_check_verdict #(
                                  w_fields.ip_proto, w_fields.l4_0[15:0], w_fields.l4_1,
                                  w_fields.bth0, w_fields.bth1[31:28]};
             pend_keep[wp_q]  <= {w_fields.bth0[31:24], w_fields.bth1[23:0], w_fields.bth2[23:0],
-                                 w_fields.ext, w_fields.ipv6, w_fields.vlan, w_len, w_queue,
-                                 w_hash, w_hash_type, w_addr, w_beats};
+                                 w_fields.bth2[31], w_fields.ext, w_fields.ipv6, w_fields.vlan,
+                                 w_len, w_queue, w_hash, w_hash_type, w_addr, w_beats};
         end
     end
 
@@ -433,6 +435,7 @@ module rx_check_verdict #(
         logic [7:0]         opcode;
         logic [23:0]        dest_qpn;
         logic [23:0]        psn;
+        logic               ack_req;
         logic               deth_valid;
         logic               reth_valid;
         logic               imm_valid;
@@ -450,7 +453,7 @@ module rx_check_verdict #(
         logic [BEATS_W-1:0] beats;
     } desc_t;
 
-    localparam int DESC_W = 3 + CODE_W + 8 + 24 + 24 + 3 + 128 + 32 + 3 * LEN_W + 2 + QUEUE_W
+    localparam int DESC_W = 3 + CODE_W + 8 + 24 + 24 + 1 + 3 + 128 + 32 + 3 * LEN_W + 2 + QUEUE_W
                             + 32 + 5 + ADDR_W + BEATS_W;
 
 `ifndef SYNTHESIS
@@ -471,6 +474,7 @@ module rx_check_verdict #(
         in_d.opcode      = k_q.opcode;
         in_d.dest_qpn    = k_q.dest_qpn;
         in_d.psn         = k_q.psn;
+        in_d.ack_req     = k_q.ack_req;
         in_d.deth_valid  = taken && d_deth;
         in_d.reth_valid  = taken && d_reth;
         in_d.imm_valid   = taken && d_imm;
@@ -509,6 +513,7 @@ module rx_check_verdict #(
     assign m_opcode      = out_d.opcode;
     assign m_dest_qpn    = out_d.dest_qpn;
     assign m_psn         = out_d.psn;
+    assign m_ack_req     = out_d.ack_req;
     assign m_deth_valid  = out_d.deth_valid;
     assign m_qkey        = out_d.ext[127:96];
     assign m_src_qp      = out_d.ext[87:64];

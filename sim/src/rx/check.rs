@@ -56,6 +56,8 @@ pub struct Roce {
     pub dest_qpn: u32,
     /// BTH PSN.
     pub psn: u32,
+    /// BTH AckReq.
+    pub ack_req: bool,
     /// DETH: Q_Key, source QP.
     pub deth: Option<(u32, u32)>,
     /// RETH: virtual address, R_Key, DMA length.
@@ -114,6 +116,7 @@ pub fn expected(f: &Frame, addr: usize) -> Desc {
                 opcode: p.opcode,
                 dest_qpn: p.dest_qpn,
                 psn: p.psn,
+                ack_req: p.ack_req,
                 deth: p.deth,
                 reth: p.reth,
                 imm: p.imm,
@@ -143,6 +146,7 @@ fn observed(d: &RxCheck) -> Desc {
             opcode: d.m_desc_opcode(),
             dest_qpn: d.m_desc_dest_qpn(),
             psn: d.m_desc_psn(),
+            ack_req: d.m_desc_ack_req() != 0,
             deth: (d.m_desc_deth_valid() != 0).then(|| (d.m_desc_qkey(), d.m_desc_src_qp())),
             reth: (d.m_desc_reth_valid() != 0)
                 .then(|| (d.m_desc_va(), d.m_desc_rkey(), d.m_desc_dma_len())),
