@@ -52,6 +52,7 @@ module rx_ctrl #(
     parameter  int QPS        = 64,  // receive-context slots, the send side's QPS (CAPS.QPS)
     parameter  int MAX_SGE    = 63,  // scatter entries a receive WQE may have (CAPS only)
     parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)
+    parameter  bit RESPONDER  = 1,   // the data path has the RC responder (CONTROL.RESPONDER)
     localparam int AW         = rx_regs_pkg::RX_ADDR_W,
     localparam int WW         = $clog2(WQS),
     localparam int SW         = $clog2(QPS)
@@ -78,6 +79,9 @@ module rx_ctrl #(
     output logic [1:0]       s_axil_rresp,
     // control
     output logic             enable,           // CONTROL.ENABLE: take frames
+    output logic             responder,        // CONTROL.RESPONDER, .ACK_EVERY, .RNR_TIMER:
+    output logic [7:0]       ack_every,        // the RC responder and its settings
+    output logic [4:0]       rnr_timer,
     output logic             cmd_pending,      // a command waits: start nothing
     input  wire              dp_idle,          // the data path has nothing in flight
     input  wire              frame_in_path,    // a frame is between the input and its end
@@ -139,14 +143,15 @@ module rx_ctrl #(
         .WQS       (WQS),
         .QPS       (QPS),
         .MAX_SGE   (MAX_SGE),
-        .DATA_BYTES(DATA_BYTES)
+        .DATA_BYTES(DATA_BYTES),
+        .RESPONDER (RESPONDER)
     ) u_regs (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
         .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
         .s_axil_rdata, .s_axil_rresp,
-        .enable,
+        .enable, .responder, .ack_every, .rnr_timer,
         .wq_qpn, .wq_pd, .wq_flags, .wq_ring_base, .wq_cq_base,
         .qp_qpn, .qp_target, .qp_epsn, .qp_flags, .qp_pd, .qp_qkey,
         .cmd_pending, .cmd_op, .cmd_wq, .cmd_state, .cmd_done, .cmd_error,

@@ -23,10 +23,19 @@ package rx_ctrl_pkg;
     localparam logic [1:0] MSG_SEND  = 2'd1;
     localparam logic [1:0] MSG_WRITE = 2'd2;
 
+    // The reliable transport's responder state of an RC QP (model::rc::Responder; the block
+    // rc_responder applies the rules): all zero when the context is attached.
+    typedef struct packed {
+        logic [23:0] msn;       // messages completed, modulo 2^24
+        logic        nak_sent;  // a NAK was sent, the expected PSN has not arrived since
+        logic [7:0]  unacked;   // packets executed since the last ACK
+        logic        error;     // the receive side is in ERR: requests dropped unanswered
+    } resp_t;
+
     // What the data path writes back into a receive context after an RC packet: the next PSN it
-    // expects and the message in progress. The fields of `msg_addr` and `msg_arg` depend on the
-    // kind: a SEND keeps the host address of its WQE and the WQE's WR_ID, a WRITE its RETH's
-    // virtual address and DMA length (in msg_arg[31:0]).
+    // expects, the message in progress and the responder's state. The fields of `msg_addr` and
+    // `msg_arg` depend on the kind: a SEND keeps the host address of its WQE and the WQE's
+    // WR_ID, a WRITE its RETH's virtual address and DMA length (in msg_arg[31:0]).
     typedef struct packed {
         logic [23:0] epsn;      // the PSN expected next
         logic [1:0]  msg;       // MSG_NONE, MSG_SEND or MSG_WRITE
@@ -34,6 +43,7 @@ package rx_ctrl_pkg;
         logic [63:0] msg_addr;  // SEND: the WQE's host address; WRITE: the RETH's VA
         logic [63:0] msg_arg;   // SEND: the WQE's WR_ID; WRITE: the RETH's DMA length
         logic [31:0] msg_done;  // bytes of the message taken so far
+        resp_t       resp;      // the responder's state
     } rcv_t;
 
     // A receive context as the data path reads it (ctx_rd): what QP_ATTACH staged and what the
@@ -87,9 +97,10 @@ package rx_ctrl_pkg;
         logic [57:0] ring_base;   // the receive ring's host address, bits 63:6
     } wq_image_t;
 
-    // A receive context: word 0 what QP_ATTACH staged, words 1 and 2 what the data path writes
-    // back (rcv_t), word 3 unused (a slot is four words, so its address is {slot, word}). The
-    // message's kind is kept in flip-flops beside it, so that a flush clears every QP's at once.
+    // A receive context: word 0 what QP_ATTACH staged, words 1 to 3 what the data path writes
+    // back (rcv_t: the PSN and the message in words 1 and 2, the responder's state in word 3; a
+    // slot is four words, so its address is {slot, word}). The message's kind is kept in
+    // flip-flops beside it, so that a flush clears every QP's at once.
     typedef struct packed {
         logic [5:0]  spare;
         logic [31:0] qkey;
@@ -102,6 +113,8 @@ package rx_ctrl_pkg;
     } ctx_static_t;
 
     typedef struct packed {
+        logic [73:0] spare3;
+        resp_t       resp;
         logic [23:0] spare;
         logic [31:0] msg_done;
         logic [63:0] msg_arg;

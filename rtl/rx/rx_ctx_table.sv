@@ -12,8 +12,8 @@
 
 // The receive contexts: QPS slots, a QP's at the slot its QPN's low bits name
 // (model::rx::qp_slot). Each holds in block RAM (rx_ram, four words a slot: 0 the layout
-// rx_ctrl_pkg::ctx_static_t, 1 and 2 ctx_dynamic_t) what QP_ATTACH staged, the PSN expected
-// next and the message in progress; in flip-flops its valid bit, whether it targets its own
+// rx_ctrl_pkg::ctx_static_t, 1 to 3 ctx_dynamic_t) what QP_ATTACH staged, the PSN expected
+// next, the message in progress and the responder's state; in flip-flops its valid bit, whether it targets its own
 // queue, and its message's kind; in LUT RAM the queue it names. The QP commands; the data path's
 // reads and write-backs; the flush rule and the pick of a SEND in progress. model::rx::RecvEngine
 // (attach, detach, flush) is the reference; docs/rx.md, "rx_ctrl (RTL)".
@@ -31,8 +31,8 @@
 // cycle its changes are stored.
 //
 // Data path: ctx_rd (one read at a time) answers C_LAG cycles after with the context as of the
-// cycle after the request; a write-back (ctx_wr) of the PSN and message is seen by reads issued
-// from the next cycle on. sweep_start (a flush step) applies the flush rule to the QPs in ERR
+// cycle after the request; a write-back (ctx_wr) of the PSN, message and responder state is
+// seen by reads issued from the next cycle on. sweep_start (a flush step) applies the flush rule to the QPs in ERR
 // (qp_err, as of that cycle): their RDMA WRITEs in progress are forgotten at once, and each that
 // targets its own queue sends that queue to ERR (sweep_*), one a cycle; sweep_busy falls after
 // the last. Their SENDs in progress wait for ip_start (the flush step's pick, after the rule):
@@ -100,7 +100,7 @@ module rx_ctx_table #(
     // Cycles from ctx_rd_valid to ctx_rd_done; fixed by the read sequence below. No logic reads
     // it: it documents the timing, public for a Verilator harness.
     /* verilator lint_off UNUSEDPARAM */
-    localparam int C_LAG /*verilator public*/ = 6;
+    localparam int C_LAG /*verilator public*/ = 7;
     // Cycles per slot the pick of a SEND in progress looks at (the I_* sequence below).
     localparam int IP_STEP /*verilator public*/ = 8;
     /* verilator lint_on UNUSEDPARAM */
@@ -133,7 +133,7 @@ module rx_ctx_table #(
         st_dynamic      = '0;
         st_dynamic.epsn = st_epsn[23:0];
     end
-    wire [3*CW-1:0] st_bits = {st_dynamic, st_static};
+    wire [4*CW-1:0] st_bits = {st_dynamic, st_static};
 
     // ------------------------------------------------------------------------------------------
     // Per slot, in flip-flops.
@@ -148,7 +148,7 @@ module rx_ctx_table #(
         A_LOOK,    // the slot's valid bit, the send side's, the queue's...
         A_WAIT,    // ...word 0 arrives (rx_ram: two cycles)
         A_CHECK,   // the checks; QP_DETACH ends here
-        A_WRITE    // QP_ATTACH: words 0..2
+        A_WRITE    // QP_ATTACH: words 0..3 (the responder's state all zero)
     } astate_t;
     astate_t            a_q;
     logic [3:0]         a_op_q;
@@ -227,7 +227,7 @@ module rx_ctx_table #(
                 end
                 A_WRITE: begin
                     a_word_q <= a_word_q + 2'd1;
-                    if (a_word_q == 2'd2) begin
+                    if (a_word_q == 2'd3) begin
                         a_q       <= A_IDLE;
                         vw_q      <= 1'b1;
                         ref_valid <= st_kind != K_RSS;
@@ -320,8 +320,8 @@ module rx_ctx_table #(
     rx_ctrl_pkg::ctx_static_t  ip_w0;
     rx_ctrl_pkg::ctx_dynamic_t ip_w1, ip_w2;
     assign ip_w0 = ram_rdata;
-    assign ip_w1 = {{CW{1'b0}}, ram_rdata};
-    assign ip_w2 = {ram_rdata, {CW{1'b0}}};
+    assign ip_w1 = {{(2*CW){1'b0}}, ram_rdata};
+    assign ip_w2 = {{CW{1'b0}}, ram_rdata, {CW{1'b0}}};
 
     wire [QPS-1:0] send_now;
     for (genvar s = 0; s < QPS; s++) begin : g_send
@@ -409,7 +409,7 @@ module rx_ctx_table #(
     // The slots' flip-flops: a command's write the cycle after it is decided (with its cmd_done),
     // a flush step's clearing of the RDMA WRITEs of QPs in ERR, the SEND it picks, or a
     // write-back's message kind, decoded into wr_hot_q the cycle before.
-    logic             wv1_q, wv2_q;
+    logic             wv1_q, wv2_q, wv3_q;
     logic [SW-1:0]    wslot_q;
     logic [QPS-1:0]   wr_hot_q;
     rx_ctrl_pkg::rcv_t wdata_q;
@@ -435,31 +435,33 @@ module rx_ctx_table #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // The context RAM: QP_ATTACH writes a slot's words 0..2, a write-back its words 1 and 2 over
-    // two cycles; a command reads word 0, the data path words 0..2.
+    // The context RAM: QP_ATTACH writes a slot's words 0..3, a write-back its words 1 to 3 over
+    // three cycles; a command reads word 0, the data path words 0..3.
     logic [rx_ctrl_pkg::COLS-1:0] ram_we;
     logic [SW+1:0]                ram_waddr, ram_raddr;
     logic [CW-1:0]                ram_wdata, ram_rdata;
     logic                         ram_re;
-    logic                         s1_q, s2_q, s3_q, s4_q, s5_q;  // a read in cycle t + 1 .. t + 5
+    logic                         s1_q, s2_q, s3_q, s4_q, s5_q, s6_q;  // a read in t + 1 .. t + 6
     logic [SW-1:0]                ra_q;
-    wire [2*CW-1:0]               wdyn = {24'd0, wdata_q.msg_done, wdata_q.msg_arg,
-                                          wdata_q.msg_addr, wdata_q.msg_wq, wdata_q.epsn};
+    wire [3*CW-1:0]               wdyn = {74'd0, wdata_q.resp, 24'd0, wdata_q.msg_done,
+                                          wdata_q.msg_arg, wdata_q.msg_addr, wdata_q.msg_wq,
+                                          wdata_q.epsn};
 
     always_comb begin
         ram_we    = '0;
-        ram_waddr = {wslot_q, wv2_q ? 2'd2 : 2'd1};
-        ram_wdata = wv2_q ? wdyn[CW +: CW] : wdyn[0 +: CW];
+        ram_waddr = {wslot_q, wv3_q ? 2'd3 : wv2_q ? 2'd2 : 2'd1};
+        ram_wdata = wv3_q ? wdyn[2*CW +: CW] : wv2_q ? wdyn[CW +: CW] : wdyn[0 +: CW];
         if (a_q == A_WRITE) begin
             ram_we    = '1;
             ram_waddr = {a_slot_q, a_word_q};
             ram_wdata = st_bits[CW * a_word_q +: CW];
-        end else if (wv1_q || wv2_q) begin
+        end else if (wv1_q || wv2_q || wv3_q) begin
             ram_we = '1;
         end
-        ram_re    = (a_q == A_IDLE && cmd_start) || s1_q || s2_q || s3_q || ip_rd;
+        ram_re    = (a_q == A_IDLE && cmd_start) || s1_q || s2_q || s3_q || s4_q || ip_rd;
         ram_raddr = a_q == A_IDLE && cmd_start ? {st_slot, 2'd0}
-                  : {ra_q, s3_q || i_q == I_R3 ? 2'd2 : s2_q || i_q == I_R2 ? 2'd1 : 2'd0};
+                  : {ra_q, s4_q ? 2'd3 : s3_q || i_q == I_R3 ? 2'd2
+                         : s2_q || i_q == I_R2 ? 2'd1 : 2'd0};
     end
 
     rx_ram #(
@@ -481,9 +483,11 @@ module rx_ctx_table #(
         if (rst) begin
             wv1_q <= 1'b0;
             wv2_q <= 1'b0;
+            wv3_q <= 1'b0;
         end else begin
             wv1_q <= ctx_wr_valid;
             wv2_q <= wv1_q;
+            wv3_q <= wv2_q;
         end
         if (ctx_wr_valid) begin
             wslot_q  <= ctx_wr_slot;
@@ -491,21 +495,21 @@ module rx_ctx_table #(
             wr_hot_q <= {{(QPS-1){1'b0}}, 1'b1} << ctx_wr_slot;
         end
     end
-    assign wr_busy = wv1_q || wv2_q;
+    assign wr_busy = wv1_q || wv2_q || wv3_q;
 
     // ------------------------------------------------------------------------------------------
-    // Reads: t + 1 samples the flip-flops and reads word 0, t + 2 and t + 3 words 1 and 2, which
-    // arrive in t + 3 .. t + 5 (rx_ram); ctx_rd_done is high in t + 6.
+    // Reads: t + 1 samples the flip-flops and reads word 0, t + 2 to t + 4 words 1 to 3, which
+    // arrive in t + 3 .. t + 6 (rx_ram); ctx_rd_done is high in t + 7.
     logic                     r_valid_q;
     logic [1:0]               r_msg_q;
     rx_ctrl_pkg::ctx_static_t r_static_q;
-    logic [CW-1:0]            r_dyn0_q;
+    logic [CW-1:0]            r_dyn0_q, r_dyn1_q;
     rx_ctrl_pkg::ctx_dynamic_t dyn;
-    assign dyn = {ram_rdata, r_dyn0_q};
+    assign dyn = {ram_rdata, r_dyn1_q, r_dyn0_q};
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            {s1_q, s2_q, s3_q, s4_q, s5_q} <= '0;
+            {s1_q, s2_q, s3_q, s4_q, s5_q, s6_q} <= '0;
             ctx_rd_done <= 1'b0;
         end else begin
             s1_q        <= ctx_rd_valid;
@@ -513,7 +517,8 @@ module rx_ctx_table #(
             s3_q        <= s2_q;
             s4_q        <= s3_q;
             s5_q        <= s4_q;
-            ctx_rd_done <= s5_q;
+            s6_q        <= s5_q;
+            ctx_rd_done <= s6_q;
         end
         if (ctx_rd_valid) begin
             ra_q <= ctx_rd_slot;
@@ -526,7 +531,8 @@ module rx_ctx_table #(
         end
         if (s3_q) r_static_q <= ram_rdata;
         if (s4_q) r_dyn0_q   <= ram_rdata;
-        if (s5_q) begin
+        if (s5_q) r_dyn1_q   <= ram_rdata;
+        if (s6_q) begin
             ctx_rd.valid         <= r_valid_q;
             ctx_rd.qpn           <= r_static_q.qpn;
             ctx_rd.kind          <= r_static_q.kind;
@@ -541,12 +547,13 @@ module rx_ctx_table #(
             ctx_rd.rcv.msg_addr  <= dyn.msg_addr;
             ctx_rd.rcv.msg_arg   <= dyn.msg_arg;
             ctx_rd.rcv.msg_done  <= dyn.msg_done;
+            ctx_rd.rcv.resp      <= dyn.resp;
         end
     end
 
     // Spare bits; the staged fields' bits above what a context holds (the QPN's range and the
     // queue's are checked whole); the queue a detach names past the queue index.
-    wire unused_bits = ^{r_static_q.spare, dyn.spare, a_stored_q.spare, a_stored_q.ud,
+    wire unused_bits = ^{r_static_q.spare, dyn.spare, dyn.spare3, a_stored_q.spare, a_stored_q.ud,
                          a_stored_q.mtu, a_stored_q.pd, a_stored_q.qkey, st_epsn[31:24],
                          a_stored_q.wq, st_wq, st_target};
     // The pick reads whole words for a few fields of each.

@@ -3,7 +3,9 @@
 --top-module rx_dp
 rtl/rx/rx_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rc/rc_pkg.sv
 rtl/rx/rx_ram.sv
+rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv

@@ -8,6 +8,8 @@
 `include "rtl/rx/rx_dp_fetch.sv"
 `include "rtl/rx/rx_dp_scatter.sv"
 `include "rtl/rx/rx_dp_emit.sv"
+`include "rtl/rc/rc_pkg.sv"
+`include "rtl/rc/rc_responder.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -33,6 +35,15 @@
 //
 // frame_done and flush_step say, one cycle each, that a frame or a flush step was finished, in
 // the order they were: a bench replays the model in that order.
+//
+// With CONTROL.RESPONDER (and RESPONDER built in), an RC request packet that reaches the PSN
+// check goes through the reliable transport's responder (rc_responder; model::rx::RecvEngine
+// with set_reliable): only the expected PSN is executed, as before; at the frame's end its PSN,
+// AckReq and what executing it found (its discard or its completion's status) go to the rules
+// with the QP's responder state from the context, and the context is written back once, with
+// the responder's expected PSN and state. An ACK or NAK the rules ask for leaves on m_ack_*
+// before the frame is done (a full output holds the path); a fatal NAK moves the QP to ERR.
+// RDMA READ requests stay unsupported here (rx_check discards them).
 module rx_dp #(
     parameter  int WQS     = 64,   // work queues (rx_ctrl's), a power of two
     parameter  int QPS     = 64,   // receive-context slots (rx_ctrl's and the send side's)
@@ -41,6 +52,7 @@ module rx_dp #(
     parameter  int LEN_W   = 13,   // rx_check's byte count width
     parameter  int QUEUE_W = 16,   // RSS queue number width
     parameter  int TAG_W   = 4,    // DMA read tag width
+    parameter  bit RESPONDER = 1,  // the RC responder is built in (CONTROL.RESPONDER turns it on)
     localparam int SW      = $clog2(QPS)
 ) (
     input  wire                clk,
@@ -55,6 +67,7 @@ module rx_dp #(
     input  wire [7:0]          s_desc_opcode,
     input  wire [23:0]         s_desc_dest_qpn,
     input  wire [23:0]         s_desc_psn,
+    input  wire                s_desc_ack_req,
     input  wire                s_desc_deth_valid,
     input  wire [31:0]         s_desc_qkey,
     input  wire [23:0]         s_desc_src_qp,
@@ -79,6 +92,9 @@ module rx_dp #(
     output logic               release_frame,
     // rx_ctrl's data-path interface
     input  wire                enable,
+    input  wire                responder,         // CONTROL.RESPONDER...
+    input  wire [7:0]          ack_every,         // ...ACK_EVERY...
+    input  wire [4:0]          rnr_timer,         // ...and RNR_TIMER
     input  wire                cmd_pending,
     output logic               dp_idle,
     output logic               ctx_rd_valid,
@@ -150,6 +166,13 @@ module rx_dp #(
     output logic               s_wr_done_ready,
     input  wire [1:0]          s_wr_done_tag,
     input  wire                s_wr_done_err,
+    // the responder's acknowledgements, for the send side to frame
+    output logic               m_ack_valid,
+    input  wire                m_ack_ready,
+    output logic [23:0]        m_ack_qpn,         // the local QP: its peer is the requester
+    output logic [23:0]        m_ack_psn,         // the BTH PSN
+    output logic [7:0]         m_ack_syndrome,    // the AETH: syndrome...
+    output logic [23:0]        m_ack_msn,         // ...and MSN
     // what was done, in order
     output logic               frame_done,        // one cycle per descriptor finished
     output logic               flush_step,        // one cycle per flush step finished...
@@ -176,13 +199,13 @@ module rx_dp #(
     // Cycles after a frame's or a flush step's last operation before the next starts.
     localparam int SETTLE = 5;
 
-    typedef enum logic [4:0] {
+    typedef enum logic [5:0] {
         M_IDLE, M_DESC0, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
         M_FETCH, M_FRES, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
-        M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR
+        M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR, M_RSP0, M_RSP1, M_RSP2, M_ACK
     } mstate_t;
-    // One-hot: Yosys keeps 32 states packed in five bits, and every state's decode then takes
-    // two levels of LUT4 in front of each register it loads.
+    // One-hot: Yosys keeps the states packed, and every state's decode then takes two levels of
+    // LUT4 in front of each register it loads.
     (* fsm_encoding = "one-hot" *) mstate_t m_q;
 
     // Why a queue is read.
@@ -201,6 +224,7 @@ module rx_dp #(
     logic [3:0]         d_reason;
     logic [7:0]         d_opcode;
     logic [23:0]        d_dest_qpn, d_psn, d_src_qp;
+    logic               d_ack_req;
     logic [31:0]        d_qkey, d_rkey, d_dma_len, d_imm, d_hash;
     logic [63:0]        d_va;
     logic [12:0]        d_payload_off, d_payload_len, d_frame_len;
@@ -216,8 +240,15 @@ module rx_dp #(
     // clock late serves (in the whole path rx_ctrl's registers lie across the chip from here);
     // cmd_pending is not copied: a command starts from the cycle after it rises.
     logic enable_q;
+    // The responder's switch and settings likewise (a frame latches the switch when it starts).
+    logic       resp_on_q;
+    logic [7:0] ack_every_q;
+    logic [4:0] rnr_timer_q;
     always_ff @(posedge clk) begin
-        enable_q <= !rst && enable;
+        enable_q    <= !rst && enable;
+        resp_on_q   <= !rst && RESPONDER && responder;
+        ack_every_q <= ack_every;
+        rnr_timer_q <= rnr_timer;
     end
     wire go          = m_q == M_IDLE && enable_q && !cmd_pending;
     wire take_desc   = go && d_full_q;
@@ -248,6 +279,12 @@ module rx_dp #(
     logic        fl_ip_q;         // the flush step completes a SEND's WQE in progress...
     logic [23:0] fl_qpn_q;        // ...of this QP (its completion names it)
     logic        lost_q;          // the completion write was refused
+    logic        rel_q;           // the responder is on for this frame
+    logic        rsp_q;           // an RC request under the responder: it answers at the end...
+    logic        rsp_done_q;      // ...and has
+    logic        wb_pend_q;       // ctx_wr holds the write-back the responder's step sends
+    logic        errset_q;        // this frame moved its QP to ERR already
+    logic [rc_pkg::RC_EXEC_W-1:0] exec_q;  // what executing the packet found
 
     // ---- the parts ------------------------------------------------------------------------------
     logic        f_start, f_done;
@@ -306,6 +343,62 @@ module rx_dp #(
         .m_wr_valid, .m_wr_ready, .m_wr_addr, .m_wr_data, .m_wr_keep, .m_wr_last, .m_wr_tag,
         .s_wr_done_valid, .s_wr_done_ready, .s_wr_done_tag, .s_wr_done_err
     );
+
+    // ---- the responder's rules (rc_responder): one packet at M_RSP1, its answer at M_RSP2 -----
+    logic [23:0] r_epsn, r_psn, r_msn;
+    logic [7:0]  r_syndrome;
+    logic        r_ack, r_qp_error;
+    rx_ctrl_pkg::resp_t r_state;
+    if (RESPONDER) begin : g_resp
+        // The block's inputs copied every cycle (they hold still through a frame's end), and
+        // its PSNs made relative to the expected one: the rules depend only on PSN differences
+        // modulo 2^24, so the block sees an expected PSN of 0 and the packet's distance from
+        // it (one registered subtraction here), and the expected PSN is added back to the PSNs
+        // that come out. Fed from the context's registers directly, the rules' carry chain and
+        // comparisons in one cycle placed at 99.3 MHz; with the copies only, 107.6.
+        rx_ctrl_pkg::resp_t ri_state;
+        logic [23:0] ri_base, ri_psn;
+        logic        ri_ack_req, ri_last;
+        always_ff @(posedge clk) begin
+            ri_state   <= ctx_q.rcv.resp;
+            ri_base    <= ctx_q.rcv.epsn;
+            ri_psn     <= d_psn - ctx_q.rcv.epsn;
+            ri_ack_req <= d_ack_req;
+            ri_last    <= last_q;
+        end
+        logic [23:0] rel_epsn, rel_psn;
+        assign r_epsn = rel_epsn + ri_base;
+        assign r_psn  = rel_psn + ri_base;
+        logic [23:0] msn_n;
+        logic        nak_n, error_n, r_valid;
+        logic [7:0]  unacked_n;
+        logic [rc_pkg::RC_CLASS_W-1:0] r_class;
+        logic        r_executed, r_read, r_read_dropped, r_ready;
+        rc_responder #(.ACK_W(8)) u_resp (
+            .clk, .rst,
+            .s_valid(m_q == M_RSP1), .s_ready(r_ready),
+            .s_epsn(24'd0), .s_msn(ri_state.msn), .s_nak_sent(ri_state.nak_sent),
+            .s_unacked(ri_state.unacked), .s_error(ri_state.error),
+            .s_ack_every(ack_every_q), .s_rnr_timer(rnr_timer_q),
+            .s_psn(ri_psn), .s_ack_req(ri_ack_req), .s_last(ri_last),
+            .s_read(1'b0), .s_read_psns(24'd1), .s_kept(1'b0), .s_exec(exec_q),
+            .m_valid(r_valid), .m_ready(m_q == M_RSP2),
+            .m_epsn(rel_epsn), .m_msn(msn_n), .m_nak_sent(nak_n), .m_unacked(unacked_n),
+            .m_error(error_n), .m_class(r_class), .m_executed(r_executed), .m_ack(r_ack),
+            .m_read(r_read), .m_psn(rel_psn), .m_syndrome(r_syndrome), .m_aeth_msn(r_msn),
+            .m_qp_error(r_qp_error), .m_read_dropped(r_read_dropped)
+        );
+        assign r_state = {msn_n, nak_n, unacked_n, error_n};   // rx_ctrl_pkg::resp_t's order
+        // The answer is taken the cycle after it is asked for, so the block is always ready;
+        // its class and `executed` agree with what the data path did (the PSN check is its
+        // class), and no READ goes in.
+        wire unused_resp = ^{r_valid, r_ready, r_class, r_executed, r_read, r_read_dropped};
+    end else begin : g_no_resp
+        assign {r_epsn, r_psn, r_msn, r_syndrome, r_ack, r_qp_error} = '0;
+        assign r_state = '0;
+        wire unused_resp = ^{responder, ack_every, rnr_timer, m_ack_ready, d_ack_req,
+                             ack_every_q, rnr_timer_q, exec_q};
+    end
 
     // ---- the completion, little-endian (docs/rx.md, "Receive completion") -------------------
     logic [23:0] c_qpn, c_src_qp;
@@ -400,7 +493,8 @@ module rx_dp #(
         f_qkey    <= d_qkey != ctx_q.qkey;
         f_long    <= d_payload_len > mtu_q;
         f_short   <= full_q && d_payload_len != mtu_q;
-        f_psn     <= d_psn != ctx_q.rcv.epsn;
+        // Under the responder a QP whose receive side is in ERR executes nothing.
+        f_psn     <= d_psn != ctx_q.rcv.epsn || (rel_q && ctx_q.rcv.resp.error);
         f_seq     <= first_q ? ctx_q.rcv.msg != rx_ctrl_pkg::MSG_NONE
                    : ctx_q.rcv.msg != (write_q ? rx_ctrl_pkg::MSG_WRITE : rx_ctrl_pkg::MSG_SEND);
         f_want_ok <= want_ok;
@@ -478,7 +572,7 @@ module rx_dp #(
             d_full_q <= 1'b0;
         end else if (load_desc) begin
             d_full_q <= 1'b1;
-        end else if (m_q == M_FIN && !is_flush_q) begin
+        end else if (m_q == M_FIN && !is_flush_q && !(rsp_q && !rsp_done_q)) begin
             d_full_q <= 1'b0;
         end
         if (load_desc) begin
@@ -489,6 +583,7 @@ module rx_dp #(
             d_opcode      <= s_desc_opcode;
             d_dest_qpn    <= s_desc_dest_qpn;
             d_psn         <= s_desc_psn;
+            d_ack_req     <= s_desc_ack_req;
             d_qkey        <= s_desc_qkey;
             d_src_qp      <= s_desc_src_qp;
             d_va          <= s_desc_va;
@@ -529,6 +624,7 @@ module rx_dp #(
             f_start       <= 1'b0;
             sc_start      <= 1'b0;
             dp_idle       <= 1'b1;
+            m_ack_valid   <= 1'b0;
         end else begin
             ctx_rd_valid  <= 1'b0;
             ctx_wr_valid  <= 1'b0;
@@ -561,6 +657,11 @@ module rx_dp #(
                     wdone_q    <= '0;
                     is_flush_q <= 1'b0;
                     fl_ip_q    <= 1'b0;
+                    rsp_q      <= 1'b0;
+                    rsp_done_q <= 1'b0;
+                    wb_pend_q  <= 1'b0;
+                    errset_q   <= 1'b0;
+                    rel_q      <= resp_on_q;
                     if (take_desc) begin
                         m_q           <= M_DESC0;
                     end else if (start_flush) begin
@@ -620,6 +721,11 @@ module rx_dp #(
                     wq_fail_q <= ctx_q.kind != 2'd1;
                     plan_q    <= d_ipv6 ? P_UD6 : P_UD4;
                     w_q       <= 8'(want_q);
+                    // Past the QP's own checks (to the PSN), an RC packet is the responder's.
+                    rsp_q     <= rel_q && !ud_q
+                              && (!chk_fail_q || chk_code_q == rx_pkg::RX_DISCARD_PSN
+                                  || chk_code_q == rx_pkg::RX_DISCARD_SEQUENCE
+                                  || chk_code_q == rx_pkg::RX_DISCARD_LENGTH);
                     if (chk_fail_q) begin
                         disc_q <= 1'b1;
                         why_q  <= chk_code_q;
@@ -726,8 +832,10 @@ module rx_dp #(
                     end
                 end
                 M_WB: begin
-                    // RDMA WRITE: the context moves on; then with immediate data the WQE.
-                    ctx_wr_valid   <= 1'b1;
+                    // RDMA WRITE: the context moves on (under the responder at its step); then
+                    // with immediate data the WQE.
+                    ctx_wr_valid   <= !rsp_q;
+                    wb_pend_q      <= 1'b1;
                     ctx_wr_slot    <= 8'(slot_q);
                     ctx_wr         <= rcv_q;
                     ctx_wr.msg     <= last_q ? rx_ctrl_pkg::MSG_NONE : rx_ctrl_pkg::MSG_WRITE;
@@ -749,7 +857,9 @@ module rx_dp #(
                     qv_q <= q_rd;
                     case (qwhy_q)
                         QW_MID: begin
-                            if (last_q && qf_mid_bad_q) begin
+                            // Any packet may complete the WQE (its last, or one that
+                            // fails): each needs room for the completion.
+                            if (qf_mid_bad_q) begin
                                 disc_q <= 1'b1;
                                 why_q  <= rx_pkg::RX_DISCARD_CQ_FULL;
                                 m_q    <= M_FIN;
@@ -876,7 +986,8 @@ module rx_dp #(
                         default: blen_q <= 32'd40 + 32'(d_payload_len);
                     endcase
                     if (plan_q == P_PAY && !wimm_q) begin
-                        ctx_wr_valid    <= 1'b1;
+                        ctx_wr_valid    <= !rsp_q;
+                        wb_pend_q       <= 1'b1;
                         ctx_wr_slot     <= 8'(slot_q);
                         ctx_wr          <= rcv_q;
                         ctx_wr.msg      <= st_q == ST_SUCCESS && !last_q ? rx_ctrl_pkg::MSG_SEND : rx_ctrl_pkg::MSG_NONE;
@@ -898,6 +1009,7 @@ module rx_dp #(
                             err_set_valid <= 1'b1;
                             err_set_slot  <= 8'(slot_q);
                             wait_err_q    <= 1'b1;
+                            errset_q      <= 1'b1;
                         end
                         if (!d_roce || wq_fail_q) begin
                             wq_err_valid <= 1'b1;
@@ -938,7 +1050,9 @@ module rx_dp #(
                 M_ERRWAIT: if (!wait_err_q || err_seen_q) begin
                     m_q <= M_FIN;
                 end
-                M_FIN: begin
+                M_FIN: if (rsp_q && !rsp_done_q) begin
+                    m_q <= M_RSP0;
+                end else begin
                     if (is_flush_q) begin
                         flush_step <= 1'b1;
                         flush_hit  <= has_cqe_q;
@@ -957,6 +1071,56 @@ module rx_dp #(
                     if (settle_q == 3'd0) begin
                         m_q <= M_IDLE;
                     end
+                end
+
+                // ---- the responder (an RC request under it, at the frame's end) --------------
+                M_RSP0: begin
+                    // What executing it found, as model::rx's `executed` maps it (a PSN not
+                    // executed: the rules ignore it).
+                    if (!disc_q) begin
+                        exec_q <= st_q == ST_LOC_LEN ? rc_pkg::RC_EXEC_INVALID_REQUEST
+                                : st_q != ST_SUCCESS ? rc_pkg::RC_EXEC_OPERATIONAL_ERROR
+                                : rc_pkg::RC_EXEC_DONE;
+                    end else begin
+                        case (why_q)
+                            rx_pkg::RX_DISCARD_PSN:      exec_q <= rc_pkg::RC_EXEC_DONE;
+                            rx_pkg::RX_DISCARD_NO_WQE,
+                            rx_pkg::RX_DISCARD_CQ_FULL:  exec_q <= rc_pkg::RC_EXEC_NO_RECEIVE_WQE;
+                            rx_pkg::RX_DISCARD_SEQUENCE,
+                            rx_pkg::RX_DISCARD_LENGTH:   exec_q <= rc_pkg::RC_EXEC_INVALID_REQUEST;
+                            rx_pkg::RX_DISCARD_RKEY:     exec_q <= rc_pkg::RC_EXEC_ACCESS_ERROR;
+                            default:                     exec_q <= rc_pkg::RC_EXEC_OPERATIONAL_ERROR;
+                        endcase
+                    end
+                    m_q <= M_RSP1;
+                end
+                M_RSP1: m_q <= M_RSP2;   // the rules take it (r_take), their answer registered
+                M_RSP2: begin
+                    // One write-back: what the packet's execution left (or the context as read),
+                    // with the responder's expected PSN and state.
+                    ctx_wr_valid <= 1'b1;
+                    ctx_wr_slot  <= 8'(slot_q);
+                    if (!wb_pend_q) begin
+                        ctx_wr <= ctx_q.rcv;
+                    end
+                    ctx_wr.epsn  <= r_epsn;
+                    ctx_wr.resp  <= r_state;
+                    m_ack_valid    <= r_ack;
+                    m_ack_qpn      <= d_dest_qpn;
+                    m_ack_psn      <= r_psn;
+                    m_ack_syndrome <= r_syndrome;
+                    m_ack_msn      <= r_msn;
+                    if (r_qp_error && !errset_q) begin
+                        err_set_valid <= 1'b1;
+                        err_set_slot  <= 8'(slot_q);
+                        wait_err_q    <= 1'b1;
+                    end
+                    rsp_done_q <= 1'b1;
+                    m_q        <= M_ACK;
+                end
+                M_ACK: if (!m_ack_valid || m_ack_ready) begin
+                    m_ack_valid <= 1'b0;
+                    m_q         <= M_ERRWAIT;
                 end
 
                 // ---- flush steps --------------------------------------------------------------

@@ -6,6 +6,7 @@ rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rc/rc_pkg.sv
 rtl/wqe/wqe_icrc_crc.sv
 rtl/rx/rx_check_space.sv
 rtl/rx/rx_check_ram.sv
@@ -26,6 +27,7 @@ rtl/common/stream_fifo.sv
 rtl/wqe/wqe_mr_ram.sv
 rtl/wqe/wqe_mr_cmp.sv
 rtl/wqe/wqe_mr.sv
+rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv

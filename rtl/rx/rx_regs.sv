@@ -35,6 +35,7 @@ module rx_regs #(
     parameter  int QPS        = 64,  // receive-context slots (CAPS.QPS; 256 reads as 0)
     parameter  int MAX_SGE    = 63,  // scatter entries a receive WQE may have (CAPS.MAX_SGE)
     parameter  int DATA_BYTES = 8,   // bytes per beat of the frame input (CAPS.DATA_BYTES)
+    parameter  bit RESPONDER  = 1,   // the RC responder is built in (else CONTROL.RESPONDER reads 0)
     localparam int AW         = rx_regs_pkg::RX_ADDR_W,
     localparam int WW         = $clog2(WQS)
 ) (
@@ -60,6 +61,9 @@ module rx_regs #(
     output logic [1:0]       s_axil_rresp,
     // configuration
     output logic             enable,          // CONTROL.ENABLE
+    output logic             responder,       // CONTROL.RESPONDER (0 without the responder)
+    output logic [7:0]       ack_every,       // CONTROL.ACK_EVERY
+    output logic [4:0]       rnr_timer,       // CONTROL.RNR_TIMER
     // the staged work queue and receive context, word by word
     output logic [31:0]      wq_qpn,
     output logic [31:0]      wq_pd,
@@ -142,6 +146,9 @@ module rx_regs #(
     logic        cmd_error_q, db_error_q, cq_fault_q;
 
     assign enable       = control_q[rx_regs_pkg::RX_CONTROL_ENABLE_LSB];
+    assign responder    = RESPONDER && control_q[rx_regs_pkg::RX_CONTROL_RESPONDER_LSB];
+    assign ack_every    = control_q[rx_regs_pkg::RX_CONTROL_ACK_EVERY_LSB +: 8];
+    assign rnr_timer    = control_q[rx_regs_pkg::RX_CONTROL_RNR_TIMER_LSB +: 5];
     assign wq_qpn       = wq_q[W_QPN];
     assign wq_pd        = wq_q[W_PD];
     assign wq_flags     = wq_q[W_FLAGS];
@@ -347,7 +354,7 @@ module rx_regs #(
     endfunction
 
     function automatic logic [31:0] read_word(input logic [NSEL-1:0] sel);
-        logic [31:0] caps, status;
+        logic [31:0] caps, status, control;
         caps   = '0;
         status = '0;
         caps[rx_regs_pkg::RX_CAPS_WQS_LSB +: 8]        = 8'(WQS);
@@ -359,9 +366,14 @@ module rx_regs #(
         status[rx_regs_pkg::RX_STATUS_DB_ERROR_LSB]  = db_error_q;
         status[rx_regs_pkg::RX_STATUS_CQ_FAULT_LSB]  = cq_fault_q;
         status[rx_regs_pkg::RX_STATUS_IDLE_LSB]      = idle;
+        control = '0;
+        control[rx_regs_pkg::RX_CONTROL_ENABLE_LSB]       = enable;
+        control[rx_regs_pkg::RX_CONTROL_RESPONDER_LSB]    = responder;
+        control[rx_regs_pkg::RX_CONTROL_ACK_EVERY_LSB +: 8] = ack_every;
+        control[rx_regs_pkg::RX_CONTROL_RNR_TIMER_LSB +: 5] = rnr_timer;
         read_word = (sel[0] ? rx_regs_pkg::RX_ID_VALUE : '0)
                   | (sel[1] ? caps : '0)
-                  | (sel[2] ? 32'(enable) << rx_regs_pkg::RX_CONTROL_ENABLE_LSB : '0)
+                  | (sel[2] ? control : '0)
                   | (sel[3] ? status : '0)
                   | (sel[4] ? accepted_q : '0);
         for (int i = 0; i < WQ_WORDS; i++) begin
@@ -404,7 +416,7 @@ module rx_regs #(
         end
     end
 
-    // CONTROL's bits outside ENABLE (read back as 0), the byte-in-word address bits (accesses
+    // CONTROL's bits outside its fields (read back as 0), the byte-in-word address bits (accesses
     // are whole words), and a word index's bits above a queue number (checked when registered).
     wire unused_bits = ^{control_q, s_axil_awaddr[1:0], s_axil_araddr[1:0], ar_word, ar_addr_q};
 

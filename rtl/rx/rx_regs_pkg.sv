@@ -42,10 +42,16 @@ package rx_regs_pkg;
     localparam int unsigned RX_CAPS_DATA_BYTES_LSB = 24;
     localparam int unsigned RX_CAPS_DATA_BYTES_W = 8;
 
-    // CONTROL: enable
+    // CONTROL: enable; the RC responder's settings
     localparam logic [12:0] RX_CONTROL = 13'h0008;
     localparam int unsigned RX_CONTROL_ENABLE_LSB = 0;
     localparam int unsigned RX_CONTROL_ENABLE_W = 1;
+    localparam int unsigned RX_CONTROL_RESPONDER_LSB = 1;
+    localparam int unsigned RX_CONTROL_RESPONDER_W = 1;
+    localparam int unsigned RX_CONTROL_ACK_EVERY_LSB = 8;
+    localparam int unsigned RX_CONTROL_ACK_EVERY_W = 8;
+    localparam int unsigned RX_CONTROL_RNR_TIMER_LSB = 16;
+    localparam int unsigned RX_CONTROL_RNR_TIMER_W = 5;
 
     // STATUS: state; write 1 to a sticky bit to clear it
     localparam logic [12:0] RX_STATUS = 13'h000c;

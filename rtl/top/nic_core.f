@@ -16,6 +16,7 @@ rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rc/rc_pkg.sv
 rtl/top/nic_axil.sv
 rtl/common/skid_buffer.sv
 rtl/common/stream_fifo.sv
@@ -88,6 +89,7 @@ rtl/rx/rx_rings.sv
 rtl/rx/rx_wq_table.sv
 rtl/rx/rx_ctx_table.sv
 rtl/rx/rx_ctrl.sv
+rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv

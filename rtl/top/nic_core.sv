@@ -277,8 +277,17 @@ module nic_core #(
         .s_axil_rdata(b_rdata[32*RSS +: 32]), .s_axil_rresp(b_rresp[2*RSS +: 2])
     );
 
+    // The receive path without the RC responder: its acknowledgements need an ACK frame
+    // builder on the send side, which the core does not have yet (docs/rc.md), so
+    // CONTROL.RESPONDER reads 0 here and no acknowledgement comes out.
+    logic        ack_valid;
+    logic [23:0] ack_qpn, ack_psn, ack_msn;
+    logic [7:0]  ack_syndrome;
+    wire unused_ack = ^{ack_valid, ack_qpn, ack_psn, ack_msn, ack_syndrome};
+
     rx_path #(
-        .WQS(WQS), .QPS(QPS), .MRS(MRS), .MR_IDX_LSB(8), .TAG_W(RD_TAG_W), .BUF_BYTES(RX_BUF)
+        .WQS(WQS), .QPS(QPS), .MRS(MRS), .MR_IDX_LSB(8), .TAG_W(RD_TAG_W), .BUF_BYTES(RX_BUF),
+        .RESPONDER(0)
     ) u_rx (
         .clk, .rst,
         .s_axis_tvalid(r_valid), .s_axis_tready(r_ready), .s_axis_tdata(r_data),
@@ -308,6 +317,8 @@ module nic_core #(
         .m_wr_tag(s1_w_tag),
         .s_wr_done_valid(s1_wd_valid), .s_wr_done_ready(s1_wd_ready),
         .s_wr_done_tag(s1_wd_tag), .s_wr_done_err(s1_wd_err),
+        .m_ack_valid(ack_valid), .m_ack_ready(1'b1), .m_ack_qpn(ack_qpn),
+        .m_ack_psn(ack_psn), .m_ack_syndrome(ack_syndrome), .m_ack_msn(ack_msn),
         .frame_done(rx_frame_done), .flush_step(rx_flush_step), .flush_hit(rx_flush_hit)
     );
 

@@ -15,6 +15,7 @@
 
 use super::{Target, WqConfig, WqState};
 use crate::qp::{Psn, QpConfig, QpKind};
+use crate::rc::Reliable;
 use crate::regmap::{field, reg};
 pub use crate::regmap::{Access, Field, Register};
 
@@ -44,6 +45,33 @@ pub mod control {
         1,
         "take frames (while clear they wait at the input; none is dropped)",
     );
+    /// The reliable transport's responder on RC request packets (docs/rc.md).
+    pub const RESPONDER: Field = field(
+        "RESPONDER",
+        1,
+        1,
+        "RC: the reliable transport's responder judges each request packet's PSN and answers \
+         it (0 in a build without the responder)",
+    );
+    /// The responder's ACK coalescing.
+    pub const ACK_EVERY: Field = field(
+        "ACK_EVERY",
+        8,
+        8,
+        "RC: acknowledge at least every this many executed packets (0 as 1)",
+    );
+    /// The RNR NAK's timer code.
+    pub const RNR_TIMER: Field = field(
+        "RNR_TIMER",
+        16,
+        5,
+        "RC: the timer code RNR NAKs carry (verbs min_rnr_timer)",
+    );
+    /// The bits `CONTROL` keeps (the rest read as 0).
+    pub const MASK: u32 = ENABLE.put(u32::MAX)
+        | RESPONDER.put(u32::MAX)
+        | ACK_EVERY.put(u32::MAX)
+        | RNR_TIMER.put(u32::MAX);
 }
 
 /// `STATUS` fields.
@@ -201,8 +229,13 @@ pub const MAP: &[Register] = &[
         "CONTROL",
         1,
         Access::Rw,
-        "enable",
-        &[control::ENABLE],
+        "enable; the RC responder's settings",
+        &[
+            control::ENABLE,
+            control::RESPONDER,
+            control::ACK_EVERY,
+            control::RNR_TIMER,
+        ],
     ),
     reg(
         0x00C,
@@ -489,6 +522,24 @@ pub fn qp_writes(qpn: u32, config: &QpConfig, target: Target, epsn: Psn) -> [Wri
     ]
 }
 
+/// `CONTROL`: `enable`, and with `reliable` the responder on with its `ack_every` and
+/// `rnr_timer`. `None` when `ack_every` is past 255 or `rnr_timer` past 31, which the fields
+/// cannot hold.
+pub fn control(enable: bool, reliable: Option<&Reliable>) -> Option<Write32> {
+    let mut v = control::ENABLE.put(enable.into());
+    if let Some(r) = reliable {
+        if r.ack_every > control::ACK_EVERY.max_value()
+            || u32::from(r.rnr_timer) > control::RNR_TIMER.max_value()
+        {
+            return None;
+        }
+        v |= control::RESPONDER.put(1)
+            | control::ACK_EVERY.put(r.ack_every)
+            | control::RNR_TIMER.put(r.rnr_timer.into());
+    }
+    Some((CONTROL, v))
+}
+
 /// `COMMAND`: attach the staged receive context.
 pub fn qp_attach() -> Write32 {
     (COMMAND, command::OP.put(op::QP_ATTACH))
@@ -580,5 +631,25 @@ mod tests {
         assert_eq!(doorbell(3, 17), (0x100C, 17));
         assert_eq!(cq_consumer(3, 17), (0x140C, 17));
         assert_eq!(discards(Discard::Fault), 0x40 + 4 * 15);
+    }
+
+    #[test]
+    fn control_word() {
+        assert_eq!(control(true, None), Some((0x8, 1)));
+        let mut r = Reliable {
+            ack_every: 4,
+            rnr_timer: 12,
+            ..Reliable::default()
+        };
+        assert_eq!(
+            control(false, Some(&r)),
+            Some((0x8, 2 | (4 << 8) | (12 << 16)))
+        );
+        assert_eq!(control::MASK, 0x001F_FF03);
+        r.ack_every = 256;
+        assert_eq!(control(true, Some(&r)), None, "ACK_EVERY holds 8 bits");
+        r.ack_every = 255;
+        r.rnr_timer = 32;
+        assert_eq!(control(true, Some(&r)), None, "RNR_TIMER holds 5 bits");
     }
 }

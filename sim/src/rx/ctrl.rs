@@ -15,7 +15,7 @@ use rand::Rng;
 use std::collections::VecDeque;
 
 /// Cycles from a context read to its answer (rx_ctx_table.sv, `C_LAG`).
-pub const C_LAG: u64 = 6;
+pub const C_LAG: u64 = 7;
 /// Cycles from a queue read to its answer (rx_wq_table.sv, `Q_LAG`).
 pub const Q_LAG: u64 = 5;
 /// Cycles from the state a flush pick reflects to `flush_done`.
@@ -48,11 +48,32 @@ pub struct Rcv {
     pub msg_arg: u64,
     /// Bytes taken so far.
     pub msg_done: u32,
+    /// The responder's state (`rx_ctrl_pkg::resp_t`).
+    pub resp: Resp,
+}
+
+/// The reliable transport's responder state a receive context keeps (`rx_ctrl_pkg::resp_t`,
+/// `model::rc::Responder`'s).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resp {
+    /// The MSN.
+    pub msn: u32,
+    /// A NAK sent, the expected PSN not back since.
+    pub nak_sent: bool,
+    /// Packets executed since the last ACK.
+    pub unacked: u8,
+    /// The receive side is in ERR.
+    pub error: bool,
+}
+
+impl Resp {
+    /// Bits of `resp_t`.
+    pub const BITS: usize = 34;
 }
 
 impl Rcv {
     /// Bits of `rcv_t`.
-    pub const BITS: usize = 194;
+    pub const BITS: usize = 194 + Resp::BITS;
 
     fn take(u: &mut Unpacker) -> Rcv {
         Rcv {
@@ -62,18 +83,28 @@ impl Rcv {
             msg_addr: u.take(64) as u64,
             msg_arg: u.take(64) as u64,
             msg_done: u.take(32) as u32,
+            resp: Resp {
+                msn: u.take(24) as u32,
+                nak_sent: u.take(1) != 0,
+                unacked: u.take(8) as u8,
+                error: u.take(1) != 0,
+            },
         }
     }
 
     /// The port's words.
-    pub fn words(&self) -> [u32; 7] {
+    pub fn words(&self) -> [u32; 8] {
         let mut p = Packer::new();
         p.put(24, self.epsn.into())
             .put(2, self.msg.into())
             .put(8, self.msg_wq.into())
             .put(64, self.msg_addr.into())
             .put(64, self.msg_arg.into())
-            .put(32, self.msg_done.into());
+            .put(32, self.msg_done.into())
+            .put(24, self.resp.msn.into())
+            .put(1, self.resp.nak_sent.into())
+            .put(8, self.resp.unacked.into())
+            .put(1, self.resp.error.into());
         p.words()
     }
 }
@@ -832,6 +863,12 @@ fn random_rcv(rng: &mut TestRng, ctx: &Ctx) -> Rcv {
         msg_addr: rng.gen(),
         msg_arg: rng.gen(),
         msg_done: rng.gen(),
+        resp: Resp {
+            msn: rng.gen::<u32>() & 0xFF_FFFF,
+            nak_sent: rng.gen(),
+            unacked: rng.gen(),
+            error: rng.gen(),
+        },
     }
 }
 

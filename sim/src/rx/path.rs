@@ -44,6 +44,21 @@ pub enum Event {
     },
     /// The data path moved a QP slot to ERR on the send side.
     ErrSet(u8),
+    /// The RC responder's acknowledgement left (`m_ack_*`), before its frame is done.
+    Ack(Ack),
+}
+
+/// An acknowledgement on `m_ack_*`: what the model's `RcReply` says for an Acknowledge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    /// The local QP.
+    pub qpn: u32,
+    /// The BTH PSN.
+    pub psn: u32,
+    /// The AETH syndrome byte.
+    pub syndrome: u8,
+    /// The AETH MSN.
+    pub msn: u32,
 }
 
 /// How the bench treats the receive path.
@@ -57,6 +72,8 @@ pub struct Load {
     pub axil_delay: f64,
     /// The most cycles the send side takes to show an `err_set` (at least 1).
     pub err_lag: u64,
+    /// Probability per cycle that the acknowledgement output is not ready.
+    pub ack_stall: f64,
 }
 
 /// The receive path, its host, its register master, its frame source and the send side's slot
@@ -79,6 +96,9 @@ pub struct Bench {
     mr: VecDeque<(u8, Option<MemoryRegion>)>,
     rnd: TestRng,
     err_lag: u64,
+    ack_stall: f64,
+    /// The acknowledgement offered and refused last cycle: it must still be offered, unchanged.
+    ack_held: Option<Ack>,
     /// Frames whose last beat went in.
     pub fed: usize,
 }
@@ -101,6 +121,8 @@ impl Bench {
             mr: VecDeque::new(),
             rnd: rng(seed ^ 0xE44),
             err_lag: load.err_lag.max(1),
+            ack_stall: load.ack_stall,
+            ack_held: None,
             fed: 0,
         }
     }
@@ -172,7 +194,9 @@ impl Bench {
             }
         }
         let mr = self.mr.pop_front();
+        let ack_ready = !self.rnd.gen_bool(self.ack_stall);
         let d = &mut self.sim.dut;
+        d.set_m_ack_ready(ack_ready.into());
         d.set_s_axis_tvalid(beat.is_some().into());
         if let Some((b, rss)) = &beat {
             let mut lanes = [0u8; 8];
@@ -217,6 +241,26 @@ impl Bench {
             events.push(Event::Flush {
                 hit: d.flush_hit() == 1,
             });
+        }
+        let ack = (d.m_ack_valid() == 1).then(|| Ack {
+            qpn: d.m_ack_qpn(),
+            psn: d.m_ack_psn(),
+            syndrome: d.m_ack_syndrome(),
+            msn: d.m_ack_msn(),
+        });
+        if let Some(held) = self.ack_held.take() {
+            if ack != Some(held) {
+                return Err(format!(
+                    "cycle {now}: acknowledgement {held:?} withdrawn or changed while it waited: {ack:?}"
+                ));
+            }
+        }
+        if let Some(a) = ack {
+            if ack_ready {
+                events.push(Event::Ack(a));
+            } else {
+                self.ack_held = Some(a);
+            }
         }
         if d.err_set_valid() == 1 {
             let s = d.err_set_slot();

@@ -312,7 +312,7 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
                     | regs::caps::MAX_SGE.put(63)
                     | regs::caps::DATA_BYTES.put(8)
             }
-            regs::CONTROL => self.reg(regs::CONTROL) & 1,
+            regs::CONTROL => self.reg(regs::CONTROL) & control::MASK,
             regs::STATUS => {
                 if !busy && self.reg(regs::CONTROL) & 1 != 0 {
                     if self.idle() {

@@ -54,6 +54,7 @@ fn idle_while_enabled() {
         frame_idle: 0.5,
         axil_delay: 0.0,
         err_lag: 1,
+        ack_stall: 0.0,
     };
     let mut bench = Bench::new("rx_path_idle", HostMemory::new(), &load, seed);
     let mut tag = 0;
