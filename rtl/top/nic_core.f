@@ -89,7 +89,6 @@ rtl/rx/rx_rings.sv
 rtl/rx/rx_wq_table.sv
 rtl/rx/rx_ctx_table.sv
 rtl/rx/rx_ctrl.sv
-rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv
