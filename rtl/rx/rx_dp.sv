@@ -8,8 +8,8 @@
 `include "rtl/rx/rx_dp_fetch.sv"
 `include "rtl/rx/rx_dp_scatter.sv"
 `include "rtl/rx/rx_dp_emit.sv"
-`include "rtl/rc/rc_pkg.sv"
-`include "rtl/rc/rc_responder.sv"
+`include "rtl/rx/rx_dp_checks.sv"
+`include "rtl/rx/rx_dp_resp.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -240,15 +240,12 @@ module rx_dp #(
     // clock late serves (in the whole path rx_ctrl's registers lie across the chip from here);
     // cmd_pending is not copied: a command starts from the cycle after it rises.
     logic enable_q;
-    // The responder's switch and settings likewise (a frame latches the switch when it starts).
-    logic       resp_on_q;
-    logic [7:0] ack_every_q;
-    logic [4:0] rnr_timer_q;
+    // The responder's switch likewise (a frame latches it when it starts; rx_dp_resp copies
+    // the settings).
+    logic resp_on_q;
     always_ff @(posedge clk) begin
-        enable_q    <= !rst && enable;
-        resp_on_q   <= !rst && RESPONDER && responder;
-        ack_every_q <= ack_every;
-        rnr_timer_q <= rnr_timer;
+        enable_q  <= !rst && enable;
+        resp_on_q <= !rst && RESPONDER && responder;
     end
     wire go          = m_q == M_IDLE && enable_q && !cmd_pending;
     wire take_desc   = go && d_full_q;
@@ -284,7 +281,6 @@ module rx_dp #(
     logic        rsp_done_q;      // ...and has
     logic        wb_pend_q;       // ctx_wr holds the write-back the responder's step sends
     logic        errset_q;        // this frame moved its QP to ERR already
-    logic [rc_pkg::RC_EXEC_W-1:0] exec_q;  // what executing the packet found
 
     // ---- the parts ------------------------------------------------------------------------------
     logic        f_start, f_done;
@@ -344,60 +340,23 @@ module rx_dp #(
         .s_wr_done_valid, .s_wr_done_ready, .s_wr_done_tag, .s_wr_done_err
     );
 
-    // ---- the responder's rules (rc_responder): one packet at M_RSP1, its answer at M_RSP2 -----
+    // ---- the responder (rx_dp_resp): asked at M_RSP1, its answer taken at M_RSP2 ------------
     logic [23:0] r_epsn, r_psn, r_msn;
     logic [7:0]  r_syndrome;
     logic        r_ack, r_qp_error;
     rx_ctrl_pkg::resp_t r_state;
     if (RESPONDER) begin : g_resp
-        // The block's inputs copied every cycle (they hold still through a frame's end), and
-        // its PSNs made relative to the expected one: the rules depend only on PSN differences
-        // modulo 2^24, so the block sees an expected PSN of 0 and the packet's distance from
-        // it (one registered subtraction here), and the expected PSN is added back to the PSNs
-        // that come out. Fed from the context's registers directly, the rules' carry chain and
-        // comparisons in one cycle placed at 99.3 MHz; with the copies only, 107.6.
-        rx_ctrl_pkg::resp_t ri_state;
-        logic [23:0] ri_base, ri_psn;
-        logic        ri_ack_req, ri_last;
-        always_ff @(posedge clk) begin
-            ri_state   <= ctx_q.rcv.resp;
-            ri_base    <= ctx_q.rcv.epsn;
-            ri_psn     <= d_psn - ctx_q.rcv.epsn;
-            ri_ack_req <= d_ack_req;
-            ri_last    <= last_q;
-        end
-        logic [23:0] rel_epsn, rel_psn;
-        assign r_epsn = rel_epsn + ri_base;
-        assign r_psn  = rel_psn + ri_base;
-        logic [23:0] msn_n;
-        logic        nak_n, error_n, r_valid;
-        logic [7:0]  unacked_n;
-        logic [rc_pkg::RC_CLASS_W-1:0] r_class;
-        logic        r_executed, r_read, r_read_dropped, r_ready;
-        rc_responder #(.ACK_W(8)) u_resp (
+        rx_dp_resp u_resp (
             .clk, .rst,
-            .s_valid(m_q == M_RSP1), .s_ready(r_ready),
-            .s_epsn(24'd0), .s_msn(ri_state.msn), .s_nak_sent(ri_state.nak_sent),
-            .s_unacked(ri_state.unacked), .s_error(ri_state.error),
-            .s_ack_every(ack_every_q), .s_rnr_timer(rnr_timer_q),
-            .s_psn(ri_psn), .s_ack_req(ri_ack_req), .s_last(ri_last),
-            .s_read(1'b0), .s_read_psns(24'd1), .s_kept(1'b0), .s_exec(exec_q),
-            .m_valid(r_valid), .m_ready(m_q == M_RSP2),
-            .m_epsn(rel_epsn), .m_msn(msn_n), .m_nak_sent(nak_n), .m_unacked(unacked_n),
-            .m_error(error_n), .m_class(r_class), .m_executed(r_executed), .m_ack(r_ack),
-            .m_read(r_read), .m_psn(rel_psn), .m_syndrome(r_syndrome), .m_aeth_msn(r_msn),
-            .m_qp_error(r_qp_error), .m_read_dropped(r_read_dropped)
+            .state(ctx_q.rcv.resp), .epsn(ctx_q.rcv.epsn), .psn(d_psn), .ack_req(d_ack_req),
+            .last(last_q), .ack_every, .rnr_timer, .disc(disc_q), .why(why_q), .status(st_q),
+            .take(m_q == M_RSP1), .done(m_q == M_RSP2),
+            .r_epsn, .r_state, .r_ack, .r_psn, .r_syndrome, .r_msn, .r_qp_error
         );
-        assign r_state = {msn_n, nak_n, unacked_n, error_n};   // rx_ctrl_pkg::resp_t's order
-        // The answer is taken the cycle after it is asked for, so the block is always ready;
-        // its class and `executed` agree with what the data path did (the PSN check is its
-        // class), and no READ goes in.
-        wire unused_resp = ^{r_valid, r_ready, r_class, r_executed, r_read, r_read_dropped};
     end else begin : g_no_resp
         assign {r_epsn, r_psn, r_msn, r_syndrome, r_ack, r_qp_error} = '0;
         assign r_state = '0;
-        wire unused_resp = ^{responder, ack_every, rnr_timer, m_ack_ready, d_ack_req,
-                             ack_every_q, rnr_timer_q, exec_q};
+        wire unused_resp = ^{responder, ack_every, rnr_timer, m_ack_ready, d_ack_req};
     end
 
     // ---- the completion, little-endian (docs/rx.md, "Receive completion") -------------------
@@ -483,45 +442,14 @@ module rx_dp #(
 
     // The context's checks, in the model's order, in two registered steps from the registered
     // context (M_CHK0, M_CHK1): a flag per check, then the first that fails.
-    logic f_noqp, f_qpst, f_trans, f_qkey, f_long, f_short, f_psn, f_seq, f_want_ok;
-    logic chk_fail_q;
+    logic       f_want_ok, chk_fail_q;
     logic [3:0] chk_code_q;
-    always_ff @(posedge clk) begin
-        f_noqp    <= !ctx_q.valid || ctx_q.qpn != d_dest_qpn || !sqv_q;
-        f_qpst    <= !sqr_q;
-        f_trans   <= ud_q != ctx_q.ud;
-        f_qkey    <= d_qkey != ctx_q.qkey;
-        f_long    <= d_payload_len > mtu_q;
-        f_short   <= full_q && d_payload_len != mtu_q;
-        // Under the responder a QP whose receive side is in ERR executes nothing.
-        f_psn     <= d_psn != ctx_q.rcv.epsn || (rel_q && ctx_q.rcv.resp.error);
-        f_seq     <= first_q ? ctx_q.rcv.msg != rx_ctrl_pkg::MSG_NONE
-                   : ctx_q.rcv.msg != (write_q ? rx_ctrl_pkg::MSG_WRITE : rx_ctrl_pkg::MSG_SEND);
-        f_want_ok <= want_ok;
-        chk_fail_q <= 1'b1;
-        if (f_noqp) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_NO_QP;
-        end else if (f_qpst) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_QP_STATE;
-        end else if (f_trans) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_TRANSPORT;
-        end else if (ud_q && f_qkey) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_QKEY;
-        end else if (ud_q && f_long) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_LENGTH;
-        end else if (ud_q && !f_want_ok) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_NO_WQ;
-        end else if (!ud_q && f_psn) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_PSN;
-        end else if (!ud_q && f_seq) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_SEQUENCE;
-        end else if (!ud_q && (f_long || f_short)) begin
-            chk_code_q <= rx_pkg::RX_DISCARD_LENGTH;
-        end else begin
-            chk_fail_q <= 1'b0;
-            chk_code_q <= rx_pkg::RX_DISCARD_NO_QP;
-        end
-    end
+    rx_dp_checks u_checks (
+        .clk, .ctx(ctx_q), .sq_valid(sqv_q), .sq_rcv(sqr_q), .dest_qpn(d_dest_qpn), .psn(d_psn),
+        .qkey(d_qkey), .payload_len(d_payload_len), .ud(ud_q), .write(write_q), .first(first_q),
+        .full(full_q), .mtu(mtu_q), .want_ok, .responder(rel_q),
+        .want_ok_q(f_want_ok), .fail(chk_fail_q), .code(chk_code_q)
+    );
 
     // The pieces of the bytes of a frame (source, first byte, length, offset in the buffers).
     logic [1:0]  pz_src;
@@ -1074,27 +1002,8 @@ module rx_dp #(
                 end
 
                 // ---- the responder (an RC request under it, at the frame's end) --------------
-                M_RSP0: begin
-                    // What executing it found, as model::rx's `executed` maps it (a PSN not
-                    // executed: the rules ignore it).
-                    if (!disc_q) begin
-                        exec_q <= st_q == ST_LOC_LEN ? rc_pkg::RC_EXEC_INVALID_REQUEST
-                                : st_q != ST_SUCCESS ? rc_pkg::RC_EXEC_OPERATIONAL_ERROR
-                                : rc_pkg::RC_EXEC_DONE;
-                    end else begin
-                        case (why_q)
-                            rx_pkg::RX_DISCARD_PSN:      exec_q <= rc_pkg::RC_EXEC_DONE;
-                            rx_pkg::RX_DISCARD_NO_WQE,
-                            rx_pkg::RX_DISCARD_CQ_FULL:  exec_q <= rc_pkg::RC_EXEC_NO_RECEIVE_WQE;
-                            rx_pkg::RX_DISCARD_SEQUENCE,
-                            rx_pkg::RX_DISCARD_LENGTH:   exec_q <= rc_pkg::RC_EXEC_INVALID_REQUEST;
-                            rx_pkg::RX_DISCARD_RKEY:     exec_q <= rc_pkg::RC_EXEC_ACCESS_ERROR;
-                            default:                     exec_q <= rc_pkg::RC_EXEC_OPERATIONAL_ERROR;
-                        endcase
-                    end
-                    m_q <= M_RSP1;
-                end
-                M_RSP1: m_q <= M_RSP2;   // the rules take it (r_take), their answer registered
+                M_RSP0: m_q <= M_RSP1;   // what execution found, registered there
+                M_RSP1: m_q <= M_RSP2;   // the rules take it, their answer registered
                 M_RSP2: begin
                     // One write-back: what the packet's execution left (or the context as read),
                     // with the responder's expected PSN and state.

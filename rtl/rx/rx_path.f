@@ -31,5 +31,7 @@ rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv
+rtl/rx/rx_dp_checks.sv
+rtl/rx/rx_dp_resp.sv
 rtl/rx/rx_dp.sv
 rtl/rx/rx_path.sv

@@ -16,7 +16,6 @@ rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
-rtl/rc/rc_pkg.sv
 rtl/top/nic_axil.sv
 rtl/common/skid_buffer.sv
 rtl/common/stream_fifo.sv
@@ -92,6 +91,7 @@ rtl/rx/rx_ctrl.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv
+rtl/rx/rx_dp_checks.sv
 rtl/rx/rx_dp.sv
 rtl/rx/rx_path.sv
 rtl/top/nic_core.sv
