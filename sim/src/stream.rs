@@ -146,6 +146,15 @@ impl<T: PartialEq + fmt::Debug> Held<T> {
     pub fn idle(&mut self) {
         self.0 = None;
     }
+
+    /// The output offers nothing this cycle, which is an error while an offer waits (valid
+    /// withdrawn before its handshake).
+    pub fn none(&mut self) -> Result<(), String> {
+        match self.0.take() {
+            Some(h) => Err(format!("the output withdrew {h:?} while it waited")),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -158,6 +167,10 @@ mod tests {
         assert_eq!(h.offer(1, false), Ok(true));
         assert_eq!(h.offer(1, false), Ok(false));
         assert!(h.offer(2, true).is_err(), "changed while it waited");
+        let mut h = Held::default();
+        assert_eq!(h.offer(1, false), Ok(true));
+        assert!(h.none().is_err(), "withdrawn while it waited");
+        assert_eq!(h.none(), Ok(()));
         let mut h = Held::default();
         assert_eq!(h.offer(1, true), Ok(true));
         assert_eq!(h.offer(2, false), Ok(true), "a new offer after a take");

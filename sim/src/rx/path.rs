@@ -13,7 +13,7 @@ use crate::duts::{RxPath8, RxPathPorts};
 use crate::harness::Sim;
 use crate::rx::check::Rss;
 use crate::stream::TestRng;
-use crate::stream::{rng, Source};
+use crate::stream::{rng, Held, Sink, Source};
 use crate::wqe::host_memory::{Config as DmaConfig, DmaHost};
 use rand::Rng;
 use rocenic_model::qp::MemoryRegion;
@@ -96,9 +96,9 @@ pub struct Bench {
     mr: VecDeque<(u8, Option<MemoryRegion>)>,
     rnd: TestRng,
     err_lag: u64,
-    ack_stall: f64,
-    /// The acknowledgement offered and refused last cycle: it must still be offered, unchanged.
-    ack_held: Option<Ack>,
+    /// The acknowledgement output's ready, and its valid/ready rule.
+    ack_sink: Sink,
+    ack_held: Held<Ack>,
     /// Frames whose last beat went in.
     pub fed: usize,
 }
@@ -121,8 +121,8 @@ impl Bench {
             mr: VecDeque::new(),
             rnd: rng(seed ^ 0xE44),
             err_lag: load.err_lag.max(1),
-            ack_stall: load.ack_stall,
-            ack_held: None,
+            ack_sink: Sink::new(seed ^ 0xAC4, load.ack_stall),
+            ack_held: Held::default(),
             fed: 0,
         }
     }
@@ -194,7 +194,7 @@ impl Bench {
             }
         }
         let mr = self.mr.pop_front();
-        let ack_ready = !self.rnd.gen_bool(self.ack_stall);
+        let ack_ready = self.ack_sink.ready();
         let d = &mut self.sim.dut;
         d.set_m_ack_ready(ack_ready.into());
         d.set_s_axis_tvalid(beat.is_some().into());
@@ -248,19 +248,19 @@ impl Bench {
             syndrome: d.m_ack_syndrome(),
             msn: d.m_ack_msn(),
         });
-        if let Some(held) = self.ack_held.take() {
-            if ack != Some(held) {
-                return Err(format!(
-                    "cycle {now}: acknowledgement {held:?} withdrawn or changed while it waited: {ack:?}"
-                ));
+        match ack {
+            Some(a) => {
+                self.ack_held
+                    .offer(a, ack_ready)
+                    .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?;
+                if ack_ready {
+                    events.push(Event::Ack(a));
+                }
             }
-        }
-        if let Some(a) = ack {
-            if ack_ready {
-                events.push(Event::Ack(a));
-            } else {
-                self.ack_held = Some(a);
-            }
+            None => self
+                .ack_held
+                .none()
+                .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?,
         }
         if d.err_set_valid() == 1 {
             let s = d.err_set_slot();
