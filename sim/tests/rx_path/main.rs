@@ -815,8 +815,12 @@ fn run(
         Status::WrFlushErr,
         Status::GeneralErr,
     ];
+    // Under the responder, QPs spend more rounds in ERR and the few WQEs posted over unbacked
+    // memory are mostly flushed: about one seed in twenty saw no GENERAL_ERR (seed
+    // 12220219487459364363: seven such WQEs, none reached). The other two runs require it.
     let missing_st: Vec<String> = statuses
         .iter()
+        .filter(|s| !(responder && **s == Status::GeneralErr))
         .map(|s| format!("{s:?}"))
         .filter(|s| !c.statuses.contains_key(s))
         .collect();
