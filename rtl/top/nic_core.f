@@ -16,6 +16,7 @@ rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rc/rc_pkg.sv
 rtl/top/nic_axil.sv
 rtl/common/skid_buffer.sv
 rtl/common/stream_fifo.sv
@@ -55,6 +56,7 @@ rtl/wqe/wqe_dp.sv
 rtl/wqe/wqe_mr_ram.sv
 rtl/wqe/wqe_mr_cmp.sv
 rtl/wqe/wqe_mr.sv
+rtl/wqe/wqe_ack.sv
 rtl/wqe/wqe_frame_csum.sv
 rtl/wqe/wqe_frame_layout.sv
 rtl/wqe/wqe_frame_hdr.sv
@@ -88,10 +90,12 @@ rtl/rx/rx_rings.sv
 rtl/rx/rx_wq_table.sv
 rtl/rx/rx_ctx_table.sv
 rtl/rx/rx_ctrl.sv
+rtl/rc/rc_responder.sv
 rtl/rx/rx_dp_emit.sv
 rtl/rx/rx_dp_fetch.sv
 rtl/rx/rx_dp_scatter.sv
 rtl/rx/rx_dp_checks.sv
+rtl/rx/rx_dp_resp.sv
 rtl/rx/rx_dp.sv
 rtl/rx/rx_path.sv
 rtl/top/nic_core.sv

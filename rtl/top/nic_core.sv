@@ -197,6 +197,12 @@ module nic_core #(
     );
 
     // ---- the send side -----------------------------------------------------------------------------
+    // The receive path's RC acknowledgements go out as the engine's frames (its scheduler reads
+    // the QP's route; docs/rc.md, "ACK frames"). The receive path holds a frame's end while its
+    // acknowledgement waits, so none is lost.
+    logic           ack_valid, ack_ready;
+    logic [23:0]    ack_qpn, ack_psn, ack_msn;
+    logic [7:0]     ack_syndrome;
     logic [QPS-1:0] sq_valid, sq_rcv, qp_err;
     logic           rx_err_valid;
     logic [7:0]     rx_err_slot;
@@ -235,6 +241,8 @@ module nic_core #(
         .m_axis_tkeep(m_tx_tkeep), .m_axis_tlast(m_tx_tlast),
         .sq_valid, .sq_rcv, .qp_err,
         .rx_err_set_valid(rx_err_valid), .rx_err_set_slot(rx_err_slot),
+        .s_ack_valid(ack_valid), .s_ack_ready(ack_ready), .s_ack_qpn(ack_qpn),
+        .s_ack_psn(ack_psn), .s_ack_syndrome(ack_syndrome), .s_ack_msn(ack_msn),
         .mr_wr_valid, .mr_wr_slot, .mr_wr_clear, .mr_wr_lkey, .mr_wr_pd, .mr_wr_access,
         .mr_wr_base, .mr_wr_length
     );
@@ -277,17 +285,10 @@ module nic_core #(
         .s_axil_rdata(b_rdata[32*RSS +: 32]), .s_axil_rresp(b_rresp[2*RSS +: 2])
     );
 
-    // The receive path without the RC responder: its acknowledgements need an ACK frame
-    // builder on the send side, which the core does not have yet (docs/rc.md), so
-    // CONTROL.RESPONDER reads 0 here and no acknowledgement comes out.
-    logic        ack_valid;
-    logic [23:0] ack_qpn, ack_psn, ack_msn;
-    logic [7:0]  ack_syndrome;
-    wire unused_ack = ^{ack_valid, ack_qpn, ack_psn, ack_msn, ack_syndrome};
-
+    // The receive path with the RC responder (CONTROL.RESPONDER, off after reset).
     rx_path #(
         .WQS(WQS), .QPS(QPS), .MRS(MRS), .MR_IDX_LSB(8), .TAG_W(RD_TAG_W), .BUF_BYTES(RX_BUF),
-        .RESPONDER(0)
+        .RESPONDER(1)
     ) u_rx (
         .clk, .rst,
         .s_axis_tvalid(r_valid), .s_axis_tready(r_ready), .s_axis_tdata(r_data),
@@ -317,7 +318,7 @@ module nic_core #(
         .m_wr_tag(s1_w_tag),
         .s_wr_done_valid(s1_wd_valid), .s_wr_done_ready(s1_wd_ready),
         .s_wr_done_tag(s1_wd_tag), .s_wr_done_err(s1_wd_err),
-        .m_ack_valid(ack_valid), .m_ack_ready(1'b1), .m_ack_qpn(ack_qpn),
+        .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_qpn(ack_qpn),
         .m_ack_psn(ack_psn), .m_ack_syndrome(ack_syndrome), .m_ack_msn(ack_msn),
         .frame_done(rx_frame_done), .flush_step(rx_flush_step), .flush_hit(rx_flush_hit)
     );

@@ -72,12 +72,24 @@ module wqe_ctrl #(
     output logic [31:0]      m_pick_index,     // the WQE's ring index (the consumer it took)
     output logic [63:0]      m_pick_addr,      // host address of its first block
     output logic [2:0]       m_pick_stride_log2,
-    output wqe_pkg::qp_ctx_t m_pick_ctx,       // its QP, as of the pick
+    output wqe_pkg::qp_ctx_t m_pick_ctx,       // its QP, as of the pick (or m_ack's QP)
+    input  wire              s_ack_valid,      // acknowledgements to frame (wqe_sched)
+    output logic             s_ack_ready,
+    input  wire [23:0]       s_ack_qpn,
+    input  wire [23:0]       s_ack_psn,
+    input  wire [7:0]        s_ack_syndrome,
+    input  wire [23:0]       s_ack_msn,
+    output logic             m_ack_valid,      // ... with their QP's route in m_pick_ctx
+    input  wire              m_ack_ready,
+    output logic [23:0]      m_ack_psn,
+    output logic [7:0]       m_ack_syndrome,
+    output logic [23:0]      m_ack_msn,
     // data path status
     input  wire              dp_idle,          // nothing in flight (see the contract above)
     input  wire              wqe_retire,       // one cycle per picked WQE finished
     input  wire              cqe_written,      // one cycle per completion written
-    input  wire              frame_sent,       // one cycle per frame (FRAMES)
+    input  wire              frame_sent,       // one cycle per frame (FRAMES)...
+    input  wire              ack_sent,         // ...and per acknowledgement frame
     input  wire              cq_fault,         // a completion write faulted (STATUS.CQ_FAULT)
     // QP state and PSNs (wqe_qp_table)
     input  wire              err_set_valid,    // move err_set_slot to ERR
@@ -130,7 +142,10 @@ module wqe_ctrl #(
     logic [31:0] cq_consumer;
     logic        quiet, none_outstanding, idle;
 
-    assign idle = !cmd_pending && quiet && none_outstanding && dp_idle;
+    // STATUS.IDLE: nothing in flight, an acknowledgement waiting included. A command does not
+    // wait for that one (it waits for the command: ack_hold), only for what has begun.
+    logic ack_waiting;
+    assign idle = !cmd_pending && quiet && none_outstanding && dp_idle && !ack_waiting;
 
     wqe_regs #(
         .QPS       (QPS),
@@ -157,7 +172,7 @@ module wqe_ctrl #(
         .idle,
         .cq_fault_in(cq_fault),
         .cq_fault   (cq_fault_q),
-        .cq_consumer, .cq_producer, .wqe_retire, .frame_sent
+        .cq_consumer, .cq_producer, .wqe_retire, .frame_sent, .ack_sent
     );
 
     // ------------------------------------------------------------------------------------------
@@ -256,7 +271,10 @@ module wqe_ctrl #(
         .clk, .rst,
         .enable,
         .hold(cmd_pending || cq_fault_q),
+        .ack_hold(cmd_pending),
         .valid, .runnable,
+        .s_ack_valid, .s_ack_ready, .s_ack_qpn, .s_ack_psn, .s_ack_syndrome, .s_ack_msn,
+        .m_ack_valid, .m_ack_ready, .m_ack_psn, .m_ack_syndrome, .m_ack_msn,
         .ring_req_valid, .ring_req_cq, .ring_req_slot, .ring_req_value, .ring_req_done,
         .ring_req_error,
         .ring_clr, .ring_clr_slot, .ring_clr_log2,
@@ -265,7 +283,7 @@ module wqe_ctrl #(
         .rd_en, .rd_slot, .rd_word, .rd_data,
         .m_pick_valid, .m_pick_ready, .m_pick_slot, .m_pick_index, .m_pick_addr,
         .m_pick_stride_log2, .m_pick_ctx,
-        .quiet, .none_outstanding
+        .quiet, .none_outstanding, .ack_waiting
     );
 
 endmodule

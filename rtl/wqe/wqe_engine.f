@@ -44,6 +44,7 @@ rtl/wqe/wqe_dp.sv
 rtl/wqe/wqe_mr_ram.sv
 rtl/wqe/wqe_mr_cmp.sv
 rtl/wqe/wqe_mr.sv
+rtl/wqe/wqe_ack.sv
 rtl/wqe/wqe_frame_csum.sv
 rtl/wqe/wqe_frame_layout.sv
 rtl/wqe/wqe_frame_hdr.sv

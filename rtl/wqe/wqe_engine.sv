@@ -11,6 +11,7 @@
 `include "rtl/wqe/wqe_dp.sv"
 `include "rtl/common/skid_buffer.sv"
 `include "rtl/wqe/wqe_mr.sv"
+`include "rtl/wqe/wqe_ack.sv"
 `include "rtl/wqe/wqe_frame.sv"
 `include "rtl/wqe/wqe_icrc.sv"
 `resetall
@@ -23,6 +24,8 @@
 //   wqe_ctrl   registers, QP contexts, memory-region keys, doorbells, round-robin picks
 //   wqe_dp     WQE fetch, checks, gather, the commit point, completions
 //   wqe_mr     the memory-region table and the check of every gather entry
+//   wqe_ack    RC acknowledgements (s_ack_*, the receive path's responder) as frame
+//              descriptors among the data path's
 //   wqe_frame  headers and payload of each packet
 //   wqe_icrc   the ICRC and the 60-byte minimum
 //
@@ -97,6 +100,12 @@ module wqe_engine #(
     output logic [QPS-1:0]   qp_err,           // slots holding a QP in ERR
     input  wire              rx_err_set_valid, // move rx_err_set_slot's QP to ERR
     input  wire  [7:0]       rx_err_set_slot,
+    input  wire              s_ack_valid,      // an acknowledgement to send (docs/rc.md)
+    output logic             s_ack_ready,
+    input  wire [23:0]       s_ack_qpn,        // the local QP whose peer it answers
+    input  wire [23:0]       s_ack_psn,        // the BTH PSN
+    input  wire [7:0]        s_ack_syndrome,   // the AETH
+    input  wire [23:0]       s_ack_msn,
     output logic             mr_wr_valid,      // wqe_mr's write port, as this engine's copy takes it
     output logic [MW-1:0]    mr_wr_slot,
     output logic             mr_wr_clear,      // 1: free the slot; 0: write the fields below
@@ -115,6 +124,9 @@ module wqe_engine #(
     logic [2:0]          pick_stride;
     wqe_pkg::qp_ctx_t    pick_ctx;
     logic                dp_idle, wqe_retire, cqe_written, frame_sent, cq_fault;
+    logic                ack_valid, ack_ready, ack_sent;
+    logic [23:0]         ack_psn, ack_msn;
+    logic [7:0]          ack_syndrome;
     logic                err_set_valid, psn_take_valid;
     logic [7:0]          err_set_slot, psn_take_slot;
     logic [23:0]         psn_take_first;
@@ -136,7 +148,10 @@ module wqe_engine #(
         .m_pick_valid(pick_valid), .m_pick_ready(pick_ready), .m_pick_slot(pick_slot),
         .m_pick_index(pick_index), .m_pick_addr(pick_addr), .m_pick_stride_log2(pick_stride),
         .m_pick_ctx(pick_ctx),
-        .dp_idle, .wqe_retire, .cqe_written, .frame_sent, .cq_fault,
+        .s_ack_valid, .s_ack_ready, .s_ack_qpn, .s_ack_psn, .s_ack_syndrome, .s_ack_msn,
+        .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_psn(ack_psn),
+        .m_ack_syndrome(ack_syndrome), .m_ack_msn(ack_msn),
+        .dp_idle, .wqe_retire, .cqe_written, .frame_sent, .ack_sent, .cq_fault,
         .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot,
         .psn_take_count(24'd1), .psn_take_first, .qp_err,
         .sq_valid, .sq_rcv, .rx_err_set_valid, .rx_err_set_slot,
@@ -221,6 +236,19 @@ module wqe_engine #(
         .m_res_tag(mr_res_tag)
     );
 
+    // ---- acknowledgements among the descriptors --------------------------------------------
+    wqe_frame_pkg::desc_t fdesc;
+    logic        fdesc_valid, fdesc_ready;
+
+    wqe_ack u_ack (
+        .clk, .rst,
+        .s_ack_valid(ack_valid), .s_ack_ready(ack_ready), .s_ack_ctx(pick_ctx),
+        .s_ack_psn(ack_psn), .s_ack_syndrome(ack_syndrome), .s_ack_msn(ack_msn),
+        .s_desc_valid(desc_valid), .s_desc_ready(desc_ready), .s_desc(desc),
+        .m_desc_valid(fdesc_valid), .m_desc_ready(fdesc_ready), .m_desc(fdesc),
+        .ack_taken(ack_sent)
+    );
+
     // ---- frames ----------------------------------------------------------------------------
     logic        f_valid, f_ready, f_last;
     logic [1:0]  f_user;
@@ -229,18 +257,18 @@ module wqe_engine #(
 
     wqe_frame #(.DATA_BYTES(8)) u_frame (
         .clk, .rst,
-        .s_desc_valid(desc_valid), .s_desc_ready(desc_ready),
-        .s_desc_vlan_en(desc.vlan_en), .s_desc_vid(desc.vid), .s_desc_pcp(desc.pcp),
-        .s_desc_ipv6(desc.ipv6), .s_desc_src_ip(desc.src_ip), .s_desc_dst_ip(desc.dst_ip),
-        .s_desc_src_mac(desc.src_mac), .s_desc_dst_mac(desc.dst_mac),
-        .s_desc_tclass(desc.tclass), .s_desc_hop_limit(desc.hop_limit),
-        .s_desc_flow_label(desc.flow_label), .s_desc_udp_sport(desc.udp_sport),
-        .s_desc_opcode(desc.opcode), .s_desc_se(desc.se), .s_desc_dest_qpn(desc.dest_qpn),
-        .s_desc_ack_req(desc.ack_req), .s_desc_psn(desc.psn),
-        .s_desc_reth_en(desc.reth_en), .s_desc_va(desc.va), .s_desc_rkey(desc.rkey),
-        .s_desc_dma_len(desc.dma_len), .s_desc_deth_en(desc.deth_en), .s_desc_qkey(desc.qkey),
-        .s_desc_src_qpn(desc.src_qpn), .s_desc_imm_en(desc.imm_en), .s_desc_imm(desc.imm),
-        .s_desc_payload_len(desc.payload_len), .s_desc_raw(desc.raw),
+        .s_desc_valid(fdesc_valid), .s_desc_ready(fdesc_ready),
+        .s_desc_vlan_en(fdesc.vlan_en), .s_desc_vid(fdesc.vid), .s_desc_pcp(fdesc.pcp),
+        .s_desc_ipv6(fdesc.ipv6), .s_desc_src_ip(fdesc.src_ip), .s_desc_dst_ip(fdesc.dst_ip),
+        .s_desc_src_mac(fdesc.src_mac), .s_desc_dst_mac(fdesc.dst_mac),
+        .s_desc_tclass(fdesc.tclass), .s_desc_hop_limit(fdesc.hop_limit),
+        .s_desc_flow_label(fdesc.flow_label), .s_desc_udp_sport(fdesc.udp_sport),
+        .s_desc_opcode(fdesc.opcode), .s_desc_se(fdesc.se), .s_desc_dest_qpn(fdesc.dest_qpn),
+        .s_desc_ack_req(fdesc.ack_req), .s_desc_psn(fdesc.psn),
+        .s_desc_reth_en(fdesc.reth_en), .s_desc_va(fdesc.va), .s_desc_rkey(fdesc.rkey),
+        .s_desc_dma_len(fdesc.dma_len), .s_desc_deth_en(fdesc.deth_en),
+        .s_desc_qkey(fdesc.qkey), .s_desc_src_qpn(fdesc.src_qpn), .s_desc_imm_en(fdesc.imm_en),
+        .s_desc_imm(fdesc.imm), .s_desc_payload_len(fdesc.payload_len), .s_desc_raw(fdesc.raw),
         .s_axis_tvalid(pay_valid), .s_axis_tready(pay_ready), .s_axis_tdata(pay_data),
         .s_axis_tkeep(pay_keep), .s_axis_tlast(pay_last),
         .m_axis_tvalid(f_valid), .m_axis_tready(f_ready), .m_axis_tdata(f_data),
@@ -254,15 +282,15 @@ module wqe_engine #(
         .m_axis_tvalid, .m_axis_tready, .m_axis_tdata, .m_axis_tkeep, .m_axis_tlast
     );
 
-    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in the frame
-    // builder or the ICRC stage: frames whose descriptor they took and whose last beat has
-    // not left.
+    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in wqe_ack,
+    // the frame builder or the ICRC stage: frames whose descriptor wqe_ack took (the data
+    // path's or an acknowledgement's) and whose last beat has not left.
     logic [7:0] frames_in_q;
     always_ff @(posedge clk) begin
         if (rst) begin
             frames_in_q <= '0;
         end else begin
-            frames_in_q <= frames_in_q + 8'(desc_valid && desc_ready)
+            frames_in_q <= frames_in_q + 8'((desc_valid && desc_ready) || ack_sent)
                          - 8'(m_axis_tvalid && m_axis_tready && m_axis_tlast);
         end
     end

@@ -100,7 +100,8 @@ module wqe_regs #(
     input  wire [31:0]       cq_consumer,
     input  wire [31:0]       cq_producer,
     input  wire              wqe_retire,      // counts WQES
-    input  wire              frame_sent       // counts FRAMES
+    input  wire              frame_sent,      // counts FRAMES...
+    input  wire              ack_sent         // ...as does this (an acknowledgement frame)
 );
 
     if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
@@ -377,7 +378,7 @@ module wqe_regs #(
             frames_q <= '0;
         end else begin
             wqes_q   <= wqes_q + 32'(wqe_retire);
-            frames_q <= frames_q + 32'(frame_sent);
+            frames_q <= frames_q + 32'(frame_sent) + 32'(ack_sent);
         end
     end
 

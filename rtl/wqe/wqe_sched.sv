@@ -44,6 +44,16 @@
 // m_pick_valid rises in cycle d + PICK_LAG and holds until m_pick_ready; the next pick starts
 // in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
 // flip-flops; m_pick_ready reaches no output in the same cycle.
+//
+// Acknowledgements (the receive path's RC responder, docs/rc.md, "ACK frames"): s_ack_* is taken
+// into a register. Its QP's context is read with the pick sequence (slot = QPN mod QPS), ahead
+// of a pick that has not started, when nothing is being read or offered and no command is
+// pending (the table is the command's then). Word 0 decides, as model::wqe::SendEngine::rc_route:
+// the slot holds a QP of that QPN, RC (not UD, not raw), with its entropy fixed at RTR (a UDP
+// source port is 0xC000 or above; cleared, it is 0). Then m_ack_valid rises with m_pick_ctx
+// holding the route, in the cycle a pick would; else the acknowledgement is dropped, as the
+// model drops one whose QP has no route. Neither ENABLE nor CQ_FAULT holds them: they are the
+// receive side's, and the receive path waits for them.
 module wqe_sched #(
     parameter  int QPS = 64,                    // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS),           // slot index width
@@ -54,8 +64,21 @@ module wqe_sched #(
     // control
     input  wire              enable,            // CONTROL.ENABLE
     input  wire              hold,              // start no pick (command pending, CQ_FAULT)
+    input  wire              ack_hold,          // start no acknowledgement (command pending)
     input  wire [QPS-1:0]    valid,             // slots holding a QP
     input  wire [QPS-1:0]    runnable,          // ... in RTS or ERR
+    // acknowledgements to frame (the receive path's responder)
+    input  wire              s_ack_valid,
+    output logic             s_ack_ready,
+    input  wire [23:0]       s_ack_qpn,         // the local QP
+    input  wire [23:0]       s_ack_psn,
+    input  wire [7:0]        s_ack_syndrome,
+    input  wire [23:0]       s_ack_msn,
+    output logic             m_ack_valid,       // with m_pick_ctx the QP's route
+    input  wire              m_ack_ready,
+    output logic [23:0]      m_ack_psn,
+    output logic [7:0]       m_ack_syndrome,
+    output logic [23:0]      m_ack_msn,
     // doorbell and CQ consumer writes (wqe_regs)
     input  wire              ring_req_valid,    // held until ring_req_done
     input  wire              ring_req_cq,       // 0: send doorbell of ring_req_slot, 1: CQ consumer
@@ -89,7 +112,8 @@ module wqe_sched #(
     output wqe_pkg::qp_ctx_t m_pick_ctx,
     // status
     output logic             quiet,             // no pick started, running or offered, none due
-    output logic             none_outstanding   // every pick has retired
+    output logic             none_outstanding,  // every pick has retired
+    output logic             ack_waiting        // an acknowledgement taken, its read not begun
 );
 
     if (QPS < 4 || QPS > 256 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
@@ -132,7 +156,15 @@ module wqe_sched #(
     logic [wqe_pkg::CTX_WORDS-1:0][CW-1:0] img_q;
     logic [19:0]    off_q;              // (index mod ring) << stride, in blocks
 
-    wire commit = cand_ok && !busy_q && !m_pick_valid && r_q == R_IDLE && !ring_clr;
+    // An acknowledgement waiting (its request register) and the one being read or offered.
+    logic           a_full_q, a_read_q;
+    logic [23:0]    a_qpn_q, a_psn_q, a_msn_q, r_qpn_q;
+    logic [7:0]     a_syn_q;
+    logic           a_ok_q;             // word 0 allows it
+
+    wire ack_go = a_full_q && !busy_q && !m_pick_valid && !m_ack_valid && !ack_hold && !ring_clr;
+    wire commit = cand_ok && !busy_q && !m_pick_valid && !m_ack_valid && r_q == R_IDLE
+               && !ring_clr && !ack_go;
 
     // ------------------------------------------------------------------------------------------
     // Round robin and the conditions for a pick: the eligible slots, `next` and the conditions
@@ -347,7 +379,7 @@ module wqe_sched #(
     assign cq_producer      = cq_prod_q;
     assign cq_consumer      = cq_cons_q;
     assign none_outstanding = outstanding_q == '0;
-    assign quiet            = !busy_q && !m_pick_valid && !(ok0_q && any0_q)
+    assign quiet            = !busy_q && !m_pick_valid && !m_ack_valid && !(ok0_q && any0_q)
                            && !(ok1_q && rr_any1) && !(ok2_q && rr_any2) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
@@ -377,23 +409,60 @@ module wqe_sched #(
             cap_q        <= 1'b0;
             cap2_q       <= 1'b0;
             m_pick_valid <= 1'b0;
+            m_ack_valid  <= 1'b0;
+            a_full_q     <= 1'b0;
+            a_read_q     <= 1'b0;
         end else begin
             cap_q       <= rd_en;
             cap2_q      <= cap_q;
-            if (commit) begin
-                busy_q <= 1'b1;
-                t_q    <= '0;
-                slot_q <= cand_q;
+            if (commit || ack_go) begin
+                busy_q   <= 1'b1;
+                t_q      <= '0;
+                slot_q   <= ack_go ? SW'(a_qpn_q) : cand_q;
+                a_read_q <= ack_go;
             end else if (busy_q) begin
                 t_q <= t_q + 3'd1;
                 if (t_q == 3'd6) begin
                     busy_q       <= 1'b0;
-                    m_pick_valid <= 1'b1;
+                    m_pick_valid <= !a_read_q;
+                    m_ack_valid  <= a_read_q && a_ok_q;
                 end
             end
             if (m_pick_valid && m_pick_ready) begin
                 m_pick_valid <= 1'b0;
             end
+            if (m_ack_valid && m_ack_ready) begin
+                m_ack_valid <= 1'b0;
+            end
+            // The request register: free once its read starts.
+            if (ack_go) begin
+                a_full_q <= 1'b0;
+            end else if (s_ack_valid && s_ack_ready) begin
+                a_full_q <= 1'b1;
+            end
+        end
+    end
+
+    assign s_ack_ready = !a_full_q;
+    assign ack_waiting = a_full_q;
+
+    always_ff @(posedge clk) begin
+        if (s_ack_valid && s_ack_ready) begin
+            a_qpn_q <= s_ack_qpn;
+            a_psn_q <= s_ack_psn;
+            a_syn_q <= s_ack_syndrome;
+            a_msn_q <= s_ack_msn;
+        end
+        if (ack_go) begin
+            r_qpn_q        <= a_qpn_q;
+            m_ack_psn      <= a_psn_q;
+            m_ack_syndrome <= a_syn_q;
+            m_ack_msn      <= a_msn_q;
+        end
+        // Word 0 is in img_q[4] in t_q = 3 (the slot's valid bit steady: no command runs).
+        if (busy_q && t_q == 3'd3) begin
+            a_ok_q <= valid[slot_q] && top_as_w0.qpn == r_qpn_q && !top_as_w0.ud
+                   && !top_as_w0.raw && top_as_w0.udp_sport[15];
         end
     end
 
