@@ -125,6 +125,16 @@ pub enum Error {
     /// A work-queue or receive-context request the model's receive engine refuses
     /// (`RecvEngine`'s rules, checked against the firmware's tables).
     Rx(RxError),
+    /// RC responder settings `CONTROL` cannot hold: `ACK_EVERY` above 255 or `RNR_TIMER`
+    /// above 31.
+    ResponderSettings {
+        /// The acknowledgement interval asked for.
+        ack_every: u32,
+        /// The RNR timer code asked for.
+        rnr_timer: u8,
+    },
+    /// The receive path was built without the RC responder (`CONTROL.RESPONDER` reads 0).
+    NoResponder,
 
     // RSS pipeline.
     /// A steering rule index past `CAPS.RULES`.
@@ -239,6 +249,15 @@ impl fmt::Display for Error {
             ),
             Error::NoSuchMr(l) => write!(f, "no region with lkey {l:#x}"),
             Error::Rx(e) => write!(f, "{e}"),
+            Error::ResponderSettings {
+                ack_every,
+                rnr_timer,
+            } => write!(
+                f,
+                "responder settings ack_every {ack_every} (at most 255), rnr_timer {rnr_timer} \
+                 (at most 31)"
+            ),
+            Error::NoResponder => f.write_str("the receive path has no RC responder"),
             Error::RuleIndex { index, rules } => {
                 write!(f, "rule {index}: the block has {rules}")
             }

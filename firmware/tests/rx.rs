@@ -275,3 +275,61 @@ fn block_refusals() {
         Err(Error::Timeout { polls: 2, .. })
     ));
 }
+
+/// The responder: `CONTROL` as the model's encoder writes it, read back; kept on through an
+/// enable; settings the fields cannot hold refused before any write; a block that reads the
+/// bit back as 0 (built without it) refused and left off.
+#[test]
+fn responder_settings() {
+    use rocenic_model::rc::Reliable;
+    let rel = Reliable {
+        ack_every: 5,
+        rnr_timer: 12,
+        ..Reliable::default()
+    };
+    let on = regs::control(false, Some(&rel)).unwrap();
+    let mut p = path();
+    p.bus_mut().values.insert(regs::CONTROL, on.1);
+    p.set_responder(Some(rel)).unwrap();
+    assert_eq!(
+        p.bus_mut().take(),
+        vec![Access::Write(on.0, on.1), Access::Read(regs::CONTROL, on.1)]
+    );
+    assert_eq!(p.responder(), Some(rel));
+    p.enable().unwrap();
+    assert_eq!(
+        p.bus_mut().take(),
+        writes(&[regs::control(true, Some(&rel)).unwrap()])
+    );
+
+    for bad in [
+        Reliable {
+            ack_every: 256,
+            ..rel
+        },
+        Reliable {
+            rnr_timer: 32,
+            ..rel
+        },
+    ] {
+        assert_eq!(
+            p.set_responder(Some(bad)),
+            Err(Error::ResponderSettings {
+                ack_every: bad.ack_every,
+                rnr_timer: bad.rnr_timer
+            })
+        );
+        assert_eq!(p.bus_mut().take(), vec![]);
+        assert_eq!(p.responder(), Some(rel));
+    }
+
+    let mut p = path();
+    p.bus_mut().values.insert(regs::CONTROL, 0);
+    assert_eq!(p.set_responder(Some(rel)), Err(Error::NoResponder));
+    assert_eq!(p.responder(), None);
+    p.set_responder(None).unwrap();
+    assert_eq!(
+        p.bus_mut().take()[2..],
+        writes(&[regs::control(false, None).unwrap()])
+    );
+}

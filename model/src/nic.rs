@@ -240,6 +240,18 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
         self.acks = [None; ACK_QUEUE];
     }
 
+    /// The receive side's RC responder alone (docs/rc.md, "ACK frames"), as the RTL core runs
+    /// it behind `CONTROL.RESPONDER`: RC requests are classified and answered with ACK and NAK
+    /// frames, while the send side stays as it is (its RC requests complete when their frames
+    /// leave; an acknowledgement that arrives is an unsupported frame). `None` turns it off.
+    /// Changes nothing while the whole transport is on ([`Self::set_reliable`]).
+    pub fn set_responder(&mut self, responder: Option<Reliable>) {
+        if self.reliable().is_none() && self.rx.reliable() != responder {
+            self.rx.set_reliable(responder);
+            self.acks = [None; ACK_QUEUE];
+        }
+    }
+
     /// The reliable transport's settings, `None` when off.
     pub const fn reliable(&self) -> Option<Reliable> {
         self.queues.reliable()
@@ -251,7 +263,18 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
     }
 
     /// Sends the queued acknowledgements and READ responses to `wire`, in the order the
-    /// responder produced them.
+    /// responder produced them, and returns how many frames left. [`Self::send_step`] sends
+    /// them first; a caller may send them apart from the send queues' turns, as the RTL core
+    /// does (ENABLE and CQ_FAULT stop its send queues, not its acknowledgements).
+    pub fn send_replies(&mut self, mem: &impl Memory, wire: &mut impl FnMut(&[u8])) -> usize {
+        let mut n = 0;
+        self.send_acks(mem, &mut |f: &[u8]| {
+            n += 1;
+            wire(f)
+        });
+        n
+    }
+
     fn send_acks(&mut self, mem: &impl Memory, wire: &mut impl FnMut(&[u8])) {
         for i in 0..ACK_QUEUE {
             let Some(r) = self.acks[i].take() else {

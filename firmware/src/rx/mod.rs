@@ -24,6 +24,7 @@ use crate::bus::{caps_count, command, fits, identify, poll};
 use crate::wqe::Status;
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Context;
+use rocenic_model::rc::Reliable;
 use rocenic_model::rx::regs::{self, caps, control, status};
 use rocenic_model::rx::{Counts, Discard};
 use wq::Queue;
@@ -68,6 +69,8 @@ pub struct RxPath<B: Bus, const WQS: usize = 64, const QPS: usize = 64> {
     bus: B,
     caps: Caps,
     enabled: bool,
+    /// The RC responder's settings, `None` when off.
+    responder: Option<Reliable>,
     polls: u32,
     wqs: [Option<Queue>; WQS],
     ctxs: [Option<Context>; QPS],
@@ -88,6 +91,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
             bus,
             caps,
             enabled,
+            responder: None,
             polls: DEFAULT_POLLS,
             wqs: [None; WQS],
             ctxs: [None; QPS],
@@ -117,10 +121,36 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     }
 
     fn set_enable(&mut self, on: bool) -> Result<(), Error> {
-        self.bus
-            .write(regs::CONTROL, control::ENABLE.put(on.into()))?;
+        let (addr, value) =
+            regs::control(on, self.responder.as_ref()).expect("settings checked when set");
+        self.bus.write(addr, value)?;
         self.enabled = on;
         Ok(())
+    }
+
+    /// Turns the RC responder on with `reliable`'s `ack_every` and `rnr_timer` (its other
+    /// fields are the requester's), or off with `None` (docs/rc.md, "ACK frames"). Set it
+    /// before RC traffic: the block keeps each QP's responder state from its `QP_ATTACH`.
+    /// Refused: settings `CONTROL` cannot hold, or a block built without the responder (the bit
+    /// reads back 0), which is then left off.
+    pub fn set_responder(&mut self, reliable: Option<Reliable>) -> Result<(), Error> {
+        let (addr, value) =
+            regs::control(self.enabled, reliable.as_ref()).ok_or(Error::ResponderSettings {
+                ack_every: reliable.map_or(0, |r| r.ack_every),
+                rnr_timer: reliable.map_or(0, |r| r.rnr_timer),
+            })?;
+        self.bus.write(addr, value)?;
+        if reliable.is_some() && control::RESPONDER.get(self.bus.read(regs::CONTROL)?) == 0 {
+            self.responder = None;
+            return Err(Error::NoResponder);
+        }
+        self.responder = reliable;
+        Ok(())
+    }
+
+    /// The RC responder's settings, `None` when off.
+    pub fn responder(&self) -> Option<Reliable> {
+        self.responder
     }
 
     /// `STATUS`.

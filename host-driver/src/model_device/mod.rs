@@ -172,22 +172,30 @@ impl ModelDevice {
         self.wqe.complete(&mut self.nic, now);
         self.rx.complete(&mut self.nic, &self.wqe.slots, now);
         self.rss.complete(&mut self.nic, now);
+        // The receive side's acknowledgements leave whatever the send queues do (ENABLE,
+        // CQ_FAULT), as the RTL core's do; with the whole transport on, send_step sends them.
+        let mut out = Vec::new();
+        if self.nic.reliable().is_none() {
+            self.nic
+                .send_replies(&self.memory, &mut |f: &[u8]| out.push(f.to_vec()));
+        }
         if self.wqe.can_pick() {
-            let mut out = Vec::new();
             match self
                 .nic
                 .send_step(&mut self.memory, &mut |f: &[u8]| out.push(f.to_vec()))
             {
-                Ok(Step::Ran { .. }) => self.wqe.count(out.len()),
+                Ok(Step::Ran { .. }) => self.wqe.count_wqe(),
                 Ok(Step::Idle | Step::CqFull) => {}
                 // Only a completion write can fail here: the engine stops.
                 Err(_) => self.wqe.flags |= rocenic_model::wqe::regs::status::CQ_FAULT.put(1),
             }
-            for f in out {
-                match &self.link {
-                    Some((l, s)) => l.send(*s, now, f),
-                    None => self.sent.push(f),
-                }
+        }
+        // FRAMES counts every frame that left, acknowledgements too.
+        self.wqe.count_frames(out.len());
+        for f in out {
+            match &self.link {
+                Some((l, s)) => l.send(*s, now, f),
+                None => self.sent.push(f),
             }
         }
         if !self.rx.takes_frames() || self.rss.busy() {

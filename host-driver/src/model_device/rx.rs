@@ -107,6 +107,9 @@ impl RxBlock {
             }
         } else if self.regs.access(addr) == Some(Access::Rw) {
             self.regs.set(addr, value);
+            if addr == regs::CONTROL {
+                nic.set_responder(responder(self.regs.get(regs::CONTROL)));
+            }
         }
     }
 
@@ -182,4 +185,14 @@ impl RxBlock {
             _ => Err(()),
         }
     }
+}
+
+/// The RC responder's settings `CONTROL` asks for (`RESPONDER`, `ACK_EVERY` with 0 as 1,
+/// `RNR_TIMER`), `None` when off.
+fn responder(control: u32) -> Option<rocenic_model::rc::Reliable> {
+    (control::RESPONDER.get(control) != 0).then(|| rocenic_model::rc::Reliable {
+        ack_every: control::ACK_EVERY.get(control).max(1),
+        rnr_timer: control::RNR_TIMER.get(control) as u8,
+        ..Default::default()
+    })
 }

@@ -69,9 +69,13 @@ impl WqeBlock {
             && status::CQ_FAULT.get(self.flags) == 0
     }
 
-    /// One WQE ran and sent `frames` frames.
-    pub(super) fn count(&mut self, frames: usize) {
+    /// One WQE ran.
+    pub(super) fn count_wqe(&mut self) {
         self.wqes = self.wqes.wrapping_add(1);
+    }
+
+    /// `frames` frames left (a WQE's, acknowledgements).
+    pub(super) fn count_frames(&mut self, frames: usize) {
         self.frames = self.frames.wrapping_add(frames as u32);
     }
 

@@ -239,6 +239,28 @@ impl<D: Device> Context<D> {
         })
     }
 
+    /// Turns the receive side's RC responder on with `reliable`'s `ack_every` and
+    /// `rnr_timer`, or off with `None` (docs/rc.md, "ACK frames"): every RC request received
+    /// is then classified by PSN and answered with an ACK or NAK frame, the way a requester
+    /// such as Linux rxe needs. The send side is unchanged: its RC requests complete when they
+    /// leave. Set it before creating RC QPs. A device with the whole transport
+    /// ([`DeviceInfo::reliable`]) has it already and ignores this.
+    pub fn set_responder(
+        &self,
+        reliable: Option<rocenic_model::rc::Reliable>,
+    ) -> Result<(), Error> {
+        let mut inner = self.inner.borrow_mut();
+        if inner.info.reliable {
+            return Ok(());
+        }
+        let rx = inner
+            .rx
+            .as_mut()
+            .ok_or(Error::Unsupported(Feature::Receive))?;
+        rx.fw.set_responder(reliable)?;
+        Ok(())
+    }
+
     /// What the device can do (`ibv_query_device`).
     pub fn query_device(&self) -> DeviceAttr {
         let inner = self.inner.borrow();

@@ -128,6 +128,9 @@ pub enum Feature {
     RawPacket,
     /// An SRQ limit (verbs' limit event: the device raises no asynchronous events).
     SrqLimit,
+    /// The RC responder alone (acknowledgements of received RC requests): a receive path
+    /// built with it.
+    Responder,
     /// RDMA READ: only a device with the reliable transport takes its responses
     /// ([`crate::device::DeviceInfo::reliable`]).
     RdmaRead,
@@ -216,6 +219,11 @@ impl From<rocenic_firmware::Error> for Error {
             F::NotPostable { qpn, state } => Invalid::State { qpn, state }.into(),
             F::Rx(RxError::Transition(t)) => Invalid::WqTransition(t).into(),
             F::Rx(e) => Invalid::Rx(e).into(),
+            F::ResponderSettings { .. } => {
+                Invalid::Attr("responder settings (ack_every at most 255, rnr_timer at most 31)")
+                    .into()
+            }
+            F::NoResponder => Error::Unsupported(Feature::Responder),
             e @ (F::HashFields(_)
             | F::KeyLength { .. }
             | F::TableSize(_)
