@@ -10,11 +10,13 @@
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
 use rand::Rng;
+use rocenic_model::rc::{emit_ack, parse_ack, Ack};
+use rocenic_model::wire::ib::{AethRepr, Syndrome};
 use rocenic_model::wqe::Memory;
 use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
 use rocenic_sim::mismatch::{compare_frames, Observed};
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{run_on, tso_of, Load, Setup};
+use rocenic_sim::wqe::engine::{run_on, tso_of, AckIn, Load, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
 
@@ -91,6 +93,111 @@ fn error_storm_on<D: WqeEnginePorts>(test: &str) {
         },
         20,
     );
+}
+
+/// Acknowledgements offered at random among a random WQE stream (the receive path's
+/// responder asks, the engine frames them between its own frames): each whose QP has a route
+/// (model::wqe::SendEngine::rc_route: an RC QP of that QPN in its slot, entropy fixed) must
+/// leave as model::rc::emit_ack builds it, in the order offered; the others (a UD or raw QP,
+/// a QPN whose slot holds another QP) must not; the WQEs' frames and completions stay the
+/// model's. Two runs of 60 WQEs and 40 acknowledgements, an adversarial host, back-pressure.
+fn acknowledgements_on<D: WqeEnginePorts>(test: &str) {
+    let s = seed(test);
+    let mut r = rng(s);
+    let tso = tso_of::<D>().expect("CAPS");
+    for i in 0..2 {
+        let mut sc = scenario(&mut r, 60, false, 0.1);
+        sc.engine.tso = tso;
+        let want = sc.model();
+        let what = format!("{test} run {i} (seed {s})");
+        let mut setup = Setup::from(&sc);
+        setup.slot_by_qpn = true;
+        // The scenario's QPs (RC, UD, raw) and two QPNs whose slot (mod 16 or 64) holds 0x11.
+        let qpns = [0x11, 0x12, 0x13, 0x14, 0x15, 0x31, 0x51];
+        setup.acks = (0..40)
+            .map(|_| AckIn {
+                qpn: qpns[r.gen_range(0..qpns.len())],
+                psn: r.gen_range(0..1 << 24),
+                syndrome: match r.gen_range(0..3) {
+                    0 => r.gen_range(0..0x20),
+                    1 => r.gen_range(0x20..0x40),
+                    _ => r.gen_range(0x60..0x65),
+                },
+                msn: r.gen_range(0..1 << 24),
+            })
+            .collect();
+        let want_acks: Vec<Vec<u8>> = setup
+            .acks
+            .iter()
+            .filter_map(|a| {
+                let (route, dest_qpn) = sc.engine.rc_route(a.qpn)?;
+                let aeth = AethRepr {
+                    syndrome: Syndrome::from_byte(a.syndrome).expect("a valid syndrome"),
+                    msn: a.msn,
+                };
+                let ack = Ack {
+                    dest_qpn,
+                    psn: a.psn,
+                    aeth,
+                };
+                let mut buf = [0u8; 128];
+                let n = emit_ack(&route, &ack, &mut buf).expect("an ACK frame");
+                Some(buf[..n].to_vec())
+            })
+            .collect();
+        let load = Load {
+            dma: DmaConfig::adversarial(8, 4),
+            out_ready: 0.7,
+            axil_delay: 0.3,
+        };
+        let out = match run_on::<D>(&setup, &load, r.gen(), 3_000_000, None) {
+            Ok(o) => o,
+            Err(e) => panic!("{what}: {e}"),
+        };
+        let (acks, frames): (Vec<_>, Vec<_>) = out
+            .frames
+            .iter()
+            .zip(&out.frame_cycles)
+            .partition(|(f, _)| parse_ack(f).is_ok());
+        let (frames, cycles): (Vec<Vec<u8>>, Vec<u64>) =
+            frames.into_iter().map(|(f, c)| (f.clone(), *c)).unzip();
+        let observed = Observed {
+            frames: &frames,
+            cycles: &cycles,
+        };
+        if let Err(e) = compare_frames(&what, Some(s), observed, &want.frames) {
+            panic!("{e}");
+        }
+        let acks: Vec<Vec<u8>> = acks.into_iter().map(|(f, _)| f.clone()).collect();
+        assert_eq!(
+            acks.len(),
+            want_acks.len(),
+            "{what}: acknowledgement frames"
+        );
+        for (k, (got, want)) in acks.iter().zip(&want_acks).enumerate() {
+            assert_eq!(got, want, "{what}: acknowledgement frame {k}");
+        }
+        let mut cq = vec![0u8; want.cq.len()];
+        out.memory.read(sc.cq.0, &mut cq).unwrap();
+        assert_eq!(cq, want.cq, "{what}: completion ring");
+        eprintln!(
+            "{what}: {} frames, {} of them acknowledgements ({} offered), in {} cycles",
+            out.frames.len(),
+            acks.len(),
+            setup.acks.len(),
+            out.cycles
+        );
+    }
+}
+
+#[test]
+fn acknowledgements() {
+    acknowledgements_on::<WqeEngine>("wqe_engine::acknowledgements");
+}
+
+#[test]
+fn qps16_acknowledgements() {
+    acknowledgements_on::<WqeEngine16>("wqe_engine::qps16_acknowledgements");
 }
 
 #[test]

@@ -208,6 +208,8 @@ impl crate::send::Unit for Rtl {
                 .collect(),
             cq: (job.cq_base, job.cq.log2()),
             memory: job.memory,
+            acks: Vec::new(),
+            slot_by_qpn: false,
         };
         // Generous: every WQE, packet and beat many times over.
         let bytes: u64 = setup.memory.regions().map(|(_, r)| r.len() as u64).sum();

@@ -58,6 +58,26 @@ pub struct Setup {
     pub cq: (u64, u32),
     /// Host memory with every WQE in place.
     pub memory: HostMemory,
+    /// Acknowledgements offered on `s_ack_*` once the engine is enabled, in order, with
+    /// random gaps ([`Load::ack_gap`]); a run ends only when all were taken.
+    pub acks: Vec<AckIn>,
+    /// Each queue's QP at slot QPN mod `CAPS.QPS` (where the receive path, and so an
+    /// acknowledgement, finds it) rather than at its index; the QPNs must then rise with the
+    /// index so that the order of service stays the model's.
+    pub slot_by_qpn: bool,
+}
+
+/// An acknowledgement the receive path's responder asks the engine to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckIn {
+    /// The local QP.
+    pub qpn: u32,
+    /// The BTH PSN.
+    pub psn: u32,
+    /// The AETH syndrome.
+    pub syndrome: u8,
+    /// The AETH MSN.
+    pub msn: u32,
 }
 
 impl From<&super::dp::Run> for Setup {
@@ -80,6 +100,8 @@ impl From<&super::dp::Run> for Setup {
                 .collect(),
             cq: r.cq,
             memory: r.mem.clone(),
+            acks: Vec::new(),
+            slot_by_qpn: false,
         }
     }
 }
@@ -142,7 +164,13 @@ pub struct Bench<D: WqeEnginePorts = WqeEngine> {
     tag: u64,
     /// Each cycle's inputs, when recording ([`run_recorded`]).
     recorded: Option<Vec<EngineInputs>>,
+    /// Acknowledgements still to offer, and the one offered (held until taken).
+    acks: std::collections::VecDeque<AckIn>,
+    ack_offer: Option<AckIn>,
 }
+
+/// Probability that an acknowledgement waiting is offered in a cycle.
+const ACK_RATE: f64 = 0.05;
 
 /// Cycles one register access of [`Bench::access`] may take: a write after a command waits
 /// for the command, which waits for the WQE in flight (up to a 2 GiB message at worst; a few
@@ -176,6 +204,8 @@ impl<D: WqeEnginePorts> Bench<D> {
             out_busy: false,
             tag: 1 << 62,
             recorded: None,
+            acks: Default::default(),
+            ack_offer: None,
         })
     }
 
@@ -202,7 +232,24 @@ impl<D: WqeEnginePorts> Bench<D> {
         drive_dma(d, &h);
         let out_ready = self.rnd.gen_bool(self.out_ready);
         d.set_m_axis_tready(out_ready);
+        if self.ack_offer.is_none() && !self.acks.is_empty() && self.rnd.gen_bool(ACK_RATE) {
+            self.ack_offer = self.acks.pop_front();
+        }
+        let a = self.ack_offer.unwrap_or(AckIn {
+            qpn: 0,
+            psn: 0,
+            syndrome: 0,
+            msn: 0,
+        });
+        d.set_s_ack_valid(self.ack_offer.is_some());
+        d.set_s_ack_qpn(a.qpn);
+        d.set_s_ack_psn(a.psn);
+        d.set_s_ack_syndrome(a.syndrome);
+        d.set_s_ack_msn(a.msn);
         self.sim.settle();
+        if self.sim.dut.s_ack_ready() {
+            self.ack_offer = None;
+        }
 
         let d = &self.sim.dut;
         let seen = sample_axil(d);
@@ -251,10 +298,20 @@ impl<D: WqeEnginePorts> Bench<D> {
         Ok(None)
     }
 
-    /// No register operation queued, no DMA outstanding, the output quiet in the last cycle and
-    /// no frame half received.
+    /// No register operation queued, no DMA outstanding, the output quiet in the last cycle,
+    /// no frame half received and no acknowledgement left to offer.
     pub fn quiet(&self) -> bool {
-        self.axil.idle() && self.host.idle() && !self.out_busy && self.frame.is_empty()
+        self.axil.idle()
+            && self.host.idle()
+            && !self.out_busy
+            && self.frame.is_empty()
+            && self.acks.is_empty()
+            && self.ack_offer.is_none()
+    }
+
+    /// Offers `acks` on `s_ack_*` after those queued, one at a time with random gaps.
+    pub fn offer_acks(&mut self, acks: &[AckIn]) {
+        self.acks.extend(acks.iter().copied());
     }
 
     /// The register master has nothing queued or in progress.
@@ -362,6 +419,22 @@ fn run_bench<D: WqeEnginePorts>(
     limit: u64,
 ) -> Result<(Outcome, Option<Vec<EngineInputs>>), String> {
     // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
+    let qps = if setup.slot_by_qpn {
+        let caps = bench
+            .access(Op::Read { addr: regs::CAPS })?
+            .ok_or("CAPS read timed out")?
+            .data;
+        regs::caps::QPS.get(caps)
+    } else {
+        u32::MAX
+    };
+    let slot_of = |i: usize, q: &Queue| {
+        if setup.slot_by_qpn {
+            q.qpn % qps
+        } else {
+            i as u32
+        }
+    };
     let mut ops: Vec<(u32, u32)> = Vec::new();
     ops.extend(regs::nic_writes(&setup.nic, setup.profile, false));
     ops.extend(regs::cq_writes(setup.cq.0, setup.cq.1));
@@ -369,8 +442,8 @@ fn run_bench<D: WqeEnginePorts>(
         ops.extend(regs::mr_writes(mr));
         ops.push(regs::mr_write());
     }
-    for (slot, q) in setup.queues.iter().enumerate() {
-        let slot = slot as u32;
+    for (i, q) in setup.queues.iter().enumerate() {
+        let slot = slot_of(i, q);
         let base = q.ring.addr(0);
         ops.extend(regs::qp_writes(q.qpn, &q.config, &q.ring, base));
         ops.push(regs::qp_write(slot));
@@ -380,8 +453,8 @@ fn run_bench<D: WqeEnginePorts>(
     }
     // Every doorbell before the enable: the order of service is then the model's, whatever
     // the register timing.
-    for (slot, q) in setup.queues.iter().enumerate() {
-        ops.push(regs::doorbell(slot as u32, q.producer));
+    for (i, q) in setup.queues.iter().enumerate() {
+        ops.push(regs::doorbell(slot_of(i, q), q.producer));
     }
     ops.push(regs::nic_writes(&setup.nic, setup.profile, true)[7]);
     for (i, &(addr, data)) in ops.iter().enumerate() {
@@ -409,7 +482,11 @@ fn run_bench<D: WqeEnginePorts>(
                 return Err(format!("cycle {now}: {:?} answered {}", done.op, done.resp));
             }
             match done.tag {
-                t if t == ops.len() as u64 - 1 => start = Some(now),
+                t if t == ops.len() as u64 - 1 => {
+                    // Enabled, every QP in RTS: the acknowledgements may come.
+                    start = Some(now);
+                    bench.offer_acks(&setup.acks);
+                }
                 t if t == u64::MAX - 1 && regs::status::CMD_ERROR.get(done.data) != 0 => {
                     return Err("a QP or region command was refused".into());
                 }
@@ -421,7 +498,7 @@ fn run_bench<D: WqeEnginePorts>(
         // Poll WQES until every WQE retired, then STATUS until the engine is idle (its last
         // frame out of the frame builder and the ICRC stage too).
         if start.is_some() && bench.axil_idle() && now - last_poll >= 64 {
-            if retired == posted {
+            if retired == posted && bench.acks.is_empty() && bench.ack_offer.is_none() {
                 bench.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
             } else {
                 bench.push(Op::Read { addr: regs::WQES }, u64::MAX);

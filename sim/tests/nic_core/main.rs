@@ -32,6 +32,7 @@ use rocenic_host_driver::verbs::{
     WqInitAttr, WqState,
 };
 use rocenic_model::link::{Fate, Faults};
+use rocenic_model::rc::{parse_ack, Reliable};
 use rocenic_model::toeplitz::MICROSOFT_KEY;
 use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::HostMemory;
@@ -62,6 +63,8 @@ struct Record {
     cycles: [u64; 3],
     /// Frames a sent, in order.
     wire: Vec<Vec<u8>>,
+    /// Frames b sent, in order.
+    wire_b: Vec<Vec<u8>>,
     /// Completions polled on a and on b, by queue (send or receive, work queue, QP), each
     /// queue's in order: a poll's order across queues depends on when each arrived.
     cqes: [ByQueue; 2],
@@ -205,14 +208,16 @@ fn counters<D: Device>(ctx: &Context<D>) -> Vec<(&'static str, u32, u32)> {
     out
 }
 
-/// The program, on a pair `a`, `b`; `sent_by_a` reads the wire.
+/// The program, on a pair `a`, `b`; `sent` reads what a side put on the wire. With
+/// `responder`, both NICs answer RC requests with ACK and NAK frames ([`responder_settings`]).
 fn program<D: Device>(
     a: D,
     b: D,
     seed: u64,
     limit: u64,
-    sent_by_a: &dyn Fn() -> Vec<Vec<u8>>,
+    sent: &dyn Fn(Side) -> Vec<Vec<u8>>,
     faulty: bool,
+    responder: bool,
 ) -> Result<Record, String> {
     let mut r = rocenic_sim::stream::rng(seed);
     let attr = |i| OpenAttr {
@@ -221,6 +226,12 @@ fn program<D: Device>(
     };
     let a = Context::open(a, &attr(1)).map_err(|e| format!("a opens: {e}"))?;
     let b = Context::open(b, &attr(2)).map_err(|e| format!("b opens: {e}"))?;
+    if responder {
+        for (c, n) in [(&a, "a"), (&b, "b")] {
+            c.set_responder(Some(responder_settings()))
+                .map_err(|e| format!("{n}'s responder: {e}"))?;
+        }
+    }
     let both = [&a, &b];
     let (pda, pdb) = (a.alloc_pd().unwrap(), b.alloc_pd().unwrap());
     let (cqa, cqb) = (a.create_cq(256).unwrap(), b.create_cq(512).unwrap());
@@ -405,7 +416,7 @@ fn program<D: Device>(
         cqes_b.extend(cqb.poll(512).map_err(|e| e.to_string())?);
     }
 
-    let wire = sent_by_a();
+    let (wire, wire_b) = (sent(Side::A), sent(Side::B));
     let counters = [counters(&a), counters(&b)];
     let memory = [
         a.with_device(|d| d.memory().clone()),
@@ -423,6 +434,7 @@ fn program<D: Device>(
     Ok(Record {
         cycles: [a.cycle(), b.cycle(), rss_cycles],
         wire,
+        wire_b,
         cqes: [by_queue(cqes_a), by_queue(cqes_b)],
         memory,
         counters,
@@ -430,24 +442,24 @@ fn program<D: Device>(
 }
 
 /// The model pair's record of the program.
-fn model(seed: u64) -> Record {
-    model_on(seed, Faults::NONE).0
+fn model(seed: u64, responder: bool) -> Record {
+    model_on(seed, Faults::NONE, responder).0
 }
 
 /// The model pair's record on a wire with `faults` (drawn as the cores' wire of `seed` draws
 /// them), and what the faults did to a's frames.
-fn model_on(seed: u64, faults: Faults) -> (Record, Vec<Fate>) {
+fn model_on(seed: u64, faults: Faults, responder: bool) -> (Record, Vec<Fate>) {
     let (a, b, link) = Link::pair_with(faults, seed ^ LINK_SEED);
     let fates = link.clone();
-    let sent = move || {
+    let sent = move |side: Side| {
         link.frames()
             .into_iter()
-            .filter(|f| f.from == Side::A)
+            .filter(|f| f.from == side)
             .map(|f| f.data)
             .collect()
     };
     let faulty = faults != Faults::NONE;
-    let rec = program::<ModelDevice>(a, b, seed, LIMIT, &sent, faulty)
+    let rec = program::<ModelDevice>(a, b, seed, LIMIT, &sent, faulty, responder)
         .expect("the model runs the program");
     (rec, fates.fates(Side::A))
 }
@@ -456,13 +468,19 @@ fn model_on(seed: u64, faults: Faults) -> (Record, Vec<Fate>) {
 const LINK_SEED: u64 = 0x11AC;
 
 /// The cores' record of the program, on a link configured as `cfg`.
-fn cores(seed: u64, load: &Load, cfg: LinkConfig, limit: u64) -> Result<Record, String> {
+fn cores(
+    seed: u64,
+    load: &Load,
+    cfg: LinkConfig,
+    limit: u64,
+    responder: bool,
+) -> Result<Record, String> {
     let faulty = cfg.faults() != Faults::NONE;
     let (a, b, link): (CoreDevice, CoreDevice, CoreLink) = CoreDevice::pair(load, cfg, seed);
     let l = link.clone();
-    let sent = move || l.sent(Side::A);
+    let sent = move |side: Side| l.sent(side);
     let t = Instant::now();
-    let rec = program::<CoreDevice>(a, b, seed, limit, &sent, faulty)?;
+    let rec = program::<CoreDevice>(a, b, seed, limit, &sent, faulty, responder)?;
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
         "{} frames a to b, {} back; cycles a {}, b {}; 96 RSS sends posted to received in {} \
@@ -489,6 +507,16 @@ fn diff(got: &Record, want: &Record) -> Option<String> {
     }
     if let Some(i) = (0..got.wire.len()).find(|&i| got.wire[i] != want.wire[i]) {
         return Some(format!("frame {i} a sent differs from the model's"));
+    }
+    if got.wire_b.len() != want.wire_b.len() {
+        return Some(format!(
+            "b sent {} frames, the model {}",
+            got.wire_b.len(),
+            want.wire_b.len()
+        ));
+    }
+    if let Some(i) = (0..got.wire_b.len()).find(|&i| got.wire_b[i] != want.wire_b[i]) {
+        return Some(format!("frame {i} b sent differs from the model's"));
     }
     for s in 0..2 {
         let side = ["a", "b"][s];
@@ -555,14 +583,14 @@ fn memory_diff(got: &HostMemory, want: &HostMemory) -> String {
     "the same bytes".into()
 }
 
-fn check(test: &str, load: &Load) {
+fn check(test: &str, load: &Load, responder: bool) -> Record {
     let seed = rocenic_sim::stream::seed(test);
-    let want = model(seed);
+    let want = model(seed, responder);
     let link = LinkConfig {
         delay: 20,
         ..LinkConfig::default()
     };
-    let got = cores(seed, load, link, LIMIT)
+    let got = cores(seed, load, link, LIMIT, responder)
         .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
     if let Some(d) = diff(&got, &want) {
         panic!("{test}: {d}");
@@ -574,16 +602,41 @@ fn check(test: &str, load: &Load) {
         n(0),
         n(1)
     );
+    got
 }
 
 #[test]
 fn back_to_back_as_the_model() {
-    check("back_to_back_as_the_model", &Load::random());
+    check("back_to_back_as_the_model", &Load::random(), false);
 }
 
 #[test]
 fn back_to_back_ideal() {
-    check("back_to_back_ideal", &Load::ideal());
+    check("back_to_back_ideal", &Load::ideal(), false);
+}
+
+/// The responder's settings: an ACK at least every third packet, RNR timer code 4 (the
+/// rest is the requester's, which neither NIC runs).
+fn responder_settings() -> Reliable {
+    Reliable {
+        ack_every: 3,
+        rnr_timer: 4,
+        ..Reliable::default()
+    }
+}
+
+/// Both cores' RC responders on (`CONTROL.RESPONDER`): b answers a's RC requests and a b's
+/// SEND with ACK frames that the engines frame among their own, each byte for byte the model's
+/// and in the model's place on the wire; a takes b's acknowledgements as unsupported frames
+/// (its send side has no requester yet), as the model does.
+#[test]
+fn with_the_responder_as_the_model() {
+    let test = "with_the_responder_as_the_model";
+    let got = check(test, &Load::random(), true);
+    let acks = |w: &[Vec<u8>]| w.iter().filter(|f| parse_ack(f).is_ok()).count();
+    let (a, b) = (acks(&got.wire), acks(&got.wire_b));
+    eprintln!("{test}: acknowledgements a sent {a}, b sent {b}");
+    assert!(a > 0 && b > 0, "both sides acknowledged");
 }
 
 /// A wire that loses, corrupts and duplicates frames, the same frames on both pairs: the cores
@@ -599,7 +652,7 @@ fn a_faulty_wire_as_the_model() {
         corrupt: 0.12,
         duplicate: 0.12,
     };
-    let (want, fates) = model_on(seed, faults);
+    let (want, fates) = model_on(seed, faults, false);
     let link = LinkConfig {
         delay: 20,
         loss: faults.loss,
@@ -607,7 +660,7 @@ fn a_faulty_wire_as_the_model() {
         duplicate: faults.duplicate,
         ..LinkConfig::default()
     };
-    let got = cores(seed, &Load::random(), link, LIMIT)
+    let got = cores(seed, &Load::random(), link, LIMIT, false)
         .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
     if let Some(d) = diff(&got, &want) {
         panic!("{test}: {d} (replay with ROCENIC_SEED={seed})");
@@ -632,13 +685,13 @@ fn a_faulty_wire_as_the_model() {
 #[test]
 fn a_lossy_wire_fails() {
     let seed = rocenic_sim::stream::seed("a_lossy_wire_fails");
-    let want = model(seed);
+    let want = model(seed, false);
     let link = LinkConfig {
         delay: 20,
         loss: 0.3,
         ..LinkConfig::default()
     };
-    match cores(seed, &Load::ideal(), link, LOSSY_LIMIT) {
+    match cores(seed, &Load::ideal(), link, LOSSY_LIMIT, false) {
         Err(e) => eprintln!("caught: {e}"),
         Ok(got) => {
             let d = diff(&got, &want).expect("a lossy wire must differ from the model");
