@@ -467,6 +467,8 @@ fn run_bench<D: WqeEnginePorts>(
     let mut start = None;
     let mut retired = 0u32;
     let mut idle = false;
+    // FRAMES, read once the engine is idle: every data and ACK frame counted once.
+    let mut counted: Option<u32> = None;
     let mut last_poll = 0u64;
     loop {
         let now = bench.cycle();
@@ -491,13 +493,19 @@ fn run_bench<D: WqeEnginePorts>(
                     return Err("a QP or region command was refused".into());
                 }
                 t if t == u64::MAX => retired = done.data,
-                t if t == u64::MAX - 2 => idle = regs::status::IDLE.get(done.data) == 1,
+                t if t == u64::MAX - 2 => {
+                    idle = regs::status::IDLE.get(done.data) == 1;
+                    if idle {
+                        bench.push(Op::Read { addr: regs::FRAMES }, u64::MAX - 3);
+                    }
+                }
+                t if t == u64::MAX - 3 => counted = Some(done.data),
                 _ => {}
             }
         }
         // Poll WQES until every WQE retired, then STATUS until the engine is idle (its last
         // frame out of the frame builder and the ICRC stage too).
-        if start.is_some() && bench.axil_idle() && now - last_poll >= 64 {
+        if start.is_some() && !idle && bench.axil_idle() && now - last_poll >= 64 {
             if retired == posted && bench.acks.is_empty() && bench.ack_offer.is_none() {
                 bench.push(Op::Read { addr: regs::STATUS }, u64::MAX - 2);
             } else {
@@ -505,7 +513,7 @@ fn run_bench<D: WqeEnginePorts>(
             }
             last_poll = now;
         }
-        if retired == posted && idle && bench.quiet() {
+        if retired == posted && counted.is_some() && bench.quiet() {
             // An FST trace is written as its run ends, so that a failure to write it is this
             // run's error rather than a line on standard error.
             bench
@@ -515,6 +523,12 @@ fn run_bench<D: WqeEnginePorts>(
             let cycles = now - start.unwrap_or(0);
             let beats = bench.beats();
             let (frames, frame_cycles) = bench.take_frames_with_cycles();
+            if counted != Some(frames.len() as u32) {
+                return Err(format!(
+                    "FRAMES reads {counted:?}, {} frames left the engine",
+                    frames.len()
+                ));
+            }
             let inputs = bench.recorded.take();
             let outcome = Outcome {
                 frames,
