@@ -10,13 +10,14 @@
 //! Each test prints its seed; `ROCENIC_SEED=N` replays it.
 
 use rand::Rng;
+use rocenic_model::qp::{QpKind, QpState};
 use rocenic_model::rc::{emit_ack, parse_ack, Ack};
 use rocenic_model::wire::ib::{AethRepr, Syndrome};
 use rocenic_model::wqe::Memory;
 use rocenic_sim::duts::{WqeEngine, WqeEngine16, WqeEnginePorts};
 use rocenic_sim::mismatch::{compare_frames, Observed};
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{run_on, tso_of, AckIn, Load, Setup};
+use rocenic_sim::wqe::engine::{run_on, tso_of, AckIn, Load, Queue, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
 use rocenic_sim::wqe::scenario::scenario;
 
@@ -101,6 +102,9 @@ fn error_storm_on<D: WqeEnginePorts>(test: &str) {
 /// leave as model::rc::emit_ack builds it, in the order offered; the others (a UD or raw QP,
 /// a QPN whose slot holds another QP) must not; the WQEs' frames and completions stay the
 /// model's. Two runs of 60 WQEs and 40 acknowledgements, an adversarial host, back-pressure.
+/// The QPN of the RC QP the acknowledgement runs leave in INIT.
+const PARKED: u32 = 0x16;
+
 fn acknowledgements_on<D: WqeEnginePorts>(test: &str) {
     let s = seed(test);
     let mut r = rng(s);
@@ -112,8 +116,31 @@ fn acknowledgements_on<D: WqeEnginePorts>(test: &str) {
         let what = format!("{test} run {i} (seed {s})");
         let mut setup = Setup::from(&sc);
         setup.slot_by_qpn = true;
-        // The scenario's QPs (RC, UD, raw) and two QPNs whose slot (mod 16 or 64) holds 0x11.
-        let qpns = [0x11, 0x12, 0x13, 0x14, 0x15, 0x31, 0x51];
+        // An RC QP left in INIT (its entropy not fixed, so no route), in the engine and in
+        // the model: acknowledgements naming it must produce nothing.
+        let mut routes = sc.engine.clone();
+        let parked = Queue {
+            qpn: PARKED,
+            producer: 0,
+            ..setup.queues[0].clone()
+        };
+        assert_eq!(
+            parked.config.qp_type,
+            QpKind::Rc,
+            "{what}: the first queue is RC"
+        );
+        routes
+            .qps
+            .create(PARKED, parked.config)
+            .expect("a free QPN");
+        routes
+            .qps
+            .modify(PARKED, QpState::Init)
+            .expect("RESET to INIT");
+        setup.parked.push(parked);
+        // The scenario's QPs (RC, UD, raw), the parked one, and two QPNs whose slot (mod 16
+        // or 64) holds 0x11.
+        let qpns = [0x11, 0x12, 0x13, 0x14, 0x15, PARKED, 0x31, 0x51];
         setup.acks = (0..40)
             .map(|_| AckIn {
                 qpn: qpns[r.gen_range(0..qpns.len())],
@@ -130,7 +157,7 @@ fn acknowledgements_on<D: WqeEnginePorts>(test: &str) {
             .acks
             .iter()
             .filter_map(|a| {
-                let (route, dest_qpn) = sc.engine.rc_route(a.qpn)?;
+                let (route, dest_qpn) = routes.rc_route(a.qpn)?;
                 let aeth = AethRepr {
                     syndrome: Syndrome::from_byte(a.syndrome).expect("a valid syndrome"),
                     msn: a.msn,

@@ -210,6 +210,7 @@ impl crate::send::Unit for Rtl {
             memory: job.memory,
             acks: Vec::new(),
             slot_by_qpn: false,
+            parked: Vec::new(),
         };
         // Generous: every WQE, packet and beat many times over.
         let bytes: u64 = setup.memory.regions().map(|(_, r)| r.len() as u64).sum();

@@ -65,6 +65,10 @@ pub struct Setup {
     /// acknowledgement, finds it) rather than at its index; the QPNs must then rise with the
     /// index so that the order of service stays the model's.
     pub slot_by_qpn: bool,
+    /// QPs created after `queues` and moved to INIT only, with no doorbell: no WQE of theirs
+    /// is fetched, and an acknowledgement naming one has no route (its entropy is not fixed
+    /// until RTR). Their slots follow the queues' (or QPN mod `CAPS.QPS`, as those).
+    pub parked: Vec<Queue>,
 }
 
 /// An acknowledgement the receive path's responder asks the engine to send.
@@ -102,6 +106,7 @@ impl From<&super::dp::Run> for Setup {
             memory: r.mem.clone(),
             acks: Vec::new(),
             slot_by_qpn: false,
+            parked: Vec::new(),
         }
     }
 }
@@ -450,6 +455,12 @@ fn run_bench<D: WqeEnginePorts>(
         for s in [QpState::Init, QpState::Rtr, QpState::Rts] {
             ops.push(regs::qp_modify(slot, s));
         }
+    }
+    for (i, q) in setup.parked.iter().enumerate() {
+        let slot = slot_of(setup.queues.len() + i, q);
+        ops.extend(regs::qp_writes(q.qpn, &q.config, &q.ring, q.ring.addr(0)));
+        ops.push(regs::qp_write(slot));
+        ops.push(regs::qp_modify(slot, QpState::Init));
     }
     // Every doorbell before the enable: the order of service is then the model's, whatever
     // the register timing.
