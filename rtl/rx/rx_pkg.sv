@@ -45,6 +45,12 @@ package rx_pkg;
     localparam logic [255:0] RX_OPCODE_RETH = 256'h0000000000000000000000000000000000000000000000000000000000000c40;
     localparam logic [255:0] RX_OPCODE_DETH = 256'h0000000000000000000000000000000000000030000000000000000000000000;
     localparam logic [255:0] RX_OPCODE_IMMDT = 256'h0000000000000000000000000000000000000020000000000000000000000a28;
+
+    // An Acknowledge frame as model::rc::parse_ack takes it: its opcode, its UDP length
+    // (UDP, BTH, AETH and ICRC; no pad), and the AETH syndromes that are not reserved.
+    localparam logic [7:0] RX_OPCODE_ACK = 8'h11;
+    localparam int unsigned RX_ACK_UDP_LEN = 28;
+    localparam logic [255:0] RX_AETH_SYNDROME_OK = 256'h000000000000000000000000000000000000001f00000000ffffffffffffffff;
 endpackage
 /* verilator lint_on UNUSEDPARAM */
 

@@ -42,12 +42,14 @@ package rx_regs_pkg;
     localparam int unsigned RX_CAPS_DATA_BYTES_LSB = 24;
     localparam int unsigned RX_CAPS_DATA_BYTES_W = 8;
 
-    // CONTROL: enable; the RC responder's settings
+    // CONTROL: enable; the RC responder's settings; the requester's input
     localparam logic [12:0] RX_CONTROL = 13'h0008;
     localparam int unsigned RX_CONTROL_ENABLE_LSB = 0;
     localparam int unsigned RX_CONTROL_ENABLE_W = 1;
     localparam int unsigned RX_CONTROL_RESPONDER_LSB = 1;
     localparam int unsigned RX_CONTROL_RESPONDER_W = 1;
+    localparam int unsigned RX_CONTROL_REQUESTER_LSB = 2;
+    localparam int unsigned RX_CONTROL_REQUESTER_W = 1;
     localparam int unsigned RX_CONTROL_ACK_EVERY_LSB = 8;
     localparam int unsigned RX_CONTROL_ACK_EVERY_W = 8;
     localparam int unsigned RX_CONTROL_RNR_TIMER_LSB = 16;
@@ -77,6 +79,9 @@ package rx_regs_pkg;
 
     // ACCEPTED: frames taken since reset (wraps)
     localparam logic [12:0] RX_ACCEPTED = 13'h0014;
+
+    // ACKS: Acknowledge frames handed to the send side's requester since reset (wraps)
+    localparam logic [12:0] RX_ACKS = 13'h0018;
 
     // DISCARDS: frames discarded since reset (wraps), word i for reason i (model::rx::Discard)
     localparam logic [12:0] RX_DISCARDS = 13'h0040;

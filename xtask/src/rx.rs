@@ -6,7 +6,8 @@ use crate::{markdown, sv};
 use rocenic_model::rx::layout::{CQE, HEADER};
 use rocenic_model::rx::packet::{supported, MAX_FRAME};
 use rocenic_model::rx::{Discard, RecvOpcode, GRH_AREA};
-use rocenic_model::wire::ib::opcode;
+use rocenic_model::wire::ib::{opcode, Syndrome, AETH_LEN, BTH_LEN};
+use rocenic_model::wire::{udp, ICRC_LEN};
 use rocenic_model::wqe::frame::PKEY;
 use std::fmt::{self, Write};
 
@@ -61,6 +62,24 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
             supported(o as u8) && has(o as u8)
         })?;
     }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "    // An Acknowledge frame as model::rc::parse_ack takes it: its opcode, its UDP length"
+    )?;
+    writeln!(
+        out,
+        "    // (UDP, BTH, AETH and ICRC; no pad), and the AETH syndromes that are not reserved."
+    )?;
+    sv::logic(out, "RX_OPCODE_ACK", 8, opcode::RC_ACK.into())?;
+    sv::uint(
+        out,
+        "RX_ACK_UDP_LEN",
+        udp::HEADER_LEN + BTH_LEN + AETH_LEN + ICRC_LEN,
+    )?;
+    sv::bitmask(out, "RX_AETH_SYNDROME_OK", 256, |b| {
+        Syndrome::from_byte(b as u8).is_ok()
+    })?;
     sv::close(out)
 }
 

@@ -53,6 +53,15 @@ pub mod control {
         "RC: the reliable transport's responder judges each request packet's PSN and answers \
          it (0 in a build without the responder)",
     );
+    /// Acknowledge frames to the send side's requester.
+    pub const REQUESTER: Field = field(
+        "REQUESTER",
+        2,
+        1,
+        "RC: a well-formed Acknowledge frame (model::rc::parse_ack) leaves for the send side's \
+         requester and is counted in ACKS instead of discarded as unsupported (0 in a build \
+         without it)",
+    );
     /// The responder's ACK coalescing.
     pub const ACK_EVERY: Field = field(
         "ACK_EVERY",
@@ -70,6 +79,7 @@ pub mod control {
     /// The bits `CONTROL` keeps (the rest read as 0).
     pub const MASK: u32 = ENABLE.put(u32::MAX)
         | RESPONDER.put(u32::MAX)
+        | REQUESTER.put(u32::MAX)
         | ACK_EVERY.put(u32::MAX)
         | RNR_TIMER.put(u32::MAX);
 }
@@ -229,10 +239,11 @@ pub const MAP: &[Register] = &[
         "CONTROL",
         1,
         Access::Rw,
-        "enable; the RC responder's settings",
+        "enable; the RC responder's settings; the requester's input",
         &[
             control::ENABLE,
             control::RESPONDER,
+            control::REQUESTER,
             control::ACK_EVERY,
             control::RNR_TIMER,
         ],
@@ -265,6 +276,14 @@ pub const MAP: &[Register] = &[
         1,
         Access::Ro,
         "frames taken since reset (wraps)",
+        &[],
+    ),
+    reg(
+        0x018,
+        "ACKS",
+        1,
+        Access::Ro,
+        "Acknowledge frames handed to the send side's requester since reset (wraps)",
         &[],
     ),
     reg(
@@ -415,6 +434,8 @@ pub const STATUS: u32 = at("STATUS");
 pub const COMMAND: u32 = at("COMMAND");
 /// `ACCEPTED`.
 pub const ACCEPTED: u32 = at("ACCEPTED");
+/// `ACKS`.
+pub const ACKS: u32 = at("ACKS");
 /// `DISCARDS`.
 pub const DISCARDS: u32 = at("DISCARDS");
 /// `WQ_QPN`.
@@ -526,7 +547,13 @@ pub fn qp_writes(qpn: u32, config: &QpConfig, target: Target, epsn: Psn) -> [Wri
 /// `rnr_timer`. `None` when `ack_every` is past 255 or `rnr_timer` past 31, which the fields
 /// cannot hold.
 pub fn control(enable: bool, reliable: Option<&Reliable>) -> Option<Write32> {
-    let mut v = control::ENABLE.put(enable.into());
+    control_rc(enable, reliable, false)
+}
+
+/// [`control`], and with `requester` Acknowledge frames handed to the send side's requester
+/// (`CONTROL.REQUESTER`).
+pub fn control_rc(enable: bool, reliable: Option<&Reliable>, requester: bool) -> Option<Write32> {
+    let mut v = control::ENABLE.put(enable.into()) | control::REQUESTER.put(requester.into());
     if let Some(r) = reliable {
         if r.ack_every > control::ACK_EVERY.max_value()
             || u32::from(r.rnr_timer) > control::RNR_TIMER.max_value()
