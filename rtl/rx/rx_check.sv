@@ -34,6 +34,8 @@
 //   m_desc_roce      1: RoCEv2; 0: raw, delivered whole to a raw queue
 //   m_desc_csum_ok   raw: IPv4/IPv6 with TCP or UDP and every checksum it carries checked good
 //                    (the CQE's CSUM_OK); RoCEv2: 1 (its ICRC and IPv4 header checksum were)
+//   m_desc_ack       an Acknowledge model::rc::parse_ack takes (discarded as unsupported;
+//                    m_desc_imm holds its AETH)
 //   m_desc_opcode, _dest_qpn, _psn, _ack_req                the BTH (RoCEv2)
 //   m_desc_deth_valid: _qkey, _src_qp                       the DETH (UD)
 //   m_desc_reth_valid: _va, _rkey, _dma_len                 the RETH (RDMA WRITE FIRST/ONLY)
@@ -102,6 +104,7 @@ module rx_check
     output logic [CODE_W-1:0]     m_desc_reason,
     output logic                  m_desc_roce,
     output logic                  m_desc_csum_ok,
+    output logic                  m_desc_ack,
     output logic [7:0]            m_desc_opcode,
     output logic [23:0]           m_desc_dest_qpn,
     output logic [23:0]           m_desc_psn,
@@ -402,6 +405,7 @@ module rx_check
         .m_reason     (m_desc_reason),
         .m_roce       (m_desc_roce),
         .m_csum_ok    (m_desc_csum_ok),
+        .m_ack        (m_desc_ack),
         .m_opcode     (m_desc_opcode),
         .m_dest_qpn   (m_desc_dest_qpn),
         .m_psn        (m_desc_psn),

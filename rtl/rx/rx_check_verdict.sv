@@ -64,6 +64,8 @@ module rx_check_verdict #(
     output logic [CODE_W-1:0]     m_reason,
     output logic                  m_roce,
     output logic                  m_csum_ok,
+    output logic                  m_ack,        // an Acknowledge model::rc::parse_ack takes
+                                                // (discarded as unsupported); m_imm its AETH
     output logic [7:0]            m_opcode,
     output logic [23:0]           m_dest_qpn,
     output logic [23:0]           m_psn,
@@ -94,6 +96,7 @@ module rx_check_verdict #(
     localparam logic [CODE_W-1:0] UNSUPPORTED = rx_pkg::RX_DISCARD_UNSUPPORTED;
     localparam logic [7:0]        TCP         = wire_pkg::WIRE_IPPROTO_TCP;
     localparam logic [7:0]        UDP         = wire_pkg::WIRE_IPPROTO_UDP;
+    localparam logic [255:0]      SYND_OK     = rx_pkg::RX_AETH_SYNDROME_OK;
     localparam int                SW          = 19;   // signed lengths: 16-bit fields, + 40
 
     // ------------------------------------------------------------------------------------------
@@ -298,6 +301,8 @@ module rx_check_verdict #(
         logic              reth, deth, imm;
         logic [LEN_W-1:0]  off, len;       // the payload's place, for RoCEv2
         logic [16:0]       hdr_fold, l4_fold;
+        logic              ack_shape;      // an Acknowledge's opcode, P_Key, TVer, no pad, and
+                                           // exactly an AETH after the BTH
     } v3_t;
 
     v3_t v3_d, v3;
@@ -359,6 +364,9 @@ module rx_check_verdict #(
                         + LEN_W'(6'(v2.hdrs - 6'd4));
         v3_d.len      = LEN_W'(ub - SW'(v2.hdrs_pad));
         v3_d.hdr_fold = v2.hdr_fold;
+        // hdrs_pad is 24 (UDP, BTH, ICRC) for an opcode with no extension header and no pad
+        v3_d.ack_shape = v2.pkey_tver_ok && v2.opcode == rx_pkg::RX_OPCODE_ACK
+                         && v2.hdrs_pad == 6'd24 && ub == SW'(rx_pkg::RX_ACK_UDP_LEN);
         l4_sum        = 18'(v2.l4_part) + 18'(v2.l4_len);
         v3_d.l4_fold  = {1'b0, l4_sum[15:0]} + 17'(l4_sum[17:16]);
     end
@@ -382,6 +390,7 @@ module rx_check_verdict #(
     // ------------------------------------------------------------------------------------------
     // V4: the verdict, and the descriptor's other fields from the second memory.
     logic              d_valid, d_discard, d_roce, d_csum_ok, d_reth, d_deth, d_imm, d_too_long;
+    logic              d_ack;
     logic [CODE_W-1:0] d_reason;
     logic [LEN_W-1:0]  d_off, d_len;
     keep_t             k, k_q;
@@ -415,6 +424,9 @@ module rx_check_verdict #(
             d_reason  <= '0;
         end
         d_roce     <= roce;
+        // parse_ack: a good ICRC and IPv4 header checksum, the shape, a syndrome not reserved
+        d_ack      <= roce && v3.icrc_ok && (!v3.ipv4 || hdr_ok) && v3.ack_shape
+                      && SYND_OK[k.ext[159:152]];
         d_too_long <= v3.too_long;
         d_csum_ok <= roce || (v3.raw && v3.raw_ip && (!v3.ipv4 || hdr_ok) && v3.l4_shape && l4_ok);
         d_reth    <= v3.reth;
@@ -432,6 +444,7 @@ module rx_check_verdict #(
         logic [CODE_W-1:0]  reason;
         logic               roce;
         logic               csum_ok;
+        logic               ack;
         logic [7:0]         opcode;
         logic [23:0]        dest_qpn;
         logic [23:0]        psn;
@@ -453,7 +466,7 @@ module rx_check_verdict #(
         logic [BEATS_W-1:0] beats;
     } desc_t;
 
-    localparam int DESC_W = 3 + CODE_W + 8 + 24 + 24 + 1 + 3 + 128 + 32 + 3 * LEN_W + 2 + QUEUE_W
+    localparam int DESC_W = 4 + CODE_W + 8 + 24 + 24 + 1 + 3 + 128 + 32 + 3 * LEN_W + 2 + QUEUE_W
                             + 32 + 5 + ADDR_W + BEATS_W;
 
 `ifndef SYNTHESIS
@@ -471,6 +484,7 @@ module rx_check_verdict #(
         in_d.reason      = d_reason;
         in_d.roce        = taken;
         in_d.csum_ok     = d_csum_ok && !d_discard;
+        in_d.ack         = d_ack;
         in_d.opcode      = k_q.opcode;
         in_d.dest_qpn    = k_q.dest_qpn;
         in_d.psn         = k_q.psn;
@@ -510,6 +524,7 @@ module rx_check_verdict #(
     assign m_reason      = out_d.reason;
     assign m_roce        = out_d.roce;
     assign m_csum_ok     = out_d.csum_ok;
+    assign m_ack         = out_d.ack;
     assign m_opcode      = out_d.opcode;
     assign m_dest_qpn    = out_d.dest_qpn;
     assign m_psn         = out_d.psn;

@@ -53,6 +53,8 @@ module rx_ctrl #(
     parameter  int MAX_SGE    = 63,  // scatter entries a receive WQE may have (CAPS only)
     parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)
     parameter  bit RESPONDER  = 1,   // the data path has the RC responder (CONTROL.RESPONDER)
+    parameter  bit REQUESTER  = 0,   // the data path hands Acknowledge frames to a requester
+                                     // (CONTROL.REQUESTER)
     localparam int AW         = rx_regs_pkg::RX_ADDR_W,
     localparam int WW         = $clog2(WQS),
     localparam int SW         = $clog2(QPS)
@@ -82,6 +84,7 @@ module rx_ctrl #(
     output logic             responder,        // CONTROL.RESPONDER, .ACK_EVERY, .RNR_TIMER:
     output logic [7:0]       ack_every,        // the RC responder and its settings
     output logic [4:0]       rnr_timer,
+    output logic             requester,        // CONTROL.REQUESTER: Acknowledge frames out
     output logic             cmd_pending,      // a command waits: start nothing
     input  wire              dp_idle,          // the data path has nothing in flight
     input  wire              frame_in_path,    // a frame is between the input and its end
@@ -117,6 +120,7 @@ module rx_ctrl #(
     output logic [63:0]      flush_wr_id,      // ...and WR_ID are these (all held)
     // counters and faults
     input  wire              accepted,         // a frame was taken (ACCEPTED)
+    input  wire              ack_taken,        // an Acknowledge left for the requester (ACKS)
     input  wire              discard_valid,    // a frame was discarded...
     input  wire [3:0]        discard_reason,   // ...for this model::rx::Discard (DISCARDS)
     input  wire              cq_fault          // a completion write faulted (STATUS.CQ_FAULT)
@@ -144,14 +148,15 @@ module rx_ctrl #(
         .QPS       (QPS),
         .MAX_SGE   (MAX_SGE),
         .DATA_BYTES(DATA_BYTES),
-        .RESPONDER (RESPONDER)
+        .RESPONDER (RESPONDER),
+        .REQUESTER (REQUESTER)
     ) u_regs (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
         .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
         .s_axil_rdata, .s_axil_rresp,
-        .enable, .responder, .ack_every, .rnr_timer,
+        .enable, .responder, .requester, .ack_every, .rnr_timer,
         .wq_qpn, .wq_pd, .wq_flags, .wq_ring_base, .wq_cq_base,
         .qp_qpn, .qp_target, .qp_epsn, .qp_flags, .qp_pd, .qp_qkey,
         .cmd_pending, .cmd_op, .cmd_wq, .cmd_state, .cmd_done, .cmd_error,
@@ -160,7 +165,7 @@ module rx_ctrl #(
         .cq_rd_wq, .cq_rd_producer, .wq_valid,
         .idle       (idle),
         .cq_fault_in(cq_fault),
-        .accepted, .discard_valid, .discard_reason
+        .accepted, .ack_taken, .discard_valid, .discard_reason
     );
 
     // ------------------------------------------------------------------------------------------

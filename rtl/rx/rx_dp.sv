@@ -44,6 +44,10 @@
 // the responder's expected PSN and state. An ACK or NAK the rules ask for leaves on m_ack_*
 // before the frame is done (a full output holds the path); a fatal NAK moves the QP to ERR.
 // RDMA READ requests stay unsupported here (rx_check discards them).
+//
+// With CONTROL.REQUESTER (and REQUESTER built in), an Acknowledge frame that rx_check found
+// well formed (s_desc_ack; model::rc::parse_ack) leaves on m_rack_* for the send side's
+// requester, held until taken, and is counted by ack_taken instead of as a discard.
 module rx_dp #(
     parameter  int WQS     = 64,   // work queues (rx_ctrl's), a power of two
     parameter  int QPS     = 64,   // receive-context slots (rx_ctrl's and the send side's)
@@ -53,6 +57,7 @@ module rx_dp #(
     parameter  int QUEUE_W = 16,   // RSS queue number width
     parameter  int TAG_W   = 4,    // DMA read tag width
     parameter  bit RESPONDER = 1,  // the RC responder is built in (CONTROL.RESPONDER turns it on)
+    parameter  bit REQUESTER = 0,  // Acknowledge frames may leave on m_rack_* (CONTROL.REQUESTER)
     localparam int SW      = $clog2(QPS)
 ) (
     input  wire                clk,
@@ -64,6 +69,7 @@ module rx_dp #(
     input  wire [3:0]          s_desc_reason,
     input  wire                s_desc_roce,
     input  wire                s_desc_csum_ok,
+    input  wire                s_desc_ack,        // a well-formed Acknowledge (AETH in _imm)
     input  wire [7:0]          s_desc_opcode,
     input  wire [23:0]         s_desc_dest_qpn,
     input  wire [23:0]         s_desc_psn,
@@ -92,6 +98,7 @@ module rx_dp #(
     output logic               release_frame,
     // rx_ctrl's data-path interface
     input  wire                enable,
+    input  wire                requester,         // CONTROL.REQUESTER
     input  wire                responder,         // CONTROL.RESPONDER...
     input  wire [7:0]          ack_every,         // ...ACK_EVERY...
     input  wire [4:0]          rnr_timer,         // ...and RNR_TIMER
@@ -122,6 +129,7 @@ module rx_dp #(
     input  wire [23:0]         flush_qpn,        // ...of this QP...
     input  wire [63:0]         flush_wr_id,      // ...and work request
     output logic               accepted,
+    output logic               ack_taken,         // an Acknowledge left on m_rack_* (ACKS)
     output logic               discard_valid,
     output logic [3:0]         discard_reason,
     output logic               cq_fault,
@@ -173,6 +181,13 @@ module rx_dp #(
     output logic [23:0]        m_ack_psn,         // the BTH PSN
     output logic [7:0]         m_ack_syndrome,    // the AETH: syndrome...
     output logic [23:0]        m_ack_msn,         // ...and MSN
+    // Acknowledges that came in, for the send side's requester
+    output logic               m_rack_valid,
+    input  wire                m_rack_ready,
+    output logic [23:0]        m_rack_qpn,        // the BTH's destination: the local QP
+    output logic [23:0]        m_rack_psn,        // the BTH PSN
+    output logic [7:0]         m_rack_syndrome,   // the AETH: syndrome...
+    output logic [23:0]        m_rack_msn,        // ...and MSN
     // what was done, in order
     output logic               frame_done,        // one cycle per descriptor finished
     output logic               flush_step,        // one cycle per flush step finished...
@@ -202,7 +217,7 @@ module rx_dp #(
     typedef enum logic [5:0] {
         M_IDLE, M_DESC0, M_DESC, M_CTX, M_CHK0, M_CHK1, M_CHK, M_RC, M_Q, M_RKEY, M_WSUM, M_WSUM2, M_WLEN, M_WPAY, M_WB, M_TAKE,
         M_FETCH, M_FRES, M_CAP, M_PIECE0, M_PIECE, M_PIECE_W, M_AFTER, M_FAIL, M_CQE, M_CQE_W, M_PUSH,
-        M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR, M_RSP0, M_RSP1, M_RSP2, M_ACK
+        M_ERRWAIT, M_FIN, M_SETTLE, M_FL_WAIT, M_FL_HDR, M_RSP0, M_RSP1, M_RSP2, M_ACK, M_RACK
     } mstate_t;
     // One-hot: Yosys keeps the states packed, and every state's decode then takes two levels of
     // LUT4 in front of each register it loads.
@@ -220,7 +235,7 @@ module rx_dp #(
     // They are free from the frame's end (M_FIN) until the next descriptor comes, so rx_check's
     // ready is a flip-flop, and the choice in M_IDLE (a frame or a flush step) reads a register
     // instead of the far side's valid.
-    logic               d_discard, d_roce, d_csum_ok, d_imm_valid, d_ipv6;
+    logic               d_discard, d_roce, d_csum_ok, d_imm_valid, d_ipv6, d_ack;
     logic [3:0]         d_reason;
     logic [7:0]         d_opcode;
     logic [23:0]        d_dest_qpn, d_psn, d_src_qp;
@@ -242,10 +257,11 @@ module rx_dp #(
     logic enable_q;
     // The responder's switch likewise (a frame latches it when it starts; rx_dp_resp copies
     // the settings).
-    logic resp_on_q;
+    logic resp_on_q, req_on_q;
     always_ff @(posedge clk) begin
         enable_q  <= !rst && enable;
         resp_on_q <= !rst && RESPONDER && responder;
+        req_on_q  <= !rst && REQUESTER && requester;
     end
     wire go          = m_q == M_IDLE && enable_q && !cmd_pending;
     wire take_desc   = go && d_full_q;
@@ -260,6 +276,7 @@ module rx_dp #(
     logic [12:0] mtu_q;
     logic [3:0]  why_q;           // the discard code
     logic        disc_q;          // the frame is discarded (why_q)
+    logic        rack_q;          // the frame is an Acknowledge handed to the requester
     logic        has_cqe_q;       // a completion is written
     logic        qp_fail_q, wq_fail_q;  // what a failed WQE moves to ERR
     logic [4:0]  st_q;            // the completion's status
@@ -508,6 +525,7 @@ module rx_dp #(
             d_reason      <= s_desc_reason;
             d_roce        <= s_desc_roce;
             d_csum_ok     <= s_desc_csum_ok;
+            d_ack         <= s_desc_ack;
             d_opcode      <= s_desc_opcode;
             d_dest_qpn    <= s_desc_dest_qpn;
             d_psn         <= s_desc_psn;
@@ -542,6 +560,7 @@ module rx_dp #(
             wq_err_valid  <= 1'b0;
             flush_req     <= 1'b0;
             accepted      <= 1'b0;
+            ack_taken     <= 1'b0;
             discard_valid <= 1'b0;
             cq_fault      <= 1'b0;
             err_set_valid <= 1'b0;
@@ -549,6 +568,7 @@ module rx_dp #(
             frame_done    <= 1'b0;
             flush_step    <= 1'b0;
             flush_hit     <= 1'b0;
+            m_rack_valid  <= 1'b0;
             f_start       <= 1'b0;
             sc_start      <= 1'b0;
             dp_idle       <= 1'b1;
@@ -562,6 +582,7 @@ module rx_dp #(
             wq_err_valid  <= 1'b0;
             flush_req     <= 1'b0;
             accepted      <= 1'b0;
+            ack_taken     <= 1'b0;
             discard_valid <= 1'b0;
             cq_fault      <= 1'b0;
             err_set_valid <= 1'b0;
@@ -574,6 +595,7 @@ module rx_dp #(
             case (m_q)
                 M_IDLE: begin
                     disc_q     <= 1'b0;
+                    rack_q     <= 1'b0;
                     has_cqe_q  <= 1'b0;
                     qp_fail_q  <= 1'b0;
                     wq_fail_q  <= 1'b0;
@@ -603,7 +625,15 @@ module rx_dp #(
                 M_DESC0: m_q <= M_DESC;   // flags of the descriptor's fields, registered
                 M_DESC: begin
                     imm_q <= d_imm_valid;
-                    if (d_discard) begin
+                    if (d_ack && req_on_q) begin
+                        m_rack_valid    <= 1'b1;
+                        m_rack_qpn      <= d_dest_qpn;
+                        m_rack_psn      <= d_psn;
+                        m_rack_syndrome <= d_imm[31:24];
+                        m_rack_msn      <= d_imm[23:0];
+                        rack_q          <= 1'b1;
+                        m_q             <= M_RACK;
+                    end else if (d_discard) begin
                         disc_q <= 1'b1;
                         why_q  <= d_reason;
                         m_q    <= M_FIN;
@@ -987,7 +1017,8 @@ module rx_dp #(
                     end else begin
                         release_frame  <= 1'b1;
                         frame_done     <= 1'b1;
-                        accepted       <= !disc_q;
+                        accepted       <= !disc_q && !rack_q;
+                        ack_taken      <= rack_q;
                         discard_valid  <= disc_q;
                         discard_reason <= why_q;
                     end
@@ -1030,6 +1061,12 @@ module rx_dp #(
                 M_ACK: if (!m_ack_valid || m_ack_ready) begin
                     m_ack_valid <= 1'b0;
                     m_q         <= M_ERRWAIT;
+                end
+
+                // ---- an Acknowledge for the requester, held until taken ---------------------
+                M_RACK: if (m_rack_ready) begin
+                    m_rack_valid <= 1'b0;
+                    m_q          <= M_FIN;
                 end
 
                 // ---- flush steps --------------------------------------------------------------

@@ -35,6 +35,8 @@ module rx_path #(
     parameter  int TAG_W      = 4,      // DMA read tag width
     parameter  int BUF_BYTES  = 16384,  // rx_check's packet buffer
     parameter  bit RESPONDER  = 1,      // the RC responder is built in (CONTROL.RESPONDER)
+    parameter  bit REQUESTER  = 0,      // Acknowledge frames may leave on m_rack_*
+                                        // (CONTROL.REQUESTER)
     localparam int AW         = rx_regs_pkg::RX_ADDR_W,
     localparam int MW         = $clog2(MRS),
     localparam int QUEUE_W    = 16,
@@ -119,6 +121,13 @@ module rx_path #(
     output logic [23:0]       m_ack_psn,
     output logic [7:0]        m_ack_syndrome,
     output logic [23:0]       m_ack_msn,
+    // Acknowledge frames that came in, for the send side's requester (rx_dp's)
+    output logic              m_rack_valid,
+    input  wire               m_rack_ready,
+    output logic [23:0]       m_rack_qpn,
+    output logic [23:0]       m_rack_psn,
+    output logic [7:0]        m_rack_syndrome,
+    output logic [23:0]       m_rack_msn,
     // what the data path finished, in order (rx_dp's)
     output logic              frame_done,
     output logic              flush_step,
@@ -126,7 +135,7 @@ module rx_path #(
 );
 
     // ---- the front end -------------------------------------------------------------------------
-    logic                     desc_valid, desc_ready, d_discard, d_roce, d_csum_ok;
+    logic                     desc_valid, desc_ready, d_discard, d_roce, d_csum_ok, d_ack;
     logic [3:0]               d_reason;
     logic [7:0]               d_opcode;
     logic [23:0]              d_dest_qpn, d_psn, d_src_qp;
@@ -148,6 +157,7 @@ module rx_path #(
         .s_meta_queue, .s_meta_hash, .s_meta_hash_type,
         .m_desc_valid(desc_valid), .m_desc_ready(desc_ready), .m_desc_discard(d_discard),
         .m_desc_reason(d_reason), .m_desc_roce(d_roce), .m_desc_csum_ok(d_csum_ok),
+        .m_desc_ack(d_ack),
         .m_desc_opcode(d_opcode), .m_desc_dest_qpn(d_dest_qpn), .m_desc_psn(d_psn),
         .m_desc_ack_req(d_ack_req),
         .m_desc_deth_valid(d_deth_valid), .m_desc_qkey(d_qkey), .m_desc_src_qp(d_src_qp),
@@ -161,7 +171,7 @@ module rx_path #(
     );
 
     // ---- the data path ---------------------------------------------------------------------------
-    logic                  enable, cmd_pending, dp_idle, responder;
+    logic                  enable, cmd_pending, dp_idle, responder, requester, ack_taken;
     logic [7:0]            ack_every;
     logic [4:0]            rnr_timer;
     logic                  ctx_rd_valid, ctx_rd_done, ctx_wr_valid, q_rd_valid, q_rd_done;
@@ -184,11 +194,12 @@ module rx_path #(
 
     rx_dp #(
         .WQS(WQS), .QPS(QPS), .ADDR_W(ADDR_W), .BEATS_W(BEATS_W), .LEN_W(LEN_W),
-        .QUEUE_W(QUEUE_W), .TAG_W(TAG_W), .RESPONDER(RESPONDER)
+        .QUEUE_W(QUEUE_W), .TAG_W(TAG_W), .RESPONDER(RESPONDER), .REQUESTER(REQUESTER)
     ) u_dp (
         .clk, .rst,
         .s_desc_valid(desc_valid), .s_desc_ready(desc_ready), .s_desc_discard(d_discard),
         .s_desc_reason(d_reason), .s_desc_roce(d_roce), .s_desc_csum_ok(d_csum_ok),
+        .s_desc_ack(d_ack),
         .s_desc_opcode(d_opcode), .s_desc_dest_qpn(d_dest_qpn), .s_desc_psn(d_psn),
         .s_desc_ack_req(d_ack_req),
         .s_desc_deth_valid(d_deth_valid), .s_desc_qkey(d_qkey), .s_desc_src_qp(d_src_qp),
@@ -199,12 +210,12 @@ module rx_path #(
         .s_desc_queue(d_queue), .s_desc_hash(d_hash), .s_desc_hash_type(d_hash_type),
         .s_desc_addr(d_addr), .s_desc_beats(d_beats),
         .rd_addr, .rd_data, .release_frame,
-        .enable, .responder, .ack_every, .rnr_timer, .cmd_pending, .dp_idle,
+        .enable, .requester, .responder, .ack_every, .rnr_timer, .cmd_pending, .dp_idle,
         .ctx_rd_valid, .ctx_rd_slot, .ctx_rd_done, .ctx_rd, .ctx_wr_valid, .ctx_wr_slot, .ctx_wr,
         .q_rd_valid, .q_rd_wq, .q_rd_done, .q_rd, .take_valid, .take_wq, .push_valid, .push_wq,
         .wq_err_valid, .wq_err_wq, .flush_req, .flush_done, .flush_found, .flush_wq,
         .flush_ip, .flush_qpn, .flush_wr_id,
-        .accepted, .discard_valid, .discard_reason, .cq_fault,
+        .accepted, .ack_taken, .discard_valid, .discard_reason, .cq_fault,
         .sq_valid, .sq_rcv, .qp_err, .err_set_valid, .err_set_slot,
         .m_mr_valid(mr_req_valid), .m_mr_ready(mr_req_ready), .m_mr_lkey(mr_req_lkey),
         .m_mr_pd(mr_req_pd), .m_mr_addr(mr_req_addr), .m_mr_len(mr_req_len),
@@ -216,23 +227,24 @@ module rx_path #(
         .m_wr_valid, .m_wr_ready, .m_wr_addr, .m_wr_data, .m_wr_keep, .m_wr_last, .m_wr_tag,
         .s_wr_done_valid, .s_wr_done_ready, .s_wr_done_tag, .s_wr_done_err,
         .m_ack_valid, .m_ack_ready, .m_ack_qpn, .m_ack_psn, .m_ack_syndrome, .m_ack_msn,
+        .m_rack_valid, .m_rack_ready, .m_rack_qpn, .m_rack_psn, .m_rack_syndrome, .m_rack_msn,
         .frame_done, .flush_step, .flush_hit
     );
 
     // ---- the control plane -----------------------------------------------------------------------
-    rx_ctrl #(.WQS(WQS), .QPS(QPS), .RESPONDER(RESPONDER)) u_ctrl (
+    rx_ctrl #(.WQS(WQS), .QPS(QPS), .RESPONDER(RESPONDER), .REQUESTER(REQUESTER)) u_ctrl (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
         .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
         .s_axil_rdata, .s_axil_rresp,
-        .enable, .responder, .ack_every, .rnr_timer, .cmd_pending, .dp_idle,
+        .enable, .requester, .responder, .ack_every, .rnr_timer, .cmd_pending, .dp_idle,
         .frame_in_path(fip_q), .sq_valid, .qp_err,
         .ctx_rd_valid, .ctx_rd_slot, .ctx_rd_done, .ctx_rd, .ctx_wr_valid, .ctx_wr_slot, .ctx_wr,
         .q_rd_valid, .q_rd_wq, .q_rd_done, .q_rd, .take_valid, .take_wq, .push_valid, .push_wq,
         .wq_err_valid, .wq_err_wq, .flush_req, .flush_done, .flush_found, .flush_wq,
         .flush_ip, .flush_qpn, .flush_wr_id,
-        .accepted, .discard_valid, .discard_reason, .cq_fault
+        .accepted, .ack_taken, .discard_valid, .discard_reason, .cq_fault
     );
 
     // ---- frames in the path, for STATUS.IDLE -----------------------------------------------------

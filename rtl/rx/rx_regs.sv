@@ -36,6 +36,8 @@ module rx_regs #(
     parameter  int MAX_SGE    = 63,  // scatter entries a receive WQE may have (CAPS.MAX_SGE)
     parameter  int DATA_BYTES = 8,   // bytes per beat of the frame input (CAPS.DATA_BYTES)
     parameter  bit RESPONDER  = 1,   // the RC responder is built in (else CONTROL.RESPONDER reads 0)
+    parameter  bit REQUESTER  = 0,   // Acknowledge frames may go to a requester (else
+                                     // CONTROL.REQUESTER reads 0)
     localparam int AW         = rx_regs_pkg::RX_ADDR_W,
     localparam int WW         = $clog2(WQS)
 ) (
@@ -62,6 +64,7 @@ module rx_regs #(
     // configuration
     output logic             enable,          // CONTROL.ENABLE
     output logic             responder,       // CONTROL.RESPONDER (0 without the responder)
+    output logic             requester,       // CONTROL.REQUESTER (0 without the requester)
     output logic [7:0]       ack_every,       // CONTROL.ACK_EVERY
     output logic [4:0]       rnr_timer,       // CONTROL.RNR_TIMER
     // the staged work queue and receive context, word by word
@@ -98,6 +101,7 @@ module rx_regs #(
     input  wire              idle,            // STATUS.IDLE
     input  wire              cq_fault_in,     // sets STATUS.CQ_FAULT
     input  wire              accepted,        // counts ACCEPTED
+    input  wire              ack_taken,       // counts ACKS
     input  wire              discard_valid,   // counts DISCARDS[discard_reason]
     input  wire [3:0]        discard_reason
 );
@@ -147,6 +151,7 @@ module rx_regs #(
 
     assign enable       = control_q[rx_regs_pkg::RX_CONTROL_ENABLE_LSB];
     assign responder    = RESPONDER && control_q[rx_regs_pkg::RX_CONTROL_RESPONDER_LSB];
+    assign requester    = REQUESTER && control_q[rx_regs_pkg::RX_CONTROL_REQUESTER_LSB];
     assign ack_every    = control_q[rx_regs_pkg::RX_CONTROL_ACK_EVERY_LSB +: 8];
     assign rnr_timer    = control_q[rx_regs_pkg::RX_CONTROL_RNR_TIMER_LSB +: 5];
     assign wq_qpn       = wq_q[W_QPN];
@@ -269,15 +274,15 @@ module rx_regs #(
     end
 
     // ------------------------------------------------------------------------------------------
-    // Counters. ACCEPTED is flip-flops. DISCARDS is LUT RAM, counted in two steps: a pulse's
+    // Counters. ACCEPTED and ACKS are flip-flops. DISCARDS is LUT RAM, counted in two steps: a pulse's
     // word is read in the cycle after it (d1), or taken from the step after when that one is
     // writing the same word, and written back plus one in the next (d2). A word not counted
     // since reset reads as 0 whatever the RAM holds (fresh_q).
     localparam int ND = rx_regs_pkg::RX_DISCARDS_WORDS;
     (* ram_style = "distributed" *) logic [31:0] discards_mem [ND];
     logic [ND-1:0] fresh_q;
-    logic [31:0]   accepted_q, d_old_q;
-    logic          acc1_q, acc2_q, d1_q, d2_q;
+    logic [31:0]   accepted_q, acks_q, d_old_q;
+    logic          acc1_q, acc2_q, ack1_q, ack2_q, d1_q, d2_q;
     logic [3:0]    d_reason1_q, d_reason2_q;
     wire  [31:0]   d_new = d_old_q + 32'd1;
 
@@ -285,6 +290,9 @@ module rx_regs #(
         if (rst) begin
             acc1_q     <= 1'b0;
             acc2_q     <= 1'b0;
+            ack1_q     <= 1'b0;
+            ack2_q     <= 1'b0;
+            acks_q     <= '0;
             d1_q       <= 1'b0;
             d2_q       <= 1'b0;
             accepted_q <= '0;
@@ -292,6 +300,9 @@ module rx_regs #(
         end else begin
             acc1_q     <= accepted;
             acc2_q     <= acc1_q;
+            ack1_q     <= ack_taken;
+            ack2_q     <= ack1_q;
+            acks_q     <= acks_q + 32'(ack2_q);
             d1_q       <= discard_valid;
             d2_q       <= d1_q;
             accepted_q <= accepted_q + 32'(acc2_q);
@@ -335,7 +346,7 @@ module rx_regs #(
     // The plain registers' word in two steps: which one the address names, registered with
     // the address (a one-hot of NSEL), then an AND-OR of the words (a decode of the address
     // into a multiplexer took a clock by itself).
-    localparam int NSEL = 5 + WQ_WORDS + QP_WORDS;
+    localparam int NSEL = 6 + WQ_WORDS + QP_WORDS;
     logic [NSEL-1:0] ar_sel_q;
 
     function automatic logic [NSEL-1:0] select(input logic [AW-1:0] addr);
@@ -345,11 +356,12 @@ module rx_regs #(
         select[2] = addr == rx_regs_pkg::RX_CONTROL;
         select[3] = addr == rx_regs_pkg::RX_STATUS;
         select[4] = addr == rx_regs_pkg::RX_ACCEPTED;
+        select[5] = addr == rx_regs_pkg::RX_ACKS;
         for (int i = 0; i < WQ_WORDS; i++) begin
-            select[5 + i] = addr == rx_regs_pkg::RX_WQ_QPN + AW'(4 * i);
+            select[6 + i] = addr == rx_regs_pkg::RX_WQ_QPN + AW'(4 * i);
         end
         for (int i = 0; i < QP_WORDS; i++) begin
-            select[5 + WQ_WORDS + i] = addr == rx_regs_pkg::RX_QP_QPN + AW'(4 * i);
+            select[6 + WQ_WORDS + i] = addr == rx_regs_pkg::RX_QP_QPN + AW'(4 * i);
         end
     endfunction
 
@@ -369,18 +381,20 @@ module rx_regs #(
         control = '0;
         control[rx_regs_pkg::RX_CONTROL_ENABLE_LSB]       = enable;
         control[rx_regs_pkg::RX_CONTROL_RESPONDER_LSB]    = responder;
+        control[rx_regs_pkg::RX_CONTROL_REQUESTER_LSB]    = requester;
         control[rx_regs_pkg::RX_CONTROL_ACK_EVERY_LSB +: 8] = ack_every;
         control[rx_regs_pkg::RX_CONTROL_RNR_TIMER_LSB +: 5] = rnr_timer;
         read_word = (sel[0] ? rx_regs_pkg::RX_ID_VALUE : '0)
                   | (sel[1] ? caps : '0)
                   | (sel[2] ? control : '0)
                   | (sel[3] ? status : '0)
-                  | (sel[4] ? accepted_q : '0);
+                  | (sel[4] ? accepted_q : '0)
+                  | (sel[5] ? acks_q : '0);
         for (int i = 0; i < WQ_WORDS; i++) begin
-            if (sel[5 + i]) read_word = read_word | wq_q[i];
+            if (sel[6 + i]) read_word = read_word | wq_q[i];
         end
         for (int i = 0; i < QP_WORDS; i++) begin
-            if (sel[5 + WQ_WORDS + i]) read_word = read_word | qp_q[i];
+            if (sel[6 + WQ_WORDS + i]) read_word = read_word | qp_q[i];
         end
     endfunction
 
