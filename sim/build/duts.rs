@@ -186,9 +186,10 @@ pub const DUTS: &[DutSpec] = &[
     // The full core's DMA port: two sources (4-bit read tags, 2-bit write tags) into one.
     dut("nic_dma", "nic_dma", NIC_DMA),
     // The whole receive path with 8 work queues, 8 QP slots and 8 memory regions, so that
-    // queues fill, slots collide and regions share their lkey slots often.
+    // queues fill, slots collide and regions share their lkey slots often; Acknowledge frames
+    // may leave for a requester (CONTROL.REQUESTER).
     DutSpec {
-        params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8")],
+        params: &[("WQS", "8"), ("QPS", "8"), ("MRS", "8"), ("REQUESTER", "1")],
         ..dut("rx_path_8", "rx_path", RX_PATH)
     },
     // The reliable connection's responder rules (8-bit ACK counts).

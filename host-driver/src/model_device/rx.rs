@@ -106,6 +106,13 @@ impl RxBlock {
                 self.flags |= status::DB_ERROR.put(1);
             }
         } else if self.regs.access(addr) == Some(Access::Rw) {
+            // The core builds its receive path without the requester's input (no requester on
+            // its send side yet): CONTROL.REQUESTER reads 0 there, and so here.
+            let value = if addr == regs::CONTROL {
+                value & !control::REQUESTER.put(1)
+            } else {
+                value
+            };
             self.regs.set(addr, value);
             if addr == regs::CONTROL {
                 nic.set_responder(responder(self.regs.get(regs::CONTROL)));

@@ -46,6 +46,9 @@ pub enum Event {
     ErrSet(u8),
     /// The RC responder's acknowledgement left (`m_ack_*`), before its frame is done.
     Ack(Ack),
+    /// An Acknowledge frame left for the requester (`m_rack_*`: its QP is the BTH's
+    /// destination), before its frame is done.
+    AckIn(Ack),
 }
 
 /// An acknowledgement on `m_ack_*`: what the model's `RcReply` says for an Acknowledge.
@@ -72,7 +75,8 @@ pub struct Load {
     pub axil_delay: f64,
     /// The most cycles the send side takes to show an `err_set` (at least 1).
     pub err_lag: u64,
-    /// Probability per cycle that the acknowledgement output is not ready.
+    /// Probability per cycle that each acknowledgement output (the responder's, the
+    /// requester's) is not ready.
     pub ack_stall: f64,
 }
 
@@ -99,6 +103,9 @@ pub struct Bench {
     /// The acknowledgement output's ready, and its valid/ready rule.
     ack_sink: Sink,
     ack_held: Held<Ack>,
+    /// The same for the Acknowledges handed to the requester.
+    rack_sink: Sink,
+    rack_held: Held<Ack>,
     /// Frames whose last beat went in.
     pub fed: usize,
 }
@@ -123,6 +130,8 @@ impl Bench {
             err_lag: load.err_lag.max(1),
             ack_sink: Sink::new(seed ^ 0xAC4, load.ack_stall),
             ack_held: Held::default(),
+            rack_sink: Sink::new(seed ^ 0x4AC, load.ack_stall),
+            rack_held: Held::default(),
             fed: 0,
         }
     }
@@ -195,8 +204,10 @@ impl Bench {
         }
         let mr = self.mr.pop_front();
         let ack_ready = self.ack_sink.ready();
+        let rack_ready = self.rack_sink.ready();
         let d = &mut self.sim.dut;
         d.set_m_ack_ready(ack_ready.into());
+        d.set_m_rack_ready(rack_ready.into());
         d.set_s_axis_tvalid(beat.is_some().into());
         if let Some((b, rss)) = &beat {
             let mut lanes = [0u8; 8];
@@ -261,6 +272,26 @@ impl Bench {
                 .ack_held
                 .none()
                 .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?,
+        }
+        let rack = (d.m_rack_valid() == 1).then(|| Ack {
+            qpn: d.m_rack_qpn(),
+            psn: d.m_rack_psn(),
+            syndrome: d.m_rack_syndrome(),
+            msn: d.m_rack_msn(),
+        });
+        match rack {
+            Some(a) => {
+                self.rack_held
+                    .offer(a, rack_ready)
+                    .map_err(|e| format!("cycle {now}: acknowledges in: {e}"))?;
+                if rack_ready {
+                    events.push(Event::AckIn(a));
+                }
+            }
+            None => self
+                .rack_held
+                .none()
+                .map_err(|e| format!("cycle {now}: acknowledges in: {e}"))?,
         }
         if d.err_set_valid() == 1 {
             let s = d.err_set_slot();

@@ -15,7 +15,7 @@
 
 use rand::Rng;
 use rocenic_model::qp::{MrTable, Psn, QpState, QpTable, Status};
-use rocenic_model::rc::Reliable;
+use rocenic_model::rc::{parse_ack, Reliable};
 use rocenic_model::rss::steer::Meta;
 use rocenic_model::rss::HashType;
 use rocenic_model::rx::regs::{self, status};
@@ -66,6 +66,8 @@ struct Cover {
     batch_frames: u64,
     /// Acknowledgements by kind (the responder on).
     acks: BTreeMap<&'static str, u64>,
+    /// Acknowledge frames handed to the requester, by kind (`CONTROL.REQUESTER`).
+    acks_in: BTreeMap<&'static str, u64>,
 }
 
 /// An AETH syndrome's kind, for the coverage.
@@ -101,6 +103,13 @@ struct World {
     reliable: Option<Reliable>,
     /// Acknowledgements the RTL gave for the frame being finished.
     acks: Vec<Ack>,
+    /// Acknowledge frames go to the requester (`CONTROL.REQUESTER`): those `parse_ack` takes
+    /// leave on `m_rack_*` instead of reaching the receive engine.
+    requester: bool,
+    /// What the RTL handed the requester during the frame being finished.
+    acks_in: Vec<Ack>,
+    /// Acknowledge frames handed over so far (the model's `ACKS`).
+    acks_in_count: u64,
     /// Slots whose send side came back for a round with the receive context kept.
     kept: u64,
 }
@@ -121,7 +130,8 @@ fn model_ack(r: RcReply) -> Result<Ack, String> {
 impl World {
     /// `CONTROL`: ENABLE, with the responder's settings when it is on.
     fn control(&self, enable: bool) -> (u32, u32) {
-        regs::control(enable, self.reliable.as_ref()).expect("the settings fit the fields")
+        regs::control_rc(enable, self.reliable.as_ref(), self.requester)
+            .expect("the settings fit the fields")
     }
 
     /// One cycle, every event replayed through the model.
@@ -147,11 +157,47 @@ impl World {
         match e {
             Event::ErrSet(s) => self.errsets.push(s),
             Event::Ack(a) => self.acks.push(a),
+            Event::AckIn(a) => self.acks_in.push(a),
             Event::Frame => {
                 let (frame, meta) = self
                     .inflight
                     .pop_front()
                     .ok_or("a frame finished that was not fed")?;
+                let got_in = std::mem::take(&mut self.acks_in);
+                let taken = parse_ack(&frame).ok().filter(|_| self.requester);
+                let want_in: Vec<Ack> = taken
+                    .iter()
+                    .map(|a| Ack {
+                        qpn: a.dest_qpn,
+                        psn: a.psn,
+                        syndrome: a.aeth.syndrome.to_byte(),
+                        msn: a.aeth.msn,
+                    })
+                    .collect();
+                if got_in != want_in {
+                    return Err(format!(
+                        "cycle {}: acknowledges to the requester: RTL {got_in:?}, model \
+                         {want_in:?}",
+                        self.bench.cycle()
+                    ));
+                }
+                if let Some(a) = want_in.first() {
+                    // Handed over whole: the receive engine never sees it, nothing else moves.
+                    self.acks_in_count += 1;
+                    *self.cover.acks_in.entry(ack_kind(a.syndrome)).or_default() += 1;
+                    let (acks, errs) = (
+                        std::mem::take(&mut self.acks),
+                        std::mem::take(&mut self.errsets),
+                    );
+                    if !acks.is_empty() || !errs.is_empty() {
+                        return Err(format!(
+                            "cycle {}: an Acknowledge frame gave acknowledgements {acks:?} \
+                             and ERRs {errs:?}",
+                            self.bench.cycle()
+                        ));
+                    }
+                    return Ok(());
+                }
                 let before: Vec<bool> = self
                     .layout
                     .qps
@@ -557,6 +603,18 @@ impl World {
     fn frame(&mut self) -> (Vec<u8>, Rss, &'static str) {
         let rng = &mut self.rng;
         let any_queue = |rng: &mut TestRng| rng.gen_range(0..WQS as u16 + 2);
+        if rng.gen_bool(0.04) {
+            // An Acknowledge, for one of the QPs or any: taken by the requester when it is on
+            // and the frame is well formed, else an unsupported (or damaged) frame.
+            let qpn = if rng.gen_bool(0.8) {
+                self.layout.qps[rng.gen_range(0..QPS)].qpn
+            } else {
+                rng.gen_range(0..1 << 24)
+            };
+            let (f, what) = ack_frame(rng, qpn);
+            let q = any_queue(rng);
+            return (f, rss(rng, q), what);
+        }
         match rng.gen_range(0..100) {
             0..=4 => {
                 let shape = frames::Shape::random(rng);
@@ -658,6 +716,13 @@ impl World {
             return Err(format!("round {round}: host memory differs"));
         }
         let c = *self.model.rx.counts();
+        let acks = self.read(regs::ACKS)?;
+        if u64::from(acks) != self.acks_in_count {
+            return Err(format!(
+                "round {round}: ACKS {acks}, model {}",
+                self.acks_in_count
+            ));
+        }
         let acc = self.read(regs::ACCEPTED)?;
         if u64::from(acc) != c.accepted {
             return Err(format!(
@@ -723,6 +788,7 @@ fn run(
     dma: DmaConfig,
     err_lag: u64,
     responder: bool,
+    requester: bool,
 ) {
     let seed = stream::seed(name);
     let mut rng = stream::rng(seed ^ 0x0A7B);
@@ -762,6 +828,9 @@ fn run(
         wr_id: 0,
         reliable,
         acks: Vec::new(),
+        requester,
+        acks_in: Vec::new(),
+        acks_in_count: 0,
         kept: 0,
     };
     let result = (|| {
@@ -799,8 +868,46 @@ fn run(
             r.ack_every, r.rnr_timer, c.acks
         );
     }
+    if requester {
+        println!(
+            "  acknowledges to the requester: {} ({:?})",
+            w.acks_in_count, c.acks_in
+        );
+    }
     if let Err(e) = result {
         panic!("{name} (seed {seed}, ROCENIC_SEED={seed} replays): {e}");
+    }
+    // Every kind of Acknowledge frame went in; with the requester on, every syndrome kind
+    // the well-formed ones carry came out, and none did with it off.
+    let ack_frames: Vec<&str> = [
+        "ack",
+        "ack, reserved syndrome",
+        "ack, pad",
+        "ack, long",
+        "ack, no aeth",
+        "ack, icrc",
+    ]
+    .into_iter()
+    .filter(|k| !c.frames.contains_key(k))
+    .collect();
+    assert!(
+        ack_frames.is_empty(),
+        "{name} (seed {seed}): no Acknowledge frames of kinds {ack_frames:?}"
+    );
+    if requester {
+        let missing_in: Vec<&str> = ["ack", "rnr nak", "nak psn sequence", "nak remote access"]
+            .into_iter()
+            .filter(|k| !c.acks_in.contains_key(k))
+            .collect();
+        assert!(
+            missing_in.is_empty(),
+            "{name} (seed {seed}): no acknowledges to the requester of kinds {missing_in:?}"
+        );
+    } else {
+        assert_eq!(
+            w.acks_in_count, 0,
+            "{name}: acknowledges to the requester with it off"
+        );
     }
     let missing: Vec<&str> = Discard::ALL
         .iter()
@@ -874,21 +981,30 @@ fn run(
 fn random_traffic() {
     let mut dma = DmaConfig::adversarial(8, 4);
     dma.latency = 1..=40;
-    run("rx_path_random", 60, 60, dma, 100, false);
+    run("rx_path_random", 60, 60, dma, 100, false, false);
 }
 
-/// The reliable transport's responder on (`CONTROL.RESPONDER`): every RC request packet's
-/// acknowledgement, its state in the context and its moves to ERR against the model's, with
-/// back-pressure on the acknowledgements.
+/// The reliable transport on: the responder (`CONTROL.RESPONDER`): every RC request packet's
+/// acknowledgement, its state in the context and its moves to ERR against the model's; and the
+/// requester's input (`CONTROL.REQUESTER`): every Acknowledge frame `parse_ack` takes handed
+/// over, the others discarded as the model says; back-pressure on both outputs.
 #[test]
 fn responder_against_the_model() {
     let mut dma = DmaConfig::adversarial(8, 4);
     dma.latency = 1..=40;
-    run("rx_path_responder", 60, 60, dma, 100, true);
+    run("rx_path_responder", 60, 60, dma, 100, true, true);
 }
 
 /// A host that answers at once: the path's own pace, operations back to back.
 #[test]
 fn ideal_host() {
-    run("rx_path_ideal", 60, 60, DmaConfig::ideal(8, 4), 1, false);
+    run(
+        "rx_path_ideal",
+        60,
+        60,
+        DmaConfig::ideal(8, 4),
+        1,
+        false,
+        false,
+    );
 }

@@ -229,6 +229,70 @@ pub fn rc_frame(rng: &mut TestRng, qpn: u32, p: &Pkt) -> Vec<u8> {
     frames::build(&route, &t, &p.payload)
 }
 
+/// An Acknowledge frame (opcode 0x11) to `qpn`, and what it is: mostly well formed with a
+/// syndrome that is not reserved (what `model::rc::parse_ack` takes), else one thing wrong with
+/// it: a reserved syndrome or NAK code, a pad (after the AETH, or after part of it so that the
+/// length is an ACK's), bytes after the AETH, no AETH, a bad ICRC.
+pub fn ack_frame(rng: &mut TestRng, qpn: u32) -> (Vec<u8>, &'static str) {
+    let syndrome: u8 = match rng.gen_range(0..4) {
+        0 => rng.gen_range(0x00..0x20),
+        1 => rng.gen_range(0x20..0x40),
+        _ => rng.gen_range(0x60..0x65),
+    };
+    let msn: u32 = rng.gen_range(0..1 << 24);
+    let mut aeth = vec![syndrome, (msn >> 16) as u8, (msn >> 8) as u8, msn as u8];
+    let mut pad = 0;
+    let what = match rng.gen_range(0..20) {
+        0 => {
+            // 0x40..0x5F, 0x80..0xFF, or a NAK code 5..31
+            aeth[0] = match rng.gen_range(0..3) {
+                0 => rng.gen_range(0x40..0x60),
+                1 => rng.gen_range(0x80..=0xFF),
+                _ => rng.gen_range(0x65..0x80),
+            };
+            "ack, reserved syndrome"
+        }
+        1 => {
+            // After a whole AETH, or after its first bytes so that the datagram has an ACK's
+            // length: only the pad count tells that one apart.
+            pad = rng.gen_range(1..4);
+            if rng.gen() {
+                aeth.truncate(4 - pad as usize);
+            }
+            "ack, pad"
+        }
+        2 => {
+            aeth.extend(std::iter::repeat_n(0xA5, 4 * rng.gen_range(1..4)));
+            "ack, long"
+        }
+        3 => {
+            aeth.clear();
+            "ack, no aeth"
+        }
+        4 => "ack, icrc",
+        _ => "ack",
+    };
+    let psn = rng.gen_range(0..1 << 24);
+    let mut b = bth(rng, op::RC_ACK, qpn, psn, aeth.len());
+    b.pad_count = pad;
+    let t = Transport {
+        bth: b,
+        reth: None,
+        deth: None,
+        imm: None,
+    };
+    let (v6, vlan) = (rng.gen(), rng.gen_bool(0.3));
+    let route = frames::route(rng, v6, vlan);
+    let mut f = frames::build(&route, &t, &aeth);
+    if what == "ack, icrc" {
+        // a bit of the BTH's PSN or the AETH, which the ICRC covers
+        let bth = f.len() - 4 - aeth.len() - 12;
+        let at = rng.gen_range(bth + 9..f.len() - 4);
+        f[at] ^= 1 << rng.gen_range(0..8);
+    }
+    (f, what)
+}
+
 /// A UD SEND to `qpn` with `qkey`, `len` bytes.
 pub fn ud_frame(rng: &mut TestRng, qpn: u32, qkey: u32, len: usize) -> Vec<u8> {
     let o = if rng.gen() {
