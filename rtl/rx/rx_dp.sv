@@ -14,7 +14,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The receive data path (docs/rx.md, "rx_dp (RTL)"): rx_check's descriptors one at a time,
+// The receive data path (docs/rx-dp.md): rx_check's descriptors one at a time,
 // through model::rx::RecvEngine::receive's checks in its order, and flush steps
 // (RecvEngine::flush) when no descriptor waits.
 //

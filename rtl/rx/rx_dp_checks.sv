@@ -10,7 +10,7 @@
 `default_nettype none
 
 // rx_dp's checks of a RoCEv2 frame against its receive context and its QP, in
-// model::rx::RecvEngine's order (docs/rx.md, "One frame"), in two registered steps from the
+// model::rx::RecvEngine's order (docs/rx-dp.md, "One frame"), in two registered steps from the
 // data path's registers: a flag per check, then the first that fails (`fail`, and its discard
 // code). The data path reads the verdict two cycles after its inputs settle (M_CHK0, M_CHK1).
 module rx_dp_checks (

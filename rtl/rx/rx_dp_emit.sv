@@ -7,7 +7,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// One DMA write of the receive data path (docs/rx.md, "rx_dp (RTL)"): LEN bytes (1..4096) to
+// One DMA write of the receive data path (docs/rx-dp.md): LEN bytes (1..4096) to
 // host address ADDR, packed from lane 0 as docs/wqe-dma.md's DMA interface asks, taken from one of
 // three sources:
 //   SRC_FRAME  the packet buffer, from byte SHIFT of beat BEAT on (rx_check's read port: a beat

@@ -8,7 +8,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The receive data path's reads and region checks (docs/rx.md, "rx_dp (RTL)"), one operation at
+// The receive data path's reads and region checks (docs/rx-dp.md), one operation at
 // a time, each ending with done for one cycle and a model::qp::Status code:
 //   0 WQE    RecvEngine::read_wqe: the WQE's 16-byte header by DMA read (refused: GENERAL_ERR,
 //            WR_ID 0), its checks (RWQE.RSVD zero, NSGE 1..63, header and entries within the

@@ -11,7 +11,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// rx_dp's RC responder at a frame's end (docs/rx.md, "The RC responder"): what executing the
+// rx_dp's RC responder at a frame's end (docs/rx-dp.md, "The RC responder"): what executing the
 // packet found, as model::rx's `executed` maps the frame's discard or its completion's status,
 // and the rules of rc_responder on the QP's responder state. The data path holds every input
 // still from the frame's end on; it asks (`take`) two cycles later at the earliest and takes the

@@ -7,7 +7,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The receive data path's writes (docs/rx.md, "rx_dp (RTL)"): one piece of bytes at a time, cut
+// The receive data path's writes (docs/rx-dp.md): one piece of bytes at a time, cut
 // into DMA writes of at most 4096 bytes that rx_dp_emit makes one after another.
 //   WALK    the piece lands at byte `moff` of the WQE's buffers (model::rx's `scatter`): the
 //           entries are walked from the first, each write stays inside one entry, and an
