@@ -155,6 +155,21 @@ impl<T: PartialEq + fmt::Debug> Held<T> {
             None => Ok(()),
         }
     }
+
+    /// One cycle of the output: what it shows (`None` without valid) checked as [`Self::offer`]
+    /// and [`Self::none`] do, and the value it gave when `ready` took it.
+    pub fn sample(&mut self, shown: Option<T>, ready: bool) -> Result<Option<T>, String>
+    where
+        T: Copy,
+    {
+        match shown {
+            Some(v) => {
+                self.offer(v, ready)?;
+                Ok(ready.then_some(v))
+            }
+            None => self.none().map(|_| None),
+        }
+    }
 }
 
 #[cfg(test)]

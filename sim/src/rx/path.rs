@@ -259,19 +259,12 @@ impl Bench {
             syndrome: d.m_ack_syndrome(),
             msn: d.m_ack_msn(),
         });
-        match ack {
-            Some(a) => {
-                self.ack_held
-                    .offer(a, ack_ready)
-                    .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?;
-                if ack_ready {
-                    events.push(Event::Ack(a));
-                }
-            }
-            None => self
-                .ack_held
-                .none()
-                .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?,
+        if let Some(a) = self
+            .ack_held
+            .sample(ack, ack_ready)
+            .map_err(|e| format!("cycle {now}: acknowledgements: {e}"))?
+        {
+            events.push(Event::Ack(a));
         }
         let rack = (d.m_rack_valid() == 1).then(|| Ack {
             qpn: d.m_rack_qpn(),
@@ -279,19 +272,12 @@ impl Bench {
             syndrome: d.m_rack_syndrome(),
             msn: d.m_rack_msn(),
         });
-        match rack {
-            Some(a) => {
-                self.rack_held
-                    .offer(a, rack_ready)
-                    .map_err(|e| format!("cycle {now}: acknowledges in: {e}"))?;
-                if rack_ready {
-                    events.push(Event::AckIn(a));
-                }
-            }
-            None => self
-                .rack_held
-                .none()
-                .map_err(|e| format!("cycle {now}: acknowledges in: {e}"))?,
+        if let Some(a) = self
+            .rack_held
+            .sample(rack, rack_ready)
+            .map_err(|e| format!("cycle {now}: acknowledges in: {e}"))?
+        {
+            events.push(Event::AckIn(a));
         }
         if d.err_set_valid() == 1 {
             let s = d.err_set_slot();
