@@ -104,26 +104,26 @@ impl Cover {
         let c = self;
         // Every kind of Acknowledge frame went in; with the requester on, every syndrome kind
         // the well-formed ones carry came out, and none did with it off.
-        let ack_frames: Vec<&str> = [
-            "ack",
-            "ack, reserved syndrome",
-            "ack, pad",
-            "ack, long",
-            "ack, no aeth",
-            "ack, icrc",
-        ]
-        .into_iter()
-        .filter(|k| !c.frames.contains_key(k))
-        .collect();
+        let ack_frames = unseen(
+            &[
+                "ack",
+                "ack, reserved syndrome",
+                "ack, pad",
+                "ack, long",
+                "ack, no aeth",
+                "ack, icrc",
+            ],
+            &c.frames,
+        );
         assert!(
             ack_frames.is_empty(),
             "{name} (seed {seed}): no Acknowledge frames of kinds {ack_frames:?}"
         );
         if requester {
-            let missing_in: Vec<&str> = ["ack", "rnr nak", "nak psn sequence", "nak remote access"]
-                .into_iter()
-                .filter(|k| !c.acks_in.contains_key(k))
-                .collect();
+            let missing_in = unseen(
+                &["ack", "rnr nak", "nak psn sequence", "nak remote access"],
+                &c.acks_in,
+            );
             assert!(
                 missing_in.is_empty(),
                 "{name} (seed {seed}): no acknowledges to the requester of kinds {missing_in:?}"
@@ -134,11 +134,7 @@ impl Cover {
                 "{name}: acknowledges to the requester with it off"
             );
         }
-        let missing: Vec<&str> = Discard::ALL
-            .iter()
-            .map(|d| d.name())
-            .filter(|n| !c.discards.contains_key(n))
-            .collect();
+        let missing = unseen(&Discard::ALL.map(|d| d.name()), &c.discards);
         let statuses = [
             Status::Success,
             Status::LocLenErr,
@@ -156,18 +152,17 @@ impl Cover {
             .map(|s| format!("{s:?}"))
             .filter(|s| !c.statuses.contains_key(s))
             .collect();
-        let kinds = [
-            "raw",
-            "ud send",
-            "rc write with imm",
-            "rc write",
-            "rc send, not last",
-            "rc send, last",
-        ];
-        let missing_kind: Vec<&str> = kinds
-            .into_iter()
-            .filter(|k| !c.taken.contains_key(k))
-            .collect();
+        let missing_kind = unseen(
+            &[
+                "raw",
+                "ud send",
+                "rc write with imm",
+                "rc write",
+                "rc send, not last",
+                "rc send, last",
+            ],
+            &c.taken,
+        );
         assert!(
             missing.is_empty() && missing_st.is_empty() && missing_kind.is_empty(),
             "{name} (seed {seed}): never seen: discards {missing:?}, completions {missing_st:?}, \
@@ -178,17 +173,17 @@ impl Cover {
             "{name} (seed {seed}): no flush step completed a SEND in progress"
         );
         if responder {
-            let missing_acks: Vec<&str> = [
-                "ack",
-                "rnr nak",
-                "nak psn sequence",
-                "nak invalid request",
-                "nak remote access",
-                "nak remote operational",
-            ]
-            .into_iter()
-            .filter(|k| !c.acks.contains_key(k))
-            .collect();
+            let missing_acks = unseen(
+                &[
+                    "ack",
+                    "rnr nak",
+                    "nak psn sequence",
+                    "nak invalid request",
+                    "nak remote access",
+                    "nak remote operational",
+                ],
+                &c.acks,
+            );
             assert!(
                 missing_acks.is_empty(),
                 "{name} (seed {seed}): the responder never answered {missing_acks:?}"
@@ -200,4 +195,12 @@ impl Cover {
             );
         }
     }
+}
+
+/// The kinds in `want` that `seen` never counted.
+fn unseen(want: &[&'static str], seen: &BTreeMap<&'static str, u64>) -> Vec<&'static str> {
+    want.iter()
+        .copied()
+        .filter(|k| !seen.contains_key(k))
+        .collect()
 }
