@@ -672,7 +672,12 @@ mod tests {
             control(false, Some(&r)),
             Some((0x8, 2 | (4 << 8) | (12 << 16)))
         );
-        assert_eq!(control::MASK, 0x001F_FF03);
+        assert_eq!(control::MASK, 0x001F_FF07);
+        assert_eq!(control_rc(true, None, true), Some((0x8, 1 | 4)));
+        assert_eq!(
+            control_rc(true, Some(&r), true),
+            Some((0x8, 1 | 2 | 4 | (4 << 8) | (12 << 16)))
+        );
         r.ack_every = 256;
         assert_eq!(control(true, Some(&r)), None, "ACK_EVERY holds 8 bits");
         r.ack_every = 255;

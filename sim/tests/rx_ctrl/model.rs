@@ -312,7 +312,8 @@ impl<const W: usize, const Q: usize> Model<W, Q> {
                     | regs::caps::MAX_SGE.put(63)
                     | regs::caps::DATA_BYTES.put(8)
             }
-            regs::CONTROL => self.reg(regs::CONTROL) & control::MASK,
+            // Built without the requester's input (REQUESTER = 0, the default): that bit reads 0.
+            regs::CONTROL => self.reg(regs::CONTROL) & control::MASK & !control::REQUESTER.put(1),
             regs::STATUS => {
                 if !busy && self.reg(regs::CONTROL) & 1 != 0 {
                     if self.idle() {
