@@ -302,7 +302,8 @@ module rx_regs #(
             acc2_q     <= acc1_q;
             ack1_q     <= ack_taken;
             ack2_q     <= ack1_q;
-            acks_q     <= acks_q + 32'(ack2_q);
+            // Only a build with the requester's input counts (else ACKS is 0 and no logic).
+            acks_q     <= acks_q + 32'(ack2_q && REQUESTER);
             d1_q       <= discard_valid;
             d2_q       <= d1_q;
             accepted_q <= accepted_q + 32'(acc2_q);

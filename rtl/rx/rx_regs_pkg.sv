@@ -80,7 +80,7 @@ package rx_regs_pkg;
     // ACCEPTED: frames taken since reset (wraps)
     localparam logic [12:0] RX_ACCEPTED = 13'h0014;
 
-    // ACKS: Acknowledge frames handed to the send side's requester since reset (wraps)
+    // ACKS: Acknowledge frames handed to the send side's requester since reset (wraps; 0 in a build without it)
     localparam logic [12:0] RX_ACKS = 13'h0018;
 
     // DISCARDS: frames discarded since reset (wraps), word i for reason i (model::rx::Discard)

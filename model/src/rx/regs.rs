@@ -283,7 +283,8 @@ pub const MAP: &[Register] = &[
         "ACKS",
         1,
         Access::Ro,
-        "Acknowledge frames handed to the send side's requester since reset (wraps)",
+        "Acknowledge frames handed to the send side's requester since reset (wraps; 0 in a build \
+         without it)",
         &[],
     ),
     reg(
