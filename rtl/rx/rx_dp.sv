@@ -277,6 +277,13 @@ module rx_dp #(
     logic [3:0]  why_q;           // the discard code
     logic        disc_q;          // the frame is discarded (why_q)
     logic        rack_q;          // the frame is an Acknowledge handed to the requester
+    // It leaves from the descriptor's registers, which hold it until M_FIN; valid is the
+    // state's own flip-flop.
+    assign m_rack_valid    = m_q == M_RACK;
+    assign m_rack_qpn      = d_dest_qpn;
+    assign m_rack_psn      = d_psn;
+    assign m_rack_syndrome = d_imm[31:24];
+    assign m_rack_msn      = d_imm[23:0];
     logic        has_cqe_q;       // a completion is written
     logic        qp_fail_q, wq_fail_q;  // what a failed WQE moves to ERR
     logic [4:0]  st_q;            // the completion's status
@@ -568,7 +575,6 @@ module rx_dp #(
             frame_done    <= 1'b0;
             flush_step    <= 1'b0;
             flush_hit     <= 1'b0;
-            m_rack_valid  <= 1'b0;
             f_start       <= 1'b0;
             sc_start      <= 1'b0;
             dp_idle       <= 1'b1;
@@ -626,13 +632,8 @@ module rx_dp #(
                 M_DESC: begin
                     imm_q <= d_imm_valid;
                     if (d_ack && req_on_q) begin
-                        m_rack_valid    <= 1'b1;
-                        m_rack_qpn      <= d_dest_qpn;
-                        m_rack_psn      <= d_psn;
-                        m_rack_syndrome <= d_imm[31:24];
-                        m_rack_msn      <= d_imm[23:0];
-                        rack_q          <= 1'b1;
-                        m_q             <= M_RACK;
+                        rack_q <= 1'b1;
+                        m_q    <= M_RACK;
                     end else if (d_discard) begin
                         disc_q <= 1'b1;
                         why_q  <= d_reason;
@@ -1065,8 +1066,7 @@ module rx_dp #(
 
                 // ---- an Acknowledge for the requester, held until taken ---------------------
                 M_RACK: if (m_rack_ready) begin
-                    m_rack_valid <= 1'b0;
-                    m_q          <= M_FIN;
+                    m_q <= M_FIN;
                 end
 
                 // ---- flush steps --------------------------------------------------------------
