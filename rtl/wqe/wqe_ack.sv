@@ -16,9 +16,15 @@
 // four bytes after the BTH: syndrome, then the MSN), no payload. The frame builder needs no
 // payload beat for it, so it may go between any two of the data path's descriptors.
 //
-// One output register, loaded when empty: a descriptor every other cycle at most, while a
-// frame takes at least eight. When both wait, the one not taken last goes: neither starves.
-// The readies depend on the valids and the register only.
+// No output register: a grant, one flip-flop per source, picks which held input drives the
+// output until the frame builder takes it. Both sources hold their data while valid (the
+// scheduler reads no context while its acknowledgement waits; the sender's descriptor is its
+// held WQE), so the output is steady too. A copy of the 750-bit descriptor here cost as many
+// flip-flops, enough that the whole engine no longer placed on the 25F (docs/wqe-engine.md).
+// A grant is given only when none is held, so a descriptor goes every other cycle at most,
+// while a frame takes at least eight. When both wait, the one not granted last goes: neither
+// starves. m_desc_valid is the grants' OR, the readies a grant and m_desc_ready: no path
+// from a ready to a valid.
 module wqe_ack (
     input  wire                  clk,
     input  wire                  rst,            // synchronous, active high
@@ -42,14 +48,16 @@ module wqe_ack (
 
     localparam logic [7:0] RC_ACK = 8'h11;     // BTH opcode: RC Acknowledge
 
-    logic last_ack_q;                           // the register last took an acknowledgement
+    logic ack_q;                                // the acknowledgement is granted the output
+    logic desc_q;                               // the data path's descriptor is
+    logic last_ack_q;                           // the last grant was an acknowledgement's
 
-    wire take_ack  = s_ack_valid && !m_desc_valid && (!s_desc_valid || !last_ack_q);
-    wire take_desc = s_desc_valid && !m_desc_valid && !take_ack;
+    wire take = m_desc_valid && m_desc_ready;
 
-    assign s_ack_ready  = take_ack;
-    assign s_desc_ready = take_desc;
-    assign ack_taken    = take_ack;
+    assign m_desc_valid = ack_q || desc_q;
+    assign s_ack_ready  = ack_q && m_desc_ready;
+    assign s_desc_ready = desc_q && m_desc_ready;
+    assign ack_taken    = s_ack_ready;
 
     wqe_frame_pkg::desc_t ack;
     always_comb begin
@@ -78,26 +86,24 @@ module wqe_ack (
     wire unused_ctx = ^{s_ack_ctx.qpn, s_ack_ctx.ud, s_ack_ctx.pd, s_ack_ctx.mtu,
                         s_ack_ctx.qkey, s_ack_ctx.raw};
 
-    always_ff @(posedge clk) begin
-        if (rst) begin
-            m_desc_valid <= 1'b0;
-            last_ack_q   <= 1'b0;
-        end else begin
-            if (m_desc_valid && m_desc_ready) begin
-                m_desc_valid <= 1'b0;
-            end
-            if (take_ack || take_desc) begin
-                m_desc_valid <= 1'b1;
-                last_ack_q   <= take_ack;
-            end
-        end
-    end
+    assign m_desc = ack_q ? ack : s_desc;
 
     always_ff @(posedge clk) begin
-        if (take_ack) begin
-            m_desc <= ack;
-        end else if (take_desc) begin
-            m_desc <= s_desc;
+        if (rst) begin
+            ack_q      <= 1'b0;
+            desc_q     <= 1'b0;
+            last_ack_q <= 1'b0;
+        end else if (take) begin
+            ack_q  <= 1'b0;
+            desc_q <= 1'b0;
+        end else if (!m_desc_valid) begin
+            if (s_ack_valid && (!s_desc_valid || !last_ack_q)) begin
+                ack_q      <= 1'b1;
+                last_ack_q <= 1'b1;
+            end else if (s_desc_valid) begin
+                desc_q     <= 1'b1;
+                last_ack_q <= 1'b0;
+            end
         end
     end
 
