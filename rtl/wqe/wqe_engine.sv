@@ -282,9 +282,9 @@ module wqe_engine #(
         .m_axis_tvalid, .m_axis_tready, .m_axis_tdata, .m_axis_tkeep, .m_axis_tlast
     );
 
-    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in wqe_ack,
-    // the frame builder or the ICRC stage: frames whose descriptor wqe_ack took (the data
-    // path's or an acknowledgement's) and whose last beat has not left.
+    // Idle for the control plane (commands, STATUS.IDLE) also means no frame left in the frame
+    // builder or the ICRC stage: frames whose descriptor the builder took through wqe_ack (the
+    // data path's or an acknowledgement's) and whose last beat has not left.
     logic [7:0] frames_in_q;
     always_ff @(posedge clk) begin
         if (rst) begin
