@@ -290,7 +290,7 @@ module wqe_engine #(
         if (rst) begin
             frames_in_q <= '0;
         end else begin
-            frames_in_q <= frames_in_q + 8'((desc_valid && desc_ready) || ack_sent)
+            frames_in_q <= frames_in_q + 8'(fdesc_valid && fdesc_ready)
                          - 8'(m_axis_tvalid && m_axis_tready && m_axis_tlast);
         end
     end
