@@ -109,7 +109,12 @@ module wqe_dp
     input  wire                  m_pay_tready,
     output logic [63:0]          m_pay_tdata,
     output logic [7:0]           m_pay_tkeep,
-    output logic                 m_pay_tlast
+    output logic                 m_pay_tlast,
+    // a requester's packet (pick rcp.en): its outcome instead of a completion, in pick order
+    output logic                 m_res_valid,
+    input  wire                  m_res_ready,
+    output logic [7:0]           m_res_slot,
+    output logic [4:0]           m_res_status
 );
 
     localparam int TAGS      = 2 ** TAG_W - 1;
@@ -180,7 +185,7 @@ module wqe_dp
     // ---- gather ---------------------------------------------------------------------------
     logic              gc_valid, gc_ready, gp_valid, gp_ready, gpc_valid, gpc_ready;
     wqe_dp_pkg::wqe_t              gc;
-    logic [19:0]       gc_packets;
+    logic [23:0]       gc_packets;
     logic [12:0]       gp_len;
     logic [TAGS-1:0]   gp_tags;
     logic [4:0]        gp_pieces;
@@ -269,7 +274,7 @@ module wqe_dp
     // Commit, packet and piece records wait for the sender, so the planner runs ahead.
     logic            ec_valid, ec_ready, ep_valid, ep_ready, epc_valid, epc_ready;
     wqe_dp_pkg::wqe_t            ec;
-    logic [19:0]     ec_packets;
+    logic [23:0]     ec_packets;
     logic [12:0]     ep_len;
     logic [TAGS-1:0] ep_tags;
     logic [4:0]      ep_pieces;
@@ -278,9 +283,9 @@ module wqe_dp
     logic [12:0]     epc_len;
     logic            epc_end;
 
-    // The commit queue's head is the sender's WQE, read in place (wqe_emit): its 1,170 bits are
+    // The commit queue's head is the sender's WQE, read in place (wqe_emit): its 1,226 bits are
     // addressed and loaded in eight slices, each with its own pointers (COPIES).
-    stream_fifo #(.WIDTH($bits(gc) + 20), .DEPTH_LOG2(2), .COPIES(8)) u_commit_fifo (
+    stream_fifo #(.WIDTH($bits(gc) + 24), .DEPTH_LOG2(2), .COPIES(8)) u_commit_fifo (
         .clk, .rst, .s_valid(gc_valid), .s_ready(gc_ready), .s_data({gc, gc_packets}),
         .m_valid(ec_valid), .m_ready(ec_ready), .m_data({ec, ec_packets})
     );
@@ -358,7 +363,8 @@ module wqe_dp
         .m_rec_valid(rec_valid), .m_rec_ready(rec_ready), .m_rec_tso(rec_tso), .m_rec_ipoib(rec_ipoib),
         .m_rec_hdr_len(rec_hdr_len), .m_rec_mss(rec_mss), .m_rec_len(rec_len),
         .m_keep_valid(keep_valid), .m_keep_ready(keep_ready), .m_keep(keep),
-        .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq)
+        .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq),
+        .m_res_valid, .m_res_ready, .m_res_slot, .m_res_status
     );
 
     logic        c_tvalid, c_tready, c_tlast;

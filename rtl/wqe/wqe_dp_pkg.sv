@@ -42,8 +42,21 @@ package wqe_dp_pkg;
         logic         raw;         // a raw-packet QP (ud 0, mtu 0): a SEND is one whole frame
     } ctx_t;
 
-    // One WQE to run: which QP slot, where its WQE lies, the slot stride, the context.
+    // One packet of an RC WQE, as the requester asks for it (docs/wqe-dp.md, "The requester's
+    // packets"): the data path builds packet `index` of the WQE with this PSN and AckReq, and
+    // answers with a status on m_res instead of a completion. With en 0 the pick is a whole
+    // WQE, run to its completion as before.
     typedef struct packed {
+        logic        en;
+        logic [23:0] index;        // which packet of the message (0-based)
+        logic [23:0] psn;
+        logic        ack_req;
+    } rcp_t;
+
+    // One WQE to run: the packet asked for (if any), which QP slot, where its WQE lies, the
+    // slot stride, the context.
+    typedef struct packed {
+        rcp_t        rcp;
         logic [7:0]  slot;
         logic [63:0] addr;         // host address of the WQE's first block
         logic [2:0]  stride_log2;  // the ring's slot: 2^stride_log2 blocks
@@ -86,6 +99,10 @@ package wqe_dp_pkg;
         logic         tso;
         logic [15:0]  mss;
         logic [15:0]  hdr_len;
+        // The pick's packet (rcp.en): the planner sets first and last from its index.
+        rcp_t         rcp;
+        logic         rcp_first;
+        logic         rcp_last;
     } wqe_t;
 
     // One data segment, as the gather stage needs it (the checks are done).

@@ -30,6 +30,12 @@
 // its bytes. A read that faults after the stream has begun does not cut it: the rest of the
 // send streams as it is (no PSN, no descriptor) with keep flags of 0, so the segmenter always
 // sees whole sends; before that, the WQE's packets are dropped as any other's.
+//
+// A requester's packet (rcp.en, docs/wqe-dp.md, "The requester's packets") is decided by the
+// requester, not here: the QP's error bit is not read, no PSN is taken, no completion is written
+// and the QP is not moved to ERR. Its one packet goes out with the pick's PSN and AckReq and the
+// opcode its place in the message gives (rcp_first, rcp_last), and the outcome, success or the
+// status of a refusal or a faulted read, is answered on m_res.
 module wqe_emit
 #(
     parameter int QPS   = 64,   // QP slots
@@ -43,7 +49,7 @@ module wqe_emit
     input  wire                  s_commit_valid,
     output logic                 s_commit_ready,
     input  wire wqe_dp_pkg::wqe_t            s_commit,
-    input  wire [19:0]           s_commit_packets,
+    input  wire [23:0]           s_commit_packets,
     input  wire                  s_pkt_valid,
     output logic                 s_pkt_ready,
     input  wire [12:0]           s_pkt_len,
@@ -104,12 +110,17 @@ module wqe_emit
     // completions
     output logic                 m_cqe_valid,
     input  wire                  m_cqe_ready,
-    output wqe_dp_pkg::cqe_t                 m_cqe
+    output wqe_dp_pkg::cqe_t                 m_cqe,
+    // a requester's packet: its outcome, in pick order
+    output logic                 m_res_valid,
+    input  wire                  m_res_ready,
+    output logic [7:0]           m_res_slot,
+    output logic [4:0]           m_res_status
 );
 
     typedef enum logic [3:0] {
         S_IDLE, S_QPERR, S_DECIDE, S_ENT, S_PKT, S_PKT2, S_PSN, S_DESC, S_PIECE, S_STREAM, S_DROP, S_NEXT, S_END, S_CQE,
-        S_TX
+        S_TX, S_RES
     } state_t;
     state_t state_q;
 
@@ -119,7 +130,7 @@ module wqe_emit
     // for it: the tests pass; the bench's cycle figures were not measured again.)
     wqe_dp_pkg::wqe_t        w_q;
     assign w_q = s_commit;
-    logic [19:0] left_q;            // packets not yet taken
+    logic [23:0] left_q;            // packets not yet taken
     logic        last_q;            // left_q == 1: this packet is the message's last
     logic        none_q;            // left_q == 0
     logic        first_q;           // this packet is the message's first
@@ -149,11 +160,14 @@ module wqe_emit
     logic        keep_pend_q;       // a keep flag to hand on before it
 
     // Fields the earlier stages used.
-    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en};
+    wire unused_w = ^{w_q.inline_words, w_q.sges, w_q.flow_label, w_q.inline_en, w_q.rcp.index};
 
+    // A requester's packet is its message's first or last as the planner found; a WQE's
+    // packets are counted here.
+    wire rcp     = w_q.rcp.en;
     wire ud      = w_q.ctx.ud;
-    wire first   = first_q;
-    wire last    = last_q;
+    wire first   = rcp ? w_q.rcp_first : first_q;
+    wire last    = rcp ? w_q.rcp_last : last_q;
     wire is_write = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM;
     wire has_imm  = {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_RDMA_WRITE_IMM || {6'b0, w_q.opcode} == wqe_fmt_pkg::OPCODE_SEND_IMM;
     wire ud_ok    = w_q.ctx.ud && w_q.status == wqe_fmt_pkg::STATUS_SUCCESS;
@@ -209,7 +223,7 @@ module wqe_emit
         end
         m_desc.opcode      = bth_op;
         m_desc.se          = last && w_q.solicited && {6'b0, w_q.opcode} != wqe_fmt_pkg::OPCODE_RDMA_WRITE;
-        m_desc.ack_req     = last && !ud;
+        m_desc.ack_req     = rcp ? w_q.rcp.ack_req : last && !ud;
         m_desc.psn         = psn_q;
         m_desc.reth_en     = first && is_write && !ud;
         m_desc.va          = w_q.raddr;
@@ -244,9 +258,11 @@ module wqe_emit
     logic pkt_in_q, pkt_fault_q;
     // A raw QP's frame takes no PSN (its S_PSN just passes).
     assign psn_take_valid = state_q == S_PKT2 && pkt_in_q && !drop_q && !pkt_fault_q
-                         && !w_q.ctx.raw;
+                         && !w_q.ctx.raw && !rcp;
     assign psn_take_slot  = w_q.slot;
     assign m_cqe_valid    = state_q == S_CQE;
+    assign m_res_valid    = state_q == S_RES;
+    assign m_res_status   = status_q;
     // The completion, registered in S_END from the WQE before it is popped (165 bits).
     always_ff @(posedge clk) begin
         if (state_q == S_END) begin
@@ -257,6 +273,7 @@ module wqe_emit
             m_cqe.index    <= w_q.index;
             m_cqe.opcode   <= w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
             m_cqe.status   <= status_q;
+            m_res_slot     <= w_q.slot;
         end
     end
 
@@ -331,8 +348,8 @@ module wqe_emit
             S_IDLE: if (s_commit_valid) begin
                 tso_run_q <= 1'b0;
                 left_q  <= s_commit_packets;
-                last_q  <= s_commit_packets == 20'd1;
-                none_q  <= s_commit_packets == 20'd0;
+                last_q  <= s_commit_packets == 24'd1;
+                none_q  <= s_commit_packets == 24'd0;
                 first_q <= 1'b1;
                 state_q <= S_QPERR;
             end
@@ -344,7 +361,7 @@ module wqe_emit
                 state_q  <= S_DECIDE;
             end
             S_DECIDE: begin
-                if (qp_err_q) begin
+                if (qp_err_q && !rcp) begin
                     drop_q    <= 1'b1;
                     status_q  <= wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
                     cqe_due_q <= 1'b1;
@@ -352,7 +369,7 @@ module wqe_emit
                     drop_q        <= 1'b1;
                     status_q      <= w_q.status;
                     cqe_due_q     <= 1'b1;
-                    err_set_valid <= 1'b1;
+                    err_set_valid <= !rcp;
                     err_set_slot  <= w_q.slot;
                 end else begin
                     drop_q    <= 1'b0;
@@ -391,7 +408,7 @@ module wqe_emit
                     drop_q        <= 1'b1;
                     status_q      <= wqe_fmt_pkg::STATUS_GENERAL_ERR;
                     cqe_due_q     <= 1'b1;
-                    err_set_valid <= 1'b1;
+                    err_set_valid <= !rcp;
                     err_set_slot  <= w_q.slot;
                     ghost_q       <= tso_run_q;
                     rec_pend_q    <= 1'b0;
@@ -403,7 +420,7 @@ module wqe_emit
             end
             // The record and keep flag go out here or in S_TX, before the descriptor.
             S_PSN: begin
-                psn_q   <= psn_take_first;
+                psn_q   <= rcp ? w_q.rcp.psn : psn_take_first;
                 if (m_rec_valid && m_rec_ready) rec_pend_q <= 1'b0;
                 if (m_keep_valid && m_keep_ready) keep_pend_q <= 1'b0;
                 state_q <= tx_done ? S_DESC : S_TX;
@@ -463,12 +480,15 @@ module wqe_emit
             end
             S_NEXT: begin
                 first_q <= 1'b0;
-                left_q  <= left_q - 20'd1;
-                last_q  <= left_q == 20'd2;
+                left_q  <= left_q - 24'd1;
+                last_q  <= left_q == 24'd2;
                 state_q <= last_q ? S_END : S_PKT;
             end
+            // A requester's packet answers on m_res instead of a completion.
             S_END: begin
-                if (cqe_due_q) begin
+                if (rcp) begin
+                    state_q <= S_RES;
+                end else if (cqe_due_q) begin
                     state_q <= S_CQE;
                 end else begin
                     wqe_retire <= 1'b1;
@@ -476,6 +496,10 @@ module wqe_emit
                 end
             end
             S_CQE: if (m_cqe_ready) begin
+                wqe_retire <= 1'b1;
+                state_q    <= S_IDLE;
+            end
+            S_RES: if (m_res_ready) begin
                 wqe_retire <= 1'b1;
                 state_q    <= S_IDLE;
             end

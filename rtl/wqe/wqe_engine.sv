@@ -181,8 +181,14 @@ module wqe_engine #(
     logic [63:0] dp_pay_data;
     logic [7:0]  dp_pay_keep;
 
-    // Both context structs list the same fields in the same order.
-    assign pick = {pick_slot, pick_addr, pick_stride, pick_ctx};
+    // Both context structs list the same fields in the same order. Every pick is a whole WQE
+    // (no requester here yet: rcp 0), so nothing answers on the data path's m_res.
+    assign pick = {50'b0, pick_slot, pick_addr, pick_stride, pick_ctx};
+
+    logic       dp_res_valid;
+    logic [7:0] dp_res_slot;
+    logic [4:0] dp_res_status;
+    wire unused_dp_res = ^{dp_res_valid, dp_res_slot, dp_res_status};
 
     wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_dp (
         .clk, .rst,
@@ -200,7 +206,9 @@ module wqe_engine #(
         .s_wr_done_valid, .s_wr_done_ready, .s_wr_done_tag, .s_wr_done_err,
         .m_desc_valid(desc_valid), .m_desc_ready(desc_ready), .m_desc(desc),
         .m_pay_tvalid(dp_pay_valid), .m_pay_tready(dp_pay_ready), .m_pay_tdata(dp_pay_data),
-        .m_pay_tkeep(dp_pay_keep), .m_pay_tlast(dp_pay_last)
+        .m_pay_tkeep(dp_pay_keep), .m_pay_tlast(dp_pay_last),
+        .m_res_valid(dp_res_valid), .m_res_ready(1'b1), .m_res_slot(dp_res_slot),
+        .m_res_status(dp_res_status)
     );
 
     // The payload through a register slice: the data path's payload ready runs combinationally

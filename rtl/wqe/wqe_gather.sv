@@ -32,6 +32,14 @@
 // next segments, or nothing; the segmenter cuts the stream itself, and each piece says whether
 // it ends the stream (m_piece_end). A refused WQE's inline words (a TSO template goes out
 // before the verdict) are dropped here.
+//
+// A requester's packet (s_wqe.rcp.en, docs/wqe-dp.md, "The requester's packets"): of an RC WQE
+// that passed, only packet rcp.index is planned. The planner skips index x MTU bytes over whole
+// data segments (or inline words) in S_SKIP, plans that one packet, then drops what is left of
+// the WQE's segments and inline words in S_DRAIN, so the FIFOs stay in step with the WQEs. An
+// index past the message's last packet, or a pick that is not an RC send, gets loc_qp_op_err
+// (the model's rc_packet) and no packet. The commit record says whether the packet is the
+// message's first and last (rcp_first, rcp_last): the sender frames its opcode from them.
 module wqe_gather
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
@@ -54,7 +62,7 @@ module wqe_gather
     output logic                 m_commit_valid,
     input  wire                  m_commit_ready,
     output wqe_dp_pkg::wqe_t                 m_commit,
-    output logic [19:0]          m_commit_packets,
+    output logic [23:0]          m_commit_packets,
     output logic                 m_pkt_valid,
     input  wire                  m_pkt_ready,
     output logic [12:0]          m_pkt_len,
@@ -96,7 +104,7 @@ module wqe_gather
 
     typedef enum logic [3:0] {
         S_IDLE, S_COUNT, S_COMMIT, S_ENT, S_PKT, S_PIECE, S_ALLOC, S_REQ, S_COPY, S_PIECE_OUT, S_PKT_OUT,
-        S_DRAIN
+        S_DRAIN, S_RCP, S_SKIP
     } state_t;
     state_t state_q;
 
@@ -121,11 +129,12 @@ module wqe_gather
             default: mtu_mask = 32'h3FFF;
         endcase
     endfunction
-    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused WQE has none.
-    wire [19:0] packet_count = w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 20'd0
-                             : len_zero_q ? 20'd1
-                             : 20'(len_mtus_q + 32'(len_rem_q));
-    logic [19:0] packets_q;
+    // UD and RC alike: ceil(len / mtu), one for an empty message; a refused WQE has none. A
+    // message is at most 2^31 bytes, so 2^23 packets of 256.
+    wire [23:0] packet_count = w_q.status != wqe_fmt_pkg::STATUS_SUCCESS ? 24'd0
+                             : len_zero_q ? 24'd1
+                             : 24'(len_mtus_q + 32'(len_rem_q));
+    logic [23:0] packets_q;
     // TSO: the WQE passed and is TSO; its template piece is still to plan; the payload bytes
     // not yet in a segment; the segment being planned. The divider works out
     // ceil(len / MSS) = (len - 1) / MSS + 1 (len <= MAX_TSO, so 18 dividend bits).
@@ -136,14 +145,19 @@ module wqe_gather
     logic [15:0] div_r_q;
     logic [17:0] div_quo_q;
     logic [4:0]  div_i_q;
-    logic [7:0]  drain_q;          // a refused WQE's inline words still to drop
+    logic [7:0]  drain_q;          // the WQE's inline words still in their FIFO
+    logic [4:0]  sdrain_q;         // its data segments still in theirs (a refused WQE pushed none)
+    // A requester's packet: planning it (rcp_q), and the message bytes before it still to skip.
+    logic        rcp_q;
+    logic [31:0] skip_q;
+    wire unused_rcp = ^{w_q.rcp.psn, w_q.rcp.ack_req};
     logic [31:0] tso_bound_q;      // (k + 1) * MSS for segment k: where it ends
     logic        piece_end_q;
     // An inline TSO packet's piece: up to the word boundary at or past its segment's end (the
     // last packet: the rest). Every earlier piece ended on a word, so this one starts on one.
     wire  [31:0] inl_r8    = (tso_bound_q + 32'd7) & ~32'd7;
     wire  [31:0] inl_av    = inl_r8 - (w_q.len - left_q);
-    wire  [31:0] inl_piece = packets_q == 20'd1 || inl_av >= left_q ? left_q : inl_av;
+    wire  [31:0] inl_piece = packets_q == 24'd1 || inl_av >= left_q ? left_q : inl_av;
     wire  [16:0] div_sh = {div_r_q, div_n_q[17]};
     wire         div_ge = div_sh >= {1'b0, w_q.mss};
     logic        packets_zero_q;   // packets_q == 0, worked out with it
@@ -237,9 +251,16 @@ module wqe_gather
     assign inl_wr_data      = s_inl_data;
     assign inl_wr_done      = copy_last_q;
     assign inl_wr_tag       = tag_q;
-    assign s_inl_ready      = (state_q == S_COPY && inl_wr_ready) || state_q == S_DRAIN;
+    assign s_inl_ready      = (state_q == S_COPY && inl_wr_ready)
+                           || (state_q == S_DRAIN && drain_q != 8'd0)
+                           || (state_q == S_SKIP && w_q.inline_en && skip_q != 32'd0);
     // The head segment is taken when it is loaded; a new one when the last piece used it up.
-    assign s_sge_ready      = state_q == S_PIECE && !w_q.inline_en && !tmpl_q && !sge_loaded_q;
+    assign s_sge_ready      = ((state_q == S_PIECE && !tmpl_q)
+                            || (state_q == S_SKIP && skip_q != 32'd0))
+                           && !w_q.inline_en && !sge_loaded_q
+                           || (state_q == S_DRAIN && sdrain_q != 5'd0);
+    wire   inl_take = s_inl_valid && s_inl_ready;
+    wire   sge_take = s_sge_valid && s_sge_ready;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -247,6 +268,13 @@ module wqe_gather
             alloc_q <= '0;
             sge_loaded_q <= 1'b0;
         end else begin
+            // What is left of the WQE in the two FIFOs, counted down as it is taken.
+            if (inl_take) begin
+                drain_q <= drain_q - 8'd1;
+            end
+            if (sge_take) begin
+                sdrain_q <= sdrain_q - 5'd1;
+            end
             case (state_q)
                 // A raw QP's message is one packet, a whole frame of at most 4,218 bytes
                 // (wqe_parse checked it): its "MTU" is 8,191, its mask code 6's (8,192).
@@ -270,6 +298,8 @@ module wqe_gather
                     len_rem_q  <= (s_wqe.len & (s_wqe.ctx.raw ? mtu_mask(3'd6)
                                                               : mtu_mask(s_wqe.ctx.mtu))) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
+                    sdrain_q   <= s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS ? s_wqe.sges : 5'd0;
+                    rcp_q      <= 1'b0;
                     state_q    <= S_COUNT;
                 end
                 S_COUNT: begin
@@ -281,18 +311,66 @@ module wqe_gather
                         div_i_q   <= div_i_q - 5'd1;
                     end else begin
                         packets_q <= !tso_q ? packet_count
-                                   : len_zero_q ? 20'd1 : 20'(div_quo_q) + 20'd1;
-                        packets_zero_q <= !tso_q && packet_count == 20'd0;
-                        state_q   <= S_COMMIT;
+                                   : len_zero_q ? 24'd1 : 24'(div_quo_q) + 24'd1;
+                        packets_zero_q <= !tso_q && packet_count == 24'd0;
+                        state_q   <= w_q.rcp.en ? S_RCP : S_COMMIT;
                     end
                 end
-                S_COMMIT: if (m_commit_ready) begin
-                    state_q <= packets_zero_q ? (w_q.inline_words != 8'd0 ? S_DRAIN : S_IDLE)
-                                              : (w_q.ctx.ud ? S_ENT : S_PKT);
+                // A requester's packet: one of the message's packets (a WQE refused already
+                // keeps its status and has none). The bytes before it: index x MTU.
+                S_RCP: begin
+                    w_q.rcp_first <= w_q.rcp.index == 24'd0;
+                    w_q.rcp_last  <= w_q.rcp.index + 24'd1 == packets_q;
+                    skip_q        <= (32'(w_q.rcp.index) << 7) << w_q.ctx.mtu;
+                    if (!packets_zero_q) begin
+                        if (w_q.ctx.ud || w_q.ctx.raw || tso_q || w_q.rcp.index >= packets_q) begin
+                            w_q.status     <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+                            packets_q      <= 24'd0;
+                            packets_zero_q <= 1'b1;
+                        end else begin
+                            packets_q <= 24'd1;
+                            rcp_q     <= 1'b1;
+                        end
+                    end
+                    state_q <= S_COMMIT;
                 end
-                S_DRAIN: if (s_inl_valid) begin
-                    drain_q <= drain_q - 8'd1;
-                    if (drain_q == 8'd1) begin
+                S_COMMIT: if (m_commit_ready) begin
+                    state_q <= packets_zero_q ? (drain_q != 8'd0 || sdrain_q != 5'd0 ? S_DRAIN : S_IDLE)
+                                              : rcp_q ? S_SKIP : (w_q.ctx.ud ? S_ENT : S_PKT);
+                end
+                // Whole data segments (or inline words) before the packet are dropped, and the
+                // segment it starts in is advanced to it (an MTU is whole words, so inline
+                // data is skipped a word at a time).
+                S_SKIP: begin
+                    if (skip_q == 32'd0) begin
+                        state_q <= S_PKT;
+                    end else if (w_q.inline_en) begin
+                        if (inl_take) begin
+                            skip_q <= skip_q - 32'd8;
+                            left_q <= left_q - 32'd8;
+                        end
+                    end else if (!sge_loaded_q) begin
+                        if (s_sge_valid) begin
+                            sge_addr_q   <= s_sge.addr;
+                            sge_rem_q    <= s_sge.len;
+                            sge_loaded_q <= 1'b1;
+                        end
+                    end else if (sge_rem_q <= skip_q) begin
+                        skip_q       <= skip_q - sge_rem_q;
+                        left_q       <= left_q - sge_rem_q;
+                        sge_loaded_q <= 1'b0;
+                    end else begin
+                        sge_addr_q <= sge_addr_q + {32'b0, skip_q};
+                        sge_rem_q  <= sge_rem_q - skip_q;
+                        left_q     <= left_q - skip_q;
+                        skip_q     <= 32'd0;
+                    end
+                end
+                // What is left of the WQE in the FIFOs: a refused WQE's inline words, or what
+                // follows a requester's packet.
+                S_DRAIN: begin
+                    if ((drain_q == 8'd0 || (drain_q == 8'd1 && inl_take))
+                        && (sdrain_q == 5'd0 || (sdrain_q == 5'd1 && sge_take))) begin
                         state_q <= S_IDLE;
                     end
                 end
@@ -379,8 +457,16 @@ module wqe_gather
                 S_PKT_OUT: if (m_pkt_ready) begin
                     tso_left_q <= tso_left_q - {19'b0, seg_q};
                     tso_bound_q <= tso_bound_q + {16'b0, w_q.mss};
-                    packets_q <= packets_q - 20'd1;
-                    state_q   <= packets_q == 20'd1 ? S_IDLE : S_PKT;
+                    packets_q <= packets_q - 24'd1;
+                    if (packets_q != 24'd1) begin
+                        state_q <= S_PKT;
+                    end else if (rcp_q) begin
+                        // The packet's segment may go on past it: unloaded, and the rest dropped.
+                        sge_loaded_q <= 1'b0;
+                        state_q      <= drain_q != 8'd0 || sdrain_q != 5'd0 ? S_DRAIN : S_IDLE;
+                    end else begin
+                        state_q <= S_IDLE;
+                    end
                 end
                 default: state_q <= S_IDLE;
             endcase

@@ -364,6 +364,7 @@ module wqe_parse
         m_wqe.tso          = tso_op;
         m_wqe.mss          = mss_q;
         m_wqe.hdr_len      = hdr_len_q;
+        m_wqe.rcp          = pick_q.rcp;
     end
 
     // The template check (the segmenter's own, IPoIB): started as the WQE's words are all read

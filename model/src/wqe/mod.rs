@@ -31,7 +31,7 @@ pub use engine::{Nic, NotRun, RcWqe, SendEngine};
 #[cfg(feature = "std")]
 pub use memory::{AddError, Fill, HostMemory};
 pub use memory::{Fault, Memory};
-pub use queues::{QueueError, Queues, Step};
+pub use queues::{fetch, QueueError, Queues, Step};
 pub use ring::{CompletionRing, Doorbell, DoorbellError, Ring, SendRing};
 pub use segments::Vlan;
 pub(crate) use segments::{fits, put};

@@ -391,7 +391,7 @@ impl<const Q: usize> Queues<Q> {
 
 /// Reads the WQE at `addr` into `out`: its first block, then the rest its `BLOCKS` names.
 /// Returns its length, or the status and the bytes read so far.
-pub(super) fn fetch(
+pub fn fetch(
     mem: &impl Memory,
     addr: u64,
     stride: usize,

@@ -6,6 +6,11 @@
 //! order, after a random delay), host memory ([`DmaHost`]) and the frame builder (each
 //! descriptor and its payload turned into a frame by `model::wqe::frame`). The frames and the
 //! completion ring must then equal what `model::wqe::Queues` produces from the same memory.
+//!
+//! A run may instead be a requester's picks ([`RcPick`]): one packet of an RC WQE each, with
+//! the PSN and AckReq the requester chose. Their frames and outcomes must be what
+//! `SendEngine::rc_packet` gives for each, and nothing else may happen (no PSN taken, no QP
+//! moved to ERR, no completion).
 
 use super::bits::{Packer, Unpacker};
 use super::host_memory::{Config as DmaConfig, DmaHost};
@@ -27,7 +32,25 @@ use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, 
 use std::collections::VecDeque;
 
 /// Width of `wqe_dp_pkg::pick_t`.
-pub const PICK_BITS: usize = 613;
+pub const PICK_BITS: usize = 663;
+/// `pick_t` as the DUT takes it.
+pub type PickWords = [u32; PICK_BITS.div_ceil(32)];
+
+/// A requester's pick: packet `packet` of the WQE at ring index `wqe` of slot `slot`, with the
+/// PSN and AckReq the requester gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RcPick {
+    /// The send queue's slot.
+    pub slot: usize,
+    /// The WQE's index in its ring.
+    pub wqe: u32,
+    /// Which packet of its message (0-based).
+    pub packet: u32,
+    /// The PSN it goes out with.
+    pub psn: u32,
+    /// AckReq in its BTH.
+    pub ack_req: bool,
+}
 /// Width of `wqe_frame_pkg::desc_t`.
 pub const DESC_BITS: usize = 712;
 
@@ -65,6 +88,8 @@ pub struct Outcome {
     pub frames: Vec<Vec<u8>>,
     /// The completion ring's bytes.
     pub cq: Vec<u8>,
+    /// A requester's picks' outcomes, in order: the slot and the status code (0: sent).
+    pub results: Vec<(u8, u8)>,
 }
 
 impl Run {
@@ -93,7 +118,68 @@ impl Run {
         }
         let mut cq = vec![0u8; 32 << log2];
         mem.read(base, &mut cq).expect("CQ in memory");
-        Outcome { frames, cq }
+        Outcome {
+            frames,
+            cq,
+            results: Vec::new(),
+        }
+    }
+
+    /// What the model's `SendEngine::rc_packet` does with each of `picks`, in order: the
+    /// frames and each pick's status (the completion ring stays as it is: a requester's
+    /// packet writes none).
+    pub fn rc_model(&self, picks: &[RcPick]) -> Outcome {
+        let mut frames = Vec::new();
+        let mut results = Vec::new();
+        for p in picks {
+            let q = &self.queues[p.slot];
+            let stride = q.ring.stride_blocks() as usize;
+            let mut wqe = [0u8; rocenic_model::wqe::MAX_WQE_BYTES];
+            let st =
+                match rocenic_model::wqe::fetch(&self.mem, q.ring.addr(p.wqe), stride, &mut wqe) {
+                    Err((s, _)) => Err(s),
+                    Ok(n) => {
+                        let pkt = rocenic_model::rc::Packet {
+                            psn: rocenic_model::qp::Psn::from_bits_truncate(p.psn),
+                            wr_id: 0,
+                            index: p.packet,
+                            packets: 0,
+                            ack_req: p.ack_req,
+                            resend: false,
+                        };
+                        self.engine.rc_packet(
+                            q.qpn,
+                            &wqe[..n],
+                            &pkt,
+                            &self.mem,
+                            &mut |f: &[u8]| frames.push(f.to_vec()),
+                        )
+                    }
+                };
+            results.push((p.slot as u8, st.err().map_or(0, |s| s.code())));
+        }
+        let (base, log2) = self.cq;
+        let mut cq = vec![0u8; 32 << log2];
+        self.mem.read(base, &mut cq).expect("CQ in memory");
+        Outcome {
+            frames,
+            cq,
+            results,
+        }
+    }
+
+    /// `pick_t` words for each of `picks`.
+    pub fn rc_picks(&self, picks: &[RcPick]) -> VecDeque<PickWords> {
+        picks
+            .iter()
+            .map(|p| {
+                self.pick_with(
+                    p.slot,
+                    p.wqe,
+                    Some((p.packet, p.psn & 0xFF_FFFF, p.ack_req)),
+                )
+            })
+            .collect()
     }
 
     /// The picks the control plane issues: round robin over the slots with WQEs left.
@@ -116,12 +202,18 @@ impl Run {
         out
     }
 
-    /// `pick_t` for slot `slot`'s WQE `index`.
-    fn pick(&self, slot: usize, index: u32) -> [u32; 20] {
+    /// `pick_t` for slot `slot`'s WQE `index`, as a whole WQE or, with `rcp` (packet index,
+    /// PSN, AckReq), as one packet of it.
+    fn pick_with(&self, slot: usize, index: u32, rcp: Option<(u32, u32, bool)>) -> PickWords {
         let q = &self.queues[slot];
         let qp = self.engine.qps.get(q.qpn).expect("QP");
         let c: &QpConfig = qp.config();
         let mut p = Packer::new();
+        let (pkt, psn, ack_req) = rcp.unwrap_or((0, 0, false));
+        p.put(1, rcp.is_some().into())
+            .put(24, pkt.into())
+            .put(24, psn.into())
+            .put(1, ack_req.into());
         p.put(8, slot as u128)
             .put(64, q.ring.addr(index).into())
             .put(3, q.ring.stride_blocks().trailing_zeros().into());
@@ -286,17 +378,39 @@ pub struct Stats {
     pub payload_beats: u64,
     /// Descriptors taken.
     pub frames: u64,
+    /// PSNs taken from the control plane.
+    pub psn_takes: u64,
+    /// QPs moved to ERR.
+    pub err_sets: u64,
 }
 
-/// Runs `run` through the RTL data path under `load`, seeded by `seed`.
+/// Runs `run` through the RTL data path under `load`, seeded by `seed`: its WQEs picked in
+/// the control plane's round-robin order.
 pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, Stats), String> {
+    let picks = run
+        .picks()
+        .into_iter()
+        .map(|(s, i)| run.pick_with(s, i, None))
+        .collect();
+    rtl_picks(run, picks, load, seed, limit)
+}
+
+/// Runs `picks` (`pick_t` words, [`Run::rc_picks`] for a requester's) through the RTL data
+/// path under `load`, seeded by `seed`.
+pub fn rtl_picks(
+    run: &Run,
+    mut picks: VecDeque<PickWords>,
+    load: &Load,
+    seed: u64,
+    limit: u64,
+) -> Result<(Outcome, Stats), String> {
     let mut rnd: TestRng = rng(seed);
     let mut sim: Sim<WqeDp> = Sim::new("wqe_dp");
     let mut host = DmaHost::new(run.mem.clone(), load.dma.clone(), seed ^ 0x5EED);
     let nic = run.engine.nic;
     let (cq_base, cq_log2) = run.cq;
-    let mut picks = run.picks();
-    let mut cur_pick: Option<[u32; 20]> = None;
+    let mut cur_pick: Option<PickWords> = None;
+    let mut results = Vec::new();
     let mut psn: Vec<u32> = run
         .queues
         .iter()
@@ -332,7 +446,7 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         }
         // Inputs.
         if cur_pick.is_none() {
-            cur_pick = picks.pop_front().map(|(s, i)| run.pick(s, i));
+            cur_pick = picks.pop_front();
         }
         sim.dut.set_s_pick_valid(cur_pick.is_some().into());
         if let Some(p) = cur_pick {
@@ -355,6 +469,8 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         let pay_ready = desc.is_some() && rnd.gen_bool(load.out_ready);
         sim.dut.set_m_desc_ready(desc_ready.into());
         sim.dut.set_m_pay_tready(pay_ready.into());
+        let res_ready = rnd.gen_bool(load.out_ready);
+        sim.dut.set_m_res_ready(res_ready.into());
         sim.settle();
 
         // Handshakes, from values before the edge.
@@ -362,12 +478,17 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
         if cur_pick.is_some() && d.s_pick_ready() == 1 {
             cur_pick = None;
         }
+        if d.m_res_valid() == 1 && res_ready {
+            results.push((d.m_res_slot(), d.m_res_status()));
+        }
         if d.psn_take_valid() == 1 {
+            stats.psn_takes += 1;
             let s = usize::from(d.psn_take_slot());
             psn_first = psn[s];
             psn[s] = (psn[s] + 1) & 0xFF_FFFF;
         }
         if d.err_set_valid() == 1 {
+            stats.err_sets += 1;
             qp_err |= 1 << d.err_set_slot();
         }
         if d.cqe_written() == 1 {
@@ -430,7 +551,14 @@ pub fn rtl(run: &Run, load: &Load, seed: u64, limit: u64) -> Result<(Outcome, St
     host.memory()
         .read(cq_base, &mut cq)
         .map_err(|e| e.to_string())?;
-    Ok((Outcome { frames, cq }, stats))
+    Ok((
+        Outcome {
+            frames,
+            cq,
+            results,
+        },
+        stats,
+    ))
 }
 
 fn frame_len_of(desc: &[u32; 23]) -> u32 {
