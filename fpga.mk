@@ -82,7 +82,7 @@ ice40.lint  := $(ice40.defs)
 ## ECP5-25F build"); `make build/fpga/pipe/wqe_engine_QPS_16_MRS_16/row.json
 ## PIPELINES=wqe_engine:QPS=16,MRS=16` runs it.
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
-             wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_ctrl wqe_ctrl:QPS=16 \
+             wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_dp:RC_PACKETS=1 wqe_ctrl wqe_ctrl:QPS=16 \
              rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester \
              rc_requester:QPS=16 rc_timer
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's

@@ -40,7 +40,8 @@ module wqe_dp
     parameter int MAX_SGE = 16,  // data segments a WQE may have
     parameter int TAG_W   = 4,   // DMA read tag width
     parameter int BUF_W   = 11,  // log2 of the packet buffer's 64-bit words (2^11 = 16 KiB)
-    parameter int TSO     = 0    // 1: TSO work requests through the segmenter
+    parameter int TSO     = 0,   // 1: TSO work requests through the segmenter
+    parameter int RC_PACKETS = 0 // 1: a pick may ask for one packet of an RC WQE (pick_t.rcp)
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -110,7 +111,8 @@ module wqe_dp
     output logic [63:0]          m_pay_tdata,
     output logic [7:0]           m_pay_tkeep,
     output logic                 m_pay_tlast,
-    // a requester's packet (pick rcp.en): its outcome instead of a completion, in pick order
+    // a requester's packet (pick rcp.en, RC_PACKETS = 1): its outcome instead of a completion,
+    // in pick order
     output logic                 m_res_valid,
     input  wire                  m_res_ready,
     output logic [7:0]           m_res_slot,
@@ -210,7 +212,7 @@ module wqe_dp
     logic [TAG_W-1:0]  inl_wr_tag;
     logic [BUF_W:0]    free_ptr;
 
-    wqe_gather #(.TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_gather (
+    wqe_gather #(.TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO), .RC_PACKETS(RC_PACKETS)) u_gather (
         .clk, .rst,
         .s_wqe_valid(pw_valid), .s_wqe_ready(pw_ready), .s_wqe(pw),
         .s_sge_valid(gs_valid), .s_sge_ready(gs_ready), .s_sge(gs),
@@ -342,7 +344,7 @@ module wqe_dp
     logic        e_desc_valid, e_desc_ready;
     wqe_frame_pkg::desc_t e_desc;
 
-    wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_emit (
+    wqe_emit #(.QPS(QPS), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO), .RC_PACKETS(RC_PACKETS)) u_emit (
         .clk, .rst,
         .s_commit_valid(ec_valid), .s_commit_ready(ec_ready), .s_commit(ec),
         .s_commit_packets(ec_packets),

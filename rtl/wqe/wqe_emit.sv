@@ -41,7 +41,8 @@ module wqe_emit
     parameter int QPS   = 64,   // QP slots
     parameter int TAG_W = 4,    // DMA tag width
     parameter int BUF_W = 11,   // log2 of the packet buffer's words
-    parameter int TSO   = 0     // 1: records and keep flags for wqe_tso_tx (else never valid)
+    parameter int TSO   = 0,    // 1: records and keep flags for wqe_tso_tx (else never valid)
+    parameter int RC_PACKETS = 0 // 1: a commit with rcp.en is a requester's packet (else rcp is ignored)
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -164,7 +165,7 @@ module wqe_emit
 
     // A requester's packet is its message's first or last as the planner found; a WQE's
     // packets are counted here.
-    wire rcp     = w_q.rcp.en;
+    wire rcp     = RC_PACKETS != 0 && w_q.rcp.en;
     wire ud      = w_q.ctx.ud;
     wire first   = rcp ? w_q.rcp_first : first_q;
     wire last    = rcp ? w_q.rcp_last : last_q;

@@ -143,9 +143,9 @@ pub const DUTS: &[DutSpec] = &[
         ..dut("rocenic_core_icebreaker", "rocenic_core", CORE)
     },
     // The WQE engine's data path, its neighbours played by the bench.
-    // (with TSO: the segmenter behind the sender)
+    // (with TSO: the segmenter behind the sender; and the requester's packets, pick_t.rcp)
     DutSpec {
-        params: &[("TSO", "1")],
+        params: &[("TSO", "1"), ("RC_PACKETS", "1")],
         ..dut("wqe_dp", "wqe_dp", WQE_DP)
     },
     dut("wqe_tso_tx", "wqe_tso_tx", WQE_TSO_TX),
