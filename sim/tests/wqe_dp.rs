@@ -11,7 +11,6 @@ use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::tso::Limits;
 use rocenic_model::wqe::{AddressVector, DataSegment, Flags, Opcode, Payload, Tso, WorkRequest};
-use rocenic_sim::mismatch::{compare_frames, Observed};
 use rocenic_sim::stream::{rng, seed};
 use rocenic_sim::wqe::dp::{rtl, Load, Run};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
@@ -25,15 +24,8 @@ fn compare(what: &str, run: &Run, load: &Load, seed: u64) {
         Ok(x) => x,
         Err(e) => panic!("{what}: {e}"),
     };
-    let observed = Observed {
-        frames: &got.frames,
-        cycles: &[],
-    };
     // `what` names the test's seed; `seed` is this run's, drawn from it.
-    if let Err(e) = compare_frames(what, None, observed, &want.frames) {
-        panic!("{e}");
-    }
-    assert_eq!(got.cq, want.cq, "{what}: completion ring");
+    got.assert_matches(what, &want);
 }
 
 /// `run` with the model's engine given TSO at its default limits (the RTL's).

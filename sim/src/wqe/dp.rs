@@ -18,6 +18,7 @@ use crate::duts::{WqeDp, WqeDpPorts};
 
 crate::dma_port_fns!(WqeDpPorts);
 use crate::harness::{Hang, Sim};
+use crate::mismatch::{compare_frames, Observed};
 use crate::stream::rng;
 use crate::stream::TestRng;
 use rand::Rng;
@@ -90,6 +91,22 @@ pub struct Outcome {
     pub cq: Vec<u8>,
     /// A requester's picks' outcomes, in order: the slot and the status code (0: sent).
     pub results: Vec<(u8, u8)>,
+}
+
+impl Outcome {
+    /// Panics, naming `what`, where this run (the RTL's) differs from `want` (the model's): at
+    /// the first frame that differs, then on the outcomes and the completion ring.
+    pub fn assert_matches(&self, what: &str, want: &Outcome) {
+        let observed = Observed {
+            frames: &self.frames,
+            cycles: &[],
+        };
+        if let Err(e) = compare_frames(what, None, observed, &want.frames) {
+            panic!("{e}");
+        }
+        assert_eq!(self.results, want.results, "{what}: outcomes");
+        assert_eq!(self.cq, want.cq, "{what}: completion ring");
+    }
 }
 
 impl Run {
