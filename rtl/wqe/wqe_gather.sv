@@ -40,7 +40,7 @@
 // index past the message's last packet, or a pick that is not an RC send, gets loc_qp_op_err
 // (the model's rc_packet) and no packet. The commit record says whether the packet is the
 // message's first and last (rcp_first, rcp_last): the sender frames its opcode from them.
-// Only a build with RC_PACKETS = 1 has this (it costs the data path some 850 LUT4s).
+// Only a build with RC_PACKETS = 1 has this (it costs the data path some 750 LUT4s).
 module wqe_gather
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
