@@ -19,16 +19,10 @@ use rocenic_sim::wqe::scenario::{base, post, random_wqe, scenario, QPS};
 /// The packets of the WQE at `wqe` of slot `slot`: the model's count for an RC WQE that
 /// passes its checks, else 1.
 fn packets(run: &Run, slot: usize, wqe: u32) -> u32 {
-    let q = &run.queues[slot];
-    let mut b = [0u8; rocenic_model::wqe::MAX_WQE_BYTES];
-    let stride = q.ring.stride_blocks() as usize;
-    match rocenic_model::wqe::fetch(&run.mem, q.ring.addr(wqe), stride, &mut b) {
-        Ok(n) => run
-            .engine
-            .rc_prepare(q.qpn, &b[..n])
-            .map_or(1, |w| w.packets),
-        Err(_) => 1,
-    }
+    run.fetched_wqe(slot, wqe)
+        .ok()
+        .and_then(|b| run.engine.rc_prepare(run.queues[slot].qpn, &b).ok())
+        .map_or(1, |w| w.packets)
 }
 
 /// A PSN anywhere, often just below the wrap.

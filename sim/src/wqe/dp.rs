@@ -29,13 +29,15 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::frame::{
     emit_headers, finish, Route, Transport, MAX_FRAME, MIN_FRAME, PKEY,
 };
-use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, Step};
+use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, Status, Step};
 use std::collections::VecDeque;
 
 /// Width of `wqe_dp_pkg::pick_t`.
 pub const PICK_BITS: usize = 663;
 /// `pick_t` as the DUT takes it.
 pub type PickWords = [u32; PICK_BITS.div_ceil(32)];
+/// Width of `wqe_frame_pkg::desc_t`.
+pub const DESC_BITS: usize = 712;
 
 /// A requester's pick: packet `packet` of the WQE at ring index `wqe` of slot `slot`, with the
 /// PSN and AckReq the requester gives it.
@@ -52,8 +54,6 @@ pub struct RcPick {
     /// AckReq in its BTH.
     pub ack_req: bool,
 }
-/// Width of `wqe_frame_pkg::desc_t`.
-pub const DESC_BITS: usize = 712;
 
 /// One send queue as the control plane knows it.
 #[derive(Clone, Debug)]
@@ -133,13 +133,30 @@ impl Run {
                 Err(e) => panic!("model: {e}"),
             }
         }
-        let mut cq = vec![0u8; 32 << log2];
-        mem.read(base, &mut cq).expect("CQ in memory");
         Outcome {
             frames,
-            cq,
+            cq: self.cq_bytes(&mem),
             results: Vec::new(),
         }
+    }
+
+    /// The completion ring's bytes in `mem`.
+    fn cq_bytes(&self, mem: &HostMemory) -> Vec<u8> {
+        let (base, log2) = self.cq;
+        let mut cq = vec![0u8; 32 << log2];
+        mem.read(base, &mut cq).expect("CQ in memory");
+        cq
+    }
+
+    /// The WQE at ring index `wqe` of slot `slot` as the engine fetches it (its `BLOCKS`), or
+    /// the status a fetch of it gets.
+    pub fn fetched_wqe(&self, slot: usize, wqe: u32) -> Result<Vec<u8>, Status> {
+        let q = &self.queues[slot];
+        let mut b = [0u8; rocenic_model::wqe::MAX_WQE_BYTES];
+        let stride = q.ring.stride_blocks() as usize;
+        rocenic_model::wqe::fetch(&self.mem, q.ring.addr(wqe), stride, &mut b)
+            .map(|n| b[..n].to_vec())
+            .map_err(|(s, _)| s)
     }
 
     /// What the model's `SendEngine::rc_packet` does with each of `picks`, in order: the
@@ -149,38 +166,28 @@ impl Run {
         let mut frames = Vec::new();
         let mut results = Vec::new();
         for p in picks {
-            let q = &self.queues[p.slot];
-            let stride = q.ring.stride_blocks() as usize;
-            let mut wqe = [0u8; rocenic_model::wqe::MAX_WQE_BYTES];
-            let st =
-                match rocenic_model::wqe::fetch(&self.mem, q.ring.addr(p.wqe), stride, &mut wqe) {
-                    Err((s, _)) => Err(s),
-                    Ok(n) => {
-                        let pkt = rocenic_model::rc::Packet {
-                            psn: rocenic_model::qp::Psn::from_bits_truncate(p.psn),
-                            wr_id: 0,
-                            index: p.packet,
-                            packets: 0,
-                            ack_req: p.ack_req,
-                            resend: false,
-                        };
-                        self.engine.rc_packet(
-                            q.qpn,
-                            &wqe[..n],
-                            &pkt,
-                            &self.mem,
-                            &mut |f: &[u8]| frames.push(f.to_vec()),
-                        )
-                    }
-                };
+            let pkt = rocenic_model::rc::Packet {
+                psn: rocenic_model::qp::Psn::from_bits_truncate(p.psn),
+                wr_id: 0,
+                index: p.packet,
+                packets: 0,
+                ack_req: p.ack_req,
+                resend: false,
+            };
+            let st = self.fetched_wqe(p.slot, p.wqe).and_then(|wqe| {
+                self.engine.rc_packet(
+                    self.queues[p.slot].qpn,
+                    &wqe,
+                    &pkt,
+                    &self.mem,
+                    &mut |f: &[u8]| frames.push(f.to_vec()),
+                )
+            });
             results.push((p.slot as u8, st.err().map_or(0, |s| s.code())));
         }
-        let (base, log2) = self.cq;
-        let mut cq = vec![0u8; 32 << log2];
-        self.mem.read(base, &mut cq).expect("CQ in memory");
         Outcome {
             frames,
-            cq,
+            cq: self.cq_bytes(&self.mem),
             results,
         }
     }
