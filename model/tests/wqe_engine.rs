@@ -740,3 +740,92 @@ fn read_without_the_transport() {
         assert_eq!(e.qps.get(0x11).unwrap().state(), QpState::Err, "case {n}");
     }
 }
+
+/// What an RC QP's requester takes of a WQE (`rc_prepare_as`, `rc_fetch_prepare`): on an
+/// engine that runs READs, a READ is prepared (or refused by its checks) with its opcode named;
+/// on one without (the RTL's today), it is `loc_qp_op_err` with its opcode unknown, whatever
+/// its gather list. Other WQEs are the same either way, and a fetch that faults is its status.
+#[test]
+fn rc_prepare_with_and_without_read() {
+    let (e, _q, mut mem) = setup();
+    let read = |lkey: u32| {
+        let sges = [DataSegment {
+            addr: DATA,
+            length: 64,
+            lkey,
+        }];
+        let wr = WorkRequest {
+            opcode: Opcode::RdmaRead,
+            flags: Flags::SIGNALED,
+            index: 3,
+            imm: 0,
+            wr_id: 0x4EAD,
+            av: None,
+            raddr: Some(RemoteAddress {
+                addr: 0x7000_0000,
+                rkey: 0x55,
+            }),
+            tso: None,
+            payload: Payload::Gather(&sges),
+        };
+        let mut out = vec![0u8; MAX_WQE_BYTES];
+        let c = Wqe::encode(&wr, &mut out).unwrap();
+        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+        out
+    };
+    let good = read(LKEYS[0]);
+    let got = e
+        .rc_prepare_as(0x11, &good, true)
+        .expect("a READ of a region");
+    assert!(got.read && got.signaled);
+    assert_eq!(got.packets, 1);
+    assert_eq!(
+        (
+            got.cqe.opcode,
+            got.cqe.status,
+            got.cqe.byte_len,
+            got.cqe.wr_id
+        ),
+        (Some(Opcode::RdmaRead), Status::Success, 64, 0x4EAD)
+    );
+    assert_eq!(e.rc_prepare(0x11, &good), Ok(got));
+    let refused = |w: &[u8], read: bool| {
+        e.rc_prepare_as(0x11, w, read)
+            .map(|_| ())
+            .map_err(|c| (c.status, c.opcode, c.byte_len, c.wr_id))
+    };
+    assert_eq!(
+        refused(&read(LKEYS[3]), true),
+        Err((Status::LocProtErr, Some(Opcode::RdmaRead), 0, 0x4EAD))
+    );
+    for w in [good.clone(), read(LKEYS[3])] {
+        assert_eq!(
+            refused(&w, false),
+            Err((Status::LocQpOpErr, None, 0, 0x4EAD))
+        );
+    }
+    // A SEND is the same either way, and fetched from a ring slot it is what its bytes are.
+    let w = Wr {
+        qp: 0,
+        opcode: 2,
+        signaled: false,
+        solicited: false,
+        inline: None,
+        sges: vec![(0, 0, 3000)],
+        av: (false, None, 0, 0, false),
+        av_mismatch: false,
+        imm: 0,
+    };
+    let send = encode(&w, 7);
+    let ok = e.rc_prepare_as(0x11, &send, false).expect("a SEND");
+    assert_eq!(e.rc_prepare_as(0x11, &send, true), Ok(ok));
+    assert!(!ok.read && !ok.signaled);
+    mem.write(RINGS, &send).unwrap();
+    let stride = 1 << STRIDE_LOG2;
+    assert_eq!(e.rc_fetch_prepare(0x11, &mem, RINGS, stride, false), Ok(ok));
+    // Nothing mapped there: the fetch's general error, from no bytes (no opcode).
+    let c = e
+        .rc_fetch_prepare(0x11, &mem, 0xFFFF_0000_0000, stride, true)
+        .unwrap_err();
+    assert_eq!((c.status, c.opcode, c.wr_id), (Status::GeneralErr, None, 0));
+}

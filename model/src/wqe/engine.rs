@@ -312,11 +312,21 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
     /// what the requester needs, or the completion of a WQE that fails (the caller moves the
     /// QP to ERR when it writes it).
     pub fn rc_prepare(&self, qpn: u32, wqe: &[u8]) -> Result<RcWqe, Cqe> {
-        let raw = Raw::read(wqe, self.tso.is_some(), true);
+        self.rc_prepare_as(qpn, wqe, true)
+    }
+
+    /// [`Self::rc_prepare`] on an engine that runs RDMA READs when `read`. Without them (the
+    /// RTL's engine today) a READ is refused as [`Self::execute`] refuses it: `loc_qp_op_err`,
+    /// its completion's opcode unknown.
+    pub fn rc_prepare_as(&self, qpn: u32, wqe: &[u8], read: bool) -> Result<RcWqe, Cqe> {
+        let raw = Raw::read(wqe, self.tso.is_some(), read);
         let qp = self
             .qps
             .get(qpn)
             .ok_or(raw.cqe(qpn, Status::LocQpOpErr, 0))?;
+        if !read && Raw::read(wqe, false, true).opcode == Some(Opcode::RdmaRead) {
+            return Err(raw.cqe(qpn, Status::LocQpOpErr, 0));
+        }
         let c =
             check(qp, &self.mrs, self.max_sge, self.tso, wqe).map_err(|s| raw.cqe(qpn, s, 0))?;
         let control = c.wqe.control();
@@ -335,6 +345,26 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             signaled: control.flags.contains(Flags::SIGNALED),
             read,
         })
+    }
+
+    /// Fetches the WQE at host address `addr` (its ring's slots are `stride` blocks) and
+    /// prepares it as [`Self::rc_prepare_as`] does: what the requester's POST takes. A fetch
+    /// that faults completes the WQE with the fetch's status, from what was read of it.
+    pub fn rc_fetch_prepare(
+        &self,
+        qpn: u32,
+        mem: &impl Memory,
+        addr: u64,
+        stride: usize,
+        read: bool,
+    ) -> Result<RcWqe, Cqe> {
+        let mut wqe = [0u8; super::MAX_WQE_BYTES];
+        match super::queues::fetch(mem, addr, stride, &mut wqe) {
+            Ok(n) => self.rc_prepare_as(qpn, &wqe[..n], read),
+            Err((status, n)) => {
+                Err(Raw::read(&wqe[..n], self.tso.is_some(), read).cqe(qpn, status, 0))
+            }
+        }
     }
 
     /// Builds packet `pkt.index` of RC WQE `wqe` of QP `qpn` with the requester's PSN and

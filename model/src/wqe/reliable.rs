@@ -12,7 +12,7 @@
 //! An RDMA READ is posted with a PSN per response; its responses come in from the receive
 //! side ([`RcSend::read_response`]) and land in its gather list, read again from its slot.
 
-use super::engine::{Raw, RcWqe, SendEngine};
+use super::engine::{RcWqe, SendEngine};
 use super::queues::{fetch, SendQueue};
 use super::{Cqe, Memory, MAX_WQE_BYTES};
 use crate::qp::{QpState, Status};
@@ -125,13 +125,7 @@ impl RcSend {
         let mut wqe = [0u8; MAX_WQE_BYTES];
         if self.held.is_none() && self.req.outstanding() < RC_WRS && sq.doorbell.pending() > 0 {
             let index = sq.doorbell.take().expect("pending above");
-            let got = match fetch(mem, sq.ring.addr(index), stride, &mut wqe) {
-                Ok(n) => engine.rc_prepare(qpn, &wqe[..n]),
-                Err((status, n)) => {
-                    Err(Raw::read(&wqe[..n], engine.tso.is_some(), true).cqe(qpn, status, 0))
-                }
-            };
-            match got {
+            match engine.rc_fetch_prepare(qpn, mem, sq.ring.addr(index), stride, true) {
                 Ok(w) => match if w.read {
                     self.req.post_read(u64::from(index), w.packets)
                 } else {
