@@ -111,12 +111,16 @@ module wqe_dp
     output logic [63:0]          m_pay_tdata,
     output logic [7:0]           m_pay_tkeep,
     output logic                 m_pay_tlast,
-    // a requester's packet (pick rcp.en, RC_PACKETS = 1): its outcome instead of a completion,
-    // in pick order
+    // a requester's pick (rcp.en, RC_PACKETS = 1): its outcome instead of a completion, in
+    // pick order; a prepare pick's (rcp.prep) with the message's packets, its SIGNALED flag
+    // and the completion due when it ends (its status the checks')
     output logic                 m_res_valid,
     input  wire                  m_res_ready,
     output logic [7:0]           m_res_slot,
-    output logic [4:0]           m_res_status
+    output logic [4:0]           m_res_status,
+    output logic [23:0]          m_res_packets,
+    output logic                 m_res_signaled,
+    output wqe_dp_pkg::cqe_t     m_res_cqe
 );
 
     localparam int TAGS      = 2 ** TAG_W - 1;
@@ -366,8 +370,10 @@ module wqe_dp
         .m_rec_hdr_len(rec_hdr_len), .m_rec_mss(rec_mss), .m_rec_len(rec_len),
         .m_keep_valid(keep_valid), .m_keep_ready(keep_ready), .m_keep(keep),
         .m_cqe_valid(cq_valid), .m_cqe_ready(cq_ready), .m_cqe(cq),
-        .m_res_valid, .m_res_ready, .m_res_slot, .m_res_status
+        .m_res_valid, .m_res_ready, .m_res_slot, .m_res_status, .m_res_packets, .m_res_signaled
     );
+    // The sender's completion register holds the WQE's completion while it answers on m_res.
+    assign m_res_cqe = cq;
 
     logic        c_tvalid, c_tready, c_tlast;
     logic [63:0] c_tdata;

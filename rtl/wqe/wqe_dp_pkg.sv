@@ -42,12 +42,14 @@ package wqe_dp_pkg;
         logic         raw;         // a raw-packet QP (ud 0, mtu 0): a SEND is one whole frame
     } ctx_t;
 
-    // One packet of an RC WQE, as the requester asks for it (docs/wqe-dp.md, "The requester's
-    // packets"): the data path builds packet `index` of the WQE with this PSN and AckReq, and
-    // answers with a status on m_res instead of a completion. With en 0 the pick is a whole
-    // WQE, run to its completion as before.
+    // A requester's pick (docs/wqe-dp.md, "The requester's packets"): with en 1 and prep 0 the
+    // data path builds packet `index` of the WQE with this PSN and AckReq; with prep 1 it only
+    // checks the WQE and counts its packets, what the requester's POST needs. Either answers
+    // on m_res instead of a completion. With en 0 the pick is a whole WQE, run to its
+    // completion as before.
     typedef struct packed {
         logic        en;
+        logic        prep;         // check and count only (index, psn, ack_req unused)
         logic [23:0] index;        // which packet of the message (0-based)
         logic [23:0] psn;
         logic        ack_req;

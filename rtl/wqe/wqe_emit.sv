@@ -35,7 +35,9 @@
 // requester, not here: the QP's error bit is not read, no PSN is taken, no completion is written
 // and the QP is not moved to ERR. Its one packet goes out with the pick's PSN and AckReq and the
 // opcode its place in the message gives (rcp_first, rcp_last), and the outcome, success or the
-// status of a refusal or a faulted read, is answered on m_res.
+// status of a refusal or a faulted read, is answered on m_res. A prepare pick (rcp.prep) sends
+// nothing: m_res answers with the checks' status, the message's packet count, the signaled bit
+// and, in m_cqe, the completion the requester writes when the WQE ends (its length on success).
 module wqe_emit
 #(
     parameter int QPS   = 64,   // QP slots
@@ -116,7 +118,9 @@ module wqe_emit
     output logic                 m_res_valid,
     input  wire                  m_res_ready,
     output logic [7:0]           m_res_slot,
-    output logic [4:0]           m_res_status
+    output logic [4:0]           m_res_status,
+    output logic [23:0]          m_res_packets,    // a prepare pick's: the message's packets
+    output logic                 m_res_signaled    // ... and its SIGNALED flag (m_cqe: its completion)
 );
 
     typedef enum logic [3:0] {
@@ -166,6 +170,7 @@ module wqe_emit
     // A requester's packet is its message's first or last as the planner found; a WQE's
     // packets are counted here.
     wire rcp     = RC_PACKETS != 0 && w_q.rcp.en;
+    wire prep    = rcp && w_q.rcp.prep;
     wire ud      = w_q.ctx.ud;
     wire first   = rcp ? w_q.rcp_first : first_q;
     wire last    = rcp ? w_q.rcp_last : last_q;
@@ -264,6 +269,7 @@ module wqe_emit
     assign m_cqe_valid    = state_q == S_CQE;
     assign m_res_valid    = state_q == S_RES;
     assign m_res_status   = status_q;
+    assign m_res_packets  = left_q;     // a prepare pick's count (it plans no packet)
     // The completion, registered in S_END from the WQE before it is popped (165 bits).
     always_ff @(posedge clk) begin
         if (state_q == S_END) begin
@@ -275,6 +281,7 @@ module wqe_emit
             m_cqe.opcode   <= w_q.opcode_known ? w_q.opcode_raw : 8'hFF;
             m_cqe.status   <= status_q;
             m_res_slot     <= w_q.slot;
+            m_res_signaled <= w_q.signaled;
         end
     end
 
@@ -377,7 +384,7 @@ module wqe_emit
                     status_q  <= wqe_fmt_pkg::STATUS_SUCCESS;
                     cqe_due_q <= w_q.signaled;
                 end
-                state_q <= ud_ok ? S_ENT : (none_q ? S_END : S_PKT);
+                state_q <= ud_ok ? S_ENT : (none_q || prep ? S_END : S_PKT);
             end
             S_ENT: if (s_ent_valid) begin
                 ent_fl_q   <= s_ent_flow_label;

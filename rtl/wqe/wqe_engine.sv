@@ -183,12 +183,16 @@ module wqe_engine #(
 
     // Both context structs list the same fields in the same order. Every pick is a whole WQE
     // (no requester here yet: rcp 0), so nothing answers on the data path's m_res.
-    assign pick = {50'b0, pick_slot, pick_addr, pick_stride, pick_ctx};
+    assign pick = {51'b0, pick_slot, pick_addr, pick_stride, pick_ctx};
 
     logic       dp_res_valid;
     logic [7:0] dp_res_slot;
     logic [4:0] dp_res_status;
-    wire unused_dp_res = ^{dp_res_valid, dp_res_slot, dp_res_status};
+    logic [23:0] dp_res_packets;
+    logic       dp_res_signaled;
+    wqe_dp_pkg::cqe_t dp_res_cqe;
+    wire unused_dp_res = ^{dp_res_valid, dp_res_slot, dp_res_status, dp_res_packets,
+                           dp_res_signaled, dp_res_cqe};
 
     wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_dp (
         .clk, .rst,
@@ -208,7 +212,8 @@ module wqe_engine #(
         .m_pay_tvalid(dp_pay_valid), .m_pay_tready(dp_pay_ready), .m_pay_tdata(dp_pay_data),
         .m_pay_tkeep(dp_pay_keep), .m_pay_tlast(dp_pay_last),
         .m_res_valid(dp_res_valid), .m_res_ready(1'b1), .m_res_slot(dp_res_slot),
-        .m_res_status(dp_res_status)
+        .m_res_status(dp_res_status), .m_res_packets(dp_res_packets),
+        .m_res_signaled(dp_res_signaled), .m_res_cqe(dp_res_cqe)
     );
 
     // The payload through a register slice: the data path's payload ready runs combinationally

@@ -40,6 +40,9 @@
 // index past the message's last packet, or a pick that is not an RC send, gets loc_qp_op_err
 // (the model's rc_packet) and no packet. The commit record says whether the packet is the
 // message's first and last (rcp_first, rcp_last): the sender frames its opcode from them.
+// A prepare pick (rcp.prep, the model's rc_prepare) is refused alike when it is not an RC
+// send; otherwise its commit record carries the message's packet count and no packet is
+// planned: the WQE's segments and inline words are all drained.
 // Only a build with RC_PACKETS = 1 has this (it costs the data path some 750 LUT4s).
 module wqe_gather
 #(
@@ -172,7 +175,7 @@ module wqe_gather
     wire  [31:0] inl_piece = packets_q == 24'd1 || inl_av >= left_q ? left_q : inl_av;
     wire  [16:0] div_sh = {div_r_q, div_n_q[17]};
     wire         div_ge = div_sh >= {1'b0, w_q.mss};
-    logic        packets_zero_q;   // packets_q == 0, worked out with it
+    logic        packets_zero_q;   // no packet to plan: packets_q == 0, or a prepare pick
     logic [12:0] pkt_len_q, pkt_rem_q;
     logic [TAGS-1:0] pkt_tags_q;
     logic [4:0]  pkt_pieces_q;
@@ -339,9 +342,12 @@ module wqe_gather
                     skip_nz_q     <= w_q.rcp.index != 24'd0;
                     skip_cur_q    <= 1'b0;
                     if (!packets_zero_q) begin
-                        if (w_q.ctx.ud || w_q.ctx.raw || tso_q || rcp_past_q) begin
+                        if (w_q.ctx.ud || w_q.ctx.raw || tso_q || (!w_q.rcp.prep && rcp_past_q)) begin
                             w_q.status     <= wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
                             packets_q      <= 24'd0;
+                            packets_zero_q <= 1'b1;
+                        end else if (w_q.rcp.prep) begin
+                            // The count goes out with the commit; nothing is planned.
                             packets_zero_q <= 1'b1;
                         end else begin
                             packets_q <= 24'd1;

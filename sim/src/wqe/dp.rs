@@ -7,10 +7,11 @@
 //! descriptor and its payload turned into a frame by `model::wqe::frame`). The frames and the
 //! completion ring must then equal what `model::wqe::Queues` produces from the same memory.
 //!
-//! A run may instead be a requester's picks ([`RcPick`]): one packet of an RC WQE each, with
-//! the PSN and AckReq the requester chose. Their frames and outcomes must be what
-//! `SendEngine::rc_packet` gives for each, and nothing else may happen (no PSN taken, no QP
-//! moved to ERR, no completion).
+//! A run may instead be a requester's picks ([`RcPick`]): one packet of an RC WQE, with the
+//! PSN and AckReq the requester chose, or the checks and packet count its POST needs. Their
+//! frames and answers must be what `SendEngine::rc_packet` and `SendEngine::rc_fetch_prepare`
+//! give for each, and nothing else may happen (no PSN taken, no QP moved to ERR, no
+//! completion).
 
 use super::bits::{Packer, Unpacker};
 use super::host_memory::{Config as DmaConfig, DmaHost};
@@ -29,30 +30,53 @@ use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::frame::{
     emit_headers, finish, Route, Transport, MAX_FRAME, MIN_FRAME, PKEY,
 };
-use rocenic_model::wqe::{HostMemory, Memory, Nic, Queues, SendEngine, SendRing, Status, Step};
+use rocenic_model::wqe::{
+    Cqe, HostMemory, Memory, Nic, Opcode, Queues, RcWqe, SendEngine, SendRing, Status, Step,
+};
 use std::collections::VecDeque;
 
 /// Width of `wqe_dp_pkg::pick_t`.
-pub const PICK_BITS: usize = 663;
+pub const PICK_BITS: usize = 664;
 /// `pick_t` as the DUT takes it.
 pub type PickWords = [u32; PICK_BITS.div_ceil(32)];
 /// Width of `wqe_frame_pkg::desc_t`.
 pub const DESC_BITS: usize = 712;
 
-/// A requester's pick: packet `packet` of the WQE at ring index `wqe` of slot `slot`, with the
-/// PSN and AckReq the requester gives it.
+/// A requester's pick of the WQE at ring index `wqe` of slot `slot`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RcPick {
     /// The send queue's slot.
     pub slot: usize,
     /// The WQE's index in its ring.
     pub wqe: u32,
-    /// Which packet of its message (0-based).
-    pub packet: u32,
-    /// The PSN it goes out with.
-    pub psn: u32,
-    /// AckReq in its BTH.
-    pub ack_req: bool,
+    /// What the requester asks of it.
+    pub ask: RcAsk,
+}
+
+/// What a requester's pick asks of its WQE (`pick_t.rcp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RcAsk {
+    /// Packet `index` of its message (0-based), with the PSN and AckReq given.
+    Packet {
+        /// Which packet.
+        index: u32,
+        /// The PSN it goes out with.
+        psn: u32,
+        /// AckReq in its BTH.
+        ack_req: bool,
+    },
+    /// Its checks and packet count, for the requester's POST (`rcp.prep`).
+    Prepare,
+}
+
+/// A requester's pick's answer (`m_res`), in pick order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RcAnswer {
+    /// A packet's slot and status code (0: sent).
+    Packet(u8, u8),
+    /// A prepare pick's slot and what it found: the model's `rc_fetch_prepare` on an engine
+    /// without RDMA READ (`read` is never set).
+    Prepared(u8, Result<RcWqe, Cqe>),
 }
 
 /// One send queue as the control plane knows it.
@@ -89,8 +113,8 @@ pub struct Outcome {
     pub frames: Vec<Vec<u8>>,
     /// The completion ring's bytes.
     pub cq: Vec<u8>,
-    /// A requester's picks' outcomes, in order: the slot and the status code (0: sent).
-    pub results: Vec<(u8, u8)>,
+    /// A requester's picks' answers, in order.
+    pub results: Vec<RcAnswer>,
 }
 
 impl Outcome {
@@ -159,19 +183,36 @@ impl Run {
             .map_err(|(s, _)| s)
     }
 
-    /// What the model's `SendEngine::rc_packet` does with each of `picks`, in order: the
-    /// frames and each pick's status (the completion ring stays as it is: a requester's
-    /// packet writes none).
+    /// What the model does with each of `picks`, in order (`SendEngine::rc_packet` for a
+    /// packet, `rc_fetch_prepare` without READ for a prepare): the frames and each pick's
+    /// answer (the completion ring stays as it is: a requester's pick writes none).
     pub fn rc_model(&self, picks: &[RcPick]) -> Outcome {
         let mut frames = Vec::new();
         let mut results = Vec::new();
         for p in picks {
+            let q = &self.queues[p.slot];
+            let (index, psn, ack_req) = match p.ask {
+                RcAsk::Packet {
+                    index,
+                    psn,
+                    ack_req,
+                } => (index, psn, ack_req),
+                RcAsk::Prepare => {
+                    let stride = q.ring.stride_blocks() as usize;
+                    let addr = q.ring.addr(p.wqe);
+                    let got = self
+                        .engine
+                        .rc_fetch_prepare(q.qpn, &self.mem, addr, stride, false);
+                    results.push(RcAnswer::Prepared(p.slot as u8, got));
+                    continue;
+                }
+            };
             let pkt = rocenic_model::rc::Packet {
-                psn: rocenic_model::qp::Psn::from_bits_truncate(p.psn),
+                psn: rocenic_model::qp::Psn::from_bits_truncate(psn),
                 wr_id: 0,
-                index: p.packet,
+                index,
                 packets: 0,
-                ack_req: p.ack_req,
+                ack_req,
                 resend: false,
             };
             let st = self.fetched_wqe(p.slot, p.wqe).and_then(|wqe| {
@@ -183,7 +224,10 @@ impl Run {
                     &mut |f: &[u8]| frames.push(f.to_vec()),
                 )
             });
-            results.push((p.slot as u8, st.err().map_or(0, |s| s.code())));
+            results.push(RcAnswer::Packet(
+                p.slot as u8,
+                st.err().map_or(0, |s| s.code()),
+            ));
         }
         Outcome {
             frames,
@@ -196,13 +240,7 @@ impl Run {
     pub fn rc_picks(&self, picks: &[RcPick]) -> VecDeque<PickWords> {
         picks
             .iter()
-            .map(|p| {
-                self.pick_with(
-                    p.slot,
-                    p.wqe,
-                    Some((p.packet, p.psn & 0xFF_FFFF, p.ack_req)),
-                )
-            })
+            .map(|p| self.pick_with(p.slot, p.wqe, Some(p.ask)))
             .collect()
     }
 
@@ -226,15 +264,25 @@ impl Run {
         out
     }
 
-    /// `pick_t` for slot `slot`'s WQE `index`, as a whole WQE or, with `rcp` (packet index,
-    /// PSN, AckReq), as one packet of it.
-    fn pick_with(&self, slot: usize, index: u32, rcp: Option<(u32, u32, bool)>) -> PickWords {
+    /// `pick_t` for slot `slot`'s WQE `index`, as a whole WQE or, with `rcp`, as the
+    /// requester asks.
+    fn pick_with(&self, slot: usize, index: u32, rcp: Option<RcAsk>) -> PickWords {
         let q = &self.queues[slot];
         let qp = self.engine.qps.get(q.qpn).expect("QP");
         let c: &QpConfig = qp.config();
         let mut p = Packer::new();
-        let (pkt, psn, ack_req) = rcp.unwrap_or((0, 0, false));
+        let (prep, pkt, psn, ack_req) = match rcp {
+            Some(RcAsk::Packet {
+                index,
+                psn,
+                ack_req,
+            }) => (false, index, psn & 0xFF_FFFF, ack_req),
+            // The fields a prepare does not use, all ones: a build that read them would differ.
+            Some(RcAsk::Prepare) => (true, 0xFF_FFFF, 0xFF_FFFF, true),
+            None => (false, 0, 0, false),
+        };
         p.put(1, rcp.is_some().into())
+            .put(1, prep.into())
             .put(24, pkt.into())
             .put(24, psn.into())
             .put(1, ack_req.into());
@@ -435,6 +483,8 @@ pub fn rtl_picks(
     let (cq_base, cq_log2) = run.cq;
     let mut cur_pick: Option<PickWords> = None;
     let mut results = Vec::new();
+    // Whether each requester's pick taken is a prepare, in order: its answer's form.
+    let mut asked: VecDeque<bool> = VecDeque::new();
     let mut psn: Vec<u32> = run
         .queues
         .iter()
@@ -499,11 +549,22 @@ pub fn rtl_picks(
 
         // Handshakes, from values before the edge.
         let d = &sim.dut;
-        if cur_pick.is_some() && d.s_pick_ready() == 1 {
+        if let Some(p) = cur_pick.filter(|_| d.s_pick_ready() == 1) {
+            let mut u = Unpacker::new(&p, PICK_BITS);
+            if u.take(1) == 1 {
+                asked.push_back(u.take(1) == 1);
+            }
             cur_pick = None;
         }
         if d.m_res_valid() == 1 && res_ready {
-            results.push((d.m_res_slot(), d.m_res_status()));
+            let prep = asked
+                .pop_front()
+                .ok_or_else(|| format!("cycle {now}: an answer on m_res with no pick asked"))?;
+            results.push(if prep {
+                RcAnswer::Prepared(d.m_res_slot(), prepared(d))
+            } else {
+                RcAnswer::Packet(d.m_res_slot(), d.m_res_status())
+            });
         }
         if d.psn_take_valid() == 1 {
             stats.psn_takes += 1;
@@ -584,6 +645,46 @@ pub fn rtl_picks(
         stats,
     ))
 }
+
+/// A prepare pick's answer as the DUT gives it: its status and, on success, its packets and
+/// SIGNALED flag, with the completion held beside them (`wqe_dp_pkg::cqe_t`).
+fn prepared(d: &WqeDp) -> Result<RcWqe, Cqe> {
+    let words = d.m_res_cqe();
+    let mut u = Unpacker::new(&words, CQE_T_BITS);
+    let wr_id = u.take(64) as u64;
+    let qpn = u.take(24) as u32;
+    let byte_len = u.take(32) as u32;
+    let wqe_index = u.take(32) as u32;
+    let opcode = u.take(8) as u8;
+    let status = u.take(5) as u8;
+    assert_eq!(u.remaining(), 0);
+    assert_eq!(
+        status,
+        d.m_res_status(),
+        "m_res_status against the completion's"
+    );
+    let cqe = Cqe {
+        wr_id,
+        qpn,
+        byte_len,
+        wqe_index,
+        opcode: Opcode::from_u8(opcode),
+        status: Status::from_code(status).unwrap_or_else(|| panic!("status code {status}")),
+        phase: false,
+    };
+    if cqe.status != Status::Success {
+        return Err(cqe);
+    }
+    Ok(RcWqe {
+        packets: d.m_res_packets(),
+        cqe,
+        signaled: d.m_res_signaled() == 1,
+        read: false,
+    })
+}
+
+/// Width of `wqe_dp_pkg::cqe_t`.
+const CQE_T_BITS: usize = 165;
 
 fn frame_len_of(desc: &[u32; 23]) -> u32 {
     (desc[0] >> 1) & 0x1FFF
