@@ -43,7 +43,7 @@
 // A prepare pick (rcp.prep, the model's rc_prepare) is refused alike when it is not an RC
 // send; otherwise its commit record carries the message's packet count and no packet is
 // planned: the WQE's segments and inline words are all drained.
-// Only a build with RC_PACKETS = 1 has this (it costs the data path some 750 LUT4s).
+// Only a build with RC_PACKETS = 1 has this (it costs the data path some 770 LUT4s).
 module wqe_gather
 #(
     parameter int TAG_W  = 4,    // DMA tag width; tags 0 .. 2^TAG_W - 2 are the pieces'
@@ -153,6 +153,10 @@ module wqe_gather
     logic [4:0]  div_i_q;
     logic [7:0]  drain_q;          // the WQE's inline words still in their FIFO
     logic [4:0]  sdrain_q;         // its data segments still in theirs (a refused WQE pushed none)
+    // Whether each count is 0 or 1, kept beside it: the FIFOs' readies hang on them, and the
+    // compares there were the data path's worst path (sdrain_q != 0 into the segment FIFO's
+    // read pointer, 110.1 MHz).
+    logic        drain_nz_q, drain_one_q, sd_nz_q, sd_one_q;
     // A requester's packet: planning it (rcp_q), and the message bytes before it still to skip.
     logic        rcp_q;
     logic [31:0] skip_q;
@@ -163,9 +167,12 @@ module wqe_gather
     // The index against the packet count, compared as the count is taken: the compare decided
     // S_RCP's status write (114.3 MHz with it there).
     logic        rcp_past_q;
+    // The index plus one, added as the WQE is taken: the sum and the compare with the count in
+    // one cycle were a worst path (118.5 MHz at seed 2).
+    logic [23:0] rcp_next_q;
     wire unused_rcp = ^{w_q.rcp.psn, w_q.rcp.ack_req};
     wire rcp_go = RCP && rcp_q;    // planning a requester's packet
-    wire sd_left = RCP && sdrain_q != 5'd0;
+    wire sd_left = RCP && sd_nz_q;
     logic [31:0] tso_bound_q;      // (k + 1) * MSS for segment k: where it ends
     logic        piece_end_q;
     // An inline TSO packet's piece: up to the word boundary at or past its segment's end (the
@@ -267,7 +274,7 @@ module wqe_gather
     assign inl_wr_done      = copy_last_q;
     assign inl_wr_tag       = tag_q;
     assign s_inl_ready      = (state_q == S_COPY && inl_wr_ready)
-                           || (state_q == S_DRAIN && drain_q != 8'd0)
+                           || (state_q == S_DRAIN && drain_nz_q)
                            || (RCP && state_q == S_SKIP && w_q.inline_en && skip_nz_q);
     // The head segment is taken when it is loaded; a new one when the last piece used it up.
     assign s_sge_ready      = ((state_q == S_PIECE && !tmpl_q)
@@ -286,10 +293,14 @@ module wqe_gather
         end else begin
             // What is left of the WQE in the two FIFOs, counted down as it is taken.
             if (inl_take) begin
-                drain_q <= drain_q - 8'd1;
+                drain_q     <= drain_q - 8'd1;
+                drain_nz_q  <= !drain_one_q;
+                drain_one_q <= drain_q == 8'd2;
             end
             if (sge_take) begin
                 sdrain_q <= sdrain_q - 5'd1;
+                sd_nz_q  <= !sd_one_q;
+                sd_one_q <= sdrain_q == 5'd2;
             end
             case (state_q)
                 // A raw QP's message is one packet, a whole frame of at most 4,218 bytes
@@ -315,11 +326,16 @@ module wqe_gather
                                                               : mtu_mask(s_wqe.ctx.mtu))) != 32'd0;
                     len_zero_q <= s_wqe.len == 32'd0;
                     sdrain_q   <= RCP && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS ? s_wqe.sges : 5'd0;
+                    sd_nz_q    <= RCP && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS && s_wqe.sges != 5'd0;
+                    sd_one_q   <= RCP && s_wqe.status == wqe_fmt_pkg::STATUS_SUCCESS && s_wqe.sges == 5'd1;
                     rcp_q      <= 1'b0;
+                    rcp_next_q <= s_wqe.rcp.index + 24'd1;
                     state_q    <= S_COUNT;
                 end
                 S_COUNT: begin
-                    drain_q <= w_q.inline_words;
+                    drain_q     <= w_q.inline_words;
+                    drain_nz_q  <= w_q.inline_words != 8'd0;
+                    drain_one_q <= w_q.inline_words == 8'd1;
                     if (tso_q && div_i_q != 5'd0) begin
                         div_r_q   <= div_ge ? 16'(div_sh - {1'b0, w_q.mss}) : div_r_q[15:0] << 1 | 16'(div_n_q[17]);
                         div_quo_q <= {div_quo_q[16:0], div_ge};
@@ -337,7 +353,7 @@ module wqe_gather
                 // keeps its status and has none). The bytes before it: index x MTU.
                 S_RCP: if (RCP) begin
                     w_q.rcp_first <= w_q.rcp.index == 24'd0;
-                    w_q.rcp_last  <= w_q.rcp.index + 24'd1 == packets_q;
+                    w_q.rcp_last  <= rcp_next_q == packets_q;
                     skip_q        <= (32'(w_q.rcp.index) << 7) << w_q.ctx.mtu;
                     skip_nz_q     <= w_q.rcp.index != 24'd0;
                     skip_cur_q    <= 1'b0;
@@ -357,7 +373,7 @@ module wqe_gather
                     state_q <= S_COMMIT;
                 end
                 S_COMMIT: if (m_commit_ready) begin
-                    state_q <= packets_zero_q ? (drain_q != 8'd0 || sd_left ? S_DRAIN : S_IDLE)
+                    state_q <= packets_zero_q ? (drain_nz_q || sd_left ? S_DRAIN : S_IDLE)
                                               : rcp_go ? S_SKIP : (w_q.ctx.ud ? S_ENT : S_PKT);
                     // A requester's packet starts past the bytes it skips (the same value on
                     // every cycle of the wait).
@@ -401,8 +417,8 @@ module wqe_gather
                 // What is left of the WQE in the FIFOs: a refused WQE's inline words, or what
                 // follows a requester's packet.
                 S_DRAIN: begin
-                    if ((drain_q == 8'd0 || (drain_q == 8'd1 && inl_take))
-                        && (!sd_left || (sdrain_q == 5'd1 && sge_take))) begin
+                    if ((!drain_nz_q || (drain_one_q && inl_take))
+                        && (!sd_left || (sd_one_q && sge_take))) begin
                         state_q <= S_IDLE;
                     end
                 end
@@ -495,7 +511,7 @@ module wqe_gather
                     end else if (rcp_go) begin
                         // The packet's segment may go on past it: unloaded, and the rest dropped.
                         sge_loaded_q <= 1'b0;
-                        state_q      <= drain_q != 8'd0 || sd_left ? S_DRAIN : S_IDLE;
+                        state_q      <= drain_nz_q || sd_left ? S_DRAIN : S_IDLE;
                     end else begin
                         state_q <= S_IDLE;
                     end
