@@ -195,8 +195,11 @@ module wqe_fetch
                         state_q  <= S_HAND;
                     end
                 end
+                // A WQE whose block 0 never arrived leaves its buffer empty, and parse frees
+                // only a buffer that holds blocks: marked busy, it would stay so, and two such
+                // WQEs stopped every fetch.
                 S_HAND: if (m_wqe_ready) begin
-                    busy_q[buf_q] <= 1'b1;
+                    busy_q[buf_q] <= blocks_q != 7'd0;
                     state_q       <= S_IDLE;
                 end
                 default: state_q <= S_IDLE;

@@ -191,6 +191,28 @@ fn partly_backed_rings() {
     }
 }
 
+/// A send ring that host memory does not back at all, four WQEs posted: each fetch faults
+/// before block 0 arrives and completes with `general_err` (the first) or is flushed. A
+/// fetch buffer left holding nothing must not stay taken: two of them once stopped the
+/// fetch for good.
+#[test]
+fn unbacked_ring() {
+    use rocenic_model::wqe::{Ring, SendRing};
+    let s = seed("wqe_dp::unbacked_ring");
+    let load = Load {
+        dma: rocenic_sim::wqe::host_memory::Config::adversarial(8, 4),
+        out_ready: 0.9,
+        mr_latency: 1..=3,
+    };
+    let mut r = rng(s);
+    for k in [0usize, 2] {
+        let mut run = base(Profile::Linux);
+        run.queues[k].ring = SendRing::new(Ring::new(2).unwrap(), 1, 0x40_0000).unwrap();
+        run.queues[k].posted = 4;
+        compare(&format!("queue {k} (seed {s})"), &run, &load, r.gen());
+    }
+}
+
 /// A TSO WQE for the UD QP (queue 2) at `index`: `header`, `mss`, `payload`, signaled.
 fn tso_wqe(
     index: u32,
