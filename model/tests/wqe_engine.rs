@@ -634,36 +634,39 @@ fn unreadable_wqes() {
     }
 }
 
+/// A signaled RDMA READ WQE at `index` with WR id `wr_id`, of 64 bytes into `lkey`'s region.
+fn read_wqe(index: u32, wr_id: u64, lkey: u32) -> Vec<u8> {
+    let sges = [DataSegment {
+        addr: DATA,
+        length: 64,
+        lkey,
+    }];
+    let wr = WorkRequest {
+        opcode: Opcode::RdmaRead,
+        flags: Flags::SIGNALED,
+        index,
+        imm: 0,
+        wr_id,
+        av: None,
+        raddr: Some(RemoteAddress {
+            addr: 0x7000_0000,
+            rkey: 0x55,
+        }),
+        tso: None,
+        payload: Payload::Gather(&sges),
+    };
+    let mut out = vec![0u8; MAX_WQE_BYTES];
+    let c = Wqe::encode(&wr, &mut out).unwrap();
+    out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
+    out
+}
+
 /// RDMA READ, which only the reliable transport runs: without it (the RTL engine's case) its
 /// opcode is unknown, refused before its gather list is looked at and flushed with no opcode;
 /// with it, a flushed READ's completion names it.
 #[test]
 fn read_without_the_transport() {
-    let read = |index: u32, lkey: u32| {
-        let sges = [DataSegment {
-            addr: DATA,
-            length: 64,
-            lkey,
-        }];
-        let wr = WorkRequest {
-            opcode: Opcode::RdmaRead,
-            flags: Flags::SIGNALED,
-            index,
-            imm: 0,
-            wr_id: 0x4EAD_0000 + u64::from(index),
-            av: None,
-            raddr: Some(RemoteAddress {
-                addr: 0x7000_0000,
-                rkey: 0x55,
-            }),
-            tso: None,
-            payload: Payload::Gather(&sges),
-        };
-        let mut out = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut out).unwrap();
-        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-        out
-    };
+    let read = |index: u32, lkey: u32| read_wqe(index, 0x4EAD_0000 + u64::from(index), lkey);
     let send = |index: u32, k: usize| {
         let w = Wr {
             qp: 0,
@@ -741,38 +744,15 @@ fn read_without_the_transport() {
     }
 }
 
-/// What an RC QP's requester takes of a WQE (`rc_prepare_as`, `rc_fetch_prepare`): on an
-/// engine that runs READs, a READ is prepared (or refused by its checks) with its opcode named;
-/// on one without (the RTL's today), it is `loc_qp_op_err` with its opcode unknown, whatever
-/// its gather list. Other WQEs are the same either way, and a fetch that faults is its status.
+/// What an RC QP's requester takes of a WQE (`rc_prepare_as`, `rc_fetch_prepare`) and sends
+/// of it (`rc_packet_as`). On an engine that runs READs, a READ is prepared (or refused by its
+/// checks) with its opcode named, and its request sent. On one without (the RTL's today), it
+/// is `loc_qp_op_err` with its opcode unknown, whatever its gather list. Other WQEs are the
+/// same either way, and a fetch that faults is its status.
 #[test]
 fn rc_prepare_with_and_without_read() {
     let (e, _q, mut mem) = setup();
-    let read = |lkey: u32| {
-        let sges = [DataSegment {
-            addr: DATA,
-            length: 64,
-            lkey,
-        }];
-        let wr = WorkRequest {
-            opcode: Opcode::RdmaRead,
-            flags: Flags::SIGNALED,
-            index: 3,
-            imm: 0,
-            wr_id: 0x4EAD,
-            av: None,
-            raddr: Some(RemoteAddress {
-                addr: 0x7000_0000,
-                rkey: 0x55,
-            }),
-            tso: None,
-            payload: Payload::Gather(&sges),
-        };
-        let mut out = vec![0u8; MAX_WQE_BYTES];
-        let c = Wqe::encode(&wr, &mut out).unwrap();
-        out.truncate(usize::from(c.blocks) * BLOCK_BYTES);
-        out
-    };
+    let read = |lkey: u32| read_wqe(3, 0x4EAD, lkey);
     let good = read(LKEYS[0]);
     let got = e
         .rc_prepare_as(0x11, &good, true)
@@ -798,6 +778,26 @@ fn rc_prepare_with_and_without_read() {
         refused(&read(LKEYS[3]), true),
         Err((Status::LocProtErr, Some(Opcode::RdmaRead), 0, 0x4EAD))
     );
+    // A packet of the READ (its request): sent with READs, refused without.
+    let pkt = rocenic_model::rc::Packet {
+        psn: Psn::from_bits_truncate(5),
+        wr_id: 0,
+        index: 0,
+        packets: 1,
+        ack_req: true,
+        resend: false,
+    };
+    let mut frames = 0;
+    let mut count = |_: &[u8]| frames += 1;
+    assert_eq!(
+        e.rc_packet_as(0x11, &good, &pkt, &mem, &mut count, true),
+        Ok(())
+    );
+    assert_eq!(
+        e.rc_packet_as(0x11, &good, &pkt, &mem, &mut count, false),
+        Err(Status::LocQpOpErr)
+    );
+    assert_eq!(frames, 1, "one READ request, with READs");
     for w in [good.clone(), read(LKEYS[3])] {
         assert_eq!(
             refused(&w, false),

@@ -279,8 +279,8 @@ fn prepare_picks_against_the_model() {
 
 /// Prepare picks of WQEs that cannot be read whole (a slot whose host memory ends inside its
 /// first block, after it, or that has none: `general_err` from what was read), of an RDMA READ (refused:
-/// this engine has no READ) and of a UD QP's SEND (not an RC send), each followed by a valid
-/// WQE's prepare on the same queue.
+/// this engine has no READ) and of a UD QP's SEND (not an RC send), each with a packet pick of
+/// the same WQE (refused alike) and followed by a valid WQE's prepare on the same queue.
 #[test]
 fn prepare_picks_of_unreadable_and_refused_wqes() {
     use rocenic_model::wqe::memory::Fill;
@@ -312,18 +312,26 @@ fn prepare_picks_of_unreadable_and_refused_wqes() {
         run.mem.write(at, &first[..n]).unwrap();
         run.queues[k].posted = 1;
         post(&mut run, k, &wqe_bytes(k, 1, Opcode::Send));
-        let picks: Vec<RcPick> = (0..2)
-            .map(|wqe| RcPick {
-                slot: k,
-                wqe,
-                ask: RcAsk::Prepare,
-            })
+        // Its prepare, a packet pick of it (refused alike), the valid WQE's prepare.
+        let packet = RcAsk::Packet {
+            index: 0,
+            psn: 7,
+            ack_req: true,
+        };
+        let picks: Vec<RcPick> = [(0, RcAsk::Prepare), (0, packet), (1, RcAsk::Prepare)]
+            .into_iter()
+            .map(|(wqe, ask)| RcPick { slot: k, wqe, ask })
             .collect();
         let what = format!("queue {k} {opcode:?} {backed} bytes backed (seed {s})");
         let answers = compare(&what, &run, &picks, &load, r.gen());
-        match answers[0] {
-            RcAnswer::Prepared(_, Err(c)) => assert_eq!(c.status, want, "{what}"),
-            a => panic!("{what}: {a:?}"),
+        // The valid WQE after it is prepared (on the UD queue, refused as not an RC send).
+        match answers[..] {
+            [RcAnswer::Prepared(_, Err(c)), RcAnswer::Packet(_, st), RcAnswer::Prepared(_, ref next)] =>
+            {
+                assert_eq!((c.status, st), (want, want.code()), "{what}");
+                assert_eq!(next.is_ok(), k != 2, "{what}: {next:?}");
+            }
+            ref a => panic!("{what}: {a:?}"),
         }
     }
 }

@@ -379,7 +379,25 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         mem: &impl Memory,
         frame: &mut impl FnMut(&[u8]),
     ) -> Result<(), Status> {
+        self.rc_packet_as(qpn, wqe, pkt, mem, frame, true)
+    }
+
+    /// [`Self::rc_packet`] on an engine that runs RDMA READs when `read`. Without them (the
+    /// RTL's engine today) a READ is refused before any other check, `loc_qp_op_err`, as
+    /// [`Self::rc_prepare_as`] refuses it.
+    pub fn rc_packet_as(
+        &self,
+        qpn: u32,
+        wqe: &[u8],
+        pkt: &crate::rc::Packet,
+        mem: &impl Memory,
+        frame: &mut impl FnMut(&[u8]),
+        read: bool,
+    ) -> Result<(), Status> {
         let qp = self.qps.get(qpn).ok_or(Status::LocQpOpErr)?;
+        if !read && Raw::read(wqe, false, true).opcode == Some(Opcode::RdmaRead) {
+            return Err(Status::LocQpOpErr);
+        }
         let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
         let (route, dest_qpn) = self.rc_route(qpn).ok_or(Status::LocQpOpErr)?;
         let control = c.wqe.control();

@@ -9,9 +9,9 @@
 //!
 //! A run may instead be a requester's picks ([`RcPick`]): one packet of an RC WQE, with the
 //! PSN and AckReq the requester chose, or the checks and packet count its POST needs. Their
-//! frames and answers must be what `SendEngine::rc_packet` and `SendEngine::rc_fetch_prepare`
-//! give for each, and nothing else may happen (no PSN taken, no QP moved to ERR, no
-//! completion).
+//! frames and answers must be what `SendEngine::rc_packet_as` and `rc_fetch_prepare` give
+//! for each on an engine without RDMA READ, and nothing else may happen (no PSN taken, no QP
+//! moved to ERR, no completion).
 
 use super::bits::{Packer, Unpacker};
 use super::host_memory::{Config as DmaConfig, DmaHost};
@@ -183,9 +183,10 @@ impl Run {
             .map_err(|(s, _)| s)
     }
 
-    /// What the model does with each of `picks`, in order (`SendEngine::rc_packet` for a
-    /// packet, `rc_fetch_prepare` without READ for a prepare): the frames and each pick's
-    /// answer (the completion ring stays as it is: a requester's pick writes none).
+    /// What the model does with each of `picks`, in order, on an engine without RDMA READ
+    /// (the RTL's): `SendEngine::rc_packet_as` for a packet, `rc_fetch_prepare` for a
+    /// prepare. The frames and each pick's answer; the completion ring stays as it is, since a
+    /// requester's pick writes none.
     pub fn rc_model(&self, picks: &[RcPick]) -> Outcome {
         let mut frames = Vec::new();
         let mut results = Vec::new();
@@ -216,12 +217,13 @@ impl Run {
                 resend: false,
             };
             let st = self.fetched_wqe(p.slot, p.wqe).and_then(|wqe| {
-                self.engine.rc_packet(
+                self.engine.rc_packet_as(
                     self.queues[p.slot].qpn,
                     &wqe,
                     &pkt,
                     &self.mem,
                     &mut |f: &[u8]| frames.push(f.to_vec()),
+                    false,
                 )
             });
             results.push(RcAnswer::Packet(
