@@ -60,6 +60,12 @@ pub(super) struct Raw {
 }
 
 impl Raw {
+    /// Whether `bytes` is an RDMA READ: an engine without READs refuses one before any other
+    /// check (`execute_as`, `rc_prepare_as`, `rc_packet_as`).
+    pub(super) fn is_read(bytes: &[u8]) -> bool {
+        Raw::read(bytes, false, true).opcode == Some(Opcode::RdmaRead)
+    }
+
     /// The raw fields; an opcode the engine does not run (TSO without TSO, RDMA READ without
     /// the reliable transport) reads as unknown.
     pub(super) fn read(bytes: &[u8], tso: bool, read: bool) -> Raw {
@@ -183,8 +189,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         // A READ needs the reliable transport: its bytes come back in responses that only the
         // requester's receive path takes (docs/rc.md). Without it, as in the RTL, its opcode is
         // unknown: refused before any other check, its completion's opcode unknown.
-        let opcode = Raw::read(wqe, false, true).opcode;
-        if opcode == Some(Opcode::RdmaRead) && !read {
+        if !read && Raw::is_read(wqe) {
             return Ok(Some(self.fail_as(qpn, wqe, Status::LocQpOpErr, false)?));
         }
         let c = match check(qp, &self.mrs, self.max_sge, self.tso, wqe) {
@@ -324,7 +329,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
             .qps
             .get(qpn)
             .ok_or(raw.cqe(qpn, Status::LocQpOpErr, 0))?;
-        if !read && Raw::read(wqe, false, true).opcode == Some(Opcode::RdmaRead) {
+        if !read && Raw::is_read(wqe) {
             return Err(raw.cqe(qpn, Status::LocQpOpErr, 0));
         }
         let c =
@@ -395,7 +400,7 @@ impl<const Q: usize, const M: usize> SendEngine<Q, M> {
         read: bool,
     ) -> Result<(), Status> {
         let qp = self.qps.get(qpn).ok_or(Status::LocQpOpErr)?;
-        if !read && Raw::read(wqe, false, true).opcode == Some(Opcode::RdmaRead) {
+        if !read && Raw::is_read(wqe) {
             return Err(Status::LocQpOpErr);
         }
         let c = check(qp, &self.mrs, self.max_sge, self.tso, wqe)?;
