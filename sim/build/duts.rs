@@ -46,6 +46,7 @@ const NIC_CORE: &str = "rtl/top/nic_core.f";
 const RC_RESPONDER: &str = "rtl/rc/rc_responder.f";
 const RC_REQUESTER: &str = "rtl/rc/rc_requester.f";
 const RC_TIMER: &str = "rtl/rc/rc_timer.f";
+const WQE_RELIABLE: &str = "rtl/wqe/wqe_reliable.f";
 
 pub const DUTS: &[DutSpec] = &[
     DutSpec {
@@ -202,6 +203,8 @@ pub const DUTS: &[DutSpec] = &[
         ..dut("rc_requester_qps4", "rc_requester", RC_REQUESTER)
     },
     dut("rc_timer", "rc_timer", RC_TIMER),
+    // The reliable transport's send side for four RC send queues (one requester block).
+    dut("wqe_reliable", "wqe_reliable", WQE_RELIABLE),
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),

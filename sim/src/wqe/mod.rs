@@ -11,5 +11,6 @@ pub mod frame;
 pub mod host_memory;
 pub mod icrc;
 pub mod mr;
+pub mod reliable;
 pub mod replay;
 pub mod scenario;

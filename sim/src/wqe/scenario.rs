@@ -194,6 +194,61 @@ pub fn random_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, faults: f64)
     out
 }
 
+/// A valid RC work request for queue `k` (0, 1 or 3): SEND, SEND with immediate, RDMA WRITE
+/// or WRITE with immediate, of up to three data segments inside the queue's region (`big`:
+/// up to 12 KiB each, else 700 bytes) or up to 200 bytes inline, signaled four times in five.
+/// With `hole` (queues 0 and 3, PD 1), the last segment lies in the third region, across the
+/// end of the memory behind it: it passes the checks, and reading it faults.
+pub fn rc_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, hole: bool) -> Vec<u8> {
+    let (_, qt, pd, ..) = QPS[k];
+    assert!(qt == QpType::Rc && (!hole || pd == 1));
+    let opcode = Opcode::ALL[r.gen_range(0..4)];
+    let (lkey, base, len, _) = MRS[usize::from(k == 1)];
+    let max = if big { 0x3000 } else { 700 };
+    let mut sges: Vec<DataSegment> = (0..r.gen_range(0..=3))
+        .map(|_| {
+            let length = r.gen_range(1..max);
+            DataSegment {
+                addr: base + r.gen_range(0..len - u64::from(length)),
+                length,
+                lkey,
+            }
+        })
+        .collect();
+    if hole {
+        let (lkey, base, ..) = MRS[2];
+        sges.push(DataSegment {
+            addr: base + r.gen_range(0x700..0x800),
+            length: r.gen_range(0x100..0x800),
+            lkey,
+        });
+    }
+    let inline: Vec<u8> = (0..r.gen_range(0..200)).map(|_| r.gen()).collect();
+    let mut flags = Flags::from_bits(0).unwrap();
+    if r.gen_bool(0.8) {
+        flags = flags.union(Flags::SIGNALED);
+    }
+    let wr = WorkRequest {
+        opcode,
+        flags,
+        index,
+        imm: if opcode.has_imm() { r.gen() } else { 0 },
+        wr_id: r.gen(),
+        av: None,
+        raddr: opcode.has_raddr().then(|| RemoteAddress {
+            addr: r.gen(),
+            rkey: r.gen(),
+        }),
+        tso: None,
+        payload: if !hole && r.gen_bool(0.2) {
+            Payload::Inline(&inline)
+        } else {
+            Payload::Gather(&sges)
+        },
+    };
+    encoded(&wr)
+}
+
 /// `wr` as the WQE bytes a send ring holds: its blocks, no more (it must fit the format).
 pub fn encoded(wr: &WorkRequest) -> Vec<u8> {
     let mut out = vec![0u8; MAX_WQE_BYTES];

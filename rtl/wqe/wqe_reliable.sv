@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Guarded, and includes what it uses (paths from the repository root), so it lints alone
+// and compiles in any file order.
+`ifndef ROCENIC_WQE_RELIABLE_SV
+`define ROCENIC_WQE_RELIABLE_SV
+`include "rtl/rc/rc_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
+`include "rtl/wqe/wqe_dp_pkg.sv"
+`include "rtl/wqe/wqe_bram.sv"
+`include "rtl/rc/rc_requester.sv"
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// The send side of the reliable transport for the RC send queues (model/src/wqe/reliable.rs,
+// `RcSend`, and the RC part of `Queues::step`; docs/rc.md, "Joined to the engines"): the
+// requester of every slot (rc_requester), the completion each posted WQE gets when it is
+// acknowledged, a failure held until what is before it has completed, and the turn that asks
+// the data path for prepare and packet picks (wqe_dp_pkg::rcp_t).
+//
+// It does one thing at a time, taken in IDLE: INIT of a slot's requester (s_init), an
+// acknowledgement (s_ack: RECEIVE), or a step (s_step), which is the model's `Queues::step`
+// for the RC slots:
+//   1. the sweep, slot 0 first (`Queues::rc_tick`): a slot whose QP is in ERR and whose
+//      requester has requests outstanding and has not failed is aborted from `una` with
+//      wr_flush_err; any other RC slot gets a TICK, whose ERROR moves its QP to ERR (m_err);
+//   2. the turn: the slots from `next` on, in slot order, wrapping; a slot runs its turn if
+//      it may have something to do (a held failure, WQEs pending, or requests outstanding);
+//      a turn that found nothing to do goes on to the next slot, as the model's round robin
+//      skips a slot that is not ready. A turn (`RcSend::turn`):
+//      a. POLL: a completion released by the requester: the table's entry, written as it is
+//         when it succeeded and SIGNALED, with the requester's status and byte_len 0 when it
+//         failed, not at all when it succeeded unsignaled;
+//      b. a held failure, once nothing is outstanding: written, and the QP to ERR;
+//      c. a QP in ERR: its next WQE flushed as without the transport (m_flush);
+//      d. a WQE pending, room in the table and nothing held: a prepare pick that takes it from
+//         the ring (m_pick_prep); its answer (s_res) is POSTed to the requester and kept in
+//         the table, or held when it failed its checks (or the POST was refused: loc_len_err);
+//         a failure held with nothing outstanding is written at once (b) and ends the turn;
+//      e. SEND: the packet the requester names, as a packet pick of the WQE at ring index
+//         `wr` (the requester's id); a pick that fails aborts the requester at its PSN with
+//         the pick's status, and the QP goes to ERR.
+//   The step's answer (m_step) says whether a turn ran, and on which slot.
+//
+// The outside (the scheduler; in co-simulation the bench) owns the rings and the QP states:
+// `pending`, `err` and `runnable` are its, per slot; m_err asks it to move a QP to ERR, which
+// `err` must show from the next cycle on; a prepare pick asks it to take the slot's next WQE
+// from the ring and to answer with that WQE's ring index (s_res_index); m_flush asks it to
+// take the next WQE and run it as a whole WQE on a QP in ERR (the data path writes its
+// completion). Completions of the requester's WQEs leave on m_cqe, in posting order per slot.
+//
+// Only RC slots (`rc`) are this block's; the outside interleaves the others' turns. It does
+// not check the completion ring's room: the outside starts a step only with room for one
+// completion. No RDMA READ: a WQE the data path refuses is held like any failed check.
+module wqe_reliable #(
+    parameter  int QPS    = 4,    // RC send queue slots (the requester's QPs), a power of two, 2 or more
+    parameter  int W      = 16,   // requests outstanding per slot, a power of two (model::wqe::RC_WRS)
+    parameter  int TIME_W = 48,   // width of the clock and the requester's deadlines
+    localparam int SW     = QPS > 1 ? $clog2(QPS) : 1,   // slot number width
+    localparam int IW     = $clog2(W)                    // table index width
+) (
+    input  wire                         clk,
+    input  wire                         rst,              // synchronous, active high
+    // the transport's settings (every slot's; model::rc::RequesterConfig)
+    input  wire  [2:0]                  cfg_retry_cnt,
+    input  wire  [2:0]                  cfg_rnr_retry,    // 7: forever
+    input  wire  [23:0]                 cfg_max_inflight,
+    input  wire  [TIME_W-1:0]           cfg_timeout_ticks,  // 0: none
+    input  wire  [TIME_W-1:0]           s_now,            // the clock, in ticks
+    // the slots, as the outside keeps them
+    input  wire  [QPS-1:0]              rc,               // holds an RC QP (its requester runs)
+    input  wire  [QPS-1:0]              runnable,         // its QP in RTS or ERR
+    input  wire  [QPS-1:0]              err,              // its QP in ERR
+    input  wire  [QPS-1:0]              pending,          // WQEs posted, not taken
+    // a requester starts afresh at a first PSN (the QP reaching RTS)
+    input  wire                         s_init_valid,
+    output logic                        s_init_ready,
+    input  wire  [SW-1:0]               s_init_slot,
+    input  wire  [23:0]                 s_init_psn,
+    // an acknowledgement for a slot (an ACK or NAK frame's AETH)
+    input  wire                         s_ack_valid,
+    output logic                        s_ack_ready,
+    input  wire  [SW-1:0]               s_ack_slot,
+    input  wire  [23:0]                 s_ack_psn,
+    input  wire  [7:0]                  s_ack_syndrome,
+    input  wire  [TIME_W-1:0]           s_ack_rnr_ticks,  // the RNR delay of its timer code
+    output logic                        ack_done,         // one cycle: the requester answered
+    output logic [rc_pkg::RC_REQ_ANS_W-1:0] ack_ans,      // ... this (held until the next)
+    // a step
+    input  wire                         s_step_valid,
+    output logic                        s_step_ready,
+    output logic                        m_step_valid,
+    input  wire                         m_step_ready,
+    output logic                        m_step_ran,       // a turn ran
+    output logic [SW-1:0]               m_step_slot,      // ... on this slot
+    // picks for the data path (the outside adds the ring's address and the QP's context)
+    output logic                        m_pick_valid,
+    input  wire                         m_pick_ready,
+    output logic [SW-1:0]               m_pick_slot,
+    output logic                        m_pick_prep,      // take the next WQE and prepare it
+    output logic [31:0]                 m_pick_index,     // a packet: the WQE's ring index
+    output logic [23:0]                 m_pick_packet,    // ... which packet of the message
+    output logic [23:0]                 m_pick_psn,
+    output logic                        m_pick_ack_req,
+    // the pick's answer (wqe_dp's m_res_*; for a prepare, the ring index taken)
+    input  wire                         s_res_valid,
+    output logic                        s_res_ready,
+    input  wire  [31:0]                 s_res_index,
+    input  wire  [4:0]                  s_res_status,
+    input  wire  [23:0]                 s_res_packets,
+    input  wire                         s_res_signaled,
+    input  wire  wqe_dp_pkg::cqe_t      s_res_cqe,
+    // a slot's next WQE to flush (its QP is in ERR)
+    output logic                        m_flush_valid,
+    input  wire                         m_flush_ready,
+    output logic [SW-1:0]               m_flush_slot,
+    // completions
+    output logic                        m_cqe_valid,
+    input  wire                         m_cqe_ready,
+    output wqe_dp_pkg::cqe_t            m_cqe,
+    // a QP to move to ERR (one cycle; `err` shows it from the next)
+    output logic                        m_err_valid,
+    output logic [SW-1:0]               m_err_slot,
+    // the requester's state after its last answer, of slot `st_slot`
+    output logic [SW-1:0]               st_slot,
+    output logic [23:0]                 st_una,
+    output logic [23:0]                 st_snd,
+    output logic [23:0]                 st_nxt,
+    output logic                        st_error,
+    output logic [IW:0]                 st_outstanding
+);
+
+    if (QPS < 2 || (QPS & (QPS - 1)) != 0) begin : g_bad_qps
+        $error("wqe_reliable: QPS must be a power of two, 2 or more, got %0d", QPS);
+    end
+
+    localparam int TW = $clog2(QPS * W);           // table entry number width
+    localparam int AW = TW < 10 ? 10 : TW;         // the block RAM's (10 at least on ECP5)
+    localparam int CQE_W = $bits(wqe_dp_pkg::cqe_t);
+
+    // ---- the requester ------------------------------------------------------------------------
+    logic                             o_valid;
+    wire                              o_ready;
+    logic [SW-1:0]                    o_qp;
+    logic [rc_pkg::RC_REQ_OP_W-1:0]   o_op;
+    logic [23:0]                      o_psn, o_packets;
+    logic [31:0]                      o_wr;
+    logic [7:0]                       o_syndrome;
+    logic [TIME_W-1:0]                o_rnr;
+    logic [rc_pkg::RC_STATUS_W-1:0]   o_status;
+
+    wire                              a_valid;
+    logic                             a_ready;
+    wire  [SW-1:0]                    a_qp;
+    wire  [rc_pkg::RC_REQ_ANS_W-1:0]  a_ans;
+    wire  [23:0]                      a_psn, a_index, a_packets;
+    wire  [31:0]                      a_wr;
+    wire                              a_ack_req, a_resend;
+    wire  [rc_pkg::RC_STATUS_W-1:0]   a_status;
+    wire  [TIME_W-1:0]                a_until;
+    wire  [23:0]                      r_una, r_snd, r_nxt;
+    wire                              r_error;
+    wire  [IW:0]                      r_outstanding;
+    wire  [31:0]                      r_cnt [5];
+
+    rc_requester #(
+        .QPS   (QPS),
+        .W     (W),
+        .WR_W  (32),
+        .TIME_W(TIME_W),
+        .CNT_W (32)
+    ) u_req (
+        .clk              (clk),
+        .rst              (rst),
+        .cfg_retry_cnt    (cfg_retry_cnt),
+        .cfg_rnr_retry    (cfg_rnr_retry),
+        .cfg_max_inflight (cfg_max_inflight),
+        .cfg_timeout_ticks(cfg_timeout_ticks),
+        .s_valid          (o_valid),
+        .s_ready          (o_ready),
+        .s_qp             (o_qp),
+        .s_op             (o_op),
+        .s_psn            (o_psn),
+        .s_wr             (o_wr),
+        .s_packets        (o_packets),
+        .s_read           (1'b0),
+        .s_syndrome       (o_syndrome),
+        .s_rnr_ticks      (o_rnr),
+        .s_status         (o_status),
+        .s_now            (s_now),
+        .m_valid          (a_valid),
+        .m_ready          (a_ready),
+        .m_qp             (a_qp),
+        .m_ans            (a_ans),
+        .m_psn            (a_psn),
+        .m_wr             (a_wr),
+        .m_index          (a_index),
+        .m_packets        (a_packets),
+        .m_ack_req        (a_ack_req),
+        .m_resend         (a_resend),
+        .m_status         (a_status),
+        .m_until          (a_until),
+        .st_una           (r_una),
+        .st_snd           (r_snd),
+        .st_nxt           (r_nxt),
+        .st_error         (r_error),
+        .st_outstanding   (r_outstanding),
+        .cnt_resent       (r_cnt[0]),
+        .cnt_timeouts     (r_cnt[1]),
+        .cnt_seq_naks     (r_cnt[2]),
+        .cnt_rnr_naks     (r_cnt[3]),
+        .cnt_read_gaps    (r_cnt[4])
+    );
+
+    // The answer's fields this block does not use: a packet's count and resend flag, the RNR
+    // delay's end, the counters.
+    wire unused = &{1'b0, a_packets, a_resend, a_until, r_cnt[0], r_cnt[1], r_cnt[2],
+                    r_cnt[3], r_cnt[4]};
+
+    // ---- per slot: what the requester last showed, the table's head, a held failure ------------
+    logic [23:0]    una_s [QPS];
+    logic [IW:0]    outst_s [QPS];
+    logic [QPS-1:0] rerr_s;
+    logic [IW-1:0]  head_s [QPS];
+    logic [QPS-1:0] held_s;
+    wqe_dp_pkg::cqe_t held_cqe_s [QPS];
+
+    // ---- the table: per slot, W entries of {SIGNALED, completion}, in posting order -----------
+    logic              t_we;
+    logic [AW-1:0]     t_waddr, t_raddr;
+    logic [CQE_W:0]    t_wdata, t_rdata;
+    wqe_bram #(
+        .WIDTH(CQE_W + 1),
+        .AW   (AW)
+    ) u_table (
+        .clk    (clk),
+        .wr_en  (t_we),
+        .wr_addr(t_waddr),
+        .wr_data(t_wdata),
+        .rd_addr(t_raddr),
+        .rd_data(t_rdata)
+    );
+
+    function automatic logic [AW-1:0] entry(input logic [SW-1:0] s, input logic [IW-1:0] e);
+        entry = AW'({s, e});
+    endfunction
+
+    // ---- the sequence ---------------------------------------------------------------------------
+    // IDLE: waiting. OP: an operation offered to the requester; ANS: its answer awaited, then on
+    // to `ret`. SWEEP: slot `k` of the sweep. CAND: is slot `c` one to try. POLLED: the POLL's
+    // answer. TABLE1, TABLE2: the table read for a completion. CQE: a completion offered. HELD:
+    // after the POLL (b, c, d). FLUSH: a flush offered. PICK: a pick offered; RES: its answer
+    // awaited. POSTED: the POST's answer. REL: after a post (b). SENT: the SEND's answer.
+    // NEXT: the turn over, or on to the next slot. DONE: the step's answer offered.
+    typedef enum logic [4:0] {
+        IDLE, OP, ANS, SWEEP, SWEPT, CAND, POLLED, TABLE1, TABLE2, CQE, HELD, FLUSH, PICK, RES,
+        POSTED, REL, SENT, ABORTED, NEXT, DONE
+    } st_t;
+    st_t st, ret, after_cqe;
+
+    logic [SW-1:0]    k;            // the sweep's slot
+    logic [SW-1:0]    c;            // the turn's slot
+    logic [SW-1:0]    next_q;       // where the next step's turn starts
+    logic [SW:0]      tried;        // slots looked at in this step
+    logic             did;          // the turn did something
+    logic             pick_prep;    // the pick offered is a prepare
+    logic             res_signaled; // the prepare's answer
+
+    wqe_dp_pkg::cqe_t res_cqe;
+    logic [rc_pkg::RC_REQ_ANS_W-1:0] ans_q;
+    logic [31:0]      ans_wr;
+    logic [23:0]      ans_psn, ans_index;
+    logic             ans_ack_req;
+    logic [rc_pkg::RC_STATUS_W-1:0] ans_status;
+    logic             ack_op;       // the operation is an acknowledgement's
+
+    // A completion that failed: its status, no bytes (model RcSend::pop).
+    function automatic wqe_dp_pkg::cqe_t failed(input wqe_dp_pkg::cqe_t q, input logic [4:0] status);
+        failed          = q;
+        failed.status   = status;
+        failed.byte_len = '0;
+    endfunction
+
+    // May slot `s` have something to do: a superset of `RcSend::ready` (a slot outside it
+    // has nothing to do: no request outstanding means nothing to poll or send).
+    function automatic logic candidate(input logic [SW-1:0] s);
+        candidate = rc[s] && runnable[s] && (held_s[s] || pending[s] || outst_s[s] != '0);
+    endfunction
+
+    assign s_init_ready = st == IDLE;
+    assign s_ack_ready  = st == IDLE && !s_init_valid;
+    assign s_step_ready = st == IDLE && !s_init_valid && !s_ack_valid;
+    assign a_ready      = st == ANS;
+    assign s_res_ready  = st == RES;
+    assign m_step_valid = st == DONE;
+    assign m_pick_valid = st == PICK;
+    assign m_flush_valid = st == FLUSH;
+    assign m_cqe_valid  = st == CQE;
+    assign m_flush_slot = c;
+    assign m_pick_slot  = c;
+    assign m_pick_prep  = pick_prep;
+    assign m_step_slot  = c;
+
+    // The entry a completion reads: the slot's head (set in POLLED, read until TABLE2).
+    assign t_raddr = entry(c, head_s[c]);
+
+    always_ff @(posedge clk) begin
+        m_err_valid <= 1'b0;
+        ack_done    <= 1'b0;
+        t_we        <= 1'b0;
+        if (rst) begin
+            st       <= IDLE;
+            o_valid  <= 1'b0;
+            next_q   <= '0;
+            rerr_s   <= '0;
+            held_s   <= '0;
+            ack_ans  <= rc_pkg::RC_REQ_ANS_NOTHING;
+            for (int s = 0; s < QPS; s++) begin
+                outst_s[s] <= '0;
+                head_s[s]  <= '0;
+                una_s[s]   <= '0;
+            end
+        end else begin
+            case (st)
+                IDLE: begin
+                    ack_op  <= 1'b0;
+                    if (s_init_valid) begin
+                        o_qp    <= s_init_slot;
+                        o_op    <= rc_pkg::RC_REQ_OP_INIT;
+                        o_psn   <= s_init_psn;
+                        o_valid <= 1'b1;
+                        st      <= OP;
+                        ret     <= IDLE;
+                        held_s[s_init_slot] <= 1'b0;
+                        head_s[s_init_slot] <= '0;
+                    end else if (s_ack_valid) begin
+                        o_qp       <= s_ack_slot;
+                        o_op       <= rc_pkg::RC_REQ_OP_RECEIVE;
+                        o_psn      <= s_ack_psn;
+                        o_syndrome <= s_ack_syndrome;
+                        o_rnr      <= s_ack_rnr_ticks;
+                        o_valid    <= 1'b1;
+                        ack_op     <= 1'b1;
+                        st         <= OP;
+                        ret        <= IDLE;
+                    end else if (s_step_valid) begin
+                        k       <= '0;
+                        st      <= SWEEP;
+                    end
+                end
+
+                OP: if (o_ready) begin
+                    o_valid <= 1'b0;
+                    st      <= ANS;
+                end
+
+                ANS: if (a_valid) begin
+                    ans_q      <= a_ans;
+                    ans_wr     <= a_wr;
+                    ans_psn    <= a_psn;
+                    ans_index  <= a_index;
+                    ans_ack_req <= a_ack_req;
+                    ans_status <= a_status;
+                    una_s[a_qp]   <= r_una;
+                    outst_s[a_qp] <= r_outstanding;
+                    rerr_s[a_qp]  <= r_error;
+                    // A TICK or an acknowledgement that fails the requester moves its QP to ERR.
+                    if (a_ans == rc_pkg::RC_REQ_ANS_ERROR) begin
+                        m_err_valid <= 1'b1;
+                        m_err_slot  <= a_qp;
+                    end
+                    if (ack_op) begin
+                        ack_done <= 1'b1;
+                        ack_ans  <= a_ans;
+                    end
+                    st <= ret;
+                end
+
+                // 1. The sweep: ABORT a slot in ERR with requests its requester still holds
+                // as good; TICK any other RC slot.
+                SWEEP: begin
+                    st <= SWEPT;
+                    if (rc[k]) begin
+                        o_qp <= k;
+                        if (!err[k]) begin
+                            o_op    <= rc_pkg::RC_REQ_OP_TICK;
+                            o_valid <= 1'b1;
+                            st      <= OP;
+                            ret     <= SWEPT;
+                        end else if (!rerr_s[k] && outst_s[k] != '0) begin
+                            o_op     <= rc_pkg::RC_REQ_OP_ABORT;
+                            o_psn    <= una_s[k];
+                            o_status <= rc_pkg::RC_STATUS_WR_FLUSH_ERR;
+                            o_valid  <= 1'b1;
+                            st       <= OP;
+                            ret      <= SWEPT;
+                        end
+                    end
+                end
+
+                SWEPT: begin
+                    k <= k + SW'(1);
+                    if (32'(k) == QPS - 1) begin
+                        c     <= next_q;
+                        tried <= '0;
+                        st    <= CAND;
+                    end else begin
+                        st <= SWEEP;
+                    end
+                end
+
+                // 2. The turn.
+                CAND: begin
+                    if (32'(tried) == QPS) begin
+                        m_step_ran <= 1'b0;
+                        st         <= DONE;
+                    end else if (candidate(c)) begin
+                        did     <= 1'b0;
+                        o_qp    <= c;
+                        o_op    <= rc_pkg::RC_REQ_OP_POLL;
+                        o_valid <= 1'b1;
+                        st      <= OP;
+                        ret     <= POLLED;
+                    end else begin
+                        c     <= c + SW'(1);
+                        tried <= tried + 1'b1;
+                    end
+                end
+
+                // a. A completion released: its entry comes out of the table two cycles on.
+                POLLED: st <= ans_q == rc_pkg::RC_REQ_ANS_COMPLETION ? TABLE1 : HELD;
+                TABLE1: st <= TABLE2;
+                TABLE2: begin
+                    head_s[c] <= head_s[c] + IW'(1);
+                    did       <= 1'b1;
+                    after_cqe <= NEXT;
+                    if (ans_status != wqe_fmt_pkg::STATUS_SUCCESS) begin
+                        m_cqe <= failed(t_rdata[CQE_W-1:0], ans_status);
+                        st    <= CQE;
+                    end else begin
+                        m_cqe <= t_rdata[CQE_W-1:0];
+                        // Unsignaled: acknowledged, and nothing written.
+                        st <= t_rdata[CQE_W] ? CQE : NEXT;
+                    end
+                end
+
+                CQE: if (m_cqe_ready) st <= after_cqe;
+
+                // b, c, d.
+                HELD: begin
+                    if (held_s[c] && outst_s[c] == '0) begin
+                        held_s[c]   <= 1'b0;
+                        m_cqe       <= held_cqe_s[c];
+                        m_err_valid <= 1'b1;
+                        m_err_slot  <= c;
+                        did         <= 1'b1;
+                        after_cqe   <= NEXT;
+                        st          <= CQE;
+                    end else if (err[c]) begin
+                        // Nothing outstanding is left unpolled in ERR (the sweep aborted it).
+                        st <= pending[c] ? FLUSH : NEXT;
+                    end else if (!held_s[c] && outst_s[c] != (IW + 1)'(W) && pending[c]) begin
+                        did       <= 1'b1;
+                        pick_prep <= 1'b1;
+                        st        <= PICK;
+                    end else begin
+                        o_qp    <= c;
+                        o_op    <= rc_pkg::RC_REQ_OP_SEND;
+                        o_valid <= 1'b1;
+                        st      <= OP;
+                        ret     <= SENT;
+                    end
+                end
+
+                FLUSH: if (m_flush_ready) begin
+                    did <= 1'b1;
+                    st  <= NEXT;
+                end
+
+                PICK: if (m_pick_ready) st <= RES;
+
+                RES: if (s_res_valid) begin
+                    res_signaled <= s_res_signaled;
+                    res_cqe      <= s_res_cqe;
+                    if (pick_prep) begin
+                        if (s_res_status == wqe_fmt_pkg::STATUS_SUCCESS) begin
+                            o_qp      <= c;
+                            o_op      <= rc_pkg::RC_REQ_OP_POST;
+                            o_wr      <= s_res_index;
+                            o_packets <= s_res_packets;
+                            o_valid   <= 1'b1;
+                            st        <= OP;
+                            ret       <= POSTED;
+                        end else begin
+                            held_s[c]     <= 1'b1;
+                            held_cqe_s[c] <= s_res_cqe;
+                            st            <= REL;
+                        end
+                    end else if (s_res_status == wqe_fmt_pkg::STATUS_SUCCESS) begin
+                        st <= NEXT;
+                    end else begin
+                        // e. The packet could not be built: the requester fails at its PSN.
+                        o_qp        <= c;
+                        o_op        <= rc_pkg::RC_REQ_OP_ABORT;
+                        o_psn       <= ans_psn;
+                        o_status    <= s_res_status;
+                        o_valid     <= 1'b1;
+                        m_err_valid <= 1'b1;
+                        m_err_slot  <= c;
+                        st          <= OP;
+                        ret         <= NEXT;
+                    end
+                end
+
+                // d. The POST's answer: the entry kept, or the WQE held (a refusal: the message
+                // would spread over half the PSN space).
+                POSTED: begin
+                    if (ans_q == rc_pkg::RC_REQ_ANS_POSTED) begin
+                        t_we    <= 1'b1;
+                        t_waddr <= entry(c, head_s[c] + IW'(outst_s[c] - 1'b1));
+                        t_wdata <= {res_signaled, res_cqe};
+                    end else begin
+                        held_s[c]     <= 1'b1;
+                        held_cqe_s[c] <= failed(res_cqe, wqe_fmt_pkg::STATUS_LOC_LEN_ERR);
+                    end
+                    st <= REL;
+                end
+
+                // b again, after a post; else e.
+                REL: begin
+                    if (held_s[c] && outst_s[c] == '0) begin
+                        held_s[c]   <= 1'b0;
+                        m_cqe       <= held_cqe_s[c];
+                        m_err_valid <= 1'b1;
+                        m_err_slot  <= c;
+                        after_cqe   <= NEXT;
+                        st          <= CQE;
+                    end else begin
+                        o_qp    <= c;
+                        o_op    <= rc_pkg::RC_REQ_OP_SEND;
+                        o_valid <= 1'b1;
+                        st      <= OP;
+                        ret     <= SENT;
+                    end
+                end
+
+                SENT: begin
+                    if (ans_q == rc_pkg::RC_REQ_ANS_PACKET) begin
+                        did       <= 1'b1;
+                        pick_prep <= 1'b0;
+                        st        <= PICK;
+                    end else begin
+                        st <= NEXT;
+                    end
+                end
+
+                NEXT: begin
+                    if (did) begin
+                        next_q     <= c + SW'(1);
+                        m_step_ran <= 1'b1;
+                        st         <= DONE;
+                    end else begin
+                        c     <= c + SW'(1);
+                        tried <= tried + 1'b1;
+                        st    <= CAND;
+                    end
+                end
+
+                DONE: if (m_step_ready) st <= IDLE;
+
+                default: st <= IDLE;
+            endcase
+        end
+    end
+
+    // A packet pick: the requester's answer as it came (a prepare's fields are unused).
+    assign m_pick_index   = ans_wr;
+    assign m_pick_packet  = ans_index;
+    assign m_pick_psn     = ans_psn;
+    assign m_pick_ack_req = ans_ack_req;
+
+    assign st_slot        = o_qp;
+    assign st_una         = una_s[o_qp];
+    assign st_snd         = r_snd;
+    assign st_nxt         = r_nxt;
+    assign st_error       = rerr_s[o_qp];
+    assign st_outstanding = outst_s[o_qp];
+
+endmodule
+
+`endif  // ROCENIC_WQE_RELIABLE_SV
