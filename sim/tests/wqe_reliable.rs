@@ -15,14 +15,16 @@
 
 use rand::Rng;
 use rocenic_model::entropy::Profile;
-use rocenic_model::qp::{Psn, QpState};
+use rocenic_model::qp::{Access, MemoryRegion, Psn, QpState};
 use rocenic_model::rc::{AckOutcome, Executed, Reliable, Reply, Request, Responder, Scale};
 use rocenic_model::wire::RoceFrame;
-use rocenic_model::wqe::{CompletionRing, Queues, Ring, Step};
+use rocenic_model::wqe::{
+    CompletionRing, DataSegment, Flags, Opcode, Payload, Queues, Ring, Step, WorkRequest,
+};
 use rocenic_sim::duts::WqeReliable;
 use rocenic_sim::stream::{rng, seed, TestRng};
 use rocenic_sim::wqe::reliable::{Counts, Load, Outside, Slot, StepOut};
-use rocenic_sim::wqe::scenario::{base, post, random_wqe, rc_wqe, CQ};
+use rocenic_sim::wqe::scenario::{base, encoded, post, random_wqe, rc_wqe, CQ};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The scenario's RC queues.
@@ -36,6 +38,12 @@ struct Case {
     wqes: u32,
     /// A queue whose first WQE has an unknown opcode: a failure held with nothing outstanding.
     first_bad: Option<usize>,
+    /// A queue and index whose WQE is a 2 GiB SEND at MTU 256: 2^23 packets, half the PSN
+    /// space, which the requester refuses to post (loc_len_err).
+    huge: Option<(usize, u32)>,
+    /// Per step, the probability that software moves a random QP to ERR (the requester's
+    /// outstanding requests then flush).
+    kill: f64,
     faults: f64,
     loss: f64,
     rnr: f64,
@@ -52,6 +60,8 @@ impl Case {
         Case {
             wqes: r.gen_range(8..40),
             first_bad: (i % 4 == 1).then_some(RC_QUEUES[i % 3]),
+            huge: (i % 4 == 0).then(|| (0, r.gen_range(1..4))),
+            kill: if i % 4 == 2 { 0.002 } else { 0.0 },
             faults: [0.0, 0.02, 0.05, 0.1][i % 4],
             loss: [0.0, 0.02, 0.08][i % 3],
             rnr: [0.0, 0.03][i % 2],
@@ -91,6 +101,32 @@ struct Seen {
     statuses: BTreeMap<String, u64>,
     /// QPs in ERR at the end of their run.
     qps_in_err: u64,
+    /// QPs software moved to ERR.
+    kills: u64,
+}
+
+/// The huge region's lkey and base.
+const HUGE_LKEY: u32 = 0x400;
+const HUGE_BASE: u64 = 0x1_0000_0000;
+
+/// A signaled SEND of 2^31 bytes, the largest message, from the huge region.
+fn huge_send(index: u32) -> Vec<u8> {
+    let sges = [DataSegment {
+        addr: HUGE_BASE,
+        length: 1 << 31,
+        lkey: HUGE_LKEY,
+    }];
+    encoded(&WorkRequest {
+        opcode: Opcode::Send,
+        flags: Flags::SIGNALED,
+        index,
+        imm: 0,
+        wr_id: 0x4855_4745,
+        av: None,
+        raddr: None,
+        tso: None,
+        payload: Payload::Gather(&sges),
+    })
 }
 
 /// The requester's state in the model, as the block shows it.
@@ -121,6 +157,17 @@ fn ack_code(o: AckOutcome) -> u8 {
 fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
     let mut r = rng(s);
     let mut run = base(Profile::ALL[r.gen_range(0..4)]);
+    // A region of 4 GiB (PD 1) with no memory behind it, for the huge SEND.
+    run.engine
+        .mrs
+        .register(MemoryRegion {
+            lkey: HUGE_LKEY,
+            base: HUGE_BASE,
+            length: 1 << 32,
+            pd: 1,
+            access: Access::LOCAL_WRITE,
+        })
+        .expect("the huge region");
     for &k in &RC_QUEUES {
         for i in 0..case.wqes {
             let big = r.gen_bool(0.3);
@@ -138,6 +185,9 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
                 let mut b = rc_wqe(&mut r, k, i, big, hole);
                 if i == 0 && case.first_bad == Some(k) {
                     b[0] = 0x7F;
+                }
+                if case.huge == Some((k, i)) {
+                    b = huge_send(i);
                 }
                 b
             };
@@ -206,6 +256,15 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
             let p = (o.slots[k].producer + r.gen_range(1..5)).min(case.wqes);
             q.doorbell(o.slots[k].qpn, p).expect("doorbell");
             o.slots[k].producer = p;
+        }
+        // Software moves a QP to ERR, on both sides.
+        if r.gen_bool(case.kill) {
+            let qpn = o.slots[r.gen_range(0..RC_QUEUES.len())].qpn;
+            if engine.qps.get(qpn).map(|q| q.state()) == Some(QpState::Rts) {
+                engine.qps.get_mut(qpn).expect("QP").set_error();
+                o.engine.qps.get_mut(qpn).expect("QP").set_error();
+                seen.kills += 1;
+            }
         }
         // Acknowledgements due, to both.
         while acks.front().is_some_and(|a| a.0 <= q.now()) {
@@ -347,6 +406,10 @@ fn steps_against_the_model() {
     assert!(d.refused > 0 && d.flushes > 0 && d.errors > 0, "{seen:?}");
     assert!(d.held_at_once > 0 && d.held_later > 0, "{seen:?}");
     assert!(
+        seen.kills > 0 && seen.statuses.contains_key("LocLenErr"),
+        "{seen:?}"
+    );
+    assert!(
         seen.go_backs > 0 && seen.rnr_waits > 0 && seen.timeouts > 0,
         "{seen:?}"
     );
@@ -362,6 +425,8 @@ fn dead_link_exhausts_the_retries() {
     let case = Case {
         wqes: 6,
         first_bad: None,
+        huge: None,
+        kill: 0.0,
         faults: 0.0,
         loss: 1.0,
         rnr: 0.0,
