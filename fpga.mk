@@ -84,7 +84,7 @@ ice40.lint  := $(ice40.defs)
 PIPELINES := entropy_unit rss_hash:MAX_INPUT=36 rss_pipeline:DATA_BYTES=8 tso_segmenter:DATA_W=64 \
              wqe_frame:DATA_BYTES=8 wqe_icrc:DATA_BYTES=8 wqe_mr wqe_dp wqe_dp:RC_PACKETS=1 wqe_ctrl wqe_ctrl:QPS=16 \
              rx_check rx_ctrl rx_dp rx_path nic_axil nic_dma rc_responder rc_requester \
-             rc_requester:QPS=16 rc_timer
+             rc_requester:QPS=16 rc_timer wqe_reliable:QPS=16
 # Extra synth_ecp5 flags per top: ABC9's LUT mapping never finishes on these two in YoWASP's
 # Yosys (it dies silently); the older ABC flow maps them in under two minutes.
 rss_pipeline.synth  := -noabc9

@@ -127,6 +127,9 @@ package wqe_dp_pkg;
         logic [4:0]  status;
     } cqe_t;
 
+    // Its width, for a module that stores it in a RAM word (Yosys takes no $bits of a type).
+    localparam int CQE_BITS = 64 + 24 + 32 + 32 + 8 + 5;
+
 endpackage
 
 `endif  // ROCENIC_WQE_DP_PKG_SV

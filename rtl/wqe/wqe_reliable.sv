@@ -136,7 +136,7 @@ module wqe_reliable #(
 
     localparam int TW = $clog2(QPS * W);           // table entry number width
     localparam int AW = TW < 10 ? 10 : TW;         // the block RAM's (10 at least on ECP5)
-    localparam int CQE_W = $bits(wqe_dp_pkg::cqe_t);
+    localparam int CQE_W = wqe_dp_pkg::CQE_BITS;   // (lint's WIDTH checks it is cqe_t's)
 
     // ---- the requester ------------------------------------------------------------------------
     logic                             o_valid;
@@ -274,12 +274,14 @@ module wqe_reliable #(
     logic [rc_pkg::RC_STATUS_W-1:0] ans_status;
     logic             ack_op;       // the operation is an acknowledgement's
 
-    // A completion that failed: its status, no bytes (model RcSend::pop).
+    // A completion that failed: its status, no bytes (model RcSend::pop). Its own byte count
+    // and status are replaced, hence unused.
+    /* verilator lint_off UNUSEDSIGNAL */
     function automatic wqe_dp_pkg::cqe_t failed(input wqe_dp_pkg::cqe_t q, input logic [4:0] status);
-        failed          = q;
-        failed.status   = status;
-        failed.byte_len = '0;
+        // Field by field in cqe_t's order (Yosys assigns no struct member in a function).
+        failed = {q.wr_id, q.qpn, 32'd0, q.index, q.opcode, status};
     endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // May slot `s` have something to do: a superset of `RcSend::ready` (a slot outside it
     // has nothing to do: no request outstanding means nothing to poll or send).

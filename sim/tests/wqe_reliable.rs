@@ -455,3 +455,43 @@ fn dead_link_exhausts_the_retries() {
     assert_eq!(st.values().sum::<u64>(), 3 * 6, "{seen:?}");
     assert_eq!(seen.dut.cqes + seen.dut.flushes, 3 * 6, "{seen:?}");
 }
+
+/// A clean link at full speed (no back-pressure, answers at once): nothing is sent twice, no
+/// timer fires, and every WQE completes with success. Prints the cycles a step and a turn
+/// take (docs/wqe-reliable.md).
+#[test]
+fn clean_link_resends_nothing() {
+    let s = seed("wqe_reliable::clean_link_resends_nothing");
+    let mut seen = Seen::default();
+    let case = Case {
+        wqes: 40,
+        first_bad: None,
+        huge: None,
+        kill: 0.0,
+        faults: 0.0,
+        loss: 0.0,
+        rnr: 0.0,
+        fatal: 0.0,
+        delay: 2,
+        rel: Reliable {
+            timeout: 10,
+            max_inflight: 16,
+            ack_every: 4,
+            ..Reliable::default()
+        },
+        load: Load {
+            ready: 1.0,
+            latency: 0,
+        },
+    };
+    run("wqe_reliable_clean", case, s, &mut seen);
+    let d = seen.dut;
+    println!(
+        "seed {s}: {seen:?}; {:.1} cycles a step, {:.1} a turn",
+        d.cycles as f64 / seen.steps as f64,
+        d.cycles as f64 / seen.turns as f64
+    );
+    assert_eq!((seen.resent, seen.timeouts, seen.go_backs), (0, 0, 0), "{seen:?}");
+    assert_eq!(seen.statuses.get("Success"), Some(&d.cqes), "{seen:?}");
+    assert_eq!(seen.qps_in_err, 0, "{seen:?}");
+}
