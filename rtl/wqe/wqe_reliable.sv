@@ -251,10 +251,11 @@ module wqe_reliable #(
     // answer. TABLE1, TABLE2: the table read for a completion. CQE: a completion offered. HELD:
     // after the POLL (b, c, d). FLUSH: a flush offered. PICK: a pick offered; RES: its answer
     // awaited. POSTED: the POST's answer. REL: after a post (b). SENT: the SEND's answer.
-    // NEXT: the turn over, or on to the next slot. DONE: the step's answer offered.
+    // NEXT: the turn over, or on to the next slot. DONE: the step's answer offered. SWEEP_W,
+    // CAND_W, REL_W: a cycle for the slot's flags (below) to follow a new slot or a write.
     typedef enum logic [4:0] {
-        IDLE, OP, ANS, SWEEP, SWEPT, CAND, POLLED, TABLE1, TABLE2, CQE, HELD, FLUSH, PICK, RES,
-        POSTED, REL, SENT, ABORTED, NEXT, DONE
+        IDLE, OP, ANS, SWEEP_W, SWEEP, SWEPT, CAND_W, CAND, POLLED, TABLE1, TABLE2, CQE, HELD,
+        FLUSH, PICK, RES, POSTED, REL_W, REL, SENT, NEXT, DONE
     } st_t;
     st_t st, ret, after_cqe;
 
@@ -283,11 +284,29 @@ module wqe_reliable #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    // May slot `s` have something to do: a superset of `RcSend::ready` (a slot outside it
-    // has nothing to do: no request outstanding means nothing to poll or send).
-    function automatic logic candidate(input logic [SW-1:0] s);
-        candidate = rc[s] && runnable[s] && (held_s[s] || pending[s] || outst_s[s] != '0);
-    endfunction
+    // The slot looked at (the sweep's, else the turn's), and its per-slot values, registered:
+    // the decisions read these, so that a slot's multiplexers and compares do not feed them
+    // in the same cycle (at 16 slots that chain ran at 94 MHz). They follow a new slot, or a
+    // write, one cycle later: the states that change either pass through a _W state first.
+    logic          sweeping;
+    wire  [SW-1:0] cur = sweeping ? k : c;
+    logic          f_rc, f_run, f_err, f_pending, f_held, f_out0, f_full, f_rerr;
+    logic [23:0]   f_una;
+    always_ff @(posedge clk) begin
+        f_rc      <= rc[cur];
+        f_run     <= runnable[cur];
+        f_err     <= err[cur];
+        f_pending <= pending[cur];
+        f_held    <= held_s[cur];
+        f_out0    <= outst_s[cur] == '0;
+        f_full    <= outst_s[cur] == (IW + 1)'(W);
+        f_rerr    <= rerr_s[cur];
+        f_una     <= una_s[cur];
+    end
+
+    // May the slot have something to do: a superset of `RcSend::ready` (a slot outside it has
+    // nothing to do: no request outstanding means nothing to poll or send).
+    wire candidate = f_rc && f_run && (f_held || f_pending || !f_out0);
 
     assign s_init_ready = st == IDLE;
     assign s_ack_ready  = st == IDLE && !s_init_valid;
@@ -313,6 +332,7 @@ module wqe_reliable #(
         if (rst) begin
             st       <= IDLE;
             o_valid  <= 1'b0;
+            sweeping <= 1'b0;
             next_q   <= '0;
             rerr_s   <= '0;
             held_s   <= '0;
@@ -346,8 +366,9 @@ module wqe_reliable #(
                         st         <= OP;
                         ret        <= IDLE;
                     end else if (s_step_valid) begin
-                        k       <= '0;
-                        st      <= SWEEP;
+                        k        <= '0;
+                        sweeping <= 1'b1;
+                        st       <= SWEEP_W;
                     end
                 end
 
@@ -380,18 +401,19 @@ module wqe_reliable #(
 
                 // 1. The sweep: ABORT a slot in ERR with requests its requester still holds
                 // as good; TICK any other RC slot.
+                SWEEP_W: st <= SWEEP;
                 SWEEP: begin
                     st <= SWEPT;
-                    if (rc[k]) begin
+                    if (f_rc) begin
                         o_qp <= k;
-                        if (!err[k]) begin
+                        if (!f_err) begin
                             o_op    <= rc_pkg::RC_REQ_OP_TICK;
                             o_valid <= 1'b1;
                             st      <= OP;
                             ret     <= SWEPT;
-                        end else if (!rerr_s[k] && outst_s[k] != '0) begin
+                        end else if (!f_rerr && !f_out0) begin
                             o_op     <= rc_pkg::RC_REQ_OP_ABORT;
-                            o_psn    <= una_s[k];
+                            o_psn    <= f_una;
                             o_status <= rc_pkg::RC_STATUS_WR_FLUSH_ERR;
                             o_valid  <= 1'b1;
                             st       <= OP;
@@ -403,20 +425,22 @@ module wqe_reliable #(
                 SWEPT: begin
                     k <= k + SW'(1);
                     if (32'(k) == QPS - 1) begin
-                        c     <= next_q;
-                        tried <= '0;
-                        st    <= CAND;
+                        c        <= next_q;
+                        tried    <= '0;
+                        sweeping <= 1'b0;
+                        st       <= CAND_W;
                     end else begin
-                        st <= SWEEP;
+                        st <= SWEEP_W;
                     end
                 end
 
                 // 2. The turn.
+                CAND_W: st <= CAND;
                 CAND: begin
                     if (32'(tried) == QPS) begin
                         m_step_ran <= 1'b0;
                         st         <= DONE;
-                    end else if (candidate(c)) begin
+                    end else if (candidate) begin
                         did     <= 1'b0;
                         o_qp    <= c;
                         o_op    <= rc_pkg::RC_REQ_OP_POLL;
@@ -426,6 +450,7 @@ module wqe_reliable #(
                     end else begin
                         c     <= c + SW'(1);
                         tried <= tried + 1'b1;
+                        st    <= CAND_W;
                     end
                 end
 
@@ -450,7 +475,7 @@ module wqe_reliable #(
 
                 // b, c, d.
                 HELD: begin
-                    if (held_s[c] && outst_s[c] == '0) begin
+                    if (f_held && f_out0) begin
                         held_s[c]   <= 1'b0;
                         m_cqe       <= held_cqe_s[c];
                         m_err_valid <= 1'b1;
@@ -458,10 +483,10 @@ module wqe_reliable #(
                         did         <= 1'b1;
                         after_cqe   <= NEXT;
                         st          <= CQE;
-                    end else if (err[c]) begin
+                    end else if (f_err) begin
                         // Nothing outstanding is left unpolled in ERR (the sweep aborted it).
-                        st <= pending[c] ? FLUSH : NEXT;
-                    end else if (!held_s[c] && outst_s[c] != (IW + 1)'(W) && pending[c]) begin
+                        st <= f_pending ? FLUSH : NEXT;
+                    end else if (!f_held && !f_full && f_pending) begin
                         did       <= 1'b1;
                         pick_prep <= 1'b1;
                         st        <= PICK;
@@ -496,7 +521,7 @@ module wqe_reliable #(
                         end else begin
                             held_s[c]     <= 1'b1;
                             held_cqe_s[c] <= s_res_cqe;
-                            st            <= REL;
+                            st            <= REL_W;
                         end
                     end else if (s_res_status == wqe_fmt_pkg::STATUS_SUCCESS) begin
                         st <= NEXT;
@@ -525,12 +550,13 @@ module wqe_reliable #(
                         held_s[c]     <= 1'b1;
                         held_cqe_s[c] <= failed(res_cqe, wqe_fmt_pkg::STATUS_LOC_LEN_ERR);
                     end
-                    st <= REL;
+                    st <= REL_W;
                 end
 
                 // b again, after a post; else e.
+                REL_W: st <= REL;
                 REL: begin
-                    if (held_s[c] && outst_s[c] == '0) begin
+                    if (f_held && f_out0) begin
                         held_s[c]   <= 1'b0;
                         m_cqe       <= held_cqe_s[c];
                         m_err_valid <= 1'b1;
@@ -564,7 +590,7 @@ module wqe_reliable #(
                     end else begin
                         c     <= c + SW'(1);
                         tried <= tried + 1'b1;
-                        st    <= CAND;
+                        st    <= CAND_W;
                     end
                 end
 

@@ -491,7 +491,11 @@ fn clean_link_resends_nothing() {
         d.cycles as f64 / seen.steps as f64,
         d.cycles as f64 / seen.turns as f64
     );
-    assert_eq!((seen.resent, seen.timeouts, seen.go_backs), (0, 0, 0), "{seen:?}");
+    assert_eq!(
+        (seen.resent, seen.timeouts, seen.go_backs),
+        (0, 0, 0),
+        "{seen:?}"
+    );
     assert_eq!(seen.statuses.get("Success"), Some(&d.cqes), "{seen:?}");
     assert_eq!(seen.qps_in_err, 0, "{seen:?}");
 }
