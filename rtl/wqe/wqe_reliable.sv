@@ -227,7 +227,7 @@ module wqe_reliable #(
 
     // ---- the table: per slot, W entries of {SIGNALED, completion}, in posting order -----------
     logic              t_we;
-    logic [AW-1:0]     t_waddr, t_raddr;
+    logic [AW-1:0]     t_waddr, t_raddr;   // t_raddr: the slot's head, from a POLL's release
     logic [CQE_W:0]    t_wdata, t_rdata;
     wqe_bram #(
         .WIDTH(CQE_W + 1),
@@ -248,13 +248,14 @@ module wqe_reliable #(
     // ---- the sequence ---------------------------------------------------------------------------
     // IDLE: waiting. OP: an operation offered to the requester; ANS: its answer awaited, then on
     // to `ret`. SWEEP: slot `k` of the sweep. CAND: is slot `c` one to try. POLLED: the POLL's
-    // answer. TABLE1, TABLE2: the table read for a completion. CQE: a completion offered. HELD:
+    // answer. TABLE1-3: the table read for a completion. CQE: a completion offered. HELD:
     // after the POLL (b, c, d). FLUSH: a flush offered. PICK: a pick offered; RES: its answer
     // awaited. POSTED: the POST's answer. REL: after a post (b). SENT: the SEND's answer.
     // NEXT: the turn over, or on to the next slot. DONE: the step's answer offered. SWEEP_W,
     // CAND_W, REL_W: a cycle for the slot's flags (below) to follow a new slot or a write.
     typedef enum logic [4:0] {
-        IDLE, OP, ANS, SWEEP_W, SWEEP, SWEPT, CAND_W, CAND, POLLED, TABLE1, TABLE2, CQE, HELD,
+        IDLE, OP, ANS, SWEEP_W, SWEEP, SWEPT, CAND_W, CAND, POLLED, TABLE1, TABLE2, TABLE3, CQE,
+        HELD,
         FLUSH, PICK, RES, POSTED, REL_W, REL, SENT, NEXT, DONE
     } st_t;
     st_t st, ret, after_cqe;
@@ -311,7 +312,10 @@ module wqe_reliable #(
     assign s_init_ready = st == IDLE;
     assign s_ack_ready  = st == IDLE && !s_init_valid;
     assign s_step_ready = st == IDLE && !s_init_valid && !s_ack_valid;
-    assign a_ready      = st == ANS;
+    // The requester's m_ready reaches its swap and commit logic: a flip-flop of its own, high
+    // exactly in ANS (st == ANS decoded here ran at 118.6 MHz at 16 slots).
+    logic in_ans;
+    assign a_ready      = in_ans;
     assign s_res_ready  = st == RES;
     assign m_step_valid = st == DONE;
     assign m_pick_valid = st == PICK;
@@ -322,8 +326,13 @@ module wqe_reliable #(
     assign m_pick_prep  = pick_prep;
     assign m_step_slot  = c;
 
-    // The entry a completion reads: the slot's head (set in POLLED, read until TABLE2).
-    assign t_raddr = entry(c, head_s[c]);
+    // The completion offered: a held failure's (as held), or the table's entry (its word holds
+    // while the read address does: set in POLLED, it changes at the next completion only),
+    // as it is or failed. Selected by flip-flops, so that no state decision reaches the 165
+    // bits of a register (at 16 slots that load ran at 108 MHz).
+    logic from_held, fail_q;
+    assign m_cqe = from_held ? held_cqe_s[c]
+                 : fail_q ? failed(t_rdata[CQE_W-1:0], ans_status) : t_rdata[CQE_W-1:0];
 
     always_ff @(posedge clk) begin
         m_err_valid <= 1'b0;
@@ -332,6 +341,7 @@ module wqe_reliable #(
         if (rst) begin
             st       <= IDLE;
             o_valid  <= 1'b0;
+            in_ans   <= 1'b0;
             sweeping <= 1'b0;
             next_q   <= '0;
             rerr_s   <= '0;
@@ -374,10 +384,12 @@ module wqe_reliable #(
 
                 OP: if (o_ready) begin
                     o_valid <= 1'b0;
+                    in_ans  <= 1'b1;
                     st      <= ANS;
                 end
 
                 ANS: if (a_valid) begin
+                    in_ans     <= 1'b0;
                     ans_q      <= a_ans;
                     ans_wr     <= a_wr;
                     ans_psn    <= a_psn;
@@ -454,21 +466,22 @@ module wqe_reliable #(
                     end
                 end
 
-                // a. A completion released: its entry comes out of the table two cycles on.
-                POLLED: st <= ans_q == rc_pkg::RC_REQ_ANS_COMPLETION ? TABLE1 : HELD;
+                // a. A completion released: its entry comes out of the table three cycles on
+                // (the address's register, the block RAM's two).
+                POLLED: begin
+                    t_raddr <= entry(c, head_s[c]);
+                    st      <= ans_q == rc_pkg::RC_REQ_ANS_COMPLETION ? TABLE1 : HELD;
+                end
                 TABLE1: st <= TABLE2;
-                TABLE2: begin
+                TABLE2: st <= TABLE3;
+                TABLE3: begin
                     head_s[c] <= head_s[c] + IW'(1);
                     did       <= 1'b1;
                     after_cqe <= NEXT;
-                    if (ans_status != wqe_fmt_pkg::STATUS_SUCCESS) begin
-                        m_cqe <= failed(t_rdata[CQE_W-1:0], ans_status);
-                        st    <= CQE;
-                    end else begin
-                        m_cqe <= t_rdata[CQE_W-1:0];
-                        // Unsignaled: acknowledged, and nothing written.
-                        st <= t_rdata[CQE_W] ? CQE : NEXT;
-                    end
+                    from_held <= 1'b0;
+                    fail_q    <= ans_status != wqe_fmt_pkg::STATUS_SUCCESS;
+                    // Unsignaled success: acknowledged, and nothing written.
+                    st <= ans_status != wqe_fmt_pkg::STATUS_SUCCESS || t_rdata[CQE_W] ? CQE : NEXT;
                 end
 
                 CQE: if (m_cqe_ready) st <= after_cqe;
@@ -477,7 +490,7 @@ module wqe_reliable #(
                 HELD: begin
                     if (f_held && f_out0) begin
                         held_s[c]   <= 1'b0;
-                        m_cqe       <= held_cqe_s[c];
+                        from_held   <= 1'b1;
                         m_err_valid <= 1'b1;
                         m_err_slot  <= c;
                         did         <= 1'b1;
@@ -558,7 +571,7 @@ module wqe_reliable #(
                 REL: begin
                     if (f_held && f_out0) begin
                         held_s[c]   <= 1'b0;
-                        m_cqe       <= held_cqe_s[c];
+                        from_held   <= 1'b1;
                         m_err_valid <= 1'b1;
                         m_err_slot  <= c;
                         after_cqe   <= NEXT;
