@@ -61,22 +61,23 @@ module wqe_reliable #(
 ) (
     input  wire                         clk,
     input  wire                         rst,              // synchronous, active high
-    // the transport's settings (every slot's; model::rc::RequesterConfig)
-    input  wire  [2:0]                  cfg_retry_cnt,
-    input  wire  [2:0]                  cfg_rnr_retry,    // 7: forever
+    // the window, the NIC's for every slot (model::rc::Reliable::max_inflight)
     input  wire  [23:0]                 cfg_max_inflight,
-    input  wire  [TIME_W-1:0]           cfg_timeout_ticks,  // 0: none
     input  wire  [TIME_W-1:0]           s_now,            // the clock, in ticks
     // the slots, as the outside keeps them
     input  wire  [QPS-1:0]              rc,               // holds an RC QP (its requester runs)
     input  wire  [QPS-1:0]              runnable,         // its QP in RTS or ERR
     input  wire  [QPS-1:0]              err,              // its QP in ERR
     input  wire  [QPS-1:0]              pending,          // WQEs posted, not taken
-    // a requester starts afresh at a first PSN (the QP reaching RTS)
+    // a requester starts afresh at a first PSN (the QP reaching RTS), with its QP's settings
+    // (model::rc::Reliable::for_qp: the QP's own transport attributes, else the NIC's)
     input  wire                         s_init_valid,
     output logic                        s_init_ready,
     input  wire  [SW-1:0]               s_init_slot,
     input  wire  [23:0]                 s_init_psn,
+    input  wire  [2:0]                  s_init_retry_cnt,
+    input  wire  [2:0]                  s_init_rnr_retry,     // 7: forever
+    input  wire  [TIME_W-1:0]           s_init_timeout_ticks, // the local ACK timeout; 0: none
     // an acknowledgement for a slot (an ACK or NAK frame's AETH)
     input  wire                         s_ack_valid,
     output logic                        s_ack_ready,
@@ -139,6 +140,19 @@ module wqe_reliable #(
     localparam int CQE_W = wqe_dp_pkg::CQE_BITS;   // (lint's WIDTH checks it is cqe_t's)
 
     // ---- the requester ------------------------------------------------------------------------
+    // Each slot's settings, from its INIT on; the requester takes those of the QP an operation
+    // names with the operation (LUT RAM read by `o_qp`, a register).
+    logic [2:0]        retry_s [QPS];
+    logic [2:0]        rnr_s [QPS];
+    logic [TIME_W-1:0] timeout_s [QPS];
+    always_ff @(posedge clk) begin
+        if (s_init_valid && s_init_ready) begin
+            retry_s[s_init_slot]   <= s_init_retry_cnt;
+            rnr_s[s_init_slot]     <= s_init_rnr_retry;
+            timeout_s[s_init_slot] <= s_init_timeout_ticks;
+        end
+    end
+
     logic                             o_valid;
     wire                              o_ready;
     logic [SW-1:0]                    o_qp;
@@ -172,10 +186,10 @@ module wqe_reliable #(
     ) u_req (
         .clk              (clk),
         .rst              (rst),
-        .cfg_retry_cnt    (cfg_retry_cnt),
-        .cfg_rnr_retry    (cfg_rnr_retry),
+        .cfg_retry_cnt    (retry_s[o_qp]),
+        .cfg_rnr_retry    (rnr_s[o_qp]),
         .cfg_max_inflight (cfg_max_inflight),
-        .cfg_timeout_ticks(cfg_timeout_ticks),
+        .cfg_timeout_ticks(timeout_s[o_qp]),
         .s_valid          (o_valid),
         .s_ready          (o_ready),
         .s_qp             (o_qp),
@@ -314,7 +328,7 @@ module wqe_reliable #(
     assign s_step_ready = st == IDLE && !s_init_valid && !s_ack_valid;
     // The requester's m_ready reaches its swap and commit logic: a flip-flop of its own, high
     // exactly in ANS (st == ANS decoded here ran at 118.6 MHz at 16 slots).
-    logic in_ans;
+    logic in_ans, in_t3;   // in_t3: high exactly in TABLE3, likewise
     assign a_ready      = in_ans;
     assign s_res_ready  = st == RES;
     assign m_step_valid = st == DONE;
@@ -342,16 +356,11 @@ module wqe_reliable #(
             st       <= IDLE;
             o_valid  <= 1'b0;
             in_ans   <= 1'b0;
+            in_t3    <= 1'b0;
             sweeping <= 1'b0;
             next_q   <= '0;
-            rerr_s   <= '0;
             held_s   <= '0;
             ack_ans  <= rc_pkg::RC_REQ_ANS_NOTHING;
-            for (int s = 0; s < QPS; s++) begin
-                outst_s[s] <= '0;
-                head_s[s]  <= '0;
-                una_s[s]   <= '0;
-            end
         end else begin
             case (st)
                 IDLE: begin
@@ -364,7 +373,6 @@ module wqe_reliable #(
                         st      <= OP;
                         ret     <= IDLE;
                         held_s[s_init_slot] <= 1'b0;
-                        head_s[s_init_slot] <= '0;
                     end else if (s_ack_valid) begin
                         o_qp       <= s_ack_slot;
                         o_op       <= rc_pkg::RC_REQ_OP_RECEIVE;
@@ -396,9 +404,6 @@ module wqe_reliable #(
                     ans_index  <= a_index;
                     ans_ack_req <= a_ack_req;
                     ans_status <= a_status;
-                    una_s[a_qp]   <= r_una;
-                    outst_s[a_qp] <= r_outstanding;
-                    rerr_s[a_qp]  <= r_error;
                     // A TICK or an acknowledgement that fails the requester moves its QP to ERR.
                     if (a_ans == rc_pkg::RC_REQ_ANS_ERROR) begin
                         m_err_valid <= 1'b1;
@@ -473,9 +478,12 @@ module wqe_reliable #(
                     st      <= ans_q == rc_pkg::RC_REQ_ANS_COMPLETION ? TABLE1 : HELD;
                 end
                 TABLE1: st <= TABLE2;
-                TABLE2: st <= TABLE3;
+                TABLE2: begin
+                    in_t3 <= 1'b1;
+                    st    <= TABLE3;
+                end
                 TABLE3: begin
-                    head_s[c] <= head_s[c] + IW'(1);
+                    in_t3     <= 1'b0;
                     did       <= 1'b1;
                     after_cqe <= NEXT;
                     from_held <= 1'b0;
@@ -611,6 +619,33 @@ module wqe_reliable #(
 
                 default: st <= IDLE;
             endcase
+        end
+    end
+
+    // The per-slot registers, each written on a flip-flop's strobe and a slot compare, not on
+    // the state's decode (which ran at 119.9 MHz into sixteen slots' enables): what the
+    // requester shows of a slot with each answer (in ANS), the head moving on past a released
+    // entry (in TABLE3), and the head cleared by the slot's INIT.
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            rerr_s <= '0;
+            for (int s = 0; s < QPS; s++) begin
+                outst_s[s] <= '0;
+                una_s[s]   <= '0;
+                head_s[s]  <= '0;
+            end
+        end else begin
+            if (in_ans && a_valid) begin
+                una_s[a_qp]   <= r_una;
+                outst_s[a_qp] <= r_outstanding;
+                rerr_s[a_qp]  <= r_error;
+            end
+            if (in_t3) begin
+                head_s[c] <= head_s[c] + IW'(1);
+            end
+            if (s_init_valid && s_init_ready) begin
+                head_s[s_init_slot] <= '0;
+            end
         end
     end
 

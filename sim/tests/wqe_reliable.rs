@@ -16,7 +16,9 @@
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{Access, MemoryRegion, Psn, QpState};
-use rocenic_model::rc::{AckOutcome, Executed, Reliable, Reply, Request, Responder, Scale};
+use rocenic_model::rc::{
+    AckOutcome, Executed, QpTransport, Reliable, Reply, Request, Responder, Scale,
+};
 use rocenic_model::wire::RoceFrame;
 use rocenic_model::wqe::{
     CompletionRing, DataSegment, Flags, Opcode, Payload, Queues, Ring, Step, WorkRequest,
@@ -41,9 +43,12 @@ struct Case {
     /// A queue and index whose WQE is a 2 GiB SEND at MTU 256: 2^23 packets, half the PSN
     /// space, which the requester refuses to post (loc_len_err).
     huge: Option<(usize, u32)>,
-    /// Per step, the probability that software moves a random QP to ERR (the requester's
-    /// outstanding requests then flush).
-    kill: f64,
+    /// The step at which software moves a QP in RTS to ERR (the requester's outstanding
+    /// requests then flush).
+    kill: Option<u64>,
+    /// Whether each QP may have its own transport attributes (`QpTransport`: timeout,
+    /// retry_cnt, rnr_retry), drawn per QP; else every QP takes `rel`'s.
+    own: bool,
     faults: f64,
     loss: f64,
     rnr: f64,
@@ -61,7 +66,8 @@ impl Case {
             wqes: r.gen_range(8..40),
             first_bad: (i % 4 == 1).then_some(RC_QUEUES[i % 3]),
             huge: (i % 4 == 0).then(|| (0, r.gen_range(1..4))),
-            kill: if i % 4 == 2 { 0.002 } else { 0.0 },
+            kill: (i % 4 == 2).then(|| r.gen_range(10..60)),
+            own: i % 4 < 2,
             faults: [0.0, 0.02, 0.05, 0.1][i % 4],
             loss: [0.0, 0.02, 0.08][i % 3],
             rnr: [0.0, 0.03][i % 2],
@@ -195,6 +201,18 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
         }
     }
     let rel = case.rel;
+    if case.own {
+        for &k in &RC_QUEUES {
+            let t = QpTransport {
+                timeout: r.gen_bool(0.7).then(|| r.gen_range(5..9)),
+                retry_cnt: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
+                rnr_retry: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
+                min_rnr_timer: None,
+            };
+            let qp = run.engine.qps.get_mut(run.queues[k].qpn).expect("QP");
+            assert!(qp.set_transport(t));
+        }
+    }
     let mut engine = run.engine.clone();
     let mut mem = run.mem.clone();
     let mut q = Queues::<64>::new(
@@ -258,9 +276,12 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
             o.slots[k].producer = p;
         }
         // Software moves a QP to ERR, on both sides.
-        if r.gen_bool(case.kill) {
-            let qpn = o.slots[r.gen_range(0..RC_QUEUES.len())].qpn;
-            if engine.qps.get(qpn).map(|q| q.state()) == Some(QpState::Rts) {
+        if case.kill == Some(step) {
+            let rts = o.slots.iter().map(|sl| sl.qpn).find(|&qpn| {
+                engine.qps.get(qpn).map(|q| q.state()) == Some(QpState::Rts)
+                    && q.requester(qpn).is_some_and(|r| r.outstanding() > 0)
+            });
+            if let Some(qpn) = rts {
                 engine.qps.get_mut(qpn).expect("QP").set_error();
                 o.engine.qps.get_mut(qpn).expect("QP").set_error();
                 seen.kills += 1;
@@ -426,7 +447,8 @@ fn dead_link_exhausts_the_retries() {
         wqes: 6,
         first_bad: None,
         huge: None,
-        kill: 0.0,
+        kill: None,
+        own: false,
         faults: 0.0,
         loss: 1.0,
         rnr: 0.0,
@@ -467,7 +489,8 @@ fn clean_link_resends_nothing() {
         wqes: 40,
         first_bad: None,
         huge: None,
-        kill: 0.0,
+        kill: None,
+        own: false,
         faults: 0.0,
         loss: 0.0,
         rnr: 0.0,

@@ -144,7 +144,8 @@ struct Res {
 
 impl<D: Dut + WqeReliablePorts> Outside<D> {
     /// The block behind a reset, serving `slots` (slot `k` is the DUT's slot `k`), each
-    /// requester started at its QP's next PSN.
+    /// requester started at its QP's next PSN with its QP's settings (its own transport
+    /// attributes where it has them, else `rel`'s), as the model's `Queues` starts them.
     pub fn new(
         name: &str,
         engine: SendEngine,
@@ -165,19 +166,20 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
             rng,
             counts: Counts::default(),
         };
-        let cfg = rel.requester(Psn::new(0).expect("PSN 0"));
-        let d = &mut o.sim.dut;
-        d.set_cfg_retry_cnt(cfg.retry_cnt.min(7));
-        d.set_cfg_rnr_retry(cfg.rnr_retry.min(7));
-        d.set_cfg_max_inflight(cfg.max_inflight.min(0xFF_FFFF));
-        d.set_cfg_timeout_ticks(cfg.scale.ack_timeout(cfg.timeout).unwrap_or(0));
+        o.sim
+            .dut
+            .set_cfg_max_inflight(rel.max_inflight.min(0xFF_FFFF));
         o.idle_inputs();
         o.sim.reset(4);
         for k in 0..o.slots.len() {
-            let qpn = o.slots[k].qpn;
-            let psn = o.engine.qps.get(qpn).expect("QP").next_psn().get();
-            o.sim.dut.set_s_init_slot(k as u8);
-            o.sim.dut.set_s_init_psn(psn);
+            let qp = o.engine.qps.get(o.slots[k].qpn).expect("QP");
+            let cfg = rel.for_qp(qp.transport()).requester(qp.next_psn());
+            let d = &mut o.sim.dut;
+            d.set_s_init_slot(k as u8);
+            d.set_s_init_psn(cfg.sq_psn.get());
+            d.set_s_init_retry_cnt(cfg.retry_cnt.min(7));
+            d.set_s_init_rnr_retry(cfg.rnr_retry.min(7));
+            d.set_s_init_timeout_ticks(cfg.scale.ack_timeout(cfg.timeout).unwrap_or(0));
             o.handshake("INIT", |d| {
                 d.set_s_init_valid(true);
             });
