@@ -307,7 +307,10 @@ module wqe_reliable #(
     wire  [SW-1:0] cur = sweeping ? k : c;
     logic          f_rc, f_run, f_err, f_pending, f_held, f_out0, f_full, f_rerr;
     logic [23:0]   f_una;
+    logic [IW-1:0] f_head, f_tail;   // the oldest entry, and the next free one
     always_ff @(posedge clk) begin
+        f_head    <= head_s[cur];
+        f_tail    <= head_s[cur] + IW'(outst_s[cur]);
         f_rc      <= rc[cur];
         f_run     <= runnable[cur];
         f_err     <= err[cur];
@@ -474,7 +477,7 @@ module wqe_reliable #(
                 // a. A completion released: its entry comes out of the table three cycles on
                 // (the address's register, the block RAM's two).
                 POLLED: begin
-                    t_raddr <= entry(c, head_s[c]);
+                    t_raddr <= entry(c, f_head);
                     st      <= ans_q == rc_pkg::RC_REQ_ANS_COMPLETION ? TABLE1 : HELD;
                 end
                 TABLE1: st <= TABLE2;
@@ -565,7 +568,9 @@ module wqe_reliable #(
                 POSTED: begin
                     if (ans_q == rc_pkg::RC_REQ_ANS_POSTED) begin
                         t_we    <= 1'b1;
-                        t_waddr <= entry(c, head_s[c] + IW'(outst_s[c] - 1'b1));
+                        // The entry after the others, as they stood before the POST's answer
+                        // (the flags' sample from the answer's cycle).
+                        t_waddr <= entry(c, f_tail);
                         t_wdata <= {res_signaled, res_cqe};
                     end else begin
                         held_s[c]     <= 1'b1;
