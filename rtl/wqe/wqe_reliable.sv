@@ -308,10 +308,10 @@ module wqe_reliable #(
     logic          f_rc, f_run, f_err, f_pending, f_held, f_out0, f_full, f_rerr;
     logic [23:0]   f_una;
     logic [IW-1:0] f_head;   // the oldest entry
-    logic [IW:0]   f_outst;  // entries in use
+    logic [IW-1:0] f_outst;  // entries in use, modulo W (a POST needs fewer than W)
     always_ff @(posedge clk) begin
         f_head    <= head_s[cur];
-        f_outst   <= outst_s[cur];
+        f_outst   <= IW'(outst_s[cur]);
         f_rc      <= rc[cur];
         f_run     <= runnable[cur];
         f_err     <= err[cur];
@@ -571,7 +571,7 @@ module wqe_reliable #(
                         t_we    <= 1'b1;
                         // The entry after the others, as they stood before the POST's answer
                         // (the flags' sample from the answer's cycle).
-                        t_waddr <= entry(c, f_head + IW'(f_outst));
+                        t_waddr <= entry(c, f_head + f_outst);
                         t_wdata <= {res_signaled, res_cqe};
                     end else begin
                         held_s[c]     <= 1'b1;
