@@ -368,25 +368,24 @@ module wqe_reliable #(
         end else begin
             case (st)
                 IDLE: begin
-                    ack_op  <= 1'b0;
+                    // The operation's fields load whatever comes (they count only with
+                    // o_valid), so that no request's valid gates their enables.
+                    ack_op     <= 1'b0;
+                    o_qp       <= s_init_valid ? s_init_slot : s_ack_slot;
+                    o_op       <= s_init_valid ? rc_pkg::RC_REQ_OP_INIT : rc_pkg::RC_REQ_OP_RECEIVE;
+                    o_psn      <= s_init_valid ? s_init_psn : s_ack_psn;
+                    o_syndrome <= s_ack_syndrome;
+                    o_rnr      <= s_ack_rnr_ticks;
                     if (s_init_valid) begin
-                        o_qp    <= s_init_slot;
-                        o_op    <= rc_pkg::RC_REQ_OP_INIT;
-                        o_psn   <= s_init_psn;
                         o_valid <= 1'b1;
                         st      <= OP;
                         ret     <= IDLE;
                         held_s[s_init_slot] <= 1'b0;
                     end else if (s_ack_valid) begin
-                        o_qp       <= s_ack_slot;
-                        o_op       <= rc_pkg::RC_REQ_OP_RECEIVE;
-                        o_psn      <= s_ack_psn;
-                        o_syndrome <= s_ack_syndrome;
-                        o_rnr      <= s_ack_rnr_ticks;
-                        o_valid    <= 1'b1;
-                        ack_op     <= 1'b1;
-                        st         <= OP;
-                        ret        <= IDLE;
+                        o_valid <= 1'b1;
+                        ack_op  <= 1'b1;
+                        st      <= OP;
+                        ret     <= IDLE;
                     end else if (s_step_valid) begin
                         k        <= '0;
                         sweeping <= 1'b1;
