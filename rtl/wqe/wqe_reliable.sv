@@ -234,6 +234,7 @@ module wqe_reliable #(
     // ---- per slot: what the requester last showed, the table's head, a held failure ------------
     logic [23:0]    una_s [QPS];
     logic [IW:0]    outst_s [QPS];
+    logic [QPS-1:0] out0_s, full_s;   // outst_s is 0, is W
     logic [QPS-1:0] rerr_s;
     logic [IW-1:0]  head_s [QPS];
     logic [QPS-1:0] held_s;
@@ -299,12 +300,13 @@ module wqe_reliable #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    // The slot looked at (the sweep's, else the turn's), and its per-slot values, registered:
-    // the decisions read these, so that a slot's multiplexers and compares do not feed them
-    // in the same cycle (at 16 slots that chain ran at 94 MHz). They follow a new slot, or a
-    // write, one cycle later: the states that change either pass through a _W state first.
-    logic          sweeping;
-    wire  [SW-1:0] cur = sweeping ? k : c;
+    // The slot looked at (a register: the sweep's `k`, then the turn's `c`), and its per-slot
+    // values, registered: the decisions read these, so that a slot's multiplexers and compares
+    // do not feed them in the same cycle (at 16 slots that chain ran at 94 MHz). They follow a
+    // new slot, or a write, one cycle later: the states that change either pass through a _W
+    // state first. Whether a slot's count is 0 or W is kept beside it, so that no compare
+    // follows the multiplexer.
+    logic [SW-1:0] cur;
     logic          f_rc, f_run, f_err, f_pending, f_held, f_out0, f_full, f_rerr;
     logic [23:0]   f_una;
     logic [IW-1:0] f_head;   // the oldest entry
@@ -317,8 +319,8 @@ module wqe_reliable #(
         f_err     <= err[cur];
         f_pending <= pending[cur];
         f_held    <= held_s[cur];
-        f_out0    <= outst_s[cur] == '0;
-        f_full    <= outst_s[cur] == (IW + 1)'(W);
+        f_out0    <= out0_s[cur];
+        f_full    <= full_s[cur];
         f_rerr    <= rerr_s[cur];
         f_una     <= una_s[cur];
     end
@@ -361,7 +363,6 @@ module wqe_reliable #(
             o_valid  <= 1'b0;
             in_ans   <= 1'b0;
             in_t3    <= 1'b0;
-            sweeping <= 1'b0;
             next_q   <= '0;
             held_s   <= '0;
             ack_ans  <= rc_pkg::RC_REQ_ANS_NOTHING;
@@ -388,7 +389,7 @@ module wqe_reliable #(
                         ret     <= IDLE;
                     end else if (s_step_valid) begin
                         k        <= '0;
-                        sweeping <= 1'b1;
+                        cur      <= '0;
                         st       <= SWEEP_W;
                     end
                 end
@@ -445,12 +446,13 @@ module wqe_reliable #(
                 SWEPT: begin
                     k <= k + SW'(1);
                     if (32'(k) == QPS - 1) begin
-                        c        <= next_q;
-                        tried    <= '0;
-                        sweeping <= 1'b0;
-                        st       <= CAND_W;
+                        c     <= next_q;
+                        cur   <= next_q;
+                        tried <= '0;
+                        st    <= CAND_W;
                     end else begin
-                        st <= SWEEP_W;
+                        cur <= k + SW'(1);
+                        st  <= SWEEP_W;
                     end
                 end
 
@@ -469,6 +471,7 @@ module wqe_reliable #(
                         ret     <= POLLED;
                     end else begin
                         c     <= c + SW'(1);
+                        cur   <= c + SW'(1);
                         tried <= tried + 1'b1;
                         st    <= CAND_W;
                     end
@@ -615,6 +618,7 @@ module wqe_reliable #(
                         st         <= DONE;
                     end else begin
                         c     <= c + SW'(1);
+                        cur   <= c + SW'(1);
                         tried <= tried + 1'b1;
                         st    <= CAND_W;
                     end
@@ -634,6 +638,8 @@ module wqe_reliable #(
     always_ff @(posedge clk) begin
         if (rst) begin
             rerr_s <= '0;
+            out0_s <= '1;
+            full_s <= '0;
             for (int s = 0; s < QPS; s++) begin
                 outst_s[s] <= '0;
                 una_s[s]   <= '0;
@@ -643,6 +649,8 @@ module wqe_reliable #(
             if (in_ans && a_valid) begin
                 una_s[a_qp]   <= r_una;
                 outst_s[a_qp] <= r_outstanding;
+                out0_s[a_qp]  <= r_outstanding == '0;
+                full_s[a_qp]  <= r_outstanding == (IW + 1)'(W);
                 rerr_s[a_qp]  <= r_error;
             end
             if (in_t3) begin
