@@ -333,6 +333,7 @@ module rc_requester #(
     // until it commits, so these are registered every cycle, in two steps (the distances, then
     // the comparisons), and are right from PREP on: where the operation's PSN lies in what was
     // sent, whether the window is open at `snd`, whether a POST fits.
+    logic [23:0] q_ln;   // the last NAK's PSN less `una`
     logic [23:0] q_off, q_off1, q_sent, q_used, q_infl;   // less `una`: the operation's PSN,
                                                            // the one after, `hi`, `nxt`, `snd`
     logic [23:0] q_snd1, q_nxt_new;   // the PSN after `snd`; `nxt` after a POST
@@ -340,6 +341,7 @@ module rc_requester #(
     always_ff @(posedge clk) begin
         q_off       <= o_psn - una;
         q_off1      <= o_psn1 - una;
+        q_ln        <= last_nak - una;
         q_sent      <= hi - una;
         q_used      <= nxt - una;
         q_infl      <= snd - una;
@@ -378,12 +380,16 @@ module rc_requester #(
     logic              p_go, p_can, p_ack_req, p_resend, p_hi_moves, p_acked0, p_failed0;
     logic              p_rnr_due, p_dl_due;
     logic              p_stop;   // the bound is a READ's, short of the acknowledged PSN
-    logic [23:0]       p_to, p_bound, p_index, p_ep_index, p_snd_next;
+    // What PREP2 asks of the bound, worked out beside it from the offsets from `una` (the bound
+    // is `una` + rb_start when stopped, else the acknowledged PSN `to`; a stopped bound lies
+    // before `to`): it moves `una`, and it is the last NAK's PSN.
+    logic              p_moves, p_at_nak;
+    logic [23:0]       p_bound, p_index, p_ep_index, p_snd_next;
     logic [TIME_W-1:0] p_arm, p_rnr_end;
 
     always_ff @(posedge clk) begin
         logic [rc_pkg::RC_REQ_ANS_W-1:0] match;
-        logic [23:0] next, to;
+        logic [23:0] next;
         logic        stop0, stop1;   // a READ missing responses stops an acknowledgement
         stop0 = rb && rb_start < q_off;
         stop1 = rb && rb_start < q_off1;
@@ -397,34 +403,38 @@ module rc_requester #(
         end
         // Which PSN an acknowledgement reaches (the one after the operation's for an ACK and an
         // accepted READ response), how far it may go, and whether it is one to act on.
-        to = o_psn;
         case (op)
             rc_pkg::RC_REQ_OP_READ_ACCEPT: begin
-                to      = o_psn1;
-                p_go    <= match == rc_pkg::RC_REQ_ANS_EXPECTED;
-                p_bound <= o_psn1;
-                p_stop  <= 1'b0;
+                p_go     <= match == rc_pkg::RC_REQ_ANS_EXPECTED;
+                p_bound  <= o_psn1;
+                p_stop   <= 1'b0;
+                p_moves  <= q_off1 != '0;
+                p_at_nak <= q_ln == q_off1;
             end
             rc_pkg::RC_REQ_OP_READ_GAP: begin
-                p_go    <= match == rc_pkg::RC_REQ_ANS_OUT_OF_SEQUENCE;
-                p_bound <= stop0 ? una + rb_start : o_psn;
-                p_stop  <= stop0;
+                p_go     <= match == rc_pkg::RC_REQ_ANS_OUT_OF_SEQUENCE;
+                p_bound  <= stop0 ? una + rb_start : o_psn;
+                p_stop   <= stop0;
+                p_moves  <= stop0 ? rb_start != '0 : q_off != '0;
+                p_at_nak <= q_ln == (stop0 ? rb_start : q_off);
             end
             default: begin
                 if (is_ack) begin
-                    to      = o_psn1;
-                    p_go    <= !failed && q_ack_in;
-                    p_bound <= stop1 ? una + rb_start : o_psn1;
-                    p_stop  <= stop1;
+                    p_go     <= !failed && q_ack_in;
+                    p_bound  <= stop1 ? una + rb_start : o_psn1;
+                    p_stop   <= stop1;
+                    p_moves  <= stop1 ? rb_start != '0 : q_off1 != '0;
+                    p_at_nak <= q_ln == (stop1 ? rb_start : q_off1);
                 end else begin
-                    p_go    <= !failed && (is_rnr || is_nak) && q_in;
-                    p_bound <= stop0 ? una + rb_start : o_psn;
-                    p_stop  <= stop0;
+                    p_go     <= !failed && (is_rnr || is_nak) && q_in;
+                    p_bound  <= stop0 ? una + rb_start : o_psn;
+                    p_stop   <= stop0;
+                    p_moves  <= stop0 ? rb_start != '0 : q_off != '0;
+                    p_at_nak <= q_ln == (stop0 ? rb_start : q_off);
                 end
             end
         endcase
         p_match <= match;
-        p_to    <= to;
         // SEND (model next_wr and send).
         next  = es_rd ? es_end : q_snd1;
         p_can <= !failed && !rnr_on && snd != nxt && q_open && fs
@@ -485,15 +495,14 @@ module rc_requester #(
     logic [rc_pkg::RC_STATUS_W-1:0] k_fail_status;
     always_ff @(posedge clk) begin
         logic moves, rnr, fatal, back, stale, retry0, rnr0, due_to;
-        moves  = p_bound != una;
+        moves  = p_moves;
         retry0 = (moves ? o_retry_cnt : retry_left) == 3'd0;
         rnr0   = (moves ? o_rnr_retry : rnr_left) == 3'd0;
         rnr    = p_go && r_rnr;
         fatal  = p_go && r_fatal;
         back   = p_go && op_ack && !rnr && !fatal
-                 && (op_is[rc_pkg::RC_REQ_OP_READ_GAP] || p_bound != p_to
-                     || r_nak);
-        stale  = !moves && nak_on && last_nak == p_bound;
+                 && (op_is[rc_pkg::RC_REQ_OP_READ_GAP] || p_stop || r_nak);
+        stale  = !moves && nak_on && p_at_nak;
         due_to = op_is[rc_pkg::RC_REQ_OP_TICK] && !failed && !rnr_on && dl_on && p_dl_due
                  && q_busy;
         p_pulls      <= psn_before(snd, p_bound);
