@@ -334,6 +334,7 @@ module rc_requester #(
     // the comparisons), and are right from PREP on: where the operation's PSN lies in what was
     // sent, whether the window is open at `snd`, whether a POST fits.
     logic [23:0] q_ln;   // the last NAK's PSN less `una`
+    logic        q_nak0, q_nak1;
     logic [23:0] q_off, q_off1, q_sent, q_used, q_infl;   // less `una`: the operation's PSN,
                                                            // the one after, `hi`, `nxt`, `snd`
     logic [23:0] q_snd1, q_nxt_new;   // the PSN after `snd`; `nxt` after a POST
@@ -351,6 +352,8 @@ module rc_requester #(
         q_fresh     <= !psn_before(snd, hi);                  // `snd` never sent
         q_hi_moves1 <= psn_before(hi, q_snd1);                // sending `snd` moves `hi`
         q_in        <= q_off < q_sent;
+        q_nak0      <= q_ln == q_off;    // the last NAK's PSN is the operation's
+        q_nak1      <= q_ln == q_off1;   // ... is the one after it
         q_ack_in    <= q_off1 != '0 && q_off1 <= q_sent;
         q_open      <= q_infl < maxi;
         q_fill      <= q_infl == maxi_m1;
@@ -409,14 +412,14 @@ module rc_requester #(
                 p_bound  <= o_psn1;
                 p_stop   <= 1'b0;
                 p_moves  <= q_off1 != '0;
-                p_at_nak <= q_ln == q_off1;
+                p_at_nak <= q_nak1;
             end
             rc_pkg::RC_REQ_OP_READ_GAP: begin
                 p_go     <= match == rc_pkg::RC_REQ_ANS_OUT_OF_SEQUENCE;
                 p_bound  <= stop0 ? una + rb_start : o_psn;
                 p_stop   <= stop0;
                 p_moves  <= stop0 ? rb_start != '0 : q_off != '0;
-                p_at_nak <= q_ln == (stop0 ? rb_start : q_off);
+                p_at_nak <= stop0 ? q_ln == rb_start : q_nak0;
             end
             default: begin
                 if (is_ack) begin
@@ -424,13 +427,13 @@ module rc_requester #(
                     p_bound  <= stop1 ? una + rb_start : o_psn1;
                     p_stop   <= stop1;
                     p_moves  <= stop1 ? rb_start != '0 : q_off1 != '0;
-                    p_at_nak <= q_ln == (stop1 ? rb_start : q_off1);
+                    p_at_nak <= stop1 ? q_ln == rb_start : q_nak1;
                 end else begin
                     p_go     <= !failed && (is_rnr || is_nak) && q_in;
                     p_bound  <= stop0 ? una + rb_start : o_psn;
                     p_stop   <= stop0;
                     p_moves  <= stop0 ? rb_start != '0 : q_off != '0;
-                    p_at_nak <= q_ln == (stop0 ? rb_start : q_off);
+                    p_at_nak <= stop0 ? q_ln == rb_start : q_nak0;
                 end
             end
         endcase
