@@ -65,7 +65,7 @@ impl Case {
         Case {
             wqes: r.gen_range(8..40),
             first_bad: (i % 4 == 1).then_some(RC_QUEUES[i % 3]),
-            huge: (i % 4 == 0).then(|| (0, r.gen_range(1..4))),
+            huge: i.is_multiple_of(4).then(|| (0, r.gen_range(1..4))),
             kill: (i % 4 == 2).then(|| r.gen_range(10..60)),
             own: i % 4 < 2,
             faults: [0.0, 0.02, 0.05, 0.1][i % 4],
