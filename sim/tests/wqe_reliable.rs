@@ -5,7 +5,9 @@
 //! some runs each kind of invalid one), rung in by doorbells at random steps. A peer answers
 //! the model's frames with a `model::rc::Responder` per QP over a link that loses frames both
 //! ways and delays the acknowledgements, runs out of receive WQEs (RNR NAKs) and, in some runs,
-//! refuses an access (a fatal NAK). Each acknowledgement goes to both, each step runs on both,
+//! refuses an access (a fatal NAK); in some runs software moves a QP to ERR, a queue's first WQE
+//! fails, a 2 GiB SEND asks for half the PSN space, or the QPs have their own transport
+//! attributes. Each acknowledgement goes to both, each step runs on both,
 //! and each must agree: the requester's answer to an acknowledgement and its state after it,
 //! then for each step whether a turn ran and on which QP, its frames byte for byte, the
 //! completion written, and every QP's state. A run ends when everything posted has completed

@@ -651,29 +651,12 @@ pub fn rtl_picks(
 /// A prepare pick's answer as the DUT gives it: its status and, on success, its packets and
 /// SIGNALED flag, with the completion held beside them (`wqe_dp_pkg::cqe_t`).
 fn prepared(d: &WqeDp) -> Result<RcWqe, Cqe> {
-    let words = d.m_res_cqe();
-    let mut u = Unpacker::new(&words, CQE_T_BITS);
-    let wr_id = u.take(64) as u64;
-    let qpn = u.take(24) as u32;
-    let byte_len = u.take(32) as u32;
-    let wqe_index = u.take(32) as u32;
-    let opcode = u.take(8) as u8;
-    let status = u.take(5) as u8;
-    assert_eq!(u.remaining(), 0);
+    let cqe = cqe_of(&d.m_res_cqe());
     assert_eq!(
-        status,
+        cqe.status.code(),
         d.m_res_status(),
         "m_res_status against the completion's"
     );
-    let cqe = Cqe {
-        wr_id,
-        qpn,
-        byte_len,
-        wqe_index,
-        opcode: Opcode::from_u8(opcode),
-        status: Status::from_code(status).unwrap_or_else(|| panic!("status code {status}")),
-        phase: false,
-    };
     if cqe.status != Status::Success {
         return Err(cqe);
     }
@@ -683,6 +666,39 @@ fn prepared(d: &WqeDp) -> Result<RcWqe, Cqe> {
         signaled: d.m_res_signaled() == 1,
         read: false,
     })
+}
+
+/// The completion `wqe_dp_pkg::cqe_t` words hold (phase bit clear).
+pub(crate) fn cqe_of(words: &[u32]) -> Cqe {
+    let mut u = Unpacker::new(words, CQE_T_BITS);
+    let wr_id = u.take(64) as u64;
+    let qpn = u.take(24) as u32;
+    let byte_len = u.take(32) as u32;
+    let wqe_index = u.take(32) as u32;
+    let opcode = u.take(8) as u8;
+    let status = u.take(5) as u8;
+    assert_eq!(u.remaining(), 0);
+    Cqe {
+        wr_id,
+        qpn,
+        byte_len,
+        wqe_index,
+        opcode: Opcode::from_u8(opcode),
+        status: Status::from_code(status).unwrap_or_else(|| panic!("status code {status}")),
+        phase: false,
+    }
+}
+
+/// `wqe_dp_pkg::cqe_t` words of `c`.
+pub(crate) fn cqe_words(c: &Cqe) -> [u32; 6] {
+    let mut p = Packer::new();
+    p.put(64, c.wr_id.into())
+        .put(24, c.qpn.into())
+        .put(32, c.byte_len.into())
+        .put(32, c.wqe_index.into())
+        .put(8, c.opcode.map_or(0xFF, |o| o as u8).into())
+        .put(5, c.status.code().into());
+    p.words()
 }
 
 /// Width of `wqe_dp_pkg::cqe_t`.

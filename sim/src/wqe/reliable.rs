@@ -10,19 +10,17 @@
 //! handshake. A step's outcome ([`StepOut`]: whether and where a turn ran, its frames, the
 //! completion written) must then be the model's `Queues::step`.
 
-use super::bits::{Packer, Unpacker};
+use super::dp::{cqe_of, cqe_words};
 use crate::duts::WqeReliablePorts;
 use crate::harness::{Dut, Sim};
 use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::qp::{Psn, QpState, Status};
 use rocenic_model::rc::{Packet, Reliable};
-use rocenic_model::wqe::{fetch, Cqe, HostMemory, Opcode, SendEngine, SendRing, MAX_WQE_BYTES};
+use rocenic_model::wqe::{fetch, Cqe, HostMemory, SendEngine, SendRing, MAX_WQE_BYTES};
 
 /// Slots the DUT is built with (its `QPS`).
 pub const SLOTS: usize = 4;
-/// Width of `wqe_dp_pkg::cqe_t`.
-const CQE_T_BITS: usize = 165;
 /// Cycles a step may take before the bench calls it a hang.
 const STEP_LIMIT: u64 = 20_000;
 
@@ -98,38 +96,6 @@ pub struct Counts {
     pub held_later: u64,
     /// Cycles.
     pub cycles: u64,
-}
-
-/// `wqe_dp_pkg::cqe_t` words of `c`.
-fn cqe_words(c: &Cqe) -> [u32; 6] {
-    let mut p = Packer::new();
-    p.put(64, c.wr_id.into())
-        .put(24, c.qpn.into())
-        .put(32, c.byte_len.into())
-        .put(32, c.wqe_index.into())
-        .put(8, c.opcode.map_or(0xFF, |o| o as u8).into())
-        .put(5, c.status.code().into());
-    p.words()
-}
-
-/// The completion `cqe_t` words hold.
-fn cqe_of(words: &[u32]) -> Cqe {
-    let mut u = Unpacker::new(words, CQE_T_BITS);
-    let wr_id = u.take(64) as u64;
-    let qpn = u.take(24) as u32;
-    let byte_len = u.take(32) as u32;
-    let wqe_index = u.take(32) as u32;
-    let opcode = u.take(8) as u8;
-    let status = u.take(5) as u8;
-    Cqe {
-        wr_id,
-        qpn,
-        byte_len,
-        wqe_index,
-        opcode: Opcode::from_u8(opcode),
-        status: Status::from_code(status).unwrap_or_else(|| panic!("status code {status}")),
-        phase: false,
-    }
 }
 
 /// A pick's answer as the data path gives it.

@@ -142,10 +142,7 @@ pub fn random_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, faults: f64)
         tclass: r.gen(),
         hop_limit: r.gen_range(1..=255),
     });
-    let mut flags = Flags::from_bits(0).unwrap();
-    if r.gen_bool(0.8) {
-        flags = flags.union(Flags::SIGNALED);
-    }
+    let mut flags = signaled_mostly(r);
     if r.gen_bool(0.5) {
         flags = flags.union(Flags::SOLICITED);
     }
@@ -194,6 +191,16 @@ pub fn random_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, faults: f64)
     out
 }
 
+/// SIGNALED four times in five, no other flag.
+fn signaled_mostly(r: &mut TestRng) -> Flags {
+    let none = Flags::from_bits(0).unwrap();
+    if r.gen_bool(0.8) {
+        none.union(Flags::SIGNALED)
+    } else {
+        none
+    }
+}
+
 /// A valid RC work request for queue `k` (0, 1 or 3): SEND, SEND with immediate, RDMA WRITE
 /// or WRITE with immediate, of up to three data segments inside the queue's region (`big`:
 /// up to 12 KiB each, else 700 bytes) or up to 200 bytes inline, signaled four times in five.
@@ -224,13 +231,9 @@ pub fn rc_wqe(r: &mut TestRng, k: usize, index: u32, big: bool, hole: bool) -> V
         });
     }
     let inline: Vec<u8> = (0..r.gen_range(0..200)).map(|_| r.gen()).collect();
-    let mut flags = Flags::from_bits(0).unwrap();
-    if r.gen_bool(0.8) {
-        flags = flags.union(Flags::SIGNALED);
-    }
     let wr = WorkRequest {
         opcode,
-        flags,
+        flags: signaled_mostly(r),
         index,
         imm: if opcode.has_imm() { r.gen() } else { 0 },
         wr_id: r.gen(),
@@ -552,10 +555,7 @@ pub fn random_raw_wqe(r: &mut TestRng, index: u32, big: bool, faults: f64) -> Ve
         tclass: 0,
         hop_limit: 64,
     });
-    let mut flags = Flags::from_bits(0).unwrap();
-    if r.gen_bool(0.8) {
-        flags = flags.union(Flags::SIGNALED);
-    }
+    let mut flags = signaled_mostly(r);
     if r.gen_bool(0.5) {
         flags = flags.union(Flags::SOLICITED);
     }
