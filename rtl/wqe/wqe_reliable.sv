@@ -264,14 +264,14 @@ module wqe_reliable #(
     // IDLE: waiting. OP: an operation offered to the requester; ANS: its answer awaited, then on
     // to `ret`. SWEEP: slot `k` of the sweep. CAND: is slot `c` one to try. POLLED: the POLL's
     // answer. TABLE1-3: the table read for a completion. CQE: a completion offered. HELD:
-    // after the POLL (b, c, d). FLUSH: a flush offered. PICK: a pick offered; RES: its answer
-    // awaited. POSTED: the POST's answer. REL: after a post (b). SENT: the SEND's answer.
-    // NEXT: the turn over, or on to the next slot. DONE: the step's answer offered. SWEEP_W,
-    // CAND_W, REL_W: a cycle for the slot's flags (below) to follow a new slot or a write.
+    // after the POLL (b, c, d). RELEASE: a held failure written (b). FLUSH: a flush offered.
+    // PICK: a pick offered; RES: its answer awaited. POSTED: the POST's answer. REL: after a
+    // post (b). SENT: the SEND's answer. NEXT: the turn over, or on to the next slot. DONE: the
+    // step's answer offered. SWEEP_W, CAND_W, REL_W: a cycle for the slot's flags (below) to
+    // follow a new slot or a write.
     typedef enum logic [4:0] {
         IDLE, OP, ANS, SWEEP_W, SWEEP, SWEPT, CAND_W, CAND, POLLED, TABLE1, TABLE2, TABLE3, CQE,
-        HELD,
-        FLUSH, PICK, RES, POSTED, REL_W, REL, SENT, NEXT, DONE
+        HELD, RELEASE, FLUSH, PICK, RES, POSTED, REL_W, REL, SENT, NEXT, DONE
     } st_t;
     st_t st, ret, after_cqe;
 
@@ -503,13 +503,7 @@ module wqe_reliable #(
                 // b, c, d.
                 HELD: begin
                     if (f_held && f_out0) begin
-                        held_s[c]   <= 1'b0;
-                        from_held   <= 1'b1;
-                        m_err_valid <= 1'b1;
-                        m_err_slot  <= c;
-                        did         <= 1'b1;
-                        after_cqe   <= NEXT;
-                        st          <= CQE;
+                        st <= RELEASE;
                     end else if (f_err) begin
                         // Nothing outstanding is left unpolled in ERR (the sweep aborted it).
                         st <= f_pending ? FLUSH : NEXT;
@@ -524,6 +518,18 @@ module wqe_reliable #(
                         st      <= OP;
                         ret     <= SENT;
                     end
+                end
+
+                // b. A held failure written, once nothing is outstanding before it; its QP to
+                // ERR.
+                RELEASE: begin
+                    held_s[c]   <= 1'b0;
+                    from_held   <= 1'b1;
+                    m_err_valid <= 1'b1;
+                    m_err_slot  <= c;
+                    did         <= 1'b1;
+                    after_cqe   <= NEXT;
+                    st          <= CQE;
                 end
 
                 FLUSH: if (m_flush_ready) begin
@@ -586,12 +592,7 @@ module wqe_reliable #(
                 REL_W: st <= REL;
                 REL: begin
                     if (f_held && f_out0) begin
-                        held_s[c]   <= 1'b0;
-                        from_held   <= 1'b1;
-                        m_err_valid <= 1'b1;
-                        m_err_slot  <= c;
-                        after_cqe   <= NEXT;
-                        st          <= CQE;
+                        st <= RELEASE;
                     end else begin
                         o_qp    <= c;
                         o_op    <= rc_pkg::RC_REQ_OP_SEND;
