@@ -51,6 +51,8 @@ struct Case {
     /// Whether each QP may have its own transport attributes (`QpTransport`: timeout,
     /// retry_cnt, rnr_retry), drawn per QP; else every QP takes `rel`'s.
     own: bool,
+    /// The three QPs' own attributes, given (over `own`).
+    fixed: Option<[QpTransport; 3]>,
     faults: f64,
     loss: f64,
     rnr: f64,
@@ -70,6 +72,7 @@ impl Case {
             huge: i.is_multiple_of(4).then(|| (0, r.gen_range(1..4))),
             kill: (i % 4 == 2).then(|| r.gen_range(10..60)),
             own: i % 4 < 2,
+            fixed: None,
             faults: [0.0, 0.02, 0.05, 0.1][i % 4],
             loss: [0.0, 0.02, 0.08][i % 3],
             rnr: [0.0, 0.03][i % 2],
@@ -203,14 +206,17 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
         }
     }
     let rel = case.rel;
-    if case.own {
-        for &k in &RC_QUEUES {
-            let t = QpTransport {
-                timeout: r.gen_bool(0.7).then(|| r.gen_range(5..9)),
-                retry_cnt: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
-                rnr_retry: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
-                min_rnr_timer: None,
-            };
+    if case.own || case.fixed.is_some() {
+        for (j, &k) in RC_QUEUES.iter().enumerate() {
+            let t = case.fixed.map_or_else(
+                || QpTransport {
+                    timeout: r.gen_bool(0.7).then(|| r.gen_range(5..9)),
+                    retry_cnt: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
+                    rnr_retry: r.gen_bool(0.7).then(|| r.gen_range(0..8)),
+                    min_rnr_timer: None,
+                },
+                |f| f[j],
+            );
             let qp = run.engine.qps.get_mut(run.queues[k].qpn).expect("QP");
             assert!(qp.set_transport(t));
         }
@@ -451,6 +457,7 @@ fn dead_link_exhausts_the_retries() {
         huge: None,
         kill: None,
         own: false,
+        fixed: None,
         faults: 0.0,
         loss: 1.0,
         rnr: 0.0,
@@ -493,6 +500,7 @@ fn clean_link_resends_nothing() {
         huge: None,
         kill: None,
         own: false,
+        fixed: None,
         faults: 0.0,
         loss: 0.0,
         rnr: 0.0,
@@ -523,4 +531,53 @@ fn clean_link_resends_nothing() {
     );
     assert_eq!(seen.statuses.get("Success"), Some(&d.cqes), "{seen:?}");
     assert_eq!(seen.qps_in_err, 0, "{seen:?}");
+}
+
+/// Each QP's own `timeout`, `retry_cnt` and `rnr_retry` (three different ones), on a dead link
+/// (every QP runs out of retries after its own number of timeouts) and on a peer that never
+/// has a receive WQE (every QP runs out of RNR retries after its own number of RNR NAKs): the
+/// block must take each slot's settings, not one slot's for all.
+#[test]
+fn each_qp_its_own_settings() {
+    let s = seed("wqe_reliable::each_qp_its_own_settings");
+    let own = |timeout: u8, retry_cnt: u8, rnr_retry: u8| QpTransport {
+        timeout: Some(timeout),
+        retry_cnt: Some(retry_cnt),
+        rnr_retry: Some(rnr_retry),
+        min_rnr_timer: None,
+    };
+    let base = Case {
+        wqes: 4,
+        first_bad: None,
+        huge: None,
+        kill: None,
+        own: false,
+        fixed: Some([own(5, 0, 0), own(6, 3, 2), own(7, 6, 5)]),
+        faults: 0.0,
+        loss: 0.0,
+        rnr: 0.0,
+        fatal: 0.0,
+        delay: 1,
+        rel: Reliable {
+            timeout: 5,
+            retry_cnt: 7,
+            rnr_retry: 7,
+            max_inflight: 8,
+            ..Reliable::default()
+        },
+        load: Load {
+            ready: 0.8,
+            latency: 2,
+        },
+    };
+    for (what, case, status) in [
+        ("dead", Case { loss: 1.0, ..base }, "RetryExcErr"),
+        ("rnr", Case { rnr: 1.0, ..base }, "RnrRetryExcErr"),
+    ] {
+        let mut seen = Seen::default();
+        run(&format!("wqe_reliable_own_{what}"), case, s, &mut seen);
+        println!("seed {s}, {what}: {seen:?}");
+        assert_eq!(seen.qps_in_err, 3, "{what}: {seen:?}");
+        assert_eq!(seen.statuses.get(status), Some(&3), "{what}: {seen:?}");
+    }
 }
