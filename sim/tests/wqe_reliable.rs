@@ -63,6 +63,29 @@ struct Case {
 }
 
 impl Case {
+    /// A directed run's defaults: nothing faulty, a clean link with a one-step delay, the
+    /// NIC's settings for every QP, some back-pressure and latency.
+    fn directed() -> Case {
+        Case {
+            wqes: 8,
+            first_bad: None,
+            huge: None,
+            kill: None,
+            own: false,
+            fixed: None,
+            faults: 0.0,
+            loss: 0.0,
+            rnr: 0.0,
+            fatal: 0.0,
+            delay: 1,
+            rel: Reliable::default(),
+            load: Load {
+                ready: 0.75,
+                latency: 3,
+            },
+        }
+    }
+
     /// Run `i`'s: its faults, loss, RNR and fatal NAKs from `i` (every mix comes up in 12
     /// runs), the rest drawn.
     fn random(r: &mut TestRng, i: usize) -> Case {
@@ -453,26 +476,14 @@ fn dead_link_exhausts_the_retries() {
     let mut seen = Seen::default();
     let case = Case {
         wqes: 6,
-        first_bad: None,
-        huge: None,
-        kill: None,
-        own: false,
-        fixed: None,
-        faults: 0.0,
         loss: 1.0,
-        rnr: 0.0,
-        fatal: 0.0,
-        delay: 1,
         rel: Reliable {
             timeout: 5,
             retry_cnt: 2,
             max_inflight: 8,
             ..Reliable::default()
         },
-        load: Load {
-            ready: 0.7,
-            latency: 3,
-        },
+        ..Case::directed()
     };
     run("wqe_reliable_dead", case, s, &mut seen);
     println!("seed {s}: {seen:?}");
@@ -496,15 +507,6 @@ fn clean_link_resends_nothing() {
     let mut seen = Seen::default();
     let case = Case {
         wqes: 40,
-        first_bad: None,
-        huge: None,
-        kill: None,
-        own: false,
-        fixed: None,
-        faults: 0.0,
-        loss: 0.0,
-        rnr: 0.0,
-        fatal: 0.0,
         delay: 2,
         rel: Reliable {
             timeout: 10,
@@ -516,6 +518,7 @@ fn clean_link_resends_nothing() {
             ready: 1.0,
             latency: 0,
         },
+        ..Case::directed()
     };
     run("wqe_reliable_clean", case, s, &mut seen);
     let d = seen.dut;
@@ -548,16 +551,7 @@ fn each_qp_its_own_settings() {
     };
     let base = Case {
         wqes: 4,
-        first_bad: None,
-        huge: None,
-        kill: None,
-        own: false,
         fixed: Some([own(5, 0, 0), own(6, 3, 2), own(7, 6, 5)]),
-        faults: 0.0,
-        loss: 0.0,
-        rnr: 0.0,
-        fatal: 0.0,
-        delay: 1,
         rel: Reliable {
             timeout: 5,
             retry_cnt: 7,
@@ -565,10 +559,7 @@ fn each_qp_its_own_settings() {
             max_inflight: 8,
             ..Reliable::default()
         },
-        load: Load {
-            ready: 0.8,
-            latency: 2,
-        },
+        ..Case::directed()
     };
     for (what, case, status) in [
         ("dead", Case { loss: 1.0, ..base }, "RetryExcErr"),
