@@ -273,7 +273,7 @@ module wqe_reliable #(
         IDLE, OP, ANS, SWEEP_W, SWEEP, SWEPT, CAND_W, CAND, POLLED, TABLE1, TABLE2, TABLE3, CQE,
         HELD, RELEASE, FLUSH, PICK, RES, POSTED, REL_W, REL, SENT, NEXT, DONE
     } st_t;
-    st_t st, ret, after_cqe;
+    st_t st, ret;
 
     logic [SW-1:0]    k;            // the sweep's slot
     logic [SW-1:0]    c;            // the turn's slot
@@ -491,14 +491,14 @@ module wqe_reliable #(
                 TABLE3: begin
                     in_t3     <= 1'b0;
                     did       <= 1'b1;
-                    after_cqe <= NEXT;
                     from_held <= 1'b0;
                     fail_q    <= ans_status != wqe_fmt_pkg::STATUS_SUCCESS;
                     // Unsignaled success: acknowledged, and nothing written.
                     st <= ans_status != wqe_fmt_pkg::STATUS_SUCCESS || t_rdata[CQE_W] ? CQE : NEXT;
                 end
 
-                CQE: if (m_cqe_ready) st <= after_cqe;
+                // A completion ends the turn.
+                CQE: if (m_cqe_ready) st <= NEXT;
 
                 // b, c, d.
                 HELD: begin
@@ -528,7 +528,6 @@ module wqe_reliable #(
                     m_err_valid <= 1'b1;
                     m_err_slot  <= c;
                     did         <= 1'b1;
-                    after_cqe   <= NEXT;
                     st          <= CQE;
                 end
 

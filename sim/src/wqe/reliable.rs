@@ -146,9 +146,8 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
             d.set_s_init_retry_cnt(cfg.retry_cnt.min(7));
             d.set_s_init_rnr_retry(cfg.rnr_retry.min(7));
             d.set_s_init_timeout_ticks(cfg.scale.ack_timeout(cfg.timeout).unwrap_or(0));
-            o.handshake("INIT", |d| {
-                d.set_s_init_valid(true);
-            });
+            let ans = o.request("INIT", |d| d.set_s_init_valid(true));
+            assert_eq!(ans, None, "INIT answered as an acknowledgement");
         }
         o
     }
@@ -185,21 +184,28 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
     }
 
     /// Offers a request (`offer` sets its valid) until it is taken, then waits for the block
-    /// to be idle again (its ready back).
-    fn handshake(&mut self, what: &str, offer: impl Fn(&mut D)) {
+    /// to be idle again (the requests' ready back); returns the requester's answer to an
+    /// acknowledgement (`ack_done`), if one came.
+    fn request(&mut self, what: &str, offer: impl Fn(&mut D)) -> Option<u8> {
         let mut taken = false;
+        let mut ans = None;
         for _ in 0..STEP_LIMIT {
             self.idle_inputs();
             if !taken {
                 offer(&mut self.sim.dut);
             }
             self.sim.settle();
+            // IDLE: INIT's ready, and an acknowledgement's when no INIT is offered.
             let ready = self.sim.dut.s_init_ready();
+            if self.sim.dut.ack_done() {
+                assert!(ans.is_none(), "{what}: two answers to one acknowledgement");
+                ans = Some(self.sim.dut.ack_ans());
+            }
             self.err_requests();
             self.sim.step();
             self.counts.cycles += 1;
             if taken && ready {
-                return;
+                return ans;
             }
             taken |= ready;
         }
@@ -229,28 +235,8 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
         d.set_s_ack_psn(psn);
         d.set_s_ack_syndrome(syndrome);
         d.set_s_ack_rnr_ticks(rnr);
-        let mut ans = None;
-        let mut taken = false;
-        for _ in 0..STEP_LIMIT {
-            self.idle_inputs();
-            if !taken {
-                self.sim.dut.set_s_ack_valid(true);
-            }
-            self.sim.settle();
-            let ready = self.sim.dut.s_ack_ready();
-            if self.sim.dut.ack_done() {
-                assert!(ans.is_none(), "two answers to one acknowledgement");
-                ans = Some(self.sim.dut.ack_ans());
-            }
-            self.err_requests();
-            self.sim.step();
-            self.counts.cycles += 1;
-            if let (Some(a), true, true) = (ans, taken, ready) {
-                return a;
-            }
-            taken |= ready;
-        }
-        panic!("acknowledgement of slot {k}: no answer after {STEP_LIMIT} cycles");
+        self.request("an acknowledgement", |d| d.set_s_ack_valid(true))
+            .unwrap_or_else(|| panic!("acknowledgement of slot {k}: no answer"))
     }
 
     /// The requester's state after its last answer: (slot, una, snd, nxt, error, outstanding).
