@@ -366,8 +366,8 @@ module rc_requester #(
     // How far an acknowledgement up to `to` may go: not past a READ missing responses
     // (model read_bound).
     function automatic logic [23:0] bound_of(input logic [23:0] to, input logic [23:0] u,
-                                             input logic seen, input logic [23:0] start);
-        bound_of = seen && start < 24'(to - u) ? u + start : to;
+                                             input logic seen, input logic [23:0] read_at);
+        bound_of = seen && read_at < 24'(to - u) ? u + read_at : to;
     endfunction
 
     // The syndrome: ACK 000, RNR NAK 001, NAK 011 with codes 0-4; the rest is reserved.

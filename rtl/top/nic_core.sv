@@ -212,6 +212,14 @@ module nic_core #(
     logic [3:0]     mr_wr_access;
     logic [63:0]    mr_wr_base, mr_wr_length;
 
+    // Acknowledges that come in, for the send side's requesters: none yet, as rx_path is built
+    // without REQUESTER (Acknowledge frames stay unsupported discards) and the engine without
+    // RELIABLE (it would take and drop any).
+    logic        rack_valid, rack_ready;
+    logic [23:0] rack_qpn, rack_psn, rack_msn;
+    logic [7:0]  rack_syndrome;
+    wire unused_rack = ^rack_msn;
+
     wqe_engine #(
         .QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .TAG_W(RD_TAG_W), .BUF_W(BUF_W),
         .TSO(TSO)
@@ -243,6 +251,8 @@ module nic_core #(
         .rx_err_set_valid(rx_err_valid), .rx_err_set_slot(rx_err_slot),
         .s_ack_valid(ack_valid), .s_ack_ready(ack_ready), .s_ack_qpn(ack_qpn),
         .s_ack_psn(ack_psn), .s_ack_syndrome(ack_syndrome), .s_ack_msn(ack_msn),
+        .s_rack_valid(rack_valid), .s_rack_ready(rack_ready), .s_rack_qpn(rack_qpn),
+        .s_rack_psn(rack_psn), .s_rack_syndrome(rack_syndrome),
         .mr_wr_valid, .mr_wr_slot, .mr_wr_clear, .mr_wr_lkey, .mr_wr_pd, .mr_wr_access,
         .mr_wr_base, .mr_wr_length
     );
@@ -285,13 +295,6 @@ module nic_core #(
         .s_axil_rdata(b_rdata[32*RSS +: 32]), .s_axil_rresp(b_rresp[2*RSS +: 2])
     );
 
-    // Acknowledges that come in: no requester on the send side yet, so rx_path is built
-    // without REQUESTER and never gives one (Acknowledge frames stay unsupported discards).
-    logic        rack_valid;
-    logic [23:0] rack_qpn, rack_psn, rack_msn;
-    logic [7:0]  rack_syndrome;
-    wire unused_rack = ^{rack_valid, rack_qpn, rack_psn, rack_msn, rack_syndrome};
-
     // The receive path with the RC responder (CONTROL.RESPONDER, off after reset).
     rx_path #(
         .WQS(WQS), .QPS(QPS), .MRS(MRS), .MR_IDX_LSB(8), .TAG_W(RD_TAG_W), .BUF_BYTES(RX_BUF),
@@ -327,7 +330,7 @@ module nic_core #(
         .s_wr_done_tag(s1_wd_tag), .s_wr_done_err(s1_wd_err),
         .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_qpn(ack_qpn),
         .m_ack_psn(ack_psn), .m_ack_syndrome(ack_syndrome), .m_ack_msn(ack_msn),
-        .m_rack_valid(rack_valid), .m_rack_ready(1'b1), .m_rack_qpn(rack_qpn),
+        .m_rack_valid(rack_valid), .m_rack_ready(rack_ready), .m_rack_qpn(rack_qpn),
         .m_rack_psn(rack_psn), .m_rack_syndrome(rack_syndrome), .m_rack_msn(rack_msn),
         .frame_done(rx_frame_done), .flush_step(rx_flush_step), .flush_hit(rx_flush_hit)
     );

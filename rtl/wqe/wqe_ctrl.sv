@@ -10,6 +10,7 @@
 `include "rtl/wqe/wqe_qp_table.sv"
 `include "rtl/wqe/wqe_mr_keys.sv"
 `include "rtl/wqe/wqe_sched.sv"
+`include "rtl/wqe/wqe_transport.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -24,7 +25,10 @@
 //   wqe_qp_table  QP contexts (block RAM), states, next PSNs; QP commands; entropy at RTR
 //   wqe_mr_keys   which lkey each memory-region slot holds; MR commands; the MR write port
 //   wqe_sched     send and completion ring indices, doorbells, round robin, the pick stream
-//   wqe_err_merge the data path's and the receive path's moves to ERR into the table's port
+//   wqe_err_merge the data path's, the transport's and the receive path's moves to ERR into
+//                 the table's port
+//   wqe_transport (RELIABLE = 1) the reliable transport: the RC slots' turns, acknowledgements,
+//                 timers (docs/wqe-reliable.md, "In the engine")
 //
 // Commands: a COMMAND write sets STATUS.BUSY. The command starts once nothing else can touch
 // what it changes: no pick started, being read or offered, none outstanding (every pick has had
@@ -42,6 +46,7 @@ module wqe_ctrl #(
     parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS only; the data path's)
     parameter  int DATA_BYTES = 8,   // bytes per frame beat (CAPS only; the data path's)
     parameter  int TSO        = 0,   // the data path runs TSO (CAPS only; the data path's)
+    parameter  int RELIABLE   = 0,   // 1: the reliable transport (wqe_transport) is built in
     localparam int AW         = wqe_regs_pkg::WQE_ADDR_W,
     localparam int MW         = $clog2(MRS)
 ) (
@@ -73,6 +78,23 @@ module wqe_ctrl #(
     output logic [63:0]      m_pick_addr,      // host address of its first block
     output logic [2:0]       m_pick_stride_log2,
     output wqe_pkg::qp_ctx_t m_pick_ctx,       // its QP, as of the pick (or m_ack's QP)
+    output wqe_dp_pkg::rcp_t m_pick_rcp,       // the transport's packet or prepare, else 0
+    // the transport (RELIABLE = 1): the data path's answers to its picks, its completions,
+    // and the acknowledgements the receive path picks out (rx_path's m_rack_*)
+    input  wire              s_res_valid,
+    output logic             s_res_ready,
+    input  wire  [4:0]       s_res_status,
+    input  wire  [23:0]      s_res_packets,
+    input  wire              s_res_signaled,
+    input  wire  wqe_dp_pkg::cqe_t s_res_cqe,
+    output logic             m_cqe_valid,
+    input  wire              m_cqe_ready,
+    output wqe_dp_pkg::cqe_t m_cqe,
+    input  wire              s_rack_valid,
+    output logic             s_rack_ready,
+    input  wire  [23:0]      s_rack_qpn,
+    input  wire  [23:0]      s_rack_psn,
+    input  wire  [7:0]       s_rack_syndrome,
     input  wire              s_ack_valid,      // acknowledgements to frame (wqe_sched)
     output logic             s_ack_ready,
     input  wire [23:0]       s_ack_qpn,
@@ -141,25 +163,28 @@ module wqe_ctrl #(
     logic        cq_restart, cq_fault_q;
     logic [31:0] cq_consumer;
     logic        quiet, none_outstanding, idle;
+    logic        rel_on, rel_idle;
+    logic [31:0] rc_timing, rc_clock;
 
     // STATUS.IDLE: nothing in flight, an acknowledgement waiting included. A command does not
     // wait for that one (it waits for the command: ack_hold), only for what has begun.
     logic ack_waiting;
-    assign idle = !cmd_pending && quiet && none_outstanding && dp_idle && !ack_waiting;
+    assign idle = !cmd_pending && quiet && none_outstanding && dp_idle && !ack_waiting && rel_idle;
 
     wqe_regs #(
         .QPS       (QPS),
         .MRS       (MRS),
         .MAX_SGE   (MAX_SGE),
         .DATA_BYTES(DATA_BYTES),
-        .TSO       (TSO)
+        .TSO       (TSO),
+        .RELIABLE  (RELIABLE)
     ) u_regs (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
         .s_axil_arvalid, .s_axil_arready, .s_axil_araddr, .s_axil_rvalid, .s_axil_rready,
         .s_axil_rdata, .s_axil_rresp,
-        .enable, .profile, .nic_mac, .nic_ipv4, .nic_ipv6, .cq_base, .cq_log2, .cq_restart,
+        .enable, .profile, .reliable(rel_on), .rc_timing, .rc_clock, .nic_mac, .nic_ipv4, .nic_ipv6, .cq_base, .cq_log2, .cq_restart,
         .qp_staged,
         .mr_lkey  (mr_wr_lkey),
         .mr_pd    (mr_wr_pd),
@@ -198,7 +223,7 @@ module wqe_ctrl #(
             bad_done_q  <= 1'b0;
             may_start_q <= 1'b0;
         end else begin
-            may_start_q <= cmd_pending && quiet && none_outstanding && dp_idle;
+            may_start_q <= cmd_pending && quiet && none_outstanding && dp_idle && rel_idle;
             bad_done_q <= start && !is_qp && !is_mr;
             if (start) begin
                 started_q <= 1'b1;
@@ -211,7 +236,15 @@ module wqe_ctrl #(
 
     // ------------------------------------------------------------------------------------------
     // QP table, memory-region keys, scheduler.
-    logic [QPS-1:0] valid, runnable;
+    logic [QPS-1:0] valid, runnable, pending, rel_rc, rel_live;
+    logic           rel_err_valid;
+    logic [7:0]     rel_err_slot;
+    logic           turn_valid, turn_ready, turn_done;
+    logic [SW-1:0]  turn_slot;
+    logic           rpick_valid, rpick_ready, rpick_take;
+    logic [SW-1:0]  rpick_slot;
+    logic [31:0]    rpick_index;
+    wqe_dp_pkg::rcp_t rpick_rcp;
     logic           err_valid;
     logic [7:0]     err_slot;
 
@@ -223,6 +256,8 @@ module wqe_ctrl #(
         .clk, .rst,
         .dp_valid (err_set_valid),
         .dp_slot  (err_set_slot),
+        .rel_valid(rel_err_valid),
+        .rel_slot (rel_err_slot),
         .rx_valid (rx_err_set_valid),
         .rx_slot  (rx_err_set_slot),
         .hold     (cmd_pending),
@@ -282,9 +317,77 @@ module wqe_ctrl #(
         .cq_producer, .cq_consumer,
         .rd_en, .rd_slot, .rd_word, .rd_data,
         .m_pick_valid, .m_pick_ready, .m_pick_slot, .m_pick_index, .m_pick_addr,
-        .m_pick_stride_log2, .m_pick_ctx,
+        .m_pick_stride_log2, .m_pick_ctx, .m_pick_rcp,
+        .rel_rc, .rel_live,
+        .m_turn_valid(turn_valid), .m_turn_ready(turn_ready), .m_turn_slot(turn_slot),
+        .turn_done,
+        .s_rpick_valid(rpick_valid), .s_rpick_ready(rpick_ready), .s_rpick_slot(rpick_slot),
+        .s_rpick_take(rpick_take), .s_rpick_index(rpick_index), .s_rpick_rcp(rpick_rcp),
+        .pending,
         .quiet, .none_outstanding, .ack_waiting
     );
+
+    // ------------------------------------------------------------------------------------------
+    // The reliable transport.
+    if (RELIABLE != 0) begin : g_rel
+        wqe_transport #(
+            .QPS(QPS)
+        ) u_transport (
+            .clk, .rst,
+            .on              (rel_on),
+            .cfg_timeout     (rc_timing[wqe_regs_pkg::WQE_RC_TIMING_TIMEOUT_LSB +: 5]),
+            .cfg_retry_cnt   (rc_timing[wqe_regs_pkg::WQE_RC_TIMING_RETRY_CNT_LSB +: 3]),
+            .cfg_rnr_retry   (rc_timing[wqe_regs_pkg::WQE_RC_TIMING_RNR_RETRY_LSB +: 3]),
+            .cfg_max_inflight(rc_timing[wqe_regs_pkg::WQE_RC_TIMING_MAX_INFLIGHT_LSB +: 8]),
+            .cfg_scale       (rc_clock[wqe_regs_pkg::WQE_RC_CLOCK_SCALE_LSB +: 16]),
+            .cfg_tick        (rc_clock[wqe_regs_pkg::WQE_RC_CLOCK_TICK_LSB +: 16]),
+            .hold            (cmd_pending),
+            .idle            (rel_idle),
+            .valid, .runnable, .qp_err, .pending,
+            .qp_write        (qp_done && !qp_error && cmd_op == wqe_regs_pkg::WQE_OP_QP_WRITE),
+            .qp_destroy      (qp_done && !qp_error && cmd_op == wqe_regs_pkg::WQE_OP_QP_DESTROY),
+            .cmd_slot        (cmd_slot[SW-1:0]),
+            .qp_rc           (!qp_staged.ud && !qp_staged.raw),
+            .qp_qpn          (qp_staged.qpn),
+            .qp_psn          (qp_staged.first_psn),
+            .rel_rc, .rel_live,
+            .s_turn_valid(turn_valid), .s_turn_ready(turn_ready), .s_turn_slot(turn_slot),
+            .turn_done,
+            .m_rpick_valid(rpick_valid), .m_rpick_ready(rpick_ready), .m_rpick_slot(rpick_slot),
+            .m_rpick_take(rpick_take), .m_rpick_index(rpick_index), .m_rpick_rcp(rpick_rcp),
+            .prep_taken      (m_pick_valid && m_pick_ready && m_pick_rcp.en && m_pick_rcp.prep),
+            .prep_index      (m_pick_index),
+            .s_res_valid, .s_res_ready, .s_res_status, .s_res_packets, .s_res_signaled,
+            .s_res_cqe,
+            .m_cqe_valid, .m_cqe_ready, .m_cqe,
+            .m_err_valid     (rel_err_valid),
+            .m_err_slot      (rel_err_slot),
+            .s_rack_valid, .s_rack_ready, .s_rack_qpn, .s_rack_psn, .s_rack_syndrome
+        );
+        // RC_TIMING's bits between its fields, RC_CLOCK's all in use.
+        wire unused_timing = ^{rc_timing[31:24], rc_timing[15], rc_timing[11], rc_timing[7:5]};
+    end else begin : g_no_rel
+        assign rel_idle      = 1'b1;
+        assign rel_rc        = '0;
+        assign rel_live      = '0;
+        assign rel_err_valid = 1'b0;
+        assign rel_err_slot  = '0;
+        assign turn_ready    = 1'b0;
+        assign turn_done     = 1'b0;
+        assign rpick_valid   = 1'b0;
+        assign rpick_slot    = '0;
+        assign rpick_take    = 1'b0;
+        assign rpick_index   = '0;
+        assign rpick_rcp     = '0;
+        assign s_res_ready   = 1'b1;
+        assign m_cqe_valid   = 1'b0;
+        assign m_cqe         = '0;
+        assign s_rack_ready  = 1'b1;
+        wire unused_rel = ^{rel_on, rc_timing, rc_clock, pending, turn_valid, turn_slot,
+                            rpick_ready, s_res_valid, s_res_status, s_res_packets,
+                            s_res_signaled, s_res_cqe, m_cqe_ready, s_rack_valid, s_rack_qpn,
+                            s_rack_psn, s_rack_syndrome};
+    end
 
 endmodule
 

@@ -120,7 +120,12 @@ module wqe_dp
     output logic [4:0]           m_res_status,
     output logic [23:0]          m_res_packets,
     output logic                 m_res_signaled,
-    output wqe_dp_pkg::cqe_t     m_res_cqe
+    output wqe_dp_pkg::cqe_t     m_res_cqe,
+    // completions from elsewhere (the reliable transport's, as the peer acknowledges), written
+    // between the data path's own
+    input  wire                  s_cqe_valid,
+    output logic                 s_cqe_ready,
+    input  wire wqe_dp_pkg::cqe_t s_cqe
 );
 
     localparam int TAGS      = 2 ** TAG_W - 1;
@@ -433,10 +438,18 @@ module wqe_dp
         wire unused_rec = ^{rec_valid, rec_tso, rec_ipoib, rec_hdr_len, rec_mss, rec_len, keep_valid, keep};
     end
 
+    // The sender's completions first, then those from elsewhere (the sender's come one per WQE
+    // it finishes, so the others wait a WQE at most).
+    logic             w_ready;
+    wire              ext = s_cqe_valid && !cq_valid;
+    assign cq_ready    = w_ready && !ext;
+    assign s_cqe_ready = w_ready && ext;
+
     logic cq_busy;
     wqe_cq #(.TAG_W(2)) u_cq (
         .clk, .rst,
-        .s_cqe_valid(cq_valid), .s_cqe_ready(cq_ready), .s_cqe(cq),
+        .s_cqe_valid(cq_valid || s_cqe_valid), .s_cqe_ready(w_ready),
+        .s_cqe(ext ? s_cqe : cq),
         .cq_base, .cq_log2, .cq_producer, .cqe_written, .cq_fault,
         .m_wr_valid, .m_wr_ready, .m_wr_addr, .m_wr_data, .m_wr_keep, .m_wr_last, .m_wr_tag,
         .s_done_valid(s_wr_done_valid), .s_done_ready(s_wr_done_ready),

@@ -39,6 +39,8 @@ module wqe_engine #(
     parameter  int TAG_W   = 4,    // DMA read tag width (tag 2^TAG_W - 1 is the WQE fetch's)
     parameter  int BUF_W   = 11,   // log2 of the packet buffer's 64-bit words
     parameter  int TSO     = 0,    // 1: TSO work requests (the data path's segmenter, CAPS.TSO)
+    parameter  int RELIABLE = 0,   // 1: the reliable transport on RC QPs (CAPS2.RELIABLE,
+                                   // docs/wqe-reliable.md, "In the engine")
     localparam int AW      = wqe_regs_pkg::WQE_ADDR_W,
     localparam int MW      = $clog2(MRS)
 ) (
@@ -106,6 +108,11 @@ module wqe_engine #(
     input  wire [23:0]       s_ack_psn,        // the BTH PSN
     input  wire [7:0]        s_ack_syndrome,   // the AETH
     input  wire [23:0]       s_ack_msn,
+    input  wire              s_rack_valid,     // an acknowledgement for a local requester
+    output logic             s_rack_ready,     // (rx_path's m_rack_*; RELIABLE = 1)
+    input  wire [23:0]       s_rack_qpn,       // the local QP (the BTH destination)
+    input  wire [23:0]       s_rack_psn,
+    input  wire [7:0]        s_rack_syndrome,
     output logic             mr_wr_valid,      // wqe_mr's write port, as this engine's copy takes it
     output logic [MW-1:0]    mr_wr_slot,
     output logic             mr_wr_clear,      // 1: free the slot; 0: write the fields below
@@ -123,6 +130,11 @@ module wqe_engine #(
     logic [63:0]         pick_addr;
     logic [2:0]          pick_stride;
     wqe_pkg::qp_ctx_t    pick_ctx;
+    wqe_dp_pkg::rcp_t    pick_rcp;
+    logic                res_valid, res_ready, res_signaled, rcqe_valid, rcqe_ready;
+    logic [4:0]          res_status;
+    logic [23:0]         res_packets;
+    wqe_dp_pkg::cqe_t    res_cqe, rcqe;
     logic                dp_idle, wqe_retire, cqe_written, frame_sent, cq_fault;
     logic                ack_valid, ack_ready, ack_sent;
     logic [23:0]         ack_psn, ack_msn;
@@ -139,7 +151,8 @@ module wqe_engine #(
     logic [4:0]          cq_log2;
     logic [31:0]         cq_producer;
 
-    wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8), .TSO(TSO)) u_ctrl (
+    wqe_ctrl #(.QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .DATA_BYTES(8), .TSO(TSO),
+               .RELIABLE(RELIABLE)) u_ctrl (
         .clk, .rst,
         .s_axil_awvalid, .s_axil_awready, .s_axil_awaddr, .s_axil_wvalid, .s_axil_wready,
         .s_axil_wdata, .s_axil_wstrb, .s_axil_bvalid, .s_axil_bready, .s_axil_bresp,
@@ -147,7 +160,11 @@ module wqe_engine #(
         .s_axil_rdata, .s_axil_rresp,
         .m_pick_valid(pick_valid), .m_pick_ready(pick_ready), .m_pick_slot(pick_slot),
         .m_pick_index(pick_index), .m_pick_addr(pick_addr), .m_pick_stride_log2(pick_stride),
-        .m_pick_ctx(pick_ctx),
+        .m_pick_ctx(pick_ctx), .m_pick_rcp(pick_rcp),
+        .s_res_valid(res_valid), .s_res_ready(res_ready), .s_res_status(res_status),
+        .s_res_packets(res_packets), .s_res_signaled(res_signaled), .s_res_cqe(res_cqe),
+        .m_cqe_valid(rcqe_valid), .m_cqe_ready(rcqe_ready), .m_cqe(rcqe),
+        .s_rack_valid, .s_rack_ready, .s_rack_qpn, .s_rack_psn, .s_rack_syndrome,
         .s_ack_valid, .s_ack_ready, .s_ack_qpn, .s_ack_psn, .s_ack_syndrome, .s_ack_msn,
         .m_ack_valid(ack_valid), .m_ack_ready(ack_ready), .m_ack_psn(ack_psn),
         .m_ack_syndrome(ack_syndrome), .m_ack_msn(ack_msn),
@@ -181,20 +198,15 @@ module wqe_engine #(
     logic [63:0] dp_pay_data;
     logic [7:0]  dp_pay_keep;
 
-    // Both context structs list the same fields in the same order. Every pick is a whole WQE
-    // (no requester here yet: rcp 0), so nothing answers on the data path's m_res.
-    assign pick = {51'b0, pick_slot, pick_addr, pick_stride, pick_ctx};
+    // Both context structs list the same fields in the same order. A pick is a whole WQE
+    // unless the transport asks for one packet or a prepare (rcp), which answers on m_res.
+    assign pick = {pick_rcp, pick_slot, pick_addr, pick_stride, pick_ctx};
 
-    logic       dp_res_valid;
     logic [7:0] dp_res_slot;
-    logic [4:0] dp_res_status;
-    logic [23:0] dp_res_packets;
-    logic       dp_res_signaled;
-    wqe_dp_pkg::cqe_t dp_res_cqe;
-    wire unused_dp_res = ^{dp_res_valid, dp_res_slot, dp_res_status, dp_res_packets,
-                           dp_res_signaled, dp_res_cqe};
+    wire unused_dp_res = ^dp_res_slot;
 
-    wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO)) u_dp (
+    wqe_dp #(.QPS(QPS), .MAX_SGE(MAX_SGE), .TAG_W(TAG_W), .BUF_W(BUF_W), .TSO(TSO),
+             .RC_PACKETS(RELIABLE)) u_dp (
         .clk, .rst,
         .s_pick_valid(pick_valid), .s_pick_ready(pick_ready), .s_pick(pick),
         .qp_err, .err_set_valid, .err_set_slot, .psn_take_valid, .psn_take_slot, .psn_take_first,
@@ -211,9 +223,10 @@ module wqe_engine #(
         .m_desc_valid(desc_valid), .m_desc_ready(desc_ready), .m_desc(desc),
         .m_pay_tvalid(dp_pay_valid), .m_pay_tready(dp_pay_ready), .m_pay_tdata(dp_pay_data),
         .m_pay_tkeep(dp_pay_keep), .m_pay_tlast(dp_pay_last),
-        .m_res_valid(dp_res_valid), .m_res_ready(1'b1), .m_res_slot(dp_res_slot),
-        .m_res_status(dp_res_status), .m_res_packets(dp_res_packets),
-        .m_res_signaled(dp_res_signaled), .m_res_cqe(dp_res_cqe)
+        .m_res_valid(res_valid), .m_res_ready(res_ready), .m_res_slot(dp_res_slot),
+        .m_res_status(res_status), .m_res_packets(res_packets),
+        .m_res_signaled(res_signaled), .m_res_cqe(res_cqe),
+        .s_cqe_valid(rcqe_valid), .s_cqe_ready(rcqe_ready), .s_cqe(rcqe)
     );
 
     // The payload through a register slice: the data path's payload ready runs combinationally

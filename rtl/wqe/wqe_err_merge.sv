@@ -7,8 +7,11 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Two sources of moves to ERR into the QP table's one err_set port: the send data path's, which
-// goes first (it never waits), and the receive path's (rx_path's err_set), which may come in any
+// Three sources of moves to ERR into the QP table's one err_set port: the send data path's, which
+// goes first (it never waits); the reliable transport's (wqe_reliable's m_err), kept in a
+// register until the data path leaves the port free (a cycle or two: the transport moves
+// nothing while a command is pending, and looks at the QP's state again only several cycles
+// later); and the receive path's (rx_path's err_set), which may come in any
 // cycle. A receive-side move is kept as a bit per slot until it passes: in a cycle the send side
 // leaves the port free and no command is pending (a command's own write to a slot wins over a
 // move in the table, so a move in that cycle would be lost; the data path's never meet one, as
@@ -29,6 +32,8 @@ module wqe_err_merge #(
     input  wire         rst,          // synchronous, active high
     input  wire         dp_valid,     // the send data path's move (one cycle)
     input  wire  [7:0]  dp_slot,
+    input  wire         rel_valid,    // the reliable transport's move (one cycle; none while hold)
+    input  wire  [7:0]  rel_slot,
     input  wire         rx_valid,     // the receive path's move (one cycle)
     input  wire  [7:0]  rx_slot,
     input  wire         hold,         // a command is pending: keep the receive side's moves
@@ -41,7 +46,10 @@ module wqe_err_merge #(
     logic [SW-1:0]  pick_q;           // the lowest slot pending a cycle ago
     logic           fired_q;          // a move passed in the previous cycle
 
-    wire fire = have_q && !fired_q && !dp_valid && !hold;
+    logic           rel_q;            // the transport's move, waiting for the port
+    logic [7:0]     rel_slot_q;
+    wire            rel_fire = rel_q && !dp_valid;
+    wire fire = have_q && !fired_q && !dp_valid && !rel_fire && !hold;
 
     // The lowest pending slot in two levels, each group's lowest bit and then the lowest group
     // with one: written as one loop over the slots, Yosys made a chain 21 LUTs deep at 64 slots
@@ -69,8 +77,8 @@ module wqe_err_merge #(
         end
     end
 
-    assign err_valid = dp_valid || fire;
-    assign err_slot  = dp_valid ? dp_slot : 8'(pick_q);
+    assign err_valid = dp_valid || rel_fire || fire;
+    assign err_slot  = dp_valid ? dp_slot : rel_fire ? rel_slot_q : 8'(pick_q);
 
     always_comb begin
         pend_n = pend_q;
@@ -88,7 +96,15 @@ module wqe_err_merge #(
             have_q  <= 1'b0;
             pick_q  <= '0;
             fired_q <= 1'b0;
+            rel_q   <= 1'b0;
         end else begin
+            // Two of the transport's moves are many cycles apart (each ends an operation).
+            if (rel_valid) begin
+                rel_q      <= 1'b1;
+                rel_slot_q <= rel_slot;
+            end else if (rel_fire) begin
+                rel_q <= 1'b0;
+            end
             pend_q  <= pend_n;
             have_q  <= |pend_q;
             fired_q <= fire;

@@ -41,6 +41,7 @@ module wqe_regs #(
     parameter  int MAX_SGE    = 16,  // data segments a WQE may have (CAPS.MAX_SGE)
     parameter  int DATA_BYTES = 8,   // bytes per beat of the frame output (CAPS.DATA_BYTES)
     parameter  int TSO        = 0,   // the data path runs TSO work requests (CAPS.TSO)
+    parameter  int RELIABLE   = 0,   // the reliable transport is built in (CAPS2.RELIABLE)
     localparam int AW         = wqe_regs_pkg::WQE_ADDR_W
 ) (
     input  wire              clk,
@@ -66,6 +67,9 @@ module wqe_regs #(
     // configuration
     output logic             enable,          // CONTROL.ENABLE
     output logic [1:0]       profile,         // CONTROL.PROFILE
+    output logic             reliable,        // CONTROL.RELIABLE (0 unless built in)
+    output logic [31:0]      rc_timing,       // RC_TIMING as written
+    output logic [31:0]      rc_clock,        // RC_CLOCK as written
     output logic [47:0]      nic_mac,
     output logic [31:0]      nic_ipv4,
     output logic [127:0]     nic_ipv6,
@@ -182,6 +186,7 @@ module wqe_regs #(
 
     assign enable    = control_q[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB];
     assign profile   = control_q[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2];
+    assign reliable  = RELIABLE != 0 && control_q[wqe_regs_pkg::WQE_CONTROL_RELIABLE_LSB];
     assign nic_ipv4  = plain_q[P_NIC_IPV4];
     assign nic_mac   = {plain_q[P_NIC_MAC], plain_q[P_NIC_MAC + 1][31:16]};
     assign nic_ipv6  = {plain_q[P_NIC_IPV6], plain_q[P_NIC_IPV6 + 1], plain_q[P_NIC_IPV6 + 2],
@@ -297,6 +302,14 @@ module wqe_regs #(
             ring_req_valid <= 1'b0;
             cq_restart     <= 1'b0;
             control_q      <= '0;
+            // The model's default settings (model::rc::Reliable::default), a tick of 4.096 us at
+            // 125 MHz.
+            rc_timing      <= (32'd8 << wqe_regs_pkg::WQE_RC_TIMING_TIMEOUT_LSB)
+                            | (32'd7 << wqe_regs_pkg::WQE_RC_TIMING_RETRY_CNT_LSB)
+                            | (32'd7 << wqe_regs_pkg::WQE_RC_TIMING_RNR_RETRY_LSB)
+                            | (32'd16 << wqe_regs_pkg::WQE_RC_TIMING_MAX_INFLIGHT_LSB);
+            rc_clock       <= (32'd1 << wqe_regs_pkg::WQE_RC_CLOCK_SCALE_LSB)
+                            | (32'd512 << wqe_regs_pkg::WQE_RC_CLOCK_TICK_LSB);
             cq_log2        <= '0;
         end else begin
             cq_restart <= 1'b0;
@@ -335,6 +348,8 @@ module wqe_regs #(
                 // The plain words are written above.
                 case (aw_addr_q)
                     wqe_regs_pkg::WQE_CONTROL:   control_q  <= merge(control_q, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_RC_TIMING: rc_timing  <= merge(rc_timing, w_data_q, w_strb_q);
+                    wqe_regs_pkg::WQE_RC_CLOCK:  rc_clock   <= merge(rc_clock, w_data_q, w_strb_q);
                     wqe_regs_pkg::WQE_CQ_LOG2: begin
                         cq_log2    <= w_strb_q[0] ? w_data_q[4:0] : cq_log2;
                         cq_restart <= 1'b1;
@@ -411,7 +426,12 @@ module wqe_regs #(
             wqe_regs_pkg::WQE_CONTROL: begin
                 read_misc[wqe_regs_pkg::WQE_CONTROL_ENABLE_LSB]      = enable;
                 read_misc[wqe_regs_pkg::WQE_CONTROL_PROFILE_LSB +: 2] = profile;
+                read_misc[wqe_regs_pkg::WQE_CONTROL_RELIABLE_LSB]    = reliable;
             end
+            wqe_regs_pkg::WQE_CAPS2:
+                read_misc[wqe_regs_pkg::WQE_CAPS2_RELIABLE_LSB]      = RELIABLE != 0;
+            wqe_regs_pkg::WQE_RC_TIMING:   read_misc = RELIABLE != 0 ? rc_timing : '0;
+            wqe_regs_pkg::WQE_RC_CLOCK:    read_misc = RELIABLE != 0 ? rc_clock : '0;
             wqe_regs_pkg::WQE_STATUS: begin
                 read_misc[wqe_regs_pkg::WQE_STATUS_BUSY_LSB]      = cmd_pending;
                 read_misc[wqe_regs_pkg::WQE_STATUS_CMD_ERROR_LSB] = cmd_error_q;

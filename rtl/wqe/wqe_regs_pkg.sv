@@ -41,12 +41,14 @@ package wqe_regs_pkg;
     localparam int unsigned WQE_CAPS_RAW_LSB = 31;
     localparam int unsigned WQE_CAPS_RAW_W = 1;
 
-    // CONTROL: enable and entropy profile
+    // CONTROL: enable, entropy profile and the reliable transport
     localparam logic [12:0] WQE_CONTROL = 13'h0008;
     localparam int unsigned WQE_CONTROL_ENABLE_LSB = 0;
     localparam int unsigned WQE_CONTROL_ENABLE_W = 1;
     localparam int unsigned WQE_CONTROL_PROFILE_LSB = 4;
     localparam int unsigned WQE_CONTROL_PROFILE_W = 2;
+    localparam int unsigned WQE_CONTROL_RELIABLE_LSB = 8;
+    localparam int unsigned WQE_CONTROL_RELIABLE_W = 1;
 
     // STATUS: state; write 1 to a sticky bit to clear it
     localparam logic [12:0] WQE_STATUS = 13'h000c;
@@ -99,6 +101,29 @@ package wqe_regs_pkg;
 
     // FRAMES: frames sent since reset (wraps)
     localparam logic [12:0] WQE_FRAMES = 13'h0058;
+
+    // CAPS2: more of the parameters the block was built with
+    localparam logic [12:0] WQE_CAPS2 = 13'h005c;
+    localparam int unsigned WQE_CAPS2_RELIABLE_LSB = 0;
+    localparam int unsigned WQE_CAPS2_RELIABLE_W = 1;
+
+    // RC_TIMING: the reliable transport's settings for every RC QP (taken at its QP_WRITE)
+    localparam logic [12:0] WQE_RC_TIMING = 13'h0060;
+    localparam int unsigned WQE_RC_TIMING_TIMEOUT_LSB = 0;
+    localparam int unsigned WQE_RC_TIMING_TIMEOUT_W = 5;
+    localparam int unsigned WQE_RC_TIMING_RETRY_CNT_LSB = 8;
+    localparam int unsigned WQE_RC_TIMING_RETRY_CNT_W = 3;
+    localparam int unsigned WQE_RC_TIMING_RNR_RETRY_LSB = 12;
+    localparam int unsigned WQE_RC_TIMING_RNR_RETRY_W = 3;
+    localparam int unsigned WQE_RC_TIMING_MAX_INFLIGHT_LSB = 16;
+    localparam int unsigned WQE_RC_TIMING_MAX_INFLIGHT_W = 8;
+
+    // RC_CLOCK: the reliable transport's clock
+    localparam logic [12:0] WQE_RC_CLOCK = 13'h0064;
+    localparam int unsigned WQE_RC_CLOCK_SCALE_LSB = 0;
+    localparam int unsigned WQE_RC_CLOCK_SCALE_W = 16;
+    localparam int unsigned WQE_RC_CLOCK_TICK_LSB = 16;
+    localparam int unsigned WQE_RC_CLOCK_TICK_W = 16;
 
     // QP_QPN: staged QP: its number (bits 23:0)
     localparam logic [12:0] WQE_QP_QPN = 13'h0100;

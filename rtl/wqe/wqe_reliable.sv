@@ -19,8 +19,10 @@
 // the data path for prepare and packet picks (wqe_dp_pkg::rcp_t).
 //
 // It does one thing at a time, taken in IDLE: INIT of a slot's requester (s_init), an
-// acknowledgement (s_ack: RECEIVE), or a step (s_step), which is the model's `Queues::step`
-// for the RC slots:
+// acknowledgement (s_ack: RECEIVE), or a step (s_step). A step with s_step_sweep and
+// s_step_turn is the model's `Queues::step` for the RC slots (the standalone bench's); the
+// engine asks for the two apart, a sweep on its timers' clock and a turn (s_step_one) on the
+// slot its round robin chose, which ends with nothing done when that slot has nothing to do:
 //   1. the sweep, slot 0 first (`Queues::rc_tick`): a slot whose QP is in ERR and whose
 //      requester has requests outstanding and has not failed is aborted from `una` with
 //      wr_flush_err; any other RC slot gets a TICK, whose ERROR moves its QP to ERR (m_err);
@@ -87,9 +89,14 @@ module wqe_reliable #(
     input  wire  [TIME_W-1:0]           s_ack_rnr_ticks,  // the RNR delay of its timer code
     output logic                        ack_done,         // one cycle: the requester answered
     output logic [rc_pkg::RC_REQ_ANS_W-1:0] ack_ans,      // ... this (held until the next)
-    // a step
+    // a step: the sweep (s_step_sweep), then a turn (s_step_turn) on the first slot from
+    // `next` on that has something to do, or (s_step_one) on slot s_step_slot only
     input  wire                         s_step_valid,
     output logic                        s_step_ready,
+    input  wire                         s_step_sweep,
+    input  wire                         s_step_turn,
+    input  wire                         s_step_one,
+    input  wire  [SW-1:0]               s_step_slot,
     output logic                        m_step_valid,
     input  wire                         m_step_ready,
     output logic                        m_step_ran,       // a turn ran
@@ -122,6 +129,10 @@ module wqe_reliable #(
     // a QP to move to ERR (one cycle; `err` shows it from the next)
     output logic                        m_err_valid,
     output logic [SW-1:0]               m_err_slot,
+    // per slot: a failure held, or requests outstanding (with `pending`, what makes an RC
+    // slot one whose turn may do something; the outside's round robin reads it)
+    output logic [QPS-1:0]              live,
+    output logic                        idle,             // in IDLE, nothing offered
     // the requester's state after its last answer, of slot `st_slot`
     output logic [SW-1:0]               st_slot,
     output logic [23:0]                 st_una,
@@ -278,7 +289,9 @@ module wqe_reliable #(
     logic [SW-1:0]    k;            // the sweep's slot
     logic [SW-1:0]    c;            // the turn's slot
     logic [SW-1:0]    next_q;       // where the next step's turn starts
-    logic [SW:0]      tried;        // slots looked at in this step
+    logic [SW:0]      tried;        // slots looked at in this step (one slot: from QPS - 1)
+    logic             turn_q, one_q;// the step's turn, on slot_q only
+    logic [SW-1:0]    slot_q;
     logic             did;          // the turn did something
     logic             pick_prep;    // the pick offered is a prepare
     logic             res_signaled; // the prepare's answer
@@ -388,9 +401,22 @@ module wqe_reliable #(
                         st      <= OP;
                         ret     <= IDLE;
                     end else if (s_step_valid) begin
+                        turn_q   <= s_step_turn;
+                        one_q    <= s_step_one;
+                        slot_q   <= s_step_slot;
                         k        <= '0;
-                        cur      <= '0;
-                        st       <= SWEEP_W;
+                        if (s_step_sweep) begin
+                            cur <= '0;
+                            st  <= SWEEP_W;
+                        end else if (s_step_turn) begin
+                            c     <= s_step_one ? s_step_slot : next_q;
+                            cur   <= s_step_one ? s_step_slot : next_q;
+                            tried <= s_step_one ? (SW + 1)'(QPS - 1) : '0;
+                            st    <= CAND_W;
+                        end else begin
+                            m_step_ran <= 1'b0;
+                            st         <= DONE;
+                        end
                     end
                 end
 
@@ -446,10 +472,11 @@ module wqe_reliable #(
                 SWEPT: begin
                     k <= k + SW'(1);
                     if (32'(k) == QPS - 1) begin
-                        c     <= next_q;
-                        cur   <= next_q;
-                        tried <= '0;
-                        st    <= CAND_W;
+                        c          <= one_q ? slot_q : next_q;
+                        cur        <= one_q ? slot_q : next_q;
+                        tried      <= one_q ? (SW + 1)'(QPS - 1) : '0;
+                        m_step_ran <= 1'b0;
+                        st         <= turn_q ? CAND_W : DONE;
                     end else begin
                         cur <= k + SW'(1);
                         st  <= SWEEP_W;
@@ -661,6 +688,13 @@ module wqe_reliable #(
             end
         end
     end
+
+    always_comb begin
+        for (int s = 0; s < QPS; s++) begin
+            live[s] = held_s[s] || !out0_s[s];
+        end
+    end
+    assign idle = st == IDLE;
 
     // A packet pick: the requester's answer as it came (a prepare's fields are unused).
     assign m_pick_index   = ans_wr;

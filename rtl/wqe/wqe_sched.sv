@@ -4,6 +4,7 @@
 `ifndef ROCENIC_WQE_SCHED_SV
 `define ROCENIC_WQE_SCHED_SV
 `include "rtl/wqe/wqe_pkg.sv"
+`include "rtl/wqe/wqe_dp_pkg.sv"
 `include "rtl/wqe/wqe_rr.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -54,6 +55,16 @@
 // holding the route, in the cycle a pick would; else the acknowledgement is dropped, as the
 // model drops one whose QP has no route. Neither ENABLE nor CQ_FAULT holds them: they are the
 // receive side's, and the receive path waits for them.
+//
+// The reliable transport (docs/wqe-reliable.md, "In the engine"): a slot in rel_rc (an RC QP
+// with the transport on) is eligible when it is runnable and has a WQE posted or is rel_live
+// (a failure held, requests outstanding); when the round robin commits it, the slot's turn
+// leaves on m_turn (one turn at a time) instead of a pick, and counts as outstanding until
+// turn_done. The turn's own picks come back on s_rpick, before any new commit: a prepare or a
+// flush takes the slot's next WQE as a pick does; a packet names its WQE's ring index. They run
+// the pick sequence as any pick, m_pick_rcp saying what the data path is to do with them, and
+// count as outstanding until their wqe_retire; the completion ring's room holds them back not,
+// being part of a turn it admitted.
 module wqe_sched #(
     parameter  int QPS = 64,                    // QP slots, a power of two, 4..256
     localparam int SW  = $clog2(QPS),           // slot index width
@@ -110,7 +121,22 @@ module wqe_sched #(
     output logic [63:0]      m_pick_addr,
     output logic [2:0]       m_pick_stride_log2,
     output wqe_pkg::qp_ctx_t m_pick_ctx,
+    output wqe_dp_pkg::rcp_t m_pick_rcp,        // the transport's packet or prepare (en), else 0
+    // the reliable transport (all 0 without it)
+    input  wire  [QPS-1:0]   rel_rc,            // slots whose turns are the transport's
+    input  wire  [QPS-1:0]   rel_live,          // ... with a failure held or requests outstanding
+    output logic             m_turn_valid,
+    input  wire              m_turn_ready,
+    output logic [SW-1:0]    m_turn_slot,
+    input  wire              turn_done,         // one cycle: the turn taken has ended
+    input  wire              s_rpick_valid,     // a turn's pick
+    output logic             s_rpick_ready,
+    input  wire  [SW-1:0]    s_rpick_slot,
+    input  wire              s_rpick_take,      // take the ring's next WQE (prepare, flush)
+    input  wire  [31:0]      s_rpick_index,     // else the WQE's ring index (a packet)
+    input  wire wqe_dp_pkg::rcp_t s_rpick_rcp,  // rcp.en 0: a flush, the whole WQE
     // status
+    output logic [QPS-1:0]   pending,           // slots with WQEs posted and not taken
     output logic             quiet,             // no pick started, running or offered, none due
     output logic             none_outstanding,  // every pick has retired
     output logic             ack_waiting        // an acknowledgement taken, its read not begun
@@ -163,8 +189,17 @@ module wqe_sched #(
     logic           a_ok_q;             // word 0 allows it
 
     wire ack_go = a_full_q && !busy_q && !m_pick_valid && !m_ack_valid && !ack_hold && !ring_clr;
-    wire commit = cand_ok && !busy_q && !m_pick_valid && !m_ack_valid && r_q == R_IDLE
+    // A turn's pick before any new commit (the turn holds the transport until it has its answer).
+    wire rp_go  = s_rpick_valid && !busy_q && !m_pick_valid && !m_ack_valid && r_q == R_IDLE
                && !ring_clr && !ack_go;
+    logic turn_busy_q;
+    wire  sched_ok    = cand_ok && !busy_q && !m_pick_valid && !m_ack_valid && r_q == R_IDLE
+                     && !ring_clr && !ack_go && !rp_go;
+    wire  is_turn     = rel_rc[cand_q];
+    wire  commit_turn = sched_ok && is_turn && !turn_busy_q && !m_turn_valid;
+    wire  commit_pick = sched_ok && !is_turn;
+    wire  commit      = commit_turn || commit_pick;
+    assign s_rpick_ready = rp_go;
 
     // ------------------------------------------------------------------------------------------
     // Round robin and the conditions for a pick: the eligible slots, `next` and the conditions
@@ -199,8 +234,8 @@ module wqe_sched #(
             ok2_q <= 1'b0;
             ok3_q <= 1'b0;
         end else begin
-            req_q  <= runnable & pending_q;
-            any0_q <= (runnable & pending_q) != '0;
+            req_q  <= runnable & (pending_q | (rel_rc & rel_live));
+            any0_q <= (runnable & (pending_q | (rel_rc & rel_live))) != '0;
             ok0_q  <= enable && !hold && room;
             ok1_q <= ok0_q;
             ok2_q <= ok1_q;
@@ -294,14 +329,19 @@ module wqe_sched #(
         end else begin
             // At most 2^16 entries: CQ_LOG2 above 16 acts as 16.
             room_mask_q <= ~((18'd1 << (cq_log2 > 5'd16 ? 5'd16 : cq_log2)) - 18'd1);
-            outstanding_q <= outstanding_q + 17'(commit) - 17'(wqe_retire);
+            outstanding_q <= outstanding_q + 17'(commit) + 17'(rp_go) - 17'(wqe_retire)
+                           - 17'(turn_done);
             if (commit) begin
                 next_q <= cand_q + SW'(1);
+            end
+            // A turn's packet names its WQE (a take sets the index in R_TAKE2).
+            if (rp_go && !s_rpick_take) begin
+                m_pick_index <= s_rpick_index;
             end
             case (r_q)
                 R_IDLE: begin
                     // A ring_clr (during a command, when nothing else comes) takes the cycle.
-                    if (commit) begin
+                    if (commit_pick || (rp_go && s_rpick_take)) begin
                         r_q <= R_TAKE1;
                     end else if (ring_req_valid && !ring_clr) begin
                         r_q <= ring_req_cq ? R_CQ1 : R_DB1;
@@ -376,10 +416,12 @@ module wqe_sched #(
         end
     end
 
+    assign pending          = pending_q;
     assign cq_producer      = cq_prod_q;
     assign cq_consumer      = cq_cons_q;
     assign none_outstanding = outstanding_q == '0;
-    assign quiet            = !busy_q && !m_pick_valid && !m_ack_valid && !(ok0_q && any0_q)
+    assign quiet            = !busy_q && !m_pick_valid && !m_ack_valid && !m_turn_valid
+                           && !turn_busy_q && !(ok0_q && any0_q)
                            && !(ok1_q && rr_any1) && !(ok2_q && rr_any2) && !cand_ok;
 
     // ------------------------------------------------------------------------------------------
@@ -412,13 +454,15 @@ module wqe_sched #(
             m_ack_valid  <= 1'b0;
             a_full_q     <= 1'b0;
             a_read_q     <= 1'b0;
+            m_turn_valid <= 1'b0;
+            turn_busy_q  <= 1'b0;
         end else begin
             cap_q       <= rd_en;
             cap2_q      <= cap_q;
-            if (commit || ack_go) begin
+            if (commit_pick || ack_go || rp_go) begin
                 busy_q   <= 1'b1;
                 t_q      <= '0;
-                slot_q   <= ack_go ? SW'(a_qpn_q) : cand_q;
+                slot_q   <= ack_go ? SW'(a_qpn_q) : rp_go ? s_rpick_slot : cand_q;
                 a_read_q <= ack_go;
             end else if (busy_q) begin
                 t_q <= t_q + 3'd1;
@@ -433,6 +477,16 @@ module wqe_sched #(
             end
             if (m_ack_valid && m_ack_ready) begin
                 m_ack_valid <= 1'b0;
+            end
+            // A turn offered, then running until turn_done.
+            if (commit_turn) begin
+                m_turn_valid <= 1'b1;
+                turn_busy_q  <= 1'b1;
+            end else if (m_turn_valid && m_turn_ready) begin
+                m_turn_valid <= 1'b0;
+            end
+            if (turn_done) begin
+                turn_busy_q <= 1'b0;
             end
             // The request register: free once its read starts.
             if (ack_go) begin
@@ -452,6 +506,15 @@ module wqe_sched #(
             a_psn_q <= s_ack_psn;
             a_syn_q <= s_ack_syndrome;
             a_msn_q <= s_ack_msn;
+        end
+        if (commit_turn) begin
+            m_turn_slot <= cand_q;
+        end
+        // What the pick asks of the data path: a turn's packet or prepare, else the whole WQE.
+        if (commit_pick || ack_go) begin
+            m_pick_rcp <= '0;
+        end else if (rp_go) begin
+            m_pick_rcp <= s_rpick_rcp;
         end
         if (ack_go) begin
             r_qpn_q        <= a_qpn_q;

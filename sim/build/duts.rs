@@ -173,6 +173,11 @@ pub const DUTS: &[DutSpec] = &[
         params: &[("QPS", "16"), ("MRS", "16")],
         ..dut("wqe_engine_16", "wqe_engine", WQE_ENGINE)
     },
+    // The ECP5-25F build with the reliable transport on RC QPs (RC_CONTROL, s_rack_*).
+    DutSpec {
+        params: &[("QPS", "16"), ("MRS", "16"), ("RELIABLE", "1")],
+        ..dut("wqe_engine_rel", "wqe_engine", WQE_ENGINE)
+    },
     // The receive path's front end at its defaults (64-bit beats, 16 KiB buffer, 256 frames).
     dut("rx_check", "rx_check", RX_CHECK),
     // The receive path's control plane at its defaults (64 work queues, 64 receive contexts),

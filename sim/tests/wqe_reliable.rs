@@ -8,7 +8,9 @@
 //! refuses an access (a fatal NAK); in some runs software moves a QP to ERR, a queue's first WQE
 //! fails, a 2 GiB SEND asks for half the PSN space, or the QPs have their own transport
 //! attributes. Each acknowledgement goes to both, each step runs on both,
-//! and each must agree: the requester's answer to an acknowledgement and its state after it,
+//! and each must agree (half the runs ask for each step as the engine does: a sweep, then a
+//! turn on the slot the model chose): the requester's answer to an acknowledgement and its
+//! state after it,
 //! then for each step whether a turn ran and on which QP, its frames byte for byte, the
 //! completion written, and every QP's state. A run ends when everything posted has completed
 //! and nothing is in flight; a run that does not end is a hang.
@@ -53,6 +55,9 @@ struct Case {
     own: bool,
     /// The three QPs' own attributes, given (over `own`).
     fixed: Option<[QpTransport; 3]>,
+    /// Each step asked for as the engine does (`Outside::step_split`): a sweep alone, then a
+    /// turn on the slot the model's round robin chose.
+    split: bool,
     faults: f64,
     loss: f64,
     rnr: f64,
@@ -73,6 +78,7 @@ impl Case {
             kill: None,
             own: false,
             fixed: None,
+            split: false,
             faults: 0.0,
             loss: 0.0,
             rnr: 0.0,
@@ -96,6 +102,7 @@ impl Case {
             kill: (i % 4 == 2).then(|| r.gen_range(10..60)),
             own: i % 4 < 2,
             fixed: None,
+            split: i >= 8,
             faults: [0.0, 0.02, 0.05, 0.1][i % 4],
             loss: [0.0, 0.02, 0.08][i % 3],
             rnr: [0.0, 0.03][i % 2],
@@ -366,7 +373,14 @@ fn run(name: &str, case: Case, s: u64, seen: &mut Seen) {
                 frames,
             },
         };
-        let got = o.step(q.now());
+        let got = if case.split {
+            let k = want
+                .ran
+                .map(|qpn| o.slots.iter().position(|sl| sl.qpn == qpn).expect("a slot"));
+            o.step_split(q.now(), k)
+        } else {
+            o.step(q.now())
+        };
         assert_eq!(got, want, "{}", what(step));
         for (k, sl) in o.slots.iter().enumerate() {
             let m = engine.qps.get(sl.qpn).map(|q| q.state());

@@ -83,6 +83,68 @@ pub mod control {
         2,
         "entropy profile: 0 linux, 1 rfc-v2, 2 rfc-v1, 3 rxe",
     );
+    /// The reliable transport.
+    pub const RELIABLE: Field = field(
+        "RELIABLE",
+        8,
+        1,
+        "the reliable transport on RC QPs (CAPS2.RELIABLE; set it before any QP_WRITE)",
+    );
+}
+
+/// `CAPS2` fields.
+pub mod caps2 {
+    use super::{field, Field};
+    /// The reliable transport is built in.
+    pub const RELIABLE: Field = field(
+        "RELIABLE",
+        0,
+        1,
+        "1: the engine has the reliable transport (CONTROL.RELIABLE, RC_TIMING, RC_CLOCK)",
+    );
+}
+
+/// `RC_TIMING` fields: the NIC's transport settings (`model::rc::Reliable`), taken by each RC
+/// QP's requester at its QP_WRITE.
+pub mod rc_timing {
+    use super::{field, Field};
+    /// Verbs `timeout`.
+    pub const TIMEOUT: Field = field(
+        "TIMEOUT",
+        0,
+        5,
+        "verbs timeout: the local ACK timeout is RC_CLOCK.SCALE << TIMEOUT ticks, 0 none (reset 8)",
+    );
+    /// Verbs `retry_cnt`.
+    pub const RETRY_CNT: Field = field("RETRY_CNT", 8, 3, "verbs retry_cnt (reset 7)");
+    /// Verbs `rnr_retry`.
+    pub const RNR_RETRY: Field = field("RNR_RETRY", 12, 3, "verbs rnr_retry, 7 forever (reset 7)");
+    /// The window.
+    pub const MAX_INFLIGHT: Field = field(
+        "MAX_INFLIGHT",
+        16,
+        8,
+        "packets a requester keeps unacknowledged, 1 or more (reset 16)",
+    );
+}
+
+/// `RC_CLOCK` fields: the transport's clock.
+pub mod rc_clock {
+    use super::{field, Field};
+    /// Ticks per 4.096 µs.
+    pub const SCALE: Field = field(
+        "SCALE",
+        0,
+        16,
+        "ticks per 4.096 us (model::rc::Scale), 1 or more (reset 1)",
+    );
+    /// Cycles per tick.
+    pub const TICK: Field = field(
+        "TICK",
+        16,
+        16,
+        "clock cycles per tick, 1 or more; each tick sweeps the RC QPs' timers (reset 512: 4.096 us at 125 MHz)",
+    );
 }
 
 /// `STATUS` fields.
@@ -229,8 +291,8 @@ pub const MAP: &[Register] = &[
         "CONTROL",
         1,
         Access::Rw,
-        "enable and entropy profile",
-        &[control::ENABLE, control::PROFILE],
+        "enable, entropy profile and the reliable transport",
+        &[control::ENABLE, control::PROFILE, control::RELIABLE],
     ),
     reg(
         0x00C,
@@ -325,6 +387,35 @@ pub const MAP: &[Register] = &[
         Access::Ro,
         "frames sent since reset (wraps)",
         &[],
+    ),
+    reg(
+        0x05C,
+        "CAPS2",
+        1,
+        Access::Ro,
+        "more of the parameters the block was built with",
+        &[caps2::RELIABLE],
+    ),
+    reg(
+        0x060,
+        "RC_TIMING",
+        1,
+        Access::Rw,
+        "the reliable transport's settings for every RC QP (taken at its QP_WRITE)",
+        &[
+            rc_timing::TIMEOUT,
+            rc_timing::RETRY_CNT,
+            rc_timing::RNR_RETRY,
+            rc_timing::MAX_INFLIGHT,
+        ],
+    ),
+    reg(
+        0x064,
+        "RC_CLOCK",
+        1,
+        Access::Rw,
+        "the reliable transport's clock",
+        &[rc_clock::SCALE, rc_clock::TICK],
     ),
     reg(
         0x100,
@@ -515,6 +606,12 @@ pub const CQ_LOG2: u32 = at("CQ_LOG2");
 pub const CQ_CONSUMER: u32 = at("CQ_CONSUMER");
 /// `CQ_PRODUCER`.
 pub const CQ_PRODUCER: u32 = at("CQ_PRODUCER");
+/// `CAPS2`.
+pub const CAPS2: u32 = at("CAPS2");
+/// `RC_TIMING`.
+pub const RC_TIMING: u32 = at("RC_TIMING");
+/// `RC_CLOCK`.
+pub const RC_CLOCK: u32 = at("RC_CLOCK");
 /// `WQES`.
 pub const WQES: u32 = at("WQES");
 /// `FRAMES`.
@@ -601,6 +698,35 @@ pub fn nic_writes(nic: &Nic, profile: Profile, enable: bool) -> [Write32; 8] {
             CONTROL,
             control::ENABLE.put(enable.into()) | control::PROFILE.put(profile.code().into()),
         ),
+    ]
+}
+
+/// Writes that give the engine the reliable transport's settings `rel` (its clock ticking every
+/// `tick` cycles) and turn it on or off, keeping `CONTROL`'s other fields as [`nic_writes`]
+/// sets them (`enable`, `profile`); write them before any QP.
+pub fn reliable_writes(
+    rel: Option<&crate::rc::Reliable>,
+    tick: u16,
+    profile: Profile,
+    enable: bool,
+) -> [Write32; 3] {
+    let r = rel.copied().unwrap_or_default();
+    let control = control::ENABLE.put(enable.into())
+        | control::PROFILE.put(profile.code().into())
+        | control::RELIABLE.put(rel.is_some().into());
+    [
+        (
+            RC_TIMING,
+            rc_timing::TIMEOUT.put(r.timeout.into())
+                | rc_timing::RETRY_CNT.put(r.retry_cnt.into())
+                | rc_timing::RNR_RETRY.put(r.rnr_retry.into())
+                | rc_timing::MAX_INFLIGHT.put(r.max_inflight.min(255)),
+        ),
+        (
+            RC_CLOCK,
+            rc_clock::SCALE.put(r.scale.0.min(0xFFFF) as u32) | rc_clock::TICK.put(tick.into()),
+        ),
+        (CONTROL, control),
     ]
 }
 

@@ -111,6 +111,18 @@ impl From<&super::dp::Run> for Setup {
     }
 }
 
+/// An acknowledgement for one of the engine's requesters (the receive path's `m_rack_*`), on
+/// `s_rack_*`: an engine with the reliable transport (`CAPS2.RELIABLE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RackIn {
+    /// The local QP (the Acknowledge frame's BTH destination).
+    pub qpn: u32,
+    /// The BTH PSN.
+    pub psn: u32,
+    /// The AETH syndrome.
+    pub syndrome: u8,
+}
+
 /// How the engine's surroundings behave.
 #[derive(Clone, Debug)]
 pub struct Load {
@@ -172,6 +184,10 @@ pub struct Bench<D: WqeEnginePorts = WqeEngine> {
     /// Acknowledgements still to offer, and the one offered (held until taken).
     acks: std::collections::VecDeque<AckIn>,
     ack_offer: Option<AckIn>,
+    /// Acknowledgements for the requesters, each with the cycle it may be offered from, in
+    /// order; the one offered (held until taken).
+    racks: std::collections::VecDeque<(u64, RackIn)>,
+    rack_offer: Option<RackIn>,
 }
 
 /// Probability that an acknowledgement waiting is offered in a cycle.
@@ -211,6 +227,8 @@ impl<D: WqeEnginePorts> Bench<D> {
             recorded: None,
             acks: Default::default(),
             ack_offer: None,
+            racks: Default::default(),
+            rack_offer: None,
         })
     }
 
@@ -251,9 +269,24 @@ impl<D: WqeEnginePorts> Bench<D> {
         d.set_s_ack_psn(a.psn);
         d.set_s_ack_syndrome(a.syndrome);
         d.set_s_ack_msn(a.msn);
+        if self.rack_offer.is_none() && self.racks.front().is_some_and(|r| r.0 <= now) {
+            self.rack_offer = self.racks.pop_front().map(|r| r.1);
+        }
+        let r = self.rack_offer.unwrap_or(RackIn {
+            qpn: 0,
+            psn: 0,
+            syndrome: 0,
+        });
+        d.set_s_rack_valid(self.rack_offer.is_some());
+        d.set_s_rack_qpn(r.qpn);
+        d.set_s_rack_psn(r.psn);
+        d.set_s_rack_syndrome(r.syndrome);
         self.sim.settle();
         if self.sim.dut.s_ack_ready() {
             self.ack_offer = None;
+        }
+        if self.sim.dut.s_rack_ready() {
+            self.rack_offer = None;
         }
 
         let d = &self.sim.dut;
@@ -312,6 +345,16 @@ impl<D: WqeEnginePorts> Bench<D> {
             && self.frame.is_empty()
             && self.acks.is_empty()
             && self.ack_offer.is_none()
+    }
+
+    /// Offers `rack` on `s_rack_*` from cycle `due` on, after those queued (in order).
+    pub fn offer_rack(&mut self, due: u64, rack: RackIn) {
+        self.racks.push_back((due, rack));
+    }
+
+    /// Acknowledgements for the requesters queued or offered and not yet taken.
+    pub fn racks_waiting(&self) -> usize {
+        self.racks.len() + usize::from(self.rack_offer.is_some())
     }
 
     /// Offers `acks` on `s_ack_*` after those queued, one at a time with random gaps.

@@ -37,6 +37,17 @@ pub struct Slot {
     pub consumer: u32,
 }
 
+/// What a step of the block is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StepKind {
+    /// The sweep, then a turn from the round robin's next slot.
+    Whole,
+    /// The sweep alone.
+    Sweep,
+    /// A turn on this slot alone.
+    Turn(usize),
+}
+
 /// What one step did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepOut {
@@ -177,6 +188,11 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
         d.set_s_ack_valid(false);
         d.set_s_step_valid(false);
         d.set_m_step_ready(false);
+        // The model's step: the sweep, then a turn from the round robin's next slot.
+        d.set_s_step_sweep(true);
+        d.set_s_step_turn(true);
+        d.set_s_step_one(false);
+        d.set_s_step_slot(0);
         d.set_m_pick_ready(false);
         d.set_s_res_valid(false);
         d.set_m_flush_ready(false);
@@ -252,8 +268,33 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
         )
     }
 
-    /// One step of the block, at clock `now`, its picks answered by the data path.
+    /// One step of the block, at clock `now`, its picks answered by the data path: the sweep,
+    /// then a turn from the round robin's next slot (the model's `Queues::step`).
     pub fn step(&mut self, now: u64) -> StepOut {
+        self.step_as(now, StepKind::Whole)
+    }
+
+    /// The model's step as the engine asks for it: a step that only sweeps, then a turn on
+    /// slot `turn` alone (the slot the model's round robin chose), if any. Their sum is
+    /// [`Outside::step`]'s, as a turn on the first ready slot skips the others unchanged.
+    pub fn step_split(&mut self, now: u64, turn: Option<usize>) -> StepOut {
+        let swept = self.step_as(now, StepKind::Sweep);
+        assert_eq!(
+            swept,
+            StepOut {
+                ran: None,
+                cqe: None,
+                frames: Vec::new()
+            },
+            "a sweep alone ran a turn"
+        );
+        match turn {
+            Some(k) => self.step_as(now, StepKind::Turn(k)),
+            None => swept,
+        }
+    }
+
+    fn step_as(&mut self, now: u64, kind: StepKind) -> StepOut {
         self.set_now(now);
         let mut out = StepOut {
             ran: None,
@@ -268,6 +309,12 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
             self.idle_inputs();
             let d = &mut self.sim.dut;
             d.set_s_step_valid(!taken);
+            d.set_s_step_sweep(!matches!(kind, StepKind::Turn(_)));
+            d.set_s_step_turn(kind != StepKind::Sweep);
+            if let StepKind::Turn(k) = kind {
+                d.set_s_step_one(true);
+                d.set_s_step_slot(k as u8);
+            }
             let r = self.rng.gen_bool(self.load.ready);
             d.set_m_step_ready(r);
             d.set_m_pick_ready(res.is_none() && self.rng.gen_bool(self.load.ready));
