@@ -22,15 +22,16 @@
 
 use rand::Rng;
 use rocenic_model::entropy::Profile;
-use rocenic_model::qp::{Psn, QpState};
+use rocenic_model::qp::Psn;
 use rocenic_model::rc::{Executed, Packet, Reliable, Reply, Request, Responder, Scale};
 use rocenic_model::wire::RoceFrame;
-use rocenic_model::wqe::{fetch, regs, Cqe, HostMemory, Memory, CQE_BYTES, MAX_WQE_BYTES};
+use rocenic_model::wqe::{regs, Cqe, HostMemory, Memory, CQE_BYTES};
 use rocenic_sim::axil::Op;
 use rocenic_sim::duts::WqeEngineRel;
 use rocenic_sim::stream::{rng, seed};
-use rocenic_sim::wqe::engine::{Bench, Load, RackIn, Setup};
+use rocenic_sim::wqe::engine::{setup_writes, Bench, Load, RackIn, Setup};
 use rocenic_sim::wqe::host_memory::Config as DmaConfig;
+use rocenic_sim::wqe::reliable::model_packet;
 use rocenic_sim::wqe::scenario::{base, post, rc_wqe};
 
 /// The scenario's RC queues.
@@ -128,7 +129,10 @@ fn run(name: &str, case: Case, s: u64) -> Seen {
     // The PSNs each peer executed, in order.
     let mut executed: Vec<Vec<u32>> = vec![Vec::new(); plans.len()];
 
-    let setup = Setup::from(&run);
+    let setup = Setup {
+        slot_by_qpn: true,
+        ..Setup::from(&run)
+    };
     let load = Load {
         dma: DmaConfig::adversarial(8, 4),
         out_ready: case.out_ready,
@@ -147,29 +151,9 @@ fn run(name: &str, case: Case, s: u64) -> Seen {
         "{what}: CAPS2.RELIABLE"
     );
 
-    // Program it: the transport first, then as `engine::run` does.
-    let mut ops: Vec<(u32, u32)> = Vec::new();
-    ops.extend(regs::nic_writes(&setup.nic, setup.profile, false));
-    let rw = regs::reliable_writes(Some(&case.rel), case.tick, setup.profile, false);
-    ops.extend(rw);
-    ops.extend(regs::cq_writes(setup.cq.0, setup.cq.1));
-    for mr in &setup.mrs {
-        ops.extend(regs::mr_writes(mr));
-        ops.push(regs::mr_write());
-    }
-    // Each QP at slot QPN mod 16, where an acknowledgement finds it.
-    let slot = |qpn: u32| qpn % 16;
-    for q in &setup.queues {
-        ops.extend(regs::qp_writes(q.qpn, &q.config, &q.ring, q.ring.addr(0)));
-        ops.push(regs::qp_write(slot(q.qpn)));
-        for st in [QpState::Init, QpState::Rtr, QpState::Rts] {
-            ops.push(regs::qp_modify(slot(q.qpn), st));
-        }
-    }
-    for q in &setup.queues {
-        ops.push(regs::doorbell(slot(q.qpn), q.producer));
-    }
-    ops.push(regs::reliable_writes(Some(&case.rel), case.tick, setup.profile, true)[2]);
+    // Programmed as `engine::run` programs it, the transport's registers first; each QP at
+    // slot QPN mod 16, where an acknowledgement finds it.
+    let ops = setup_writes(&setup, 16, Some((&case.rel, case.tick)));
     for &(addr, data) in &ops {
         let d = bench
             .access(Op::write(addr, data))
@@ -234,15 +218,6 @@ fn run(name: &str, case: Case, s: u64) -> Seen {
                 panic!("{what}: QP {:#x} sent PSN {psn:#x}, none of its", p.qpn)
             });
             // The model's packet for that PSN, with the frame's AckReq.
-            let q = &run.queues[RC_QUEUES[k]];
-            let mut wqe = [0u8; MAX_WQE_BYTES];
-            let n = fetch(
-                &mem0,
-                q.ring.addr(i),
-                q.ring.stride_blocks() as usize,
-                &mut wqe,
-            )
-            .expect("a WQE");
             let pkt = Packet {
                 psn: Psn::from_bits_truncate(psn),
                 wr_id: i.into(),
@@ -252,16 +227,11 @@ fn run(name: &str, case: Case, s: u64) -> Seen {
                 resend: false,
             };
             let mut want = Vec::new();
-            run.engine
-                .rc_packet_as(
-                    p.qpn,
-                    &wqe[..n],
-                    &pkt,
-                    &mem0,
-                    &mut |b: &[u8]| want = b.to_vec(),
-                    false,
-                )
-                .unwrap_or_else(|e| panic!("{what}: the model refuses PSN {psn:#x}: {e:?}"));
+            let ring = &run.queues[RC_QUEUES[k]].ring;
+            model_packet(&run.engine, &mem0, p.qpn, ring, &pkt, &mut |b| {
+                want = b.to_vec()
+            })
+            .unwrap_or_else(|e| panic!("{what}: the model refuses PSN {psn:#x}: {e:?}"));
             assert_eq!(
                 f, want,
                 "{what}: QP {:#x} PSN {psn:#x} (WQE {i}, packet {index})",

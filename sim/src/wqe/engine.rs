@@ -22,6 +22,7 @@ use crate::stream::TestRng;
 use rand::Rng;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{MemoryRegion, QpConfig, QpState};
+use rocenic_model::rc::Reliable;
 use rocenic_model::wqe::regs;
 use rocenic_model::wqe::{HostMemory, Nic, SendRing};
 use std::path::Path;
@@ -337,7 +338,7 @@ impl<D: WqeEnginePorts> Bench<D> {
     }
 
     /// No register operation queued, no DMA outstanding, the output quiet in the last cycle,
-    /// no frame half received and no acknowledgement left to offer.
+    /// no frame half received and no acknowledgement (of either kind) left to offer.
     pub fn quiet(&self) -> bool {
         self.axil.idle()
             && self.host.idle()
@@ -345,16 +346,13 @@ impl<D: WqeEnginePorts> Bench<D> {
             && self.frame.is_empty()
             && self.acks.is_empty()
             && self.ack_offer.is_none()
+            && self.racks.is_empty()
+            && self.rack_offer.is_none()
     }
 
     /// Offers `rack` on `s_rack_*` from cycle `due` on, after those queued (in order).
     pub fn offer_rack(&mut self, due: u64, rack: RackIn) {
         self.racks.push_back((due, rack));
-    }
-
-    /// Acknowledgements for the requesters queued or offered and not yet taken.
-    pub fn racks_waiting(&self) -> usize {
-        self.racks.len() + usize::from(self.rack_offer.is_some())
     }
 
     /// Offers `acks` on `s_ack_*` after those queued, one at a time with random gaps.
@@ -460,22 +458,18 @@ pub fn run_recorded(
     Ok((outcome, inputs.unwrap_or_default()))
 }
 
-/// Programs the engine for `setup`, rings its doorbells and runs it until every WQE retired.
-fn run_bench<D: WqeEnginePorts>(
-    mut bench: Bench<D>,
+/// The register writes that program the engine for `setup` and enable it: the NIC and the
+/// completion ring, the regions, the QPs to RTS (the parked ones to INIT), every doorbell rung
+/// before the enable (the order of service is then the model's, whatever the register
+/// timing). A queue's slot is its index, or with `slot_by_qpn` its QPN modulo `qps` (the
+/// engine's `CAPS.QPS`). With `reliable` (its settings, and the cycles per tick of its
+/// clock), the transport's registers come before any QP, and the enable sets
+/// `CONTROL.RELIABLE`.
+pub fn setup_writes(
     setup: &Setup,
-    limit: u64,
-) -> Result<(Outcome, Option<Vec<EngineInputs>>), String> {
-    // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
-    let qps = if setup.slot_by_qpn {
-        let caps = bench
-            .access(Op::Read { addr: regs::CAPS })?
-            .ok_or("CAPS read timed out")?
-            .data;
-        regs::caps::QPS.get(caps)
-    } else {
-        u32::MAX
-    };
+    qps: u32,
+    reliable: Option<(&Reliable, u16)>,
+) -> Vec<(u32, u32)> {
     let slot_of = |i: usize, q: &Queue| {
         if setup.slot_by_qpn {
             q.qpn % qps
@@ -485,6 +479,9 @@ fn run_bench<D: WqeEnginePorts>(
     };
     let mut ops: Vec<(u32, u32)> = Vec::new();
     ops.extend(regs::nic_writes(&setup.nic, setup.profile, false));
+    if let Some((rel, tick)) = reliable {
+        ops.extend(regs::reliable_writes(Some(rel), tick, setup.profile, false));
+    }
     ops.extend(regs::cq_writes(setup.cq.0, setup.cq.1));
     for mr in &setup.mrs {
         ops.extend(regs::mr_writes(mr));
@@ -505,12 +502,33 @@ fn run_bench<D: WqeEnginePorts>(
         ops.push(regs::qp_write(slot));
         ops.push(regs::qp_modify(slot, QpState::Init));
     }
-    // Every doorbell before the enable: the order of service is then the model's, whatever
-    // the register timing.
     for (i, q) in setup.queues.iter().enumerate() {
         ops.push(regs::doorbell(slot_of(i, q), q.producer));
     }
-    ops.push(regs::nic_writes(&setup.nic, setup.profile, true)[7]);
+    ops.push(match reliable {
+        Some((rel, tick)) => regs::reliable_writes(Some(rel), tick, setup.profile, true)[2],
+        None => regs::nic_writes(&setup.nic, setup.profile, true)[7],
+    });
+    ops
+}
+
+/// Programs the engine for `setup`, rings its doorbells and runs it until every WQE retired.
+fn run_bench<D: WqeEnginePorts>(
+    mut bench: Bench<D>,
+    setup: &Setup,
+    limit: u64,
+) -> Result<(Outcome, Option<Vec<EngineInputs>>), String> {
+    // Program it: NIC and completion ring, regions, QPs to RTS, the doorbells, then enable.
+    let qps = if setup.slot_by_qpn {
+        let caps = bench
+            .access(Op::Read { addr: regs::CAPS })?
+            .ok_or("CAPS read timed out")?
+            .data;
+        regs::caps::QPS.get(caps)
+    } else {
+        u32::MAX
+    };
+    let ops = setup_writes(setup, qps, None);
     for (i, &(addr, data)) in ops.iter().enumerate() {
         bench.push(Op::write(addr, data), i as u64);
     }

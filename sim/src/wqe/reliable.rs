@@ -1,5 +1,5 @@
 //! The reliable transport's send side for RC queues (`rtl/wqe/wqe_reliable.sv`), driven as the
-//! engine around it will drive it, each of its steps beside a step of `model::wqe::Queues`
+//! engine around it drives it, each of its steps beside a step of `model::wqe::Queues`
 //! with the transport on.
 //!
 //! The bench ([`Outside`]) plays what surrounds the block: the send rings (the doorbells'
@@ -35,6 +35,25 @@ pub struct Slot {
     pub producer: u32,
     /// WQEs taken (by prepare picks and flushes).
     pub consumer: u32,
+}
+
+/// Packet `pkt` of QP `qpn`'s WQE at ring index `pkt.wr_id` in `ring`, as the data path
+/// builds it (`SendEngine::rc_packet_as`, no RDMA READ), its frame given to `frame`; the
+/// status when it cannot be built (the WQE or its data not readable).
+pub fn model_packet(
+    engine: &SendEngine,
+    mem: &HostMemory,
+    qpn: u32,
+    ring: &SendRing,
+    pkt: &Packet,
+    frame: &mut impl FnMut(&[u8]),
+) -> Result<(), Status> {
+    let mut wqe = [0u8; MAX_WQE_BYTES];
+    let stride = ring.stride_blocks() as usize;
+    match fetch(mem, ring.addr(pkt.wr_id as u32), stride, &mut wqe) {
+        Ok(n) => engine.rc_packet_as(qpn, &wqe[..n], pkt, mem, frame, false),
+        Err((status, _)) => Err(status),
+    }
 }
 
 /// What a step of the block is asked to do.
@@ -426,18 +445,9 @@ impl<D: Dut + WqeReliablePorts> Outside<D> {
             ack_req: d.m_pick_ack_req(),
             resend: false,
         };
-        let mut wqe = [0u8; MAX_WQE_BYTES];
-        let sent = match fetch(&self.mem, s.ring.addr(index), stride, &mut wqe) {
-            Ok(n) => self.engine.rc_packet_as(
-                s.qpn,
-                &wqe[..n],
-                &pkt,
-                &self.mem,
-                &mut |f: &[u8]| frames.push(f.to_vec()),
-                false,
-            ),
-            Err((status, _)) => Err(status),
-        };
+        let sent = model_packet(&self.engine, &self.mem, s.qpn, &s.ring, &pkt, &mut |f| {
+            frames.push(f.to_vec())
+        });
         let status = sent.err().map_or(0, |s| s.code());
         if status != 0 {
             self.counts.refused += 1;
