@@ -2,7 +2,9 @@
 // the top last.
 --top-module rx_dp
 rtl/rx/rx_pkg.sv
+rtl/wqe/wqe_fmt_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rx/rx_dp_pkg.sv
 rtl/rc/rc_pkg.sv
 rtl/rx/rx_ram.sv
 rtl/rc/rc_responder.sv

@@ -5,6 +5,8 @@
 `define ROCENIC_RX_DP_SV
 `include "rtl/rx/rx_ctrl_pkg.sv"
 `include "rtl/rx/rx_pkg.sv"
+`include "rtl/rx/rx_dp_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
 `include "rtl/rx/rx_dp_fetch.sv"
 `include "rtl/rx/rx_dp_scatter.sv"
 `include "rtl/rx/rx_dp_emit.sv"
@@ -198,19 +200,18 @@ module rx_dp #(
         $error("rx_dp: QPS must be a power of two, 4..256, got %0d", QPS);
     end
 
-    // model::qp::Status codes.
-    localparam logic [4:0] ST_SUCCESS   = 5'd0;
-    localparam logic [4:0] ST_LOC_LEN   = 5'd1;
-    localparam logic [4:0] ST_LOC_QP_OP = 5'd2;
-    localparam logic [4:0] ST_FLUSH     = 5'd5;
-    localparam logic [4:0] ST_GENERAL   = 5'd21;
-    // rx_dp_emit's sources, rx_dp_fetch's operations.
-    localparam logic [1:0] SRC_FRAME = 2'd0;
-    localparam logic [1:0] SRC_ZERO  = 2'd1;
-    localparam logic [1:0] SRC_CQE   = 2'd2;
-    localparam logic [1:0] OP_WQE    = 2'd0;
-    localparam logic [1:0] OP_HDR    = 2'd1;
-    localparam logic [1:0] OP_RKEY   = 2'd2;
+    // model::qp::Status codes (generated), rx_dp_emit's sources, rx_dp_fetch's operations.
+    localparam logic [4:0] ST_SUCCESS   = wqe_fmt_pkg::STATUS_SUCCESS;
+    localparam logic [4:0] ST_LOC_LEN   = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
+    localparam logic [4:0] ST_LOC_QP_OP = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+    localparam logic [4:0] ST_FLUSH     = wqe_fmt_pkg::STATUS_WR_FLUSH_ERR;
+    localparam logic [4:0] ST_GENERAL   = wqe_fmt_pkg::STATUS_GENERAL_ERR;
+    localparam logic [1:0] SRC_FRAME    = rx_dp_pkg::SRC_FRAME;
+    localparam logic [1:0] SRC_ZERO     = rx_dp_pkg::SRC_ZERO;
+    localparam logic [1:0] SRC_CQE      = rx_dp_pkg::SRC_CQE;
+    localparam logic [1:0] OP_WQE       = rx_dp_pkg::OP_WQE;
+    localparam logic [1:0] OP_HDR       = rx_dp_pkg::OP_HDR;
+    localparam logic [1:0] OP_RKEY      = rx_dp_pkg::OP_RKEY;
     // Cycles after a frame's or a flush step's last operation before the next starts.
     localparam int SETTLE = 5;
 
@@ -557,46 +558,30 @@ module rx_dp #(
     end
 
     always_ff @(posedge clk) begin
+        // The one-cycle strobes: low unless a state below raises them (and in reset).
+        ctx_rd_valid  <= 1'b0;
+        ctx_wr_valid  <= 1'b0;
+        q_rd_valid    <= 1'b0;
+        take_valid    <= 1'b0;
+        push_valid    <= 1'b0;
+        wq_err_valid  <= 1'b0;
+        flush_req     <= 1'b0;
+        accepted      <= 1'b0;
+        ack_taken     <= 1'b0;
+        discard_valid <= 1'b0;
+        cq_fault      <= 1'b0;
+        err_set_valid <= 1'b0;
+        release_frame <= 1'b0;
+        frame_done    <= 1'b0;
+        flush_step    <= 1'b0;
+        f_start       <= 1'b0;
+        sc_start      <= 1'b0;
         if (rst) begin
             m_q           <= M_IDLE;
-            ctx_rd_valid  <= 1'b0;
-            ctx_wr_valid  <= 1'b0;
-            q_rd_valid    <= 1'b0;
-            take_valid    <= 1'b0;
-            push_valid    <= 1'b0;
-            wq_err_valid  <= 1'b0;
-            flush_req     <= 1'b0;
-            accepted      <= 1'b0;
-            ack_taken     <= 1'b0;
-            discard_valid <= 1'b0;
-            cq_fault      <= 1'b0;
-            err_set_valid <= 1'b0;
-            release_frame <= 1'b0;
-            frame_done    <= 1'b0;
-            flush_step    <= 1'b0;
             flush_hit     <= 1'b0;
-            f_start       <= 1'b0;
-            sc_start      <= 1'b0;
             dp_idle       <= 1'b1;
             m_ack_valid   <= 1'b0;
         end else begin
-            ctx_rd_valid  <= 1'b0;
-            ctx_wr_valid  <= 1'b0;
-            q_rd_valid    <= 1'b0;
-            take_valid    <= 1'b0;
-            push_valid    <= 1'b0;
-            wq_err_valid  <= 1'b0;
-            flush_req     <= 1'b0;
-            accepted      <= 1'b0;
-            ack_taken     <= 1'b0;
-            discard_valid <= 1'b0;
-            cq_fault      <= 1'b0;
-            err_set_valid <= 1'b0;
-            release_frame <= 1'b0;
-            frame_done    <= 1'b0;
-            flush_step    <= 1'b0;
-            f_start       <= 1'b0;
-            sc_start      <= 1'b0;
             dp_idle       <= m_q == M_IDLE && !go;
             case (m_q)
                 M_IDLE: begin

@@ -3,6 +3,7 @@
 // and compiles in any file order.
 `ifndef ROCENIC_RX_DP_EMIT_SV
 `define ROCENIC_RX_DP_EMIT_SV
+`include "rtl/rx/rx_dp_pkg.sv"
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
@@ -52,8 +53,8 @@ module rx_dp_emit #(
     input  wire               s_wr_done_err
 );
 
-    localparam logic [SRC_W-1:0] SRC_FRAME = 2'd0;
-    localparam logic [SRC_W-1:0] SRC_CQE   = 2'd2;
+    localparam logic [SRC_W-1:0] SRC_FRAME = rx_dp_pkg::SRC_FRAME;
+    localparam logic [SRC_W-1:0] SRC_CQE   = rx_dp_pkg::SRC_CQE;
 
     typedef enum logic [2:0] {E_IDLE, E_SUM, E_SET, E_RUN, E_WAIT} estate_t;
     estate_t e_q;

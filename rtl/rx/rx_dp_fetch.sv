@@ -3,6 +3,8 @@
 // and compiles in any file order.
 `ifndef ROCENIC_RX_DP_FETCH_SV
 `define ROCENIC_RX_DP_FETCH_SV
+`include "rtl/rx/rx_dp_pkg.sv"
+`include "rtl/wqe/wqe_fmt_pkg.sv"
 `include "rtl/rx/rx_ram.sv"
 `resetall
 `timescale 1ns / 1ps
@@ -70,12 +72,12 @@ module rx_dp_fetch #(
     input  wire              s_rd_rsp_err
 );
 
-    localparam logic [1:0] OP_HDR  = 2'd1;
-    localparam logic [1:0] OP_RKEY = 2'd2;
+    localparam logic [1:0] OP_HDR  = rx_dp_pkg::OP_HDR;
+    localparam logic [1:0] OP_RKEY = rx_dp_pkg::OP_RKEY;
     // model::qp::Status codes.
-    localparam logic [4:0] ST_SUCCESS     = 5'd0;
-    localparam logic [4:0] ST_LOC_QP_OP   = 5'd2;
-    localparam logic [4:0] ST_GENERAL_ERR = 5'd21;
+    localparam logic [4:0] ST_SUCCESS     = wqe_fmt_pkg::STATUS_SUCCESS;
+    localparam logic [4:0] ST_LOC_QP_OP   = wqe_fmt_pkg::STATUS_LOC_QP_OP_ERR;
+    localparam logic [4:0] ST_GENERAL_ERR = wqe_fmt_pkg::STATUS_GENERAL_ERR;
     // model::qp::Access bits.
     localparam logic [3:0] ACC_LOCAL_WRITE  = 4'd1;
     localparam logic [3:0] ACC_REMOTE_WRITE = 4'd2;

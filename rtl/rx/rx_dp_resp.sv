@@ -3,6 +3,7 @@
 // and compiles in any file order.
 `ifndef ROCENIC_RX_DP_RESP_SV
 `define ROCENIC_RX_DP_RESP_SV
+`include "rtl/wqe/wqe_fmt_pkg.sv"
 `include "rtl/rx/rx_ctrl_pkg.sv"
 `include "rtl/rx/rx_pkg.sv"
 `include "rtl/rc/rc_pkg.sv"
@@ -50,8 +51,8 @@ module rx_dp_resp (
 );
 
     // model::qp::Status codes.
-    localparam logic [4:0] ST_SUCCESS = 5'd0;
-    localparam logic [4:0] ST_LOC_LEN = 5'd1;
+    localparam logic [4:0] ST_SUCCESS = wqe_fmt_pkg::STATUS_SUCCESS;
+    localparam logic [4:0] ST_LOC_LEN = wqe_fmt_pkg::STATUS_LOC_LEN_ERR;
 
     rx_ctrl_pkg::resp_t ri_state;
     logic [23:0] ri_base, ri_psn;

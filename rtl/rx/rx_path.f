@@ -3,9 +3,11 @@
 --top-module rx_path
 rtl/common/wire_pkg.sv
 rtl/rx/rx_pkg.sv
+rtl/wqe/wqe_fmt_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rx/rx_dp_pkg.sv
 rtl/rc/rc_pkg.sv
 rtl/wqe/wqe_icrc_crc.sv
 rtl/rx/rx_check_space.sv

@@ -16,6 +16,7 @@ rtl/rx/rx_pkg.sv
 rtl/rx/rx_check_pkg.sv
 rtl/rx/rx_regs_pkg.sv
 rtl/rx/rx_ctrl_pkg.sv
+rtl/rx/rx_dp_pkg.sv
 rtl/rc/rc_pkg.sv
 rtl/top/nic_axil.sv
 rtl/common/skid_buffer.sv
