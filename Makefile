@@ -131,7 +131,7 @@ LINT_PARAMS := entropy_unit:QPN_SPLIT=16 rss_hash:MAX_INPUT=12 rss_hash:MAX_INPU
                rss_pipeline:DATA_BYTES=64 tso_segmenter:DATA_W=512 tso_segmenter:SLOTS=4 wqe_icrc:DATA_BYTES=64 \
                wqe_mr:MRS=8 wqe_ctrl:QPS=8 wqe_ctrl:MRS=8 wqe_ctrl:QPS=16 wqe_ctrl:MRS=16 \
                wqe_engine:QPS=16 wqe_engine:MRS=16 wqe_engine:TSO=1 wqe_dp:TSO=1 wqe_dp:RC_PACKETS=1 rx_ctrl:WQS=8 rx_ctrl:QPS=8 \
-               rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0 rc_requester:QPS=4
+               rx_path:WQS=8 rx_path:QPS=8 rx_path:MRS=8 nic_core:TSO=0 nic_core:RELIABLE=1 wqe_engine:RELIABLE=1 rc_requester:QPS=4
 
 # Each list is linted as a user would lint it (`verilator --lint-only -Wall -f LIST`), and must
 # name what its top uses in every build, no more (scripts/check_flists.py). Then each file but

@@ -8,7 +8,8 @@
 //! left over. A run with no completion for many timeouts' worth of turns is a hang, reported
 //! with its turn.
 //!
-//! The reference model runs it; the co-simulated cores have no reliable transport yet.
+//! The reference model runs it; the co-simulated cores' transport is checked by
+//! `tests/tests/rc_lossy.rs` for now.
 
 mod run;
 mod side;

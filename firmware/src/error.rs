@@ -5,6 +5,7 @@ use crate::BusError;
 use core::fmt;
 use rocenic_model::entropy::Profile;
 use rocenic_model::qp::{ConfigError, IllegalTransition, QpState};
+use rocenic_model::rc::Reliable;
 use rocenic_model::rx::RxError;
 use rocenic_model::wqe::DoorbellError;
 
@@ -100,6 +101,12 @@ pub enum Error {
         /// Its state.
         state: QpState,
     },
+    /// The engine was built without the reliable transport (`CAPS2.RELIABLE` reads 0).
+    NoReliable,
+    /// Transport settings `RC_TIMING` and `RC_CLOCK` cannot hold (timeout above 31, a retry
+    /// count above 7, a window of 0 or above 255, a scale of 0 or above 65,535), or a tick of 0
+    /// cycles.
+    ReliableSettings(Reliable, u16),
     /// A doorbell more than the ring ahead of what was posted, which the engine would ignore.
     Doorbell(DoorbellError),
     /// A memory region of length 0, or past 2^64.
@@ -135,6 +142,9 @@ pub enum Error {
     },
     /// The receive path was built without the RC responder (`CONTROL.RESPONDER` reads 0).
     NoResponder,
+    /// The receive path was built without handing Acknowledge frames to requesters
+    /// (`CONTROL.REQUESTER` reads 0).
+    NoRequester,
 
     // RSS pipeline.
     /// A steering rule index past `CAPS.RULES`.
@@ -258,6 +268,17 @@ impl fmt::Display for Error {
                  (at most 31)"
             ),
             Error::NoResponder => f.write_str("the receive path has no RC responder"),
+            Error::NoRequester => {
+                f.write_str("the receive path does not hand Acknowledge frames to requesters")
+            }
+            Error::NoReliable => f.write_str("the WQE engine has no reliable transport"),
+            Error::ReliableSettings(r, tick) => write!(
+                f,
+                "transport settings timeout {} (at most 31), retry_cnt {} and rnr_retry {} (at \
+                 most 7), max_inflight {} (1 to 255), scale {} (1 to 65535), tick {tick} cycles \
+                 (at least 1)",
+                r.timeout, r.retry_cnt, r.rnr_retry, r.max_inflight, r.scale.0
+            ),
             Error::RuleIndex { index, rules } => {
                 write!(f, "rule {index}: the block has {rules}")
             }

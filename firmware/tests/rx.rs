@@ -323,6 +323,29 @@ fn responder_settings() {
         assert_eq!(p.responder(), Some(rel));
     }
 
+    // Acknowledge frames to the requesters: the bit with the responder's settings, read back,
+    // kept through an enable; a block that reads it as 0 refused and left off.
+    let both = regs::control_rc(true, Some(&rel), true).unwrap();
+    p.bus_mut().values.insert(regs::CONTROL, both.1);
+    p.set_requester(true).unwrap();
+    assert!(p.requester());
+    assert_eq!(
+        p.bus_mut().take(),
+        vec![
+            Access::Write(both.0, both.1),
+            Access::Read(regs::CONTROL, both.1)
+        ]
+    );
+    p.disable().unwrap();
+    assert_eq!(
+        p.bus_mut().take(),
+        writes(&[regs::control_rc(false, Some(&rel), true).unwrap()])
+    );
+    p.bus_mut().values.insert(regs::CONTROL, 0);
+    assert_eq!(p.set_requester(true), Err(Error::NoRequester));
+    assert!(!p.requester());
+    p.bus_mut().take();
+
     let mut p = path();
     p.bus_mut().values.insert(regs::CONTROL, 0);
     assert_eq!(p.set_responder(Some(rel)), Err(Error::NoResponder));

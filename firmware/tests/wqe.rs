@@ -134,6 +134,7 @@ fn open_checks_the_block() {
             data_bytes: 8,
             tso: false,
             raw: true,
+            reliable: false,
         }
     );
     assert_eq!(e.qp_slots(), 256);
@@ -147,7 +148,129 @@ fn open_checks_the_block() {
             Access::Write(..) => panic!("open writes nothing"),
         })
         .collect();
-    assert_eq!(reads, [regs::ID, regs::CAPS, regs::CONTROL]);
+    assert_eq!(reads, [regs::ID, regs::CAPS, regs::CAPS2, regs::CONTROL]);
+}
+
+/// The reliable transport: its three writes as the model's encoder makes them, `CONTROL`'s bit
+/// kept through `configure`, `enable` and `disable`; refused while enabled, on an engine
+/// without it (`CAPS2.RELIABLE` 0), and for settings the registers cannot hold, before any
+/// write.
+#[test]
+fn reliable_transport() {
+    use rocenic_model::rc::{Reliable, Scale};
+    use rocenic_model::wqe::regs::caps2;
+    let rel = Reliable {
+        timeout: 11,
+        retry_cnt: 5,
+        rnr_retry: 3,
+        max_inflight: 24,
+        scale: Scale(3),
+        ..Reliable::default()
+    };
+    let mut without = engine(8, 64);
+    assert!(!without.caps().reliable);
+    assert_eq!(without.set_reliable(Some(rel), 16), Err(Error::NoReliable));
+    assert_eq!(without.bus_mut().take(), vec![]);
+    // Off is always allowed: it is the reset state.
+    without.set_reliable(None, 512).unwrap();
+
+    let mut f = fake(8, 64);
+    f.values.insert(regs::CAPS2, caps2::RELIABLE.put(1));
+    let mut e = WqeEngine::<_, 8, 64>::open(f).unwrap();
+    e.bus_mut().take();
+    assert!(e.caps().reliable);
+    e.set_reliable(Some(rel), 16).unwrap();
+    assert_eq!(e.reliable(), Some(rel));
+    assert_eq!(
+        e.bus_mut().take(),
+        writes(&regs::reliable_writes(
+            Some(&rel),
+            16,
+            Profile::default(),
+            false
+        ))
+    );
+    let on = control::RELIABLE.put(1);
+    e.configure(&nic(), Profile::RfcV2).unwrap();
+    let mut want = regs::nic_writes(&nic(), Profile::RfcV2, false);
+    want.last_mut().unwrap().1 |= on;
+    assert_eq!(e.bus_mut().take(), writes(&want));
+    e.enable().unwrap();
+    e.disable().unwrap();
+    assert_eq!(
+        e.bus_mut().take(),
+        [
+            Access::Write(
+                regs::CONTROL,
+                control::ENABLE.put(1) | control::PROFILE.put(1) | on
+            ),
+            Access::Write(regs::CONTROL, control::PROFILE.put(1) | on),
+        ]
+    );
+    for (bad, tick) in [
+        (Reliable { timeout: 32, ..rel }, 16),
+        (
+            Reliable {
+                retry_cnt: 8,
+                ..rel
+            },
+            16,
+        ),
+        (
+            Reliable {
+                rnr_retry: 8,
+                ..rel
+            },
+            16,
+        ),
+        (
+            Reliable {
+                max_inflight: 0,
+                ..rel
+            },
+            16,
+        ),
+        (
+            Reliable {
+                max_inflight: 256,
+                ..rel
+            },
+            16,
+        ),
+        (
+            Reliable {
+                scale: Scale(0),
+                ..rel
+            },
+            16,
+        ),
+        (
+            Reliable {
+                scale: Scale(0x1_0000),
+                ..rel
+            },
+            16,
+        ),
+        (rel, 0),
+    ] {
+        assert_eq!(
+            e.set_reliable(Some(bad), tick),
+            Err(Error::ReliableSettings(bad, tick))
+        );
+        assert_eq!(e.bus_mut().take(), vec![]);
+        assert_eq!(e.reliable(), Some(rel));
+    }
+    e.enable().unwrap();
+    e.bus_mut().take();
+    assert_eq!(e.set_reliable(None, 16), Err(Error::Enabled));
+    assert_eq!(e.bus_mut().take(), vec![]);
+    e.disable().unwrap();
+    e.set_reliable(None, 16).unwrap();
+    assert_eq!(e.reliable(), None);
+    assert_eq!(
+        e.bus_mut().take()[1..],
+        writes(&regs::reliable_writes(None, 16, Profile::RfcV2, false))
+    );
 }
 
 #[test]

@@ -71,11 +71,18 @@ pub struct DeviceInfo {
     /// engine and the model have them; an engine without them refuses one as its `QP_WRITE`
     /// refuses a path MTU code of 0).
     pub raw: bool,
-    /// The device runs the reliable connection transport (docs/rc.md: an RC request completes
-    /// when acknowledged; lost packets are sent again) and with it RDMA READ. The model's NIC
-    /// does when made so ([`crate::model_device::ModelDevice::with_reliable`]); the RTL has no
-    /// transport yet.
-    pub reliable: bool,
+    /// The reliable connection transport (docs/rc.md: an RC request completes when
+    /// acknowledged; lost packets are sent again) and its NIC-wide settings, `None` without.
+    /// The model's NIC runs it as made ([`crate::model_device::ModelDevice::with_reliable`]);
+    /// a device whose engine has it in registers (`CAPS2.RELIABLE`: the RTL core built with
+    /// it) gets these settings from `Context::open`, its clock ticking every
+    /// [`rc_tick`](Self::rc_tick) cycles.
+    pub reliable: Option<rocenic_model::rc::Reliable>,
+    /// Cycles per tick of the transport's clock (`RC_CLOCK.TICK`): 512 is 4.096 µs at 125 MHz;
+    /// a co-simulation shortens it so that its timeouts take fewer cycles.
+    pub rc_tick: u16,
+    /// RDMA READ: the requester takes READ responses (the model's NIC with the transport).
+    pub rdma_read: bool,
 }
 
 impl DeviceInfo {

@@ -51,6 +51,9 @@ module nic_core #(
     parameter  int RULES      = 16,     // RSS steering rules (model::nic::DEFAULT_RULES)
     parameter  int CONTEXTS   = 4,      // RSS contexts (model::nic::DEFAULT_CONTEXTS)
     parameter  int TABLE_LOG2 = 7,      // log2 of the largest indirection table (model: 128)
+    parameter  int RELIABLE   = 0,      // 1: the reliable transport on RC QPs (docs/rc.md): the
+                                        // engine's requesters (CAPS2.RELIABLE) and the receive
+                                        // path's Acknowledge frames to them (CONTROL.REQUESTER)
     localparam int AW         = nic_regs_pkg::NIC_ADDR_W,
     localparam int RD_TAG_W   = 4,      // each source's DMA read tags (the engine's)
     localparam int WR_TAG_W   = 2       // each source's DMA write tags
@@ -212,9 +215,10 @@ module nic_core #(
     logic [3:0]     mr_wr_access;
     logic [63:0]    mr_wr_base, mr_wr_length;
 
-    // Acknowledges that come in, for the send side's requesters: none yet, as rx_path is built
-    // without REQUESTER (Acknowledge frames stay unsupported discards) and the engine without
-    // RELIABLE (it would take and drop any).
+    // Acknowledges that come in, for the send side's requesters. Without RELIABLE, rx_path is
+    // built without REQUESTER (Acknowledge frames stay unsupported discards) and the engine
+    // would take and drop any. The engine finds a requester by QPN alone (the MSN is the
+    // responder's count; the requester's PSNs say what completed).
     logic        rack_valid, rack_ready;
     logic [23:0] rack_qpn, rack_psn, rack_msn;
     logic [7:0]  rack_syndrome;
@@ -222,7 +226,7 @@ module nic_core #(
 
     wqe_engine #(
         .QPS(QPS), .MRS(MRS), .MAX_SGE(MAX_SGE), .TAG_W(RD_TAG_W), .BUF_W(BUF_W),
-        .TSO(TSO)
+        .TSO(TSO), .RELIABLE(RELIABLE)
     ) u_wqe (
         .clk, .rst,
         .s_axil_awvalid(b_awvalid[WQE]), .s_axil_awready(b_awready[WQE]),
@@ -298,7 +302,7 @@ module nic_core #(
     // The receive path with the RC responder (CONTROL.RESPONDER, off after reset).
     rx_path #(
         .WQS(WQS), .QPS(QPS), .MRS(MRS), .MR_IDX_LSB(8), .TAG_W(RD_TAG_W), .BUF_BYTES(RX_BUF),
-        .RESPONDER(1)
+        .RESPONDER(1), .REQUESTER(RELIABLE != 0)
     ) u_rx (
         .clk, .rst,
         .s_axis_tvalid(r_valid), .s_axis_tready(r_ready), .s_axis_tdata(r_data),

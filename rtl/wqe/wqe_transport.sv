@@ -22,7 +22,8 @@
 //     that INIT waits.
 //   - Its clock: a tick every RC_CLOCK.TICK cycles (`now` counts them); each tick asks for a
 //     sweep (TICK every RC slot, ABORT those moved to ERR elsewhere). A sweep waiting goes
-//     before the next turn; ticks that pass meanwhile still count in `now`.
+//     before the next turn, except right after a sweep, so that a tick shorter than a sweep
+//     cannot starve the turns; ticks that pass meanwhile still count in `now`.
 //   - Turns: the scheduler's round robin hands over an RC slot's turn (s_turn); it runs as a
 //     step on that slot alone, and turn_done ends it. The turn's picks (prepare, packet) and
 //     flushes go back to the scheduler (m_rpick, through a register), which reads the QP's
@@ -162,21 +163,26 @@ module wqe_transport #(
         end
     end
 
-    // ---- steps: a sweep before a turn -------------------------------------------------------
-    logic step_valid, step_ready, step_sweep, step_busy_q, step_turn_q;
+    // ---- steps: a sweep before a turn, but never two sweeps while a turn waits ---------------
+    // A sweep visits every slot, so it can take longer than a tick: without the alternation a
+    // short RC_CLOCK.TICK would keep a sweep always due and starve the turns. Ticks that pass
+    // meanwhile still count in `now`, so the next sweep sees every timer that ran out.
+    logic step_valid, step_ready, step_sweep, step_busy_q, step_turn_q, swept_q;
     logic m_step_valid, m_step_ran;
     logic [SW-1:0] m_step_slot;
     assign step_valid   = !step_busy_q && !hold && !init_q && (sweep_q || s_turn_valid);
-    assign step_sweep   = sweep_q;
-    assign sweep_go     = step_valid && step_ready && sweep_q;
-    assign s_turn_ready = step_valid && step_ready && !sweep_q;
+    assign step_sweep   = sweep_q && !(swept_q && s_turn_valid);
+    assign sweep_go     = step_valid && step_ready && step_sweep;
+    assign s_turn_ready = step_valid && step_ready && !step_sweep;
     assign turn_done    = m_step_valid && step_turn_q;
     always_ff @(posedge clk) begin
         if (rst) begin
             step_busy_q <= 1'b0;
+            swept_q     <= 1'b0;
         end else if (step_valid && step_ready) begin
             step_busy_q <= 1'b1;
-            step_turn_q <= !sweep_q;
+            step_turn_q <= !step_sweep;
+            swept_q     <= step_sweep;
         end else if (m_step_valid) begin
             step_busy_q <= 1'b0;
         end

@@ -213,4 +213,10 @@ pub const DUTS: &[DutSpec] = &[
     // The full core at its defaults: the model NIC's sizes (64 QP slots, regions and work
     // queues; 16 rules, 4 RSS contexts, tables of up to 128 entries) and its engine with TSO.
     dut("nic_core", "nic_core", NIC_CORE),
+    // The same core with the reliable transport on RC QPs (the engine's requesters, the receive
+    // path's Acknowledge frames to them).
+    DutSpec {
+        params: &[("RELIABLE", "1")],
+        ..dut("nic_core_rel", "nic_core", NIC_CORE)
+    },
 ];

@@ -1,6 +1,9 @@
 //! RTL file lists (`rtl/<block>/<top>.f`), read the way `scripts/flist` reads them for make:
 //! what Verilator reads with `-f`, flat: one `--top-module NAME`, then one path per line from
-//! the repository root; `//` starts a comment; `-y DIR` lines are Verilator's alone.
+//! the repository root; `//` starts a comment; `-y DIR` lines are Verilator's alone. A file's
+//! `` `include "PATH" `` lines (repository-relative, [`included`]) are its sources too: a build with a
+//! parameter that instantiates more than the default one (`RELIABLE`) reaches those files
+//! only so, and a change to one must rebuild the model.
 
 use std::fs;
 use std::path::Path;
@@ -35,4 +38,36 @@ pub fn read(root: &Path, list: &str) -> Result<Vec<String>, String> {
         return Err(format!("{list}: no --top-module line"));
     }
     Ok(files)
+}
+
+/// What `files` include (`` `include "PATH" ``, repository-relative), and what those include,
+/// not already among them: Verilator reads them through `files`, and they are sources all the
+/// same.
+pub fn included(root: &Path, files: &[String]) -> Result<Vec<String>, String> {
+    let mut files = files.to_vec();
+    let given = files.len();
+    let mut i = 0;
+    while i < files.len() {
+        let text =
+            fs::read_to_string(root.join(&files[i])).map_err(|e| format!("{}: {e}", files[i]))?;
+        for inc in includes(&text) {
+            if !files.iter().any(|f| f == inc) {
+                if !root.join(inc).is_file() {
+                    return Err(format!("{}: `include \"{inc}\": no such file", files[i]));
+                }
+                files.push(inc.to_string());
+            }
+        }
+        i += 1;
+    }
+    Ok(files.split_off(given))
+}
+
+/// The paths of `text`'s `` `include "PATH" `` lines.
+fn includes(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|l| {
+        let rest = l.trim_start().strip_prefix("`include")?.trim_start();
+        let rest = rest.strip_prefix('"')?;
+        rest.split('"').next()
+    })
 }

@@ -142,6 +142,8 @@ fn main() {
             filelist::read(&root, dut.list).unwrap_or_else(|e| panic!("DUT {}: {e}", dut.name));
         println!("cargo:rerun-if-changed={}", root.join(dut.list).display());
         inputs.push(dut.list.as_bytes().to_vec());
+        let included =
+            filelist::included(&root, &sources).unwrap_or_else(|e| panic!("DUT {}: {e}", dut.name));
         // The bench harnesses include sim/cpp's header as well.
         let headers = if dut.extra_cpp.is_empty() {
             &[][..]
@@ -151,6 +153,7 @@ fn main() {
         for src in sources
             .iter()
             .map(String::as_str)
+            .chain(included.iter().map(String::as_str))
             .chain(dut.extra_cpp.iter().copied())
             .chain(headers.iter().copied())
         {

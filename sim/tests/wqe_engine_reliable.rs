@@ -374,3 +374,24 @@ fn lossy_link() {
         assert!(seen.lost > 0, "nothing was lost: the run shows nothing");
     }
 }
+
+/// A tick of 4 cycles, shorter than a sweep of the 16 slots: a sweep is due again before the
+/// last one ends, and the turns must still run between them (they would starve if sweeps went
+/// first every time), with the timeout counted in those short ticks.
+#[test]
+fn ticks_shorter_than_a_sweep() {
+    let s = seed("wqe_engine_reliable::ticks_shorter_than_a_sweep");
+    let seen = run(
+        "ticks_shorter_than_a_sweep",
+        Case {
+            wqes: 10,
+            loss: 0.03,
+            delay: 200,
+            tick: 4,
+            rel: rel(12),
+            out_ready: 0.8,
+        },
+        s,
+    );
+    assert!(seen.acks > 0);
+}

@@ -3,6 +3,9 @@
 use rocenic_host_driver::device::Device;
 use rocenic_host_driver::model_device::{Link, ModelDevice, Side};
 use rocenic_host_driver::verbs::Context;
+use rocenic_model::link::Faults;
+use rocenic_model::rc::Reliable;
+use rocenic_sim::duts::NicCoreRel;
 use rocenic_sim::link::Config as LinkConfig;
 use rocenic_sim::top::core::Load;
 use rocenic_sim::top::device::{CoreDevice, CoreLink};
@@ -54,11 +57,27 @@ impl Backend for Model {
 }
 
 /// The model backend with the reliable connection transport on both NICs (docs/rc.md): RC
-/// requests complete when acknowledged, and RDMA READ runs. The RTL has no transport yet, so
-/// the tests that need it run here only.
+/// requests complete when acknowledged, and RDMA READ runs. Its wire may lose, corrupt and
+/// duplicate frames ([`ModelRc::lossy`]).
 #[derive(Default)]
 pub struct ModelRc {
-    model: Model,
+    faults: Option<(Faults, u64)>,
+    link: Option<Link>,
+}
+
+impl ModelRc {
+    /// On a wire with `faults`, drawn from `seed`.
+    pub fn lossy(faults: Faults, seed: u64) -> Self {
+        ModelRc {
+            faults: Some((faults, seed)),
+            link: None,
+        }
+    }
+
+    /// The wire, once a pair was made.
+    pub fn link(&self) -> &Link {
+        self.link.as_ref().expect("a pair was made")
+    }
 }
 
 impl Backend for ModelRc {
@@ -66,17 +85,91 @@ impl Backend for ModelRc {
     const TSO: bool = true;
 
     fn pair(&mut self) -> (ModelDevice, ModelDevice) {
-        let (a, b) = self.model.pair();
-        let rel = rocenic_model::rc::Reliable::default();
+        let (faults, seed) = self.faults.unwrap_or((Faults::NONE, 0));
+        let (a, b, link) = Link::pair_with(faults, seed);
+        self.link = Some(link);
+        let rel = Reliable::default();
         (a.with_reliable(rel), b.with_reliable(rel))
     }
 
     fn sent_by_a(&self) -> Vec<Vec<u8>> {
-        self.model.sent_by_a()
+        self.link()
+            .frames()
+            .into_iter()
+            .filter(|f| f.from == Side::A)
+            .map(|f| f.data)
+            .collect()
     }
 
     fn inject(&self, to: &Context<ModelDevice>, frame: &[u8]) {
-        self.model.inject(to, frame);
+        to.with_device(|d| d.inject(frame));
+    }
+}
+
+/// The co-simulated full core built with the reliable transport (`nic_core_rel`): as [`Core`],
+/// and `Context::open` programs the transport ([`TRANSPORT`]); its wire may lose, corrupt and
+/// duplicate frames ([`CoreRc::lossy`], which takes the test's seed, so that one seed replays
+/// the whole run).
+#[derive(Default)]
+pub struct CoreRc {
+    faults: Option<(Faults, u64)>,
+    link: Option<CoreLink>,
+}
+
+/// The transport's settings on [`CoreRc`]: the model's defaults with a timeout of 2^11 ticks
+/// of 16 cycles (32,768 cycles: longer than a window's round trip behind a slow host with
+/// every QP sending), where the model counts 2^8 turns.
+pub const TRANSPORT: Reliable = Reliable {
+    timeout: 11,
+    retry_cnt: 7,
+    rnr_retry: 7,
+    scale: rocenic_model::rc::Scale(1),
+    max_inflight: 16,
+    ack_every: 8,
+    rnr_timer: 1,
+};
+
+impl CoreRc {
+    /// On a wire with `faults`; the wire, the hosts and the MACs seeded by `seed`.
+    pub fn lossy(faults: Faults, seed: u64) -> Self {
+        CoreRc {
+            faults: Some((faults, seed)),
+            link: None,
+        }
+    }
+
+    /// The wire, once a pair was made.
+    pub fn link(&self) -> &CoreLink {
+        self.link.as_ref().expect("a pair was made")
+    }
+}
+
+impl Backend for CoreRc {
+    type Dev = CoreDevice<NicCoreRel>;
+    const TSO: bool = true;
+
+    fn pair(&mut self) -> (Self::Dev, Self::Dev) {
+        let (f, seed) = self
+            .faults
+            .unwrap_or_else(|| (Faults::NONE, rocenic_sim::stream::seed("core rc backend")));
+        let cfg = LinkConfig {
+            delay: 20,
+            loss: f.loss,
+            corrupt: f.corrupt,
+            duplicate: f.duplicate,
+            ..LinkConfig::default()
+        };
+        let (a, b, link) = CoreDevice::pair_reliable(&Load::random(), cfg, seed, TRANSPORT);
+        self.link = Some(link);
+        (a, b)
+    }
+
+    fn sent_by_a(&self) -> Vec<Vec<u8>> {
+        self.link().sent(Side::A)
+    }
+
+    fn inject(&self, to: &Context<Self::Dev>, frame: &[u8]) {
+        to.with_device(|d| d.inject(frame));
     }
 }
 

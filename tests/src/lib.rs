@@ -11,7 +11,7 @@ mod pair;
 mod qps;
 mod tcp;
 
-pub use backend::{Backend, Core, Model, ModelRc};
+pub use backend::{Backend, Core, CoreRc, Model, ModelRc, TRANSPORT};
 pub use pair::{ah_to, flushed, nic, open, open_with, quiet, seeded, wait, LIMIT};
 pub use qps::{connect, post_slots, raw_qp, rc_qp, rc_qp_with, ud_qp, ud_qp_with, PSN};
 pub use tcp::{padded, template_flags, TcpFlow};

@@ -1,5 +1,5 @@
 //! RDMA READ through the driver (`SendOp::RdmaRead`), on two model NICs with the reliable
-//! transport (`ModelRc`; the RTL has none yet): READs of 1 byte to 20 KB land in the reader's
+//! transport (`ModelRc`; the RTL's has no READ yet): READs of 1 byte to 20 KB land in the reader's
 //! buffers byte for byte and complete `RDMA_READ` in order among a WRITE, both ways; a READ of a
 //! region without `REMOTE_READ` completes `REM_ACCESS_ERR` and the rest flushes; the driver
 //! refuses a READ on a device without the transport, on a UD QP and with inline data.

@@ -71,6 +71,8 @@ pub struct RxPath<B: Bus, const WQS: usize = 64, const QPS: usize = 64> {
     enabled: bool,
     /// The RC responder's settings, `None` when off.
     responder: Option<Reliable>,
+    /// Acknowledge frames go to the send side's requesters (`CONTROL.REQUESTER`).
+    requester: bool,
     polls: u32,
     wqs: [Option<Queue>; WQS],
     ctxs: [Option<Context>; QPS],
@@ -92,6 +94,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
             caps,
             enabled,
             responder: None,
+            requester: false,
             polls: DEFAULT_POLLS,
             wqs: [None; WQS],
             ctxs: [None; QPS],
@@ -121,8 +124,8 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     }
 
     fn set_enable(&mut self, on: bool) -> Result<(), Error> {
-        let (addr, value) =
-            regs::control(on, self.responder.as_ref()).expect("settings checked when set");
+        let (addr, value) = regs::control_rc(on, self.responder.as_ref(), self.requester)
+            .expect("settings checked when set");
         self.bus.write(addr, value)?;
         self.enabled = on;
         Ok(())
@@ -134,8 +137,8 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     /// Refused: settings `CONTROL` cannot hold, or a block built without the responder (the bit
     /// reads back 0), which is then left off.
     pub fn set_responder(&mut self, reliable: Option<Reliable>) -> Result<(), Error> {
-        let (addr, value) =
-            regs::control(self.enabled, reliable.as_ref()).ok_or(Error::ResponderSettings {
+        let (addr, value) = regs::control_rc(self.enabled, reliable.as_ref(), self.requester)
+            .ok_or(Error::ResponderSettings {
                 ack_every: reliable.map_or(0, |r| r.ack_every),
                 rnr_timer: reliable.map_or(0, |r| r.rnr_timer),
             })?;
@@ -151,6 +154,27 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     /// The RC responder's settings, `None` when off.
     pub fn responder(&self) -> Option<Reliable> {
         self.responder
+    }
+
+    /// Hands well-formed Acknowledge frames to the send side's requesters (`on`) or discards
+    /// them as unsupported (docs/rc.md, "Acknowledges coming in"): on with a WQE engine that
+    /// runs the reliable transport. Refused: a block built without it (the bit reads back 0),
+    /// which is then left off.
+    pub fn set_requester(&mut self, on: bool) -> Result<(), Error> {
+        let (addr, value) = regs::control_rc(self.enabled, self.responder.as_ref(), on)
+            .expect("settings checked when set");
+        self.bus.write(addr, value)?;
+        if on && control::REQUESTER.get(self.bus.read(regs::CONTROL)?) == 0 {
+            self.requester = false;
+            return Err(Error::NoRequester);
+        }
+        self.requester = on;
+        Ok(())
+    }
+
+    /// Whether Acknowledge frames go to the send side's requesters.
+    pub fn requester(&self) -> bool {
+        self.requester
     }
 
     /// `STATUS`.

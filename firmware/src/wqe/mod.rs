@@ -22,7 +22,8 @@ use crate::bus::{caps_count, command, fits, identify, poll};
 use crate::{Bus, Error, DEFAULT_POLLS};
 use qp::Slot;
 use rocenic_model::entropy::Profile;
-use rocenic_model::wqe::regs::{self, caps, control, status};
+use rocenic_model::rc::Reliable;
+use rocenic_model::wqe::regs::{self, caps, caps2, control, rc_timing, status};
 use rocenic_model::wqe::{Nic, Ring};
 
 /// What the block was built with (`CAPS`).
@@ -40,11 +41,13 @@ pub struct Caps {
     pub tso: bool,
     /// Raw-packet QPs.
     pub raw: bool,
+    /// The reliable transport on RC QPs (`CAPS2.RELIABLE`).
+    pub reliable: bool,
 }
 
 impl Caps {
-    /// The fields of a `CAPS` word.
-    pub const fn from_word(w: u32) -> Caps {
+    /// The fields of a `CAPS` word and a `CAPS2` word.
+    pub const fn from_words(w: u32, w2: u32) -> Caps {
         Caps {
             qps: caps_count(caps::QPS.get(w)),
             mrs: caps_count(caps::MRS.get(w)),
@@ -56,6 +59,7 @@ impl Caps {
             },
             tso: caps::TSO.get(w) != 0,
             raw: caps::RAW.get(w) != 0,
+            reliable: caps2::RELIABLE.get(w2) != 0,
         }
     }
 }
@@ -99,16 +103,19 @@ pub struct WqeEngine<B: Bus, const QPS: usize = 64, const MRS: usize = 64> {
     caps: Caps,
     profile: Profile,
     enabled: bool,
+    /// The reliable transport's settings, `None` when off.
+    reliable: Option<Reliable>,
     polls: u32,
     slots: [Option<Slot>; QPS],
     mrs: [Option<u32>; MRS],
 }
 
 impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
-    /// Checks `ID`, reads `CAPS` and `CONTROL` (the engine's enable and profile).
+    /// Checks `ID`, reads `CAPS`, `CAPS2` and `CONTROL` (the engine's enable and profile; the
+    /// transport is taken as off, as after reset).
     pub fn open(mut bus: B) -> Result<Self, Error> {
         identify(&mut bus, regs::ID, regs::ID_VALUE)?;
-        let caps = Caps::from_word(bus.read(regs::CAPS)?);
+        let caps = Caps::from_words(bus.read(regs::CAPS)?, bus.read(regs::CAPS2)?);
         // A QPN may name any QP slot (its low bits) and an lkey any region slot.
         fits(&[
             ("QP slots", caps.qps, QPS),
@@ -120,6 +127,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
             caps,
             profile: Profile::from_code(control::PROFILE.get(ctrl) as u8).unwrap_or_default(),
             enabled: control::ENABLE.get(ctrl) != 0,
+            reliable: None,
             polls: DEFAULT_POLLS,
             slots: [None; QPS],
             mrs: [None; MRS],
@@ -154,9 +162,52 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         if self.enabled {
             return Err(Error::Enabled);
         }
-        self.bus.write_all(&regs::nic_writes(nic, profile, false))?;
+        let mut writes = regs::nic_writes(nic, profile, false);
+        // The last write is CONTROL's: it keeps the transport as set.
+        if let Some((_, w)) = writes.last_mut() {
+            *w |= control::RELIABLE.put(self.reliable.is_some().into());
+        }
+        self.bus.write_all(&writes)?;
         self.profile = profile;
         Ok(())
+    }
+
+    /// Turns the reliable transport on RC QPs on with settings `rel`, its clock ticking every
+    /// `tick` cycles (`RC_CLOCK.TICK`; 512 is 4.096 µs at 125 MHz, with `rel.scale` 1), or off
+    /// with `None` (docs/wqe-reliable.md). The engine must be disabled, and no RC QP created
+    /// yet: each takes the settings at its `QP_WRITE`. Refused: an engine without the transport
+    /// (`CAPS2.RELIABLE`), and settings `RC_TIMING` and `RC_CLOCK` cannot hold.
+    pub fn set_reliable(&mut self, rel: Option<Reliable>, tick: u16) -> Result<(), Error> {
+        if self.enabled {
+            return Err(Error::Enabled);
+        }
+        if let Some(r) = &rel {
+            if !self.caps.reliable {
+                return Err(Error::NoReliable);
+            }
+            let fits = u32::from(r.timeout) <= rc_timing::TIMEOUT.max_value()
+                && u32::from(r.retry_cnt) <= rc_timing::RETRY_CNT.max_value()
+                && u32::from(r.rnr_retry) <= rc_timing::RNR_RETRY.max_value()
+                && (1..=rc_timing::MAX_INFLIGHT.max_value()).contains(&r.max_inflight)
+                && (1..=0xFFFF).contains(&r.scale.0)
+                && tick != 0;
+            if !fits {
+                return Err(Error::ReliableSettings(*r, tick));
+            }
+        }
+        self.bus.write_all(&regs::reliable_writes(
+            rel.as_ref(),
+            tick,
+            self.profile,
+            false,
+        ))?;
+        self.reliable = rel;
+        Ok(())
+    }
+
+    /// The reliable transport's settings, `None` when off.
+    pub fn reliable(&self) -> Option<Reliable> {
+        self.reliable
     }
 
     /// Places the completion ring: 2^`log2` CQEs of 32 bytes at `base` (32-byte aligned), its
@@ -190,8 +241,9 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
     }
 
     fn set_enable(&mut self, on: bool) -> Result<(), Error> {
-        let word =
-            control::ENABLE.put(on.into()) | control::PROFILE.put(self.profile.code().into());
+        let word = control::ENABLE.put(on.into())
+            | control::PROFILE.put(self.profile.code().into())
+            | control::RELIABLE.put(self.reliable.is_some().into());
         self.bus.write(regs::CONTROL, word)?;
         self.enabled = on;
         Ok(())

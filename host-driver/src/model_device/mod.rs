@@ -239,7 +239,10 @@ impl Device for ModelDevice {
             blocks: vec![Block::Wqe, Block::Rss, Block::Rx],
             tso: self.nic.send.tso,
             raw: self.nic.send.qps.raw(),
-            reliable: self.nic.reliable().is_some(),
+            reliable: self.nic.reliable(),
+            // The model counts its transport's time in turns (Reliable::scale).
+            rc_tick: 1,
+            rdma_read: self.nic.reliable().is_some(),
         }
     }
 

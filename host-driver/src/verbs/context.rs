@@ -189,9 +189,18 @@ impl<D: Device> Context<D> {
             fw.disable()?;
         }
         fw.configure(&attr.nic, attr.profile)?;
+        // A transport in registers is the firmware's to set; the model's NIC runs its own.
+        let transport = info.reliable.filter(|_| fw.caps().reliable);
+        if transport.is_some() {
+            fw.set_reliable(transport, info.rc_tick)?;
+        }
         let mr_slots = fw.mr_slots().len();
         let rx = if info.has(Block::Rx) {
             let mut fw = RxPath::open(BlockBus::new(device.clone(), Block::Rx))?;
+            if transport.is_some() {
+                fw.set_responder(transport)?;
+                fw.set_requester(true)?;
+            }
             fw.enable()?;
             let rss = if info.has(Block::Rss) {
                 Some(RssPipeline::open(BlockBus::new(
@@ -250,7 +259,7 @@ impl<D: Device> Context<D> {
         reliable: Option<rocenic_model::rc::Reliable>,
     ) -> Result<(), Error> {
         let mut inner = self.inner.borrow_mut();
-        if inner.info.reliable {
+        if inner.info.reliable.is_some() {
             return Ok(());
         }
         let rx = inner
@@ -296,7 +305,7 @@ impl<D: Device> Context<D> {
             max_pd: u32::MAX,
             tso,
             raw_packet: inner.info.raw,
-            rdma_read: inner.info.reliable,
+            rdma_read: inner.info.rdma_read,
             rss,
             receive: rx.is_some(),
             profile: inner.fw.profile(),

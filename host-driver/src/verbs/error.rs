@@ -131,9 +131,12 @@ pub enum Feature {
     /// The RC responder alone (acknowledgements of received RC requests): a receive path
     /// built with it.
     Responder,
-    /// RDMA READ: only a device with the reliable transport takes its responses
-    /// ([`crate::device::DeviceInfo::reliable`]).
+    /// RDMA READ: only a device whose requester takes READ responses
+    /// ([`crate::device::DeviceInfo::rdma_read`]).
     RdmaRead,
+    /// The reliable transport in registers: a WQE engine built with it (`CAPS2.RELIABLE`) and
+    /// a receive path that hands it Acknowledge frames.
+    Reliable,
 }
 
 /// A verbs call that failed. [`Error::errno`] is the value libibverbs would return.
@@ -224,6 +227,12 @@ impl From<rocenic_firmware::Error> for Error {
                     .into()
             }
             F::NoResponder => Error::Unsupported(Feature::Responder),
+            F::NoReliable | F::NoRequester => Error::Unsupported(Feature::Reliable),
+            F::ReliableSettings(..) => Invalid::Attr(
+                "transport settings (timeout at most 31, retry counts at most 7, max_inflight 1 \
+                 to 255, scale 1 to 65535, a tick of 1 cycle or more)",
+            )
+            .into(),
             e @ (F::HashFields(_)
             | F::KeyLength { .. }
             | F::TableSize(_)

@@ -14,10 +14,12 @@
 use super::core::{Bench, Counts, Load, LANES};
 use crate::axil::Op;
 use crate::axis::{beats, Beat};
+use crate::duts::{NicCore, NicCorePorts, NicCoreRel};
 use crate::link::{Config as LinkConfig, Frame, Link};
 use rocenic_firmware::BusError;
 use rocenic_host_driver::device::{Block, Device, DeviceError, DeviceInfo};
 use rocenic_host_driver::model_device::Side;
+use rocenic_model::rc::Reliable;
 use rocenic_model::wqe::HostMemory;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -76,10 +78,13 @@ impl CoreLink {
     }
 }
 
-/// The full core behind the driver.
-pub struct CoreDevice {
+/// The full core behind the driver: the default build ([`NicCore`]), or the one with the
+/// reliable transport ([`NicCoreRel`], [`CoreDevice::pair_reliable`]).
+pub struct CoreDevice<D: NicCorePorts = NicCore> {
     name: String,
-    bench: Bench,
+    bench: Bench<D>,
+    /// The transport's settings, for `Context::open` to program (the build with it).
+    reliable: Option<Reliable>,
     link: Option<(CoreLink, Side)>,
     /// Beats put at the input; whether the frame going in now is the wire's (one of the
     /// inbox's does not cut into it).
@@ -92,24 +97,16 @@ pub struct CoreDevice {
     failed: Option<String>,
 }
 
+/// Cycles per tick of the transport's clock in co-simulation ([`CoreDevice::pair_reliable`]):
+/// a 32nd of 4.096 µs at 125 MHz, so that a timeout takes 32 times fewer cycles than on a
+/// board with the same settings.
+pub const RC_TICK: u16 = 16;
+
 impl CoreDevice {
     /// A core out of reset with empty host memory, alone, its surroundings behaving as `load`
     /// says, seeded by `seed`.
     pub fn new(load: &Load, seed: u64) -> CoreDevice {
         Self::on(Bench::new("nic_core", HostMemory::new(), load, seed))
-    }
-
-    fn on(bench: Bench) -> CoreDevice {
-        CoreDevice {
-            name: "co-simulated full core (rtl/top/nic_core.sv)".into(),
-            bench,
-            link: None,
-            inbox: VecDeque::new(),
-            from_wire: false,
-            sent: Vec::new(),
-            frame: Vec::new(),
-            failed: None,
-        }
     }
 
     /// Two cores, `a` and `b`, on a link configured as `cfg` (delay, loss), their
@@ -126,6 +123,54 @@ impl CoreDevice {
         seed: u64,
         vcd: Option<&Path>,
     ) -> std::io::Result<(CoreDevice, CoreDevice, CoreLink)> {
+        Self::pair_of("nic_core", load, cfg, seed, vcd)
+    }
+}
+
+impl CoreDevice<NicCoreRel> {
+    /// Two cores built with the reliable transport (`nic_core_rel`), as [`CoreDevice::pair`]:
+    /// `Context::open` gives each the settings `rel`, its clock ticking every [`RC_TICK`]
+    /// cycles.
+    pub fn pair_reliable(
+        load: &Load,
+        cfg: LinkConfig,
+        seed: u64,
+        rel: Reliable,
+    ) -> (Self, Self, CoreLink) {
+        let (mut a, mut b, link) =
+            Self::pair_of("nic_core_rel", load, cfg, seed, None).expect("no VCD to open");
+        for d in [&mut a, &mut b] {
+            d.reliable = Some(rel);
+            d.name = d
+                .name
+                .replace("full core", "full core with the reliable transport");
+        }
+        (a, b, link)
+    }
+}
+
+impl<D: NicCorePorts> CoreDevice<D> {
+    fn on(bench: Bench<D>) -> Self {
+        CoreDevice {
+            name: "co-simulated full core (rtl/top/nic_core.sv)".into(),
+            bench,
+            reliable: None,
+            link: None,
+            inbox: VecDeque::new(),
+            from_wire: false,
+            sent: Vec::new(),
+            frame: Vec::new(),
+            failed: None,
+        }
+    }
+
+    fn pair_of(
+        run: &str,
+        load: &Load,
+        cfg: LinkConfig,
+        seed: u64,
+        vcd: Option<&Path>,
+    ) -> std::io::Result<(Self, Self, CoreLink)> {
         let link = CoreLink {
             shared: Rc::new(RefCell::new(Shared {
                 link: Link::new(cfg, seed ^ 0x11AC),
@@ -135,10 +180,10 @@ impl CoreDevice {
             })),
         };
         let mut a = match vcd {
-            Some(p) => CoreDevice::on(Bench::traced(p, HostMemory::new(), load, seed ^ 0xA)?),
-            None => CoreDevice::new(load, seed ^ 0xA),
+            Some(p) => Self::on(Bench::traced(p, HostMemory::new(), load, seed ^ 0xA)?),
+            None => Self::on(Bench::new(run, HostMemory::new(), load, seed ^ 0xA)),
         };
-        let mut b = CoreDevice::new(load, seed ^ 0xB);
+        let mut b = Self::on(Bench::new(run, HostMemory::new(), load, seed ^ 0xB));
         a.name.push_str(" a");
         b.name.push_str(" b");
         a.link = Some((link.clone(), Side::A));
@@ -147,12 +192,12 @@ impl CoreDevice {
     }
 
     /// The bench.
-    pub fn bench(&self) -> &Bench {
+    pub fn bench(&self) -> &Bench<D> {
         &self.bench
     }
 
     /// The bench, to inspect or step.
-    pub fn bench_mut(&mut self) -> &mut Bench {
+    pub fn bench_mut(&mut self) -> &mut Bench<D> {
         &mut self.bench
     }
 
@@ -278,7 +323,7 @@ fn record(b: &Beat, frame: &mut Vec<u8>, sent: &mut Vec<Vec<u8>>) {
     }
 }
 
-impl Device for CoreDevice {
+impl<D: NicCorePorts> Device for CoreDevice<D> {
     fn info(&self) -> DeviceInfo {
         DeviceInfo {
             name: self.name.clone(),
@@ -287,8 +332,10 @@ impl Device for CoreDevice {
             // raw-packet QPs (CAPS.RAW).
             tso: Some(rocenic_model::tso::Limits::default()),
             raw: true,
-            // No reliable transport in the RTL yet.
-            reliable: false,
+            // The build with the transport gets its settings at Context::open.
+            reliable: self.reliable,
+            rc_tick: RC_TICK,
+            rdma_read: false,
         }
     }
 

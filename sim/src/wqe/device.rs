@@ -78,8 +78,10 @@ impl Device for WqeDevice {
             // As the engine says (CAPS.TSO: the default build has TSO, for UD and raw QPs).
             tso: None,
             raw: true,
-            // No reliable transport in the RTL yet.
-            reliable: false,
+            // The default engine is built without the reliable transport.
+            reliable: None,
+            rc_tick: 1,
+            rdma_read: false,
         }
     }
 
