@@ -179,6 +179,7 @@ bench: deps
 	@$(MAKE) --no-print-directory bench-dpdk
 	$(CARGO) bench -p rocenic-sim --bench cosim
 	$(CARGO) bench -p rocenic-sim --bench wqe
+	$(CARGO) bench -p rocenic-sim --bench rc_goodput
 	$(CARGO) bench -p rocenic --no-default-features --bench memory
 
 ## bench-dpdk: DPDK's Toeplitz hashes (rte_softrss, and rte_thash_gfni and its bulk form where
