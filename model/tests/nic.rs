@@ -14,7 +14,7 @@ use rocenic_model::rx::{
 };
 use rocenic_model::toeplitz::MICROSOFT_KEY;
 use rocenic_model::tso::{verify_segment, Limits};
-use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address, LinkType};
+use rocenic_model::wire::LinkType;
 use rocenic_model::wqe::{self, *};
 
 const DATA: u64 = 0x10000;
@@ -25,14 +25,7 @@ const RBUF_LEN: usize = 0x100000;
 const QKEY: u32 = 0x0B1B_0B1B;
 
 fn addresses(n: u8) -> Nic {
-    let mut v6 = [0u8; 16];
-    v6[0] = 0xfd;
-    v6[15] = n;
-    Nic {
-        mac: EthernetAddress([2, 0, 0, 0, 0, n]),
-        ipv4: Ipv4Address::new(10, 0, 0, n),
-        ipv6: Ipv6Address(v6),
-    }
+    Nic::numbered(n)
 }
 
 fn ud() -> QpConfig {

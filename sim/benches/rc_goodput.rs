@@ -11,36 +11,16 @@ use rocenic_host_driver::verbs::{
     run_together, AccessFlags, AhAttr, Context, Data, Gid, InitAttr, Nic, OpenAttr, PathMtu, Psn,
     QpInitAttr, QpType, RemoteAddr, RtrAttr, RtsAttr, SendOp, SendWr, WcStatus,
 };
-use rocenic_model::rc::Reliable;
-use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_sim::link::Config as LinkConfig;
 use rocenic_sim::top::core::Load;
-use rocenic_sim::top::device::CoreDevice;
+use rocenic_sim::top::device::{CoreDevice, TRANSPORT};
 
 /// WRITEs per run, and their size.
 const WRITES: u64 = 16;
 const LEN: u32 = 64 * 1024;
-/// The transport: the tests' settings (`rocenic_tests::TRANSPORT`), a timeout of 2^11 ticks
-/// of 16 cycles.
-const REL: Reliable = Reliable {
-    timeout: 11,
-    retry_cnt: 7,
-    rnr_retry: 7,
-    scale: rocenic_model::rc::Scale(1),
-    max_inflight: 16,
-    ack_every: 8,
-    rnr_timer: 1,
-};
 
 fn nic(i: u8) -> Nic {
-    let mut v6 = [0u8; 16];
-    v6[0] = 0xfd;
-    v6[15] = i;
-    Nic {
-        mac: EthernetAddress([2, 0, 0, 0, 0, i]),
-        ipv4: Ipv4Address::new(10, 0, 0, i),
-        ipv6: Ipv6Address(v6),
-    }
+    Nic::numbered(i)
 }
 
 /// One run at `loss`: cycles, frames a sent, frames lost both ways.
@@ -50,7 +30,7 @@ fn run(loss: f64, seed: u64) -> (u64, usize, usize) {
         loss,
         ..LinkConfig::default()
     };
-    let (a, b, link) = CoreDevice::pair_reliable(&Load::ideal(), cfg, seed, REL);
+    let (a, b, link) = CoreDevice::pair_reliable(&Load::ideal(), cfg, seed, TRANSPORT);
     let open = |d, i| {
         let attr = OpenAttr {
             nic: nic(i),

@@ -116,18 +116,8 @@ pub struct CoreRc {
     link: Option<CoreLink>,
 }
 
-/// The transport's settings on [`CoreRc`]: the model's defaults with a timeout of 2^11 ticks
-/// of 16 cycles (32,768 cycles: longer than a window's round trip behind a slow host with
-/// every QP sending), where the model counts 2^8 turns.
-pub const TRANSPORT: Reliable = Reliable {
-    timeout: 11,
-    retry_cnt: 7,
-    rnr_retry: 7,
-    scale: rocenic_model::rc::Scale(1),
-    max_inflight: 16,
-    ack_every: 8,
-    rnr_timer: 1,
-};
+/// The transport's settings on [`CoreRc`].
+pub use rocenic_sim::top::device::TRANSPORT;
 
 impl CoreRc {
     /// On a wire with `faults`; the wire, the hosts and the MACs seeded by `seed`.

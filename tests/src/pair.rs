@@ -5,7 +5,6 @@ use rocenic_host_driver::device::Device;
 use rocenic_host_driver::verbs::{
     run_together, AhAttr, Completion, CompletionQueue, Context, Gid, Nic, OpenAttr, WcStatus,
 };
-use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_sim::stream::TestRng;
 
 /// Turns a test waits for completions before it fails.
@@ -33,16 +32,9 @@ fn fresh_seed() -> u64 {
     std::hash::Hasher::finish(&h)
 }
 
-/// NIC `i`'s addresses: MAC 02:00:00:00:00:0i, 10.0.0.i, fd00::i.
+/// NIC `i`'s addresses: MAC 02:00:00:00:00:0i, 10.0.0.i, fd00::i (`Nic::numbered`).
 pub fn nic(i: u8) -> Nic {
-    let mut v6 = [0u8; 16];
-    v6[0] = 0xfd;
-    v6[15] = i;
-    Nic {
-        mac: EthernetAddress([2, 0, 0, 0, 0, i]),
-        ipv4: Ipv4Address::new(10, 0, 0, i),
-        ipv6: Ipv6Address(v6),
-    }
+    Nic::numbered(i)
 }
 
 /// Contexts over a fresh pair: `a` is NIC 1, `b` NIC 2.

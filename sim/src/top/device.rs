@@ -127,6 +127,19 @@ impl CoreDevice {
     }
 }
 
+/// Transport settings for two cores in co-simulation: the model's defaults with a timeout of
+/// 2^11 ticks of [`RC_TICK`] cycles (32,768 cycles: longer than a window's round trip behind a
+/// slow host with every QP sending), where the model counts 2^8 turns.
+pub const TRANSPORT: Reliable = Reliable {
+    timeout: 11,
+    retry_cnt: 7,
+    rnr_retry: 7,
+    scale: rocenic_model::rc::Scale(1),
+    max_inflight: 16,
+    ack_every: 8,
+    rnr_timer: 1,
+};
+
 impl CoreDevice<NicCoreRel> {
     /// Two cores built with the reliable transport (`nic_core_rel`), as [`CoreDevice::pair`]:
     /// `Context::open` gives each the settings `rel`, its clock ticking every [`RC_TICK`]

@@ -34,7 +34,6 @@ use rocenic_host_driver::verbs::{
 use rocenic_model::link::{Fate, Faults};
 use rocenic_model::rc::{parse_ack, Reliable};
 use rocenic_model::toeplitz::MICROSOFT_KEY;
-use rocenic_model::wire::{EthernetAddress, Ipv4Address, Ipv6Address};
 use rocenic_model::wqe::HostMemory;
 use rocenic_model::{rx, wqe};
 use rocenic_sim::link::Config as LinkConfig;
@@ -75,14 +74,7 @@ struct Record {
 }
 
 fn nic(i: u8) -> Nic {
-    let mut v6 = [0u8; 16];
-    v6[0] = 0xfd;
-    v6[15] = i;
-    Nic {
-        mac: EthernetAddress([2, 0, 0, 0, 0, i]),
-        ipv4: Ipv4Address::new(10, 0, 0, i),
-        ipv6: Ipv6Address(v6),
-    }
+    Nic::numbered(i)
 }
 
 fn ah(i: u8, v6: bool, flow_label: u32) -> AhAttr {
