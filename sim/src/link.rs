@@ -40,6 +40,17 @@ pub struct Config {
 }
 
 impl Config {
+    /// 64-bit beats, `delay` cycles, drawing `faults`.
+    pub fn with_faults(delay: u64, faults: Faults) -> Self {
+        Config {
+            delay,
+            loss: faults.loss,
+            corrupt: faults.corrupt,
+            duplicate: faults.duplicate,
+            ..Config::default()
+        }
+    }
+
     /// The faults it draws.
     pub fn faults(&self) -> Faults {
         Faults {

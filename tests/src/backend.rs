@@ -142,13 +142,7 @@ impl Backend for CoreRc {
         let (f, seed) = self
             .faults
             .unwrap_or_else(|| (Faults::NONE, rocenic_sim::stream::seed("core rc backend")));
-        let cfg = LinkConfig {
-            delay: 20,
-            loss: f.loss,
-            corrupt: f.corrupt,
-            duplicate: f.duplicate,
-            ..LinkConfig::default()
-        };
+        let cfg = LinkConfig::with_faults(20, f);
         let (a, b, link) = CoreDevice::pair_reliable(&Load::random(), cfg, seed, TRANSPORT);
         self.link = Some(link);
         (a, b)

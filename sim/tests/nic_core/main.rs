@@ -645,13 +645,7 @@ fn a_faulty_wire_as_the_model() {
         duplicate: 0.12,
     };
     let (want, fates) = model_on(seed, faults, false);
-    let link = LinkConfig {
-        delay: 20,
-        loss: faults.loss,
-        corrupt: faults.corrupt,
-        duplicate: faults.duplicate,
-        ..LinkConfig::default()
-    };
+    let link = LinkConfig::with_faults(20, faults);
     let got = cores(seed, &Load::random(), link, LIMIT, false)
         .unwrap_or_else(|e| panic!("{test}: the cores did not finish: {e}"));
     if let Some(d) = diff(&got, &want) {
