@@ -210,8 +210,8 @@ fn a_lossy_link_needs_the_model() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(&format!(
-            "lossy.toml:{line}: [link]: --engine rtl runs the co-simulated cores, which have no \
-             reliable transport yet"
+            "lossy.toml:{line}: [link]: --engine rtl runs the co-simulated cores without the \
+             reliable transport"
         )),
         "{}",
         stderr(&o)

@@ -193,16 +193,18 @@ fn activity(cores: &[Core; 2], host: &Host) -> [u64; 5] {
 }
 
 impl sim::Unit for Rtl {
-    /// The cores have no reliable transport yet (docs/rc.md): a scenario with a `[link]` runs
-    /// on the model.
+    /// The cores run here as the default build, without the reliable transport (the build with
+    /// it, `nic_core_rel`, runs under `tests/tests/rc_lossy.rs`; its engine's `WQES` counts
+    /// packets, not requests, and it counts no resends yet): a scenario with a `[link]` runs on
+    /// the model.
     fn accepts(&self, scenario: &Scenario) -> Result<(), ScenarioError> {
         match &scenario.link {
             None => Ok(()),
             Some(at) => Err(ScenarioError {
                 line: at.line,
                 place: Some(at.place),
-                message: "--engine rtl runs the co-simulated cores, which have no reliable \
-                          transport yet (docs/rc.md): a lossy link runs on --engine model"
+                message: "--engine rtl runs the co-simulated cores without the reliable \
+                          transport (docs/rc.md): a lossy link runs on --engine model"
                     .into(),
             }),
         }
