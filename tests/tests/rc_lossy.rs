@@ -385,3 +385,32 @@ fn count(f: &[rocenic_model::link::Fate]) -> [usize; 4] {
     }
     n
 }
+
+/// Settings the registers cannot hold fail the open before any QP: a timeout above 31, a
+/// window of 0.
+#[test]
+fn rtl_settings_out_of_range_are_refused() {
+    use rocenic_host_driver::verbs::{Error, Invalid, OpenAttr};
+    use rocenic_sim::link::Config as LinkConfig;
+    use rocenic_sim::top::core::Load;
+    use rocenic_sim::top::device::{CoreDevice, TRANSPORT};
+    for bad in [
+        rocenic_model::rc::Reliable {
+            timeout: 32,
+            ..TRANSPORT
+        },
+        rocenic_model::rc::Reliable {
+            max_inflight: 0,
+            ..TRANSPORT
+        },
+    ] {
+        let (a, _b, _) = CoreDevice::pair_reliable(&Load::ideal(), LinkConfig::default(), 1, bad);
+        match Context::open(a, &OpenAttr::default()) {
+            Err(Error::Invalid(Invalid::Attr(what))) => {
+                assert!(what.starts_with("transport settings"), "{what}")
+            }
+            Err(e) => panic!("{bad:?}: {e:?}"),
+            Ok(_) => panic!("{bad:?} opened"),
+        }
+    }
+}
