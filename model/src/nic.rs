@@ -240,7 +240,7 @@ impl<const Q: usize, const M: usize, const W: usize> NicModel<Q, M, W> {
         self.acks = [None; ACK_QUEUE];
     }
 
-    /// The receive side's RC responder alone (docs/rc.md, "ACK frames"), as the RTL core runs
+    /// The receive side's RC responder alone (docs/rc-responder.md, "ACK frames"), as the RTL core runs
     /// it behind `CONTROL.RESPONDER`: RC requests are classified and answered with ACK and NAK
     /// frames, while the send side stays as it is (its RC requests complete when their frames
     /// leave; an acknowledgement that arrives is an unsupported frame). `None` turns it off.

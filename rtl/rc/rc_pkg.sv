@@ -8,9 +8,9 @@
 `default_nettype none
 
 // The responder's rules (rc_responder): where a PSN lies, what executing a packet
-// found, and the AETH syndromes of its answers (docs/rc.md, "The responder in RTL");
+// found, and the AETH syndromes of its answers (docs/rc-responder.md);
 // the requester's (rc_requester): its operations, answers, limits and statuses
-// (docs/rc.md, "The requester in RTL"); the RNR NAK's delays (rc_timer).
+// (docs/rc-requester.md); the RNR NAK's delays (rc_timer).
 // A package of constants: a module uses some of them.
 /* verilator lint_off UNUSEDPARAM */
 package rc_pkg;

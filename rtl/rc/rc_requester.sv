@@ -9,8 +9,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The requester of QPS RC QPs (a model::rc::Requester each; docs/rc.md, "The requester in
-// RTL"): the outstanding window, which packet to send next, what an acknowledgement completes,
+// The requester of QPS RC QPs (a model::rc::Requester each; docs/rc-requester.md): the
+// outstanding window, which packet to send next, what an acknowledgement completes,
 // go-back-N, the local ACK timeout and the RNR delay, the retry counters, and completions in
 // posting order.
 //

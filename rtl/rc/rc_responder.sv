@@ -9,7 +9,7 @@
 `default_nettype none
 
 // The responder's rules for one RC request packet (model::rc::Responder::request and ::read;
-// docs/rc.md, "The responder in RTL"). It holds no QP state: the receive path reads a QP's
+// docs/rc-responder.md). It holds no QP state: the receive path reads a QP's
 // responder state from its receive context, hands it in with the packet and what executing the
 // packet would find (the checks the receive path makes before writing anything), and writes
 // back the state that comes out; the packet's data is written only when `m_executed` says so.

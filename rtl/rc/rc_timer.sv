@@ -9,7 +9,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The RC timers in ticks (model::rc::Scale; docs/rc.md, "Timers in ticks"): what the requester
+// The RC timers in ticks (model::rc::Scale; docs/rc-requester.md, "Timers in ticks"): what the requester
 // (rc_requester) takes as `cfg_timeout_ticks` and `s_rnr_ticks`, from the verbs attributes and
 // codes that name them. One per NIC: the scale is the NIC's, and the RNR table is the same for
 // every QP.

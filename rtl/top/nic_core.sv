@@ -201,7 +201,7 @@ module nic_core #(
 
     // ---- the send side -----------------------------------------------------------------------------
     // The receive path's RC acknowledgements go out as the engine's frames (its scheduler reads
-    // the QP's route; docs/rc.md, "ACK frames"). The receive path holds a frame's end while its
+    // the QP's route; docs/rc-responder.md, "ACK frames"). The receive path holds a frame's end while its
     // acknowledgement waits, so none is lost.
     logic           ack_valid, ack_ready;
     logic [23:0]    ack_qpn, ack_psn, ack_msn;

@@ -9,8 +9,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// The RC Acknowledge frame's descriptor, and its place among the data path's (docs/rc.md, "ACK
-// frames"). An acknowledgement (its QP's context and the AETH, from wqe_sched) becomes a frame
+// The RC Acknowledge frame's descriptor, and its place among the data path's (docs/rc-responder.md,
+// "ACK frames"). An acknowledgement (its QP's context and the AETH, from wqe_sched) becomes a frame
 // descriptor as model::rc::emit_ack builds the frame: the QP's route, BTH opcode 0x11 to its
 // destination QP with the PSN, no SE, no AckReq, and the AETH in the ImmDt's place (the same
 // four bytes after the BTH: syndrome, then the MSN), no payload. The frame builder needs no

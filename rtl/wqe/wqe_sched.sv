@@ -46,7 +46,7 @@
 // in the cycle after that handshake at the earliest (one pick per 9 cycles at most). m_pick_* are
 // flip-flops; m_pick_ready reaches no output in the same cycle.
 //
-// Acknowledgements (the receive path's RC responder, docs/rc.md, "ACK frames"): s_ack_* is taken
+// Acknowledgements (the receive path's RC responder, docs/rc-responder.md, "ACK frames"): s_ack_* is taken
 // into a register. Its QP's context is read with the pick sequence (slot = QPN mod QPS), ahead
 // of a pick that has not started, when nothing is being read or offered and no command is
 // pending (the table is the command's then). Word 0 decides, as model::wqe::SendEngine::rc_route:

@@ -132,7 +132,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     }
 
     /// Turns the RC responder on with `reliable`'s `ack_every` and `rnr_timer` (its other
-    /// fields are the requester's), or off with `None` (docs/rc.md, "ACK frames"). Set it
+    /// fields are the requester's), or off with `None` (docs/rc-responder.md, "ACK frames"). Set it
     /// before RC traffic: the block keeps each QP's responder state from its `QP_ATTACH`.
     /// Refused: settings `CONTROL` cannot hold, or a block built without the responder (the bit
     /// reads back 0), which is then left off.
@@ -157,7 +157,7 @@ impl<B: Bus, const WQS: usize, const QPS: usize> RxPath<B, WQS, QPS> {
     }
 
     /// Hands well-formed Acknowledge frames to the send side's requesters (`on`) or discards
-    /// them as unsupported (docs/rc.md, "Acknowledges coming in"): on with a WQE engine that
+    /// them as unsupported (docs/rc-responder.md, "Acknowledges coming in"): on with a WQE engine that
     /// runs the reliable transport. Refused: a block built without it (the bit reads back 0),
     /// which is then left off.
     pub fn set_requester(&mut self, on: bool) -> Result<(), Error> {

@@ -249,7 +249,7 @@ impl<D: Device> Context<D> {
     }
 
     /// Turns the receive side's RC responder on with `reliable`'s `ack_every` and
-    /// `rnr_timer`, or off with `None` (docs/rc.md, "ACK frames"): every RC request received
+    /// `rnr_timer`, or off with `None` (docs/rc-responder.md, "ACK frames"): every RC request received
     /// is then classified by PSN and answered with an ACK or NAK frame, the way a requester
     /// such as Linux rxe needs. The send side is unchanged: its RC requests complete when they
     /// leave. Set it before creating RC QPs. A device with the whole transport

@@ -1,4 +1,4 @@
-//! The requester as one operation at a time (docs/rc.md, "The requester in RTL"): every call
+//! The requester as one operation at a time (docs/rc-requester.md): every call
 //! of [`Requester`]'s API as an [`Op`], every result as an [`Answer`], and the codes the RTL
 //! block `rc_requester` uses for both (`rc_pkg::RC_REQ_OP_*`, `rc_pkg::RC_REQ_ANS_*`,
 //! generated from [`OpCode`] and [`AnswerCode`]). The block takes one operation at a time and
