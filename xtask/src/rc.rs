@@ -21,9 +21,9 @@ pub fn sv_package(out: &mut String) -> fmt::Result {
         "model/src/rc/ and model/src/wire/ib/aeth.rs",
         &[
             "The responder's rules (rc_responder): where a PSN lies, what executing a packet",
-            "found, and the AETH syndromes of its answers (docs/rc.md, \"The responder in RTL\");",
+            "found, and the AETH syndromes of its answers (docs/rc-responder.md);",
             "the requester's (rc_requester): its operations, answers, limits and statuses",
-            "(docs/rc.md, \"The requester in RTL\"); the RNR NAK's delays (rc_timer).",
+            "(docs/rc-requester.md); the RNR NAK's delays (rc_timer).",
         ],
     )?;
     sv::codes(
