@@ -62,7 +62,7 @@ impl Backend for Model {
 #[derive(Default)]
 pub struct ModelRc {
     faults: Option<(Faults, u64)>,
-    link: Option<Link>,
+    model: Model,
 }
 
 impl ModelRc {
@@ -70,13 +70,13 @@ impl ModelRc {
     pub fn lossy(faults: Faults, seed: u64) -> Self {
         ModelRc {
             faults: Some((faults, seed)),
-            link: None,
+            model: Model::default(),
         }
     }
 
     /// The wire, once a pair was made.
     pub fn link(&self) -> &Link {
-        self.link.as_ref().expect("a pair was made")
+        self.model.link.as_ref().expect("a pair was made")
     }
 }
 
@@ -87,22 +87,17 @@ impl Backend for ModelRc {
     fn pair(&mut self) -> (ModelDevice, ModelDevice) {
         let (faults, seed) = self.faults.unwrap_or((Faults::NONE, 0));
         let (a, b, link) = Link::pair_with(faults, seed);
-        self.link = Some(link);
+        self.model.link = Some(link);
         let rel = Reliable::default();
         (a.with_reliable(rel), b.with_reliable(rel))
     }
 
     fn sent_by_a(&self) -> Vec<Vec<u8>> {
-        self.link()
-            .frames()
-            .into_iter()
-            .filter(|f| f.from == Side::A)
-            .map(|f| f.data)
-            .collect()
+        self.model.sent_by_a()
     }
 
     fn inject(&self, to: &Context<ModelDevice>, frame: &[u8]) {
-        to.with_device(|d| d.inject(frame));
+        self.model.inject(to, frame);
     }
 }
 

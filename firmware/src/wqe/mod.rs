@@ -164,8 +164,9 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
         }
         let mut writes = regs::nic_writes(nic, profile, false);
         // The last write is CONTROL's: it keeps the transport as set.
-        if let Some((_, w)) = writes.last_mut() {
-            *w |= control::RELIABLE.put(self.reliable.is_some().into());
+        if let Some((addr, w)) = writes.last_mut() {
+            debug_assert_eq!(*addr, regs::CONTROL);
+            *w = regs::control_word(false, profile, self.reliable.is_some());
         }
         self.bus.write_all(&writes)?;
         self.profile = profile;
@@ -241,9 +242,7 @@ impl<B: Bus, const QPS: usize, const MRS: usize> WqeEngine<B, QPS, MRS> {
     }
 
     fn set_enable(&mut self, on: bool) -> Result<(), Error> {
-        let word = control::ENABLE.put(on.into())
-            | control::PROFILE.put(self.profile.code().into())
-            | control::RELIABLE.put(self.reliable.is_some().into());
+        let word = regs::control_word(on, self.profile, self.reliable.is_some());
         self.bus.write(regs::CONTROL, word)?;
         self.enabled = on;
         Ok(())

@@ -694,11 +694,15 @@ pub fn nic_writes(nic: &Nic, profile: Profile, enable: bool) -> [Write32; 8] {
         (NIC_IPV6 + 4, v6[1]),
         (NIC_IPV6 + 8, v6[2]),
         (NIC_IPV6 + 12, v6[3]),
-        (
-            CONTROL,
-            control::ENABLE.put(enable.into()) | control::PROFILE.put(profile.code().into()),
-        ),
+        (CONTROL, control_word(enable, profile, false)),
     ]
+}
+
+/// `CONTROL`: the engine's enable, the entropy profile and the reliable transport's switch.
+pub fn control_word(enable: bool, profile: Profile, reliable: bool) -> u32 {
+    control::ENABLE.put(enable.into())
+        | control::PROFILE.put(profile.code().into())
+        | control::RELIABLE.put(reliable.into())
 }
 
 /// Writes that give the engine the reliable transport's settings `rel` (its clock ticking every
@@ -711,9 +715,7 @@ pub fn reliable_writes(
     enable: bool,
 ) -> [Write32; 3] {
     let r = rel.copied().unwrap_or_default();
-    let control = control::ENABLE.put(enable.into())
-        | control::PROFILE.put(profile.code().into())
-        | control::RELIABLE.put(rel.is_some().into());
+    let control = control_word(enable, profile, rel.is_some());
     [
         (
             RC_TIMING,
